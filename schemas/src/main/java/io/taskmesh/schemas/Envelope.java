@@ -1,0 +1,48 @@
+package io.taskmesh.schemas;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.NullNode;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** The message that travels from actor to actor (second spec, "Envelope"). */
+public record Envelope(
+    @JsonProperty("id") String id,
+    @JsonProperty("parent_id") String parentId,
+    @JsonProperty("route") Route route,
+    @JsonProperty("status") EnvelopeStatus status,
+    @JsonProperty("payload") JsonNode payload,
+    @JsonProperty("headers") Map<String, Object> headers) {
+
+  /** Header carrying the URL that progress and final reports go to. */
+  public static final String GATEWAY_URL_HEADER = "x-svc-gateway-url";
+  /** Header set by the x-pause actor to pause a task. */
+  public static final String PAUSE_HEADER = "x-svc-pause";
+
+  public Envelope {
+    if (id == null || id.isBlank()) {
+      throw new IllegalArgumentException("envelope: field 'id' is required");
+    }
+    if (route == null) {
+      throw new IllegalArgumentException("envelope: field 'route' is required");
+    }
+    if (payload == null) {
+      payload = NullNode.getInstance();
+    }
+    headers = headers == null ? new LinkedHashMap<>() : new LinkedHashMap<>(headers);
+  }
+
+  public Envelope withRoute(Route newRoute) {
+    return new Envelope(id, parentId, newRoute, status, payload, headers);
+  }
+
+  public Envelope withStatus(EnvelopeStatus newStatus) {
+    return new Envelope(id, parentId, route, newStatus, payload, headers);
+  }
+
+  public String header(String name) {
+    Object v = headers.get(name);
+    return v == null ? null : v.toString();
+  }
+}
