@@ -1,0 +1,5 @@
+"""Echo actor: returns the payload unchanged."""
+
+
+def handle(payload):
+    return payload

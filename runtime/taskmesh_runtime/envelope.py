@@ -1,0 +1,166 @@
+"""Envelope parsing/validation, route shifting and frame/error bodies (pure functions)."""
+
+from __future__ import annotations
+
+import json
+import traceback
+from typing import Any
+
+# Sidecar-managed headers (W3C Trace Context): handlers must not overwrite them; the runtime
+# restores the request's values in every output frame.
+PROTECTED_HEADERS = ("traceparent", "tracestate")
+
+
+class EnvelopeError(Exception):
+    """Malformed JSON or an invalid envelope: answered with 400 msg_parsing_error."""
+
+    def __init__(self, message: str, type_: str = "ValidationError", field: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.type = type_
+        self.field = field
+
+    def details(self) -> dict:
+        return {"message": self.message, "type": self.type, "field": self.field}
+
+
+def _is_str_list(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def parse_json(body: bytes) -> Any:
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise EnvelopeError(f"request body is not valid UTF-8: {exc}", "UnicodeDecodeError") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise EnvelopeError(f"malformed JSON: {exc}", "JSONDecodeError") from None
+    except RecursionError:
+        raise EnvelopeError("malformed JSON: nesting too deep", "JSONDecodeError") from None
+
+
+def validate_envelope(doc: Any) -> None:
+    """Raise EnvelopeError naming the first bad field."""
+    if not isinstance(doc, dict):
+        raise EnvelopeError("envelope must be a JSON object", field="")
+    if "id" not in doc:
+        raise EnvelopeError("missing required field 'id'", field="id")
+    if not isinstance(doc["id"], str) or not doc["id"]:
+        raise EnvelopeError("'id' must be a non-empty string", field="id")
+    if "route" not in doc:
+        raise EnvelopeError("missing required field 'route'", field="route")
+    route = doc["route"]
+    if not isinstance(route, dict):
+        raise EnvelopeError("'route' must be an object", field="route")
+    for key, check, kind in (
+        ("prev", _is_str_list, "a list of strings"),
+        ("curr", lambda v: isinstance(v, str), "a string"),
+        ("next", _is_str_list, "a list of strings"),
+    ):
+        if key not in route:
+            raise EnvelopeError(f"missing required field 'route.{key}'", field=f"route.{key}")
+        if not check(route[key]):
+            raise EnvelopeError(f"'route.{key}' must be {kind}", field=f"route.{key}")
+    if "payload" not in doc:
+        raise EnvelopeError("missing required field 'payload'", field="payload")
+    if "headers" in doc and not isinstance(doc["headers"], dict):
+        raise EnvelopeError("'headers' must be an object", field="headers")
+
+
+def normalize_envelope(doc: dict) -> dict:
+    """Best-effort envelope with every field present (used with and without validation)."""
+    route = doc.get("route")
+    route = route if isinstance(route, dict) else {}
+    prev = route.get("prev")
+    curr = route.get("curr")
+    nxt = route.get("next")
+    headers = doc.get("headers")
+    return {
+        "id": doc.get("id"),
+        "route": {
+            "prev": list(prev) if _is_str_list(prev) else [],
+            "curr": curr if isinstance(curr, str) else "",
+            "next": list(nxt) if _is_str_list(nxt) else [],
+        },
+        "payload": doc.get("payload"),
+        "headers": dict(headers) if isinstance(headers, dict) else {},
+    }
+
+
+def parse_envelope(body: bytes, validate: bool = True) -> dict:
+    """Parse a request body into a normalized envelope.
+
+    With validation off only the JSON parse is checked (plus: the document must be an object,
+    otherwise there is no envelope at all); missing or wrong-typed fields get defaults.
+    """
+    doc = parse_json(body)
+    if validate:
+        validate_envelope(doc)
+    elif not isinstance(doc, dict):
+        raise EnvelopeError("envelope must be a JSON object", field="")
+    return normalize_envelope(doc)
+
+
+def shift_route(prev: list[str], curr: str, next_: list[str]) -> dict:
+    """Route of an output frame: prev gains the actor that ran, curr advances.
+
+    An empty ``curr`` (no actor recorded) is not appended to ``prev``.
+    """
+    new_prev = list(prev) + ([curr] if curr else [])
+    return {
+        "prev": new_prev,
+        "curr": next_[0] if next_ else "",
+        "next": list(next_[1:]),
+    }
+
+
+def output_headers(request_headers: dict, handler_headers: Any) -> dict:
+    if not isinstance(handler_headers, dict):
+        raise TypeError(f"ctx.headers must be a dict, got {type(handler_headers).__name__}")
+    out = dict(handler_headers)
+    for name in PROTECTED_HEADERS:
+        if name in request_headers:
+            out[name] = request_headers[name]
+        else:
+            out.pop(name, None)
+    return out
+
+
+def frame_json(payload: Any, request_route: dict, handler_next: Any, request_headers: dict,
+               handler_headers: Any) -> str:
+    """Serialize one output frame (snapshot taken now). Raises TypeError/ValueError on bad data."""
+    if not _is_str_list(handler_next):
+        raise TypeError("ctx.route['next'] must be a list of strings")
+    frame = {
+        "payload": payload,
+        "route": shift_route(request_route["prev"], request_route["curr"], handler_next),
+        "headers": output_headers(request_headers, handler_headers),
+    }
+    return dumps(frame)
+
+
+def dumps(obj: Any) -> str:
+    """Single-line compact JSON; NaN/Infinity rejected (not JSON).
+
+    ASCII-only on purpose: no raw U+2028/U+0085 that line splitters of SSE clients could cut.
+    """
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
+
+
+def error_details(exc: BaseException) -> dict:
+    return {
+        "message": str(exc),
+        "type": type(exc).__name__,
+        "mro": [cls.__name__ for cls in type(exc).__mro__],
+        "traceback": "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)),
+    }
+
+
+def processing_error_body(exc: BaseException) -> dict:
+    return {"error": "processing_error", "details": error_details(exc)}
+
+
+def parsing_error_body(err: EnvelopeError) -> dict:
+    return {"error": "msg_parsing_error", "details": err.details()}

@@ -1,0 +1,271 @@
+"""Handler loading (SVC_HANDLER) and invocation (sync/async functions and generators)."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import importlib
+import inspect
+import threading
+from typing import Any, Callable, Iterator
+
+from .envelope import dumps, frame_json
+
+
+class HandlerLoadError(Exception):
+    """SVC_HANDLER cannot be imported, resolved or does not have a supported signature."""
+
+
+class Fly:
+    """A FLY (ephemeral event) yielded by a generator handler; see ``fly()``."""
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj: dict):
+        if not isinstance(obj, dict):
+            raise TypeError(f"fly() takes a JSON object (dict), got {type(obj).__name__}")
+        self.obj = obj
+
+    def __repr__(self) -> str:
+        return f"fly({self.obj!r})"
+
+
+def fly(obj: dict) -> Fly:
+    """Mark a yielded value as a FLY event, e.g. ``yield fly({"partial": True, "text": "tok"})``."""
+    return Fly(obj)
+
+
+class Context:
+    """Second handler argument.
+
+    ``id``: envelope id; ``route``: dict with ``prev``, ``curr``, ``next`` (only changes to
+    ``next`` are used); ``headers``: dict of envelope headers (changes are used, except the
+    sidecar-managed ``traceparent``/``tracestate``).
+    """
+
+    __slots__ = ("id", "route", "headers")
+
+    def __init__(self, id: Any, route: dict, headers: dict):
+        self.id = id
+        self.route = route
+        self.headers = headers
+
+    def __repr__(self) -> str:
+        return f"Context(id={self.id!r}, route={self.route!r}, headers={self.headers!r})"
+
+
+# --------------------------------------------------------------------------------------------
+# loading
+
+
+def _import_longest_prefix(parts: list[str]):
+    """Import the longest importable module prefix of ``parts``; return (module, rest)."""
+    last_error: BaseException | None = None
+    for i in range(len(parts) - 1, 0, -1):
+        name = ".".join(parts[:i])
+        try:
+            return importlib.import_module(name), parts[i:]
+        except ModuleNotFoundError as exc:
+            # Only "this very module (or a parent package) does not exist" means "try shorter";
+            # a missing dependency imported *by* the module is a real error.
+            if exc.name is not None and (name == exc.name or name.startswith(exc.name + ".")):
+                last_error = exc
+                continue
+            raise HandlerLoadError(f"importing module {name!r} failed: {exc!r}") from exc
+        except Exception as exc:  # syntax errors, exceptions at import time
+            raise HandlerLoadError(f"importing module {name!r} failed: {exc!r}") from exc
+    raise HandlerLoadError(f"no importable module in {'.'.join(parts)!r}: {last_error}")
+
+
+def _positional_count(fn: Callable) -> tuple[int, int, bool]:
+    """(required positional, total positional, has *args) of a callable."""
+    sig = inspect.signature(fn)
+    required = total = 0
+    var = False
+    for p in sig.parameters.values():
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+            total += 1
+            if p.default is p.empty:
+                required += 1
+        elif p.kind is p.VAR_POSITIONAL:
+            var = True
+        elif p.kind is p.KEYWORD_ONLY and p.default is p.empty:
+            raise HandlerLoadError(f"handler has a required keyword-only parameter {p.name!r}")
+    return required, total, var
+
+
+class Handler:
+    """A loaded handler plus the knowledge of how to call it."""
+
+    def __init__(self, path: str, fn: Callable, wants_ctx: bool):
+        self.path = path
+        self.fn = fn
+        self.wants_ctx = wants_ctx
+        self.kind = (
+            "async generator" if inspect.isasyncgenfunction(fn)
+            else "generator" if inspect.isgeneratorfunction(fn)
+            else "async function" if inspect.iscoroutinefunction(fn)
+            else "function"
+        )
+        self._bridge: AsyncBridge | None = None
+        self._bridge_lock = threading.Lock()
+
+    @property
+    def bridge(self) -> "AsyncBridge":
+        with self._bridge_lock:
+            if self._bridge is None:
+                self._bridge = AsyncBridge()
+            return self._bridge
+
+    def close(self) -> None:
+        if self._bridge is not None:
+            self._bridge.stop()
+
+    def call(self, payload: Any, ctx: Context) -> Any:
+        """Call the handler; awaits coroutines. Generators are returned un-iterated."""
+        result = self.fn(payload, ctx) if self.wants_ctx else self.fn(payload)
+        if inspect.iscoroutine(result):
+            result = self.bridge.run(result)
+        return result
+
+
+def load_handler(path: str) -> Handler:
+    parts = path.split(".")
+    module, rest = _import_longest_prefix(parts)
+    obj: Any = module
+    for i, attr in enumerate(rest):
+        try:
+            target = getattr(obj, attr)
+        except AttributeError:
+            where = ".".join(parts[: len(parts) - len(rest) + i])
+            raise HandlerLoadError(f"{where!r} has no attribute {attr!r}") from None
+        if inspect.isclass(target) and i < len(rest) - 1:
+            # module.Class.method: instantiate the class once with no arguments.
+            try:
+                target = target()
+            except Exception as exc:
+                raise HandlerLoadError(f"instantiating {attr}() failed: {exc!r}") from exc
+        obj = target
+    fn = obj
+    if inspect.isclass(fn):
+        # module.Class: an instance with __call__ is the handler.
+        try:
+            fn = fn()
+        except Exception as exc:
+            raise HandlerLoadError(f"instantiating {rest[-1]}() failed: {exc!r}") from exc
+        if not callable(fn):
+            raise HandlerLoadError(f"instances of {rest[-1]} are not callable")
+    if not callable(fn):
+        raise HandlerLoadError(f"{path!r} is not callable (got {type(fn).__name__})")
+    try:
+        required, total, var = _positional_count(fn)
+    except (TypeError, ValueError):
+        required, total, var = 1, 1, False  # no introspectable signature: payload only
+    if required > 2:
+        raise HandlerLoadError(
+            f"handler must take (payload) or (payload, ctx); it requires {required} positional arguments"
+        )
+    if total == 0 and not var:
+        raise HandlerLoadError("handler must take (payload) or (payload, ctx); it takes no arguments")
+    wants_ctx = total >= 2 or var
+    return Handler(path, fn, wants_ctx)
+
+
+# --------------------------------------------------------------------------------------------
+# async support
+
+
+class AsyncBridge:
+    """One event loop in a daemon thread shared by all calls (state bound to the loop survives)."""
+
+    def __init__(self):
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._run, name="taskmesh-asyncio", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self.loop)
+        self.loop.run_forever()
+
+    def run(self, coro) -> Any:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
+
+    def stop(self) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+
+
+# --------------------------------------------------------------------------------------------
+# invocation
+
+
+class Invocation:
+    """One /invoke call: runs the handler and turns its output into serialized events.
+
+    After ``start()``: ``streaming`` tells whether the handler returned a (sync or async)
+    generator. ``single`` holds the return value of a non-generator handler. ``events()``
+    iterates a generator handler lazily, yielding ``("fly", json)`` and ``("frame", json)``.
+    Handler exceptions propagate out of ``start()`` and ``events()``.
+    """
+
+    def __init__(self, handler: Handler, envelope: dict):
+        self.handler = handler
+        self.envelope = envelope
+        route = envelope["route"]
+        self.ctx = Context(
+            envelope["id"],
+            {"prev": list(route["prev"]), "curr": route["curr"], "next": list(route["next"])},
+            copy.deepcopy(envelope["headers"]),
+        )
+        self.streaming = False
+        self.single: Any = None
+        self._gen: Any = None
+        self._async = False
+
+    def start(self) -> None:
+        result = self.handler.call(self.envelope["payload"], self.ctx)
+        if inspect.isgenerator(result):
+            self.streaming, self._gen = True, result
+        elif inspect.isasyncgen(result):
+            self.streaming, self._gen, self._async = True, result, True
+        else:
+            self.single = result
+
+    def frame(self, payload: Any) -> str:
+        route = self.ctx.route
+        nxt = route.get("next") if isinstance(route, dict) else None
+        return frame_json(payload, self.envelope["route"], nxt, self.envelope["headers"],
+                          self.ctx.headers)
+
+    def _items(self) -> Iterator[Any]:
+        if not self._async:
+            yield from self._gen
+            return
+        bridge = self.handler.bridge
+        agen = self._gen
+        while True:
+            try:
+                item = bridge.run(agen.__anext__())
+            except StopAsyncIteration:
+                return
+            yield item
+
+    def events(self) -> Iterator[tuple[str, str]]:
+        for item in self._items():
+            if isinstance(item, Fly):
+                yield "fly", dumps(item.obj)
+            elif item is None:
+                continue  # a yielded None produces no frame
+            else:
+                yield "frame", self.frame(item)
+
+    def close(self) -> None:
+        """Close an unfinished generator (client went away, or an error)."""
+        if self._gen is None:
+            return
+        try:
+            if self._async:
+                self.handler.bridge.run(self._gen.aclose())
+            else:
+                self._gen.close()
+        except Exception:
+            pass

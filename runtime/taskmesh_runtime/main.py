@@ -1,0 +1,110 @@
+"""Entry point: ``python3 -m taskmesh_runtime``.
+
+Start-up order (spec "Runtime startup"): read config, load and validate the handler, then remove
+a stale socket, bind + listen, chmod the socket, and only then write the ready file. A listening
+socket or a ready file therefore never exists before the handler is loaded.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import sys
+import threading
+
+from .config import ConfigError, load_config
+from .handler import HandlerLoadError, load_handler
+from .server import UnixHTTPServer, remove_if_exists
+
+log = logging.getLogger("taskmesh_runtime")
+
+EXIT_CONFIG = 2
+EXIT_HANDLER = 3
+EXIT_SOCKET = 4
+
+
+def _fatal(message: str, code: int) -> int:
+    print(f"taskmesh-runtime: fatal: {message}", file=sys.stderr, flush=True)
+    return code
+
+
+def _write_ready_file(path: str) -> None:
+    tmp = f"{path}.tmp.{os.getpid()}"
+    with open(tmp, "w") as f:
+        f.write(f"{os.getpid()}\n")
+    os.replace(tmp, path)
+
+
+def main() -> int:
+    try:
+        cfg = load_config()
+    except ConfigError as exc:
+        return _fatal(str(exc), EXIT_CONFIG)
+
+    logging.basicConfig(
+        level=getattr(logging, cfg.log_level),
+        stream=sys.stderr,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+
+    # 1. load + validate the handler (nothing on disk yet)
+    try:
+        handler = load_handler(cfg.handler)
+    except HandlerLoadError as exc:
+        return _fatal(f"SVC_HANDLER={cfg.handler!r} cannot be loaded: {exc}", EXIT_HANDLER)
+    log.info("handler %s loaded (%s, called with %s)", cfg.handler, handler.kind,
+             "(payload, ctx)" if handler.wants_ctx else "(payload)")
+
+    # 2. bind the socket (stale socket and stale ready file removed first)
+    try:
+        os.makedirs(cfg.socket_dir, exist_ok=True)
+        remove_if_exists(cfg.ready_path)
+        remove_if_exists(cfg.socket_path)
+        server = UnixHTTPServer(cfg.socket_path, handler, validate=cfg.enable_validation,
+                                max_body=cfg.max_body_bytes)
+    except OSError as exc:
+        return _fatal(f"cannot bind Unix socket {cfg.socket_path!r} "
+                      f"(SVC_SOCKET_DIR/SVC_SOCKET_NAME): {exc}", EXIT_SOCKET)
+    try:
+        os.chmod(cfg.socket_path, cfg.socket_chmod)
+    except OSError as exc:
+        server.server_close()
+        remove_if_exists(cfg.socket_path)
+        return _fatal(f"cannot chmod {cfg.socket_path!r} to {oct(cfg.socket_chmod)} "
+                      f"(SVC_SOCKET_CHMOD): {exc}", EXIT_SOCKET)
+
+    stop = threading.Event()
+
+    def on_signal(signum, _frame):
+        log.info("received %s, shutting down", signal.Signals(signum).name)
+        stop.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+
+    serving = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.2},
+                               name="taskmesh-http", daemon=True)
+    serving.start()
+
+    # 3. ready file last
+    try:
+        _write_ready_file(cfg.ready_path)
+    except OSError as exc:
+        server.shutdown()
+        server.server_close()
+        remove_if_exists(cfg.socket_path)
+        return _fatal(f"cannot write ready file {cfg.ready_path!r}: {exc}", EXIT_SOCKET)
+    log.info("listening on %s (mode %s, validation %s); ready file %s", cfg.socket_path,
+             oct(cfg.socket_chmod), "on" if cfg.enable_validation else "off", cfg.ready_path)
+
+    while not stop.wait(3600):
+        pass
+
+    server.shutdown()
+    server.server_close()
+    remove_if_exists(cfg.ready_path)
+    remove_if_exists(cfg.socket_path)
+    handler.close()
+    log.info("stopped")
+    return 0
