@@ -1,0 +1,28 @@
+package io.taskmesh.topology;
+
+import io.taskmesh.schemas.JsonSerde;
+import io.taskmesh.schemas.TaskEvent;
+import io.taskmesh.schemas.TaskState;
+import io.taskmesh.schemas.TaskUpdate;
+import io.taskmesh.schemas.Topics;
+import org.apache.kafka.common.serialization.Serde;
+import org.apache.kafka.common.serialization.Serdes;
+
+/** The topics and store of the task view, each a value carrying its name and serdes. */
+public record TaskTopics(Topic<TaskEvent> events, Topic<TaskUpdate> updates, String storeName) {
+
+  public record Topic<V>(String name, Serde<String> keySerde, Serde<V> valueSerde) {}
+
+  public static final Serde<TaskState> STATE_SERDE = new JsonSerde<>(TaskState.class);
+
+  public static TaskTopics defaults() {
+    return named(Topics.TASK_EVENTS, Topics.TASK_UPDATES, "tasks");
+  }
+
+  public static TaskTopics named(String events, String updates, String store) {
+    return new TaskTopics(
+        new Topic<>(events, Serdes.String(), new JsonSerde<>(TaskEvent.class)),
+        new Topic<>(updates, Serdes.String(), new JsonSerde<>(TaskUpdate.class)),
+        store);
+  }
+}

@@ -1,0 +1,156 @@
+package io.taskmesh.topology;
+
+import io.taskmesh.schemas.TaskEvent;
+import io.taskmesh.schemas.TaskState;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StoreQueryParameters;
+import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.state.QueryableStoreTypes;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+
+/**
+ * The running task view of one gateway process: the Streams fold, the producer that appends
+ * events, and the live update feed. Implements the ports the HTTP layer uses.
+ */
+public final class TaskView implements TaskQueries, TaskCommands, AutoCloseable {
+  private final TaskViewConfig config;
+  private final TaskTopics topics;
+  private final KafkaProducer<String, TaskEvent> producer;
+  private final KafkaStreams streams;
+  private final KafkaUpdateFeed feed;
+
+  private TaskView(TaskViewConfig config, TaskTopics topics) {
+    this.config = config;
+    this.topics = topics;
+    this.producer = new KafkaProducer<>(Map.of(
+        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers(),
+        ProducerConfig.ACKS_CONFIG, "all",
+        ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,
+        ProducerConfig.LINGER_MS_CONFIG, 0,
+        ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000,
+        ProducerConfig.MAX_BLOCK_MS_CONFIG, 10_000),
+        topics.events().keySerde().serializer(), topics.events().valueSerde().serializer());
+    this.streams = new KafkaStreams(TaskTopology.build(new StreamsBuilder(), topics).build(), streamsProps());
+    this.feed = new KafkaUpdateFeed(config.bootstrapServers(), topics.updates());
+  }
+
+  /** Creates the topics when missing, starts the fold and the feed, and waits until both run. */
+  public static TaskView start(TaskViewConfig config, TaskTopics topics, Duration timeout) {
+    ensureTopics(config, topics);
+    TaskView view = new TaskView(config, topics);
+    try {
+      view.feed.start();
+      view.streams.start();
+      view.awaitRunning(timeout);
+      return view;
+    } catch (RuntimeException e) {
+      view.close();
+      throw e;
+    }
+  }
+
+  public UpdateFeed feed() {
+    return feed;
+  }
+
+  @Override
+  public Optional<TaskState> get(String taskId) {
+    try {
+      ReadOnlyKeyValueStore<String, TaskState> store = streams.store(
+          StoreQueryParameters.fromNameAndType(topics.storeName(), QueryableStoreTypes.keyValueStore()));
+      return Optional.ofNullable(store.get(taskId));
+    } catch (InvalidStateStoreException e) {
+      throw new ViewUnavailableException("task view is rebalancing, retry shortly", e);
+    }
+  }
+
+  @Override
+  public void append(TaskEvent event) {
+    try {
+      producer.send(new ProducerRecord<>(topics.events().name(), event.taskId(), event)).get(30, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new EventLogException("interrupted while appending a task event", e);
+    } catch (ExecutionException | TimeoutException | org.apache.kafka.common.KafkaException e) {
+      throw new EventLogException("cannot append to " + topics.events().name() + ": " + e.getMessage(), e);
+    }
+  }
+
+  public KafkaStreams.State state() {
+    return streams.state();
+  }
+
+  @Override
+  public void close() {
+    feed.close();
+    streams.close(Duration.ofSeconds(20));
+    producer.close(Duration.ofSeconds(5));
+  }
+
+  private void awaitRunning(Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (streams.state() != KafkaStreams.State.RUNNING) {
+      if (streams.state() == KafkaStreams.State.ERROR || streams.state() == KafkaStreams.State.NOT_RUNNING
+          || System.nanoTime() > deadline) {
+        throw new IllegalStateException("task view did not reach RUNNING (state " + streams.state() + ")");
+      }
+      try {
+        Thread.sleep(20); // Streams offers a state listener, but one waiter at start-up is simpler
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while starting the task view", e);
+      }
+    }
+  }
+
+  private Properties streamsProps() {
+    Properties p = new Properties();
+    p.put(StreamsConfig.APPLICATION_ID_CONFIG, config.applicationId());
+    p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
+    p.put(StreamsConfig.STATE_DIR_CONFIG, config.stateDir().toString());
+    p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+    p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 100);
+    p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 0);
+    p.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, (int) config.replicationFactor());
+    p.put(StreamsConfig.consumerPrefix(ConsumerConfig.MAX_POLL_RECORDS_CONFIG), 2000);
+    return p;
+  }
+
+  private static void ensureTopics(TaskViewConfig config, TaskTopics topics) {
+    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers()))) {
+      for (String name : List.of(topics.events().name(), topics.updates().name())) {
+        try {
+          admin.createTopics(List.of(new NewTopic(name, config.partitions(), config.replicationFactor())))
+              .all().get(30, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+          if (!(e.getCause() instanceof TopicExistsException)) {
+            throw new IllegalStateException("cannot create topic " + name + ": " + e.getCause().getMessage(), e);
+          }
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while creating task topics", e);
+    } catch (TimeoutException e) {
+      throw new IllegalStateException("timed out creating task topics on " + config.bootstrapServers(), e);
+    }
+  }
+}

@@ -1,0 +1,10 @@
+package io.taskmesh.topology;
+
+import io.taskmesh.schemas.TaskUpdate;
+import java.util.function.Consumer;
+
+/** Live task updates, pushed to in-process subscribers of one task id. */
+public interface UpdateFeed {
+  /** Subscribes; the listener must not block. Close the returned handle to unsubscribe. */
+  AutoCloseable subscribe(String taskId, Consumer<TaskUpdate> listener);
+}
