@@ -83,7 +83,7 @@ def main() -> int:
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
 
-    serving = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.2},
+    serving = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
                                name="taskmesh-http", daemon=True)
     serving.start()
 

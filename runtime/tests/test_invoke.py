@@ -1,0 +1,226 @@
+"""POST /invoke against a real runtime process: every row of the spec's status table."""
+
+import json
+
+import pytest
+
+from conftest import envelope
+
+
+def test_single_frame_route_shift(shared_runtime):
+    rt = shared_runtime("tm_handlers.echo")
+    r = rt.invoke(envelope({"x": 1}, prev=["p"], curr="a", next_=["b", "c"],
+                           headers={"trace": "t1"}))
+    assert r.status == 200, r
+    assert r.headers["content-type"] == "application/json"
+    assert int(r.headers["content-length"]) == len(r.body)
+    assert r.json() == {"frames": [{
+        "payload": {"x": 1},
+        "route": {"prev": ["p", "a"], "curr": "b", "next": ["c"]},
+        "headers": {"trace": "t1"},
+    }]}
+
+
+def test_list_return_is_one_frame(shared_runtime):
+    rt = shared_runtime("tm_handlers.as_list")
+    r = rt.invoke(envelope({"items": [1, 2, 3]}))
+    assert r.status == 200
+    frames = r.json()["frames"]
+    assert len(frames) == 1
+    assert frames[0]["payload"] == [1, 2, 3]
+
+
+def test_fanout_generator_three_frames(shared_runtime):
+    rt = shared_runtime("tm_handlers.fanout")
+    r = rt.invoke(envelope("p"))
+    assert r.status == 200
+    body = r.json()
+    assert [f["payload"] for f in body["frames"]] == [{"i": i, "of": "p"} for i in range(3)]
+    assert all(f["route"] == {"prev": ["a"], "curr": "b", "next": ["c"]} for f in body["frames"])
+    assert "fly" not in body
+
+
+def test_none_is_204(shared_runtime):
+    rt = shared_runtime("tm_handlers.none")
+    r = rt.invoke(envelope({}))
+    assert r.status == 204
+    assert r.body == b""
+
+
+@pytest.mark.parametrize("handler", ["tm_handlers.empty_gen", "tm_handlers.fly_only"])
+def test_generator_without_output_frames_is_204(shared_runtime, handler):
+    rt = shared_runtime(handler)
+    assert rt.invoke(envelope({})).status == 204
+
+
+@pytest.mark.parametrize("body", [b"{not json", b"", b"\xff\xfe", b'{"id": "x",'])
+def test_malformed_json_is_400(shared_runtime, body):
+    rt = shared_runtime("tm_handlers.echo")
+    r = rt.invoke(body)
+    assert r.status == 400
+    doc = r.json()
+    assert doc["error"] == "msg_parsing_error"
+    assert set(doc["details"]) >= {"message", "type", "field"}
+
+
+@pytest.mark.parametrize("mutate, field", [
+    (lambda e: e.pop("id"), "id"),
+    (lambda e: e.__setitem__("id", 5), "id"),
+    (lambda e: e.pop("route"), "route"),
+    (lambda e: e.__setitem__("route", []), "route"),
+    (lambda e: e["route"].pop("prev"), "route.prev"),
+    (lambda e: e["route"].__setitem__("prev", "a"), "route.prev"),
+    (lambda e: e["route"].__setitem__("prev", [1]), "route.prev"),
+    (lambda e: e["route"].__setitem__("curr", None), "route.curr"),
+    (lambda e: e["route"].__setitem__("next", ["b", 2]), "route.next"),
+    (lambda e: e.pop("payload"), "payload"),
+    (lambda e: e.__setitem__("headers", "h"), "headers"),
+])
+def test_invalid_envelope_is_400_naming_field(shared_runtime, mutate, field):
+    rt = shared_runtime("tm_handlers.echo")
+    env = envelope({"x": 1})
+    mutate(env)
+    r = rt.invoke(env)
+    assert r.status == 400, r
+    doc = r.json()
+    assert doc["error"] == "msg_parsing_error"
+    assert doc["details"]["field"] == field
+    assert doc["details"]["type"] == "ValidationError"
+
+
+def test_array_envelope_is_400(shared_runtime):
+    rt = shared_runtime("tm_handlers.echo")
+    r = rt.invoke(b"[1,2]")
+    assert r.status == 400
+    assert r.json()["error"] == "msg_parsing_error"
+
+
+def test_validation_off_accepts_missing_route_fields(shared_runtime):
+    rt = shared_runtime("tm_handlers.echo", env={"SVC_ENABLE_VALIDATION": "false"})
+    r = rt.invoke({"id": "x", "route": {"curr": "a"}, "payload": {"v": 1}})
+    assert r.status == 200, r
+    assert r.json()["frames"][0]["route"] == {"prev": ["a"], "curr": "", "next": []}
+    r = rt.invoke({"payload": 7})  # no id, no route at all
+    assert r.status == 200, r
+    assert r.json()["frames"][0] == {"payload": 7, "route": {"prev": [], "curr": "", "next": []},
+                                     "headers": {}}
+    # JSON parsing is still checked
+    r = rt.invoke(b"{oops")
+    assert r.status == 400
+    assert r.json()["error"] == "msg_parsing_error"
+
+
+def test_handler_exception_is_500_with_mro_and_traceback(shared_runtime):
+    rt = shared_runtime("tm_handlers.boom")
+    r = rt.invoke(envelope({"why": "because"}))
+    assert r.status == 500
+    doc = r.json()
+    assert doc["error"] == "processing_error"
+    d = doc["details"]
+    assert d["message"] == "boom: because"
+    assert d["type"] == "ValueError"
+    assert d["mro"] == ["ValueError", "Exception", "BaseException", "object"]
+    assert "Traceback" in d["traceback"] and "tm_handlers.py" in d["traceback"]
+    assert 'raise ValueError("boom: "' in d["traceback"]
+
+
+def test_unserializable_return_is_500(shared_runtime):
+    rt = shared_runtime("tm_handlers.unserializable")
+    r = rt.invoke(envelope({}))
+    assert r.status == 500
+    assert r.json()["details"]["type"] == "TypeError"
+
+
+def test_bad_route_next_from_handler_is_500(shared_runtime):
+    rt = shared_runtime("tm_handlers.bad_next")
+    r = rt.invoke(envelope({}))
+    assert r.status == 500
+    assert "next" in r.json()["details"]["message"]
+
+
+def test_class_method_handler_instantiated_once(start_runtime):
+    rt = start_runtime("tm_handlers.Counter.handle")
+    first = rt.invoke(envelope({})).json()["frames"][0]["payload"]
+    second = rt.invoke(envelope({})).json()["frames"][0]["payload"]
+    assert first == {"calls": 1, "instances": 1}
+    assert second == {"calls": 2, "instances": 1}
+
+
+def test_async_function(shared_runtime):
+    rt = shared_runtime("tm_handlers.async_echo")
+    r = rt.invoke(envelope({"q": 1}))
+    assert r.status == 200
+    assert r.json()["frames"][0]["payload"] == {"async": True, "payload": {"q": 1}}
+
+
+def test_async_generator_json_mode_with_fly(shared_runtime):
+    rt = shared_runtime("tm_handlers.async_gen")
+    r = rt.invoke(envelope({}))
+    assert r.status == 200
+    body = r.json()
+    assert [f["payload"] for f in body["frames"]] == [{"n": 1}, {"n": 2}]
+    assert body["fly"] == [{"partial": True, "text": "a"}]
+
+
+def test_route_exhausted_curr_empty(shared_runtime):
+    rt = shared_runtime("tm_handlers.echo")
+    r = rt.invoke(envelope(1, prev=["x", "y"], curr="z", next_=[]))
+    assert r.json()["frames"][0]["route"] == {"prev": ["x", "y", "z"], "curr": "", "next": []}
+    r = rt.invoke(envelope(1, prev=[], curr="y", next_=["z"]))
+    assert r.json()["frames"][0]["route"] == {"prev": ["y"], "curr": "z", "next": []}
+
+
+def test_handler_changes_next_and_headers_but_not_prev_curr(shared_runtime):
+    rt = shared_runtime("tm_handlers.route_edit")
+    env = envelope({"next": ["q", "r", "s"]}, prev=["p0"], curr="a", next_=["b"],
+                   headers={"x-keep": "k", "x-remove": "gone", "traceparent": "00-abc-01"},
+                   id_="the-id")
+    r = rt.invoke(env)
+    assert r.status == 200, r
+    frame = r.json()["frames"][0]
+    # the handler saw the request's id, route and headers
+    assert frame["payload"] == {
+        "id": "the-id",
+        "route": {"prev": ["p0"], "curr": "a", "next": ["b"]},
+        "headers": {"x-keep": "k", "x-remove": "gone", "traceparent": "00-abc-01"},
+    }
+    # next replaced; prev/curr edits ignored (prev gains "a", curr = first of the new next)
+    assert frame["route"] == {"prev": ["p0", "a"], "curr": "q", "next": ["r", "s"]}
+    # header edits kept, except the sidecar-managed traceparent
+    assert frame["headers"] == {"x-keep": "k", "x-added": "1", "traceparent": "00-abc-01"}
+
+
+def test_generator_frames_snapshot_route_and_headers_at_yield(shared_runtime):
+    rt = shared_runtime("tm_handlers.gen_route")
+    frames = rt.invoke(envelope({}, next_=["z"])).json()["frames"]
+    assert frames[0]["route"] == {"prev": ["a"], "curr": "a", "next": []}
+    assert frames[0]["headers"] == {"step": 1}
+    assert frames[1]["route"] == {"prev": ["a"], "curr": "b", "next": ["c"]}
+    assert frames[1]["headers"] == {"step": 2}
+
+
+def test_large_unicode_payload_roundtrip(shared_runtime):
+    rt = shared_runtime("tm_handlers.echo")
+    payload = {"text": "h\u00e9llo \u2028 \u4e16\u754c " * 20000}
+    r = rt.invoke(envelope(payload))
+    assert r.status == 200
+    assert r.json()["frames"][0]["payload"] == payload
+    assert b"\n" not in r.body
+
+
+def test_body_over_limit_is_413(shared_runtime):
+    rt = shared_runtime("tm_handlers.echo", env={"SVC_MAX_BODY_BYTES": "1000"})
+    r = rt.invoke(envelope({"x": "y" * 2000}))
+    assert r.status == 413
+    assert r.json()["error"] == "msg_parsing_error"
+    assert rt.invoke(envelope({"x": "small"})).status == 200
+
+
+def test_extra_envelope_fields_are_ignored(shared_runtime):
+    rt = shared_runtime("tm_handlers.echo")
+    env = envelope({"x": 1})
+    env["parent_id"] = "p"
+    env["status"] = {"phase": "processing"}
+    r = rt.invoke(json.dumps(env))
+    assert r.status == 200
+    assert set(r.json()["frames"][0]) == {"payload", "route", "headers"}
