@@ -3,11 +3,11 @@ package io.taskmesh.topology;
 import io.taskmesh.schemas.ProgressReport;
 
 /** The spec's progress formulas for both body forms of a progress report. */
-final class Progress {
+public final class Progress {
   private Progress() {}
 
   /** Route form weight: received 0.1, processing 0.5, completed 1.0. */
-  static double routeWeight(String actorState) {
+  public static double routeWeight(String actorState) {
     return switch (actorState == null ? "" : actorState) {
       case "received" -> 0.1;
       case "processing" -> 0.5;
@@ -21,7 +21,7 @@ final class Progress {
    * Route form: (len(prev) + weight) x 100 / total_actors. Index form: (idx x 100 + weight) /
    * total_actors with weights 10/50/100. Capped at 100.
    */
-  static double percent(ProgressReport r) {
+  public static double percent(ProgressReport r) {
     double weight = routeWeight(r.status());
     double value;
     if (r.indexForm()) {

@@ -1,0 +1,49 @@
+package io.taskmesh.gateway;
+
+import io.taskmesh.schemas.Envelope;
+import io.taskmesh.schemas.Json;
+import io.taskmesh.schemas.Topics;
+import io.taskmesh.topology.EventLogException;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+/** Sends an envelope to the queue of its current actor, {@code svc-{namespace}-{actor}}. */
+public final class EnvelopeDispatcher implements AutoCloseable {
+  private final KafkaProducer<String, String> producer;
+
+  public EnvelopeDispatcher(String bootstrapServers) {
+    this.producer = new KafkaProducer<>(Map.of(
+        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
+        ProducerConfig.ACKS_CONFIG, "all",
+        ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,
+        ProducerConfig.LINGER_MS_CONFIG, 0,
+        ProducerConfig.MAX_BLOCK_MS_CONFIG, 10_000),
+        new StringSerializer(), new StringSerializer());
+  }
+
+  /** Returns once the broker has the envelope. */
+  public void dispatch(String namespace, Envelope envelope) {
+    String topic = Topics.actorQueue(namespace, envelope.route().curr());
+    try {
+      producer.send(new ProducerRecord<>(topic, envelope.id(), Json.write(envelope))).get(30, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new EventLogException("interrupted while dispatching to " + topic, e);
+    } catch (ExecutionException | TimeoutException | KafkaException e) {
+      throw new EventLogException("cannot dispatch to " + topic + ": " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public void close() {
+    producer.close(Duration.ofSeconds(5));
+  }
+}

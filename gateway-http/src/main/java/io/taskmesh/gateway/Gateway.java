@@ -1,0 +1,42 @@
+package io.taskmesh.gateway;
+
+import io.taskmesh.topology.TaskTopics;
+import io.taskmesh.topology.TaskView;
+import io.taskmesh.topology.TaskViewConfig;
+import java.time.Duration;
+
+/** A running gateway: task view + dispatcher + HTTP app, started and stopped together. */
+public final class Gateway implements AutoCloseable {
+  private final TaskView view;
+  private final EnvelopeDispatcher dispatcher;
+  private final GatewayApp app;
+
+  private Gateway(TaskView view, EnvelopeDispatcher dispatcher, GatewayApp app) {
+    this.view = view;
+    this.dispatcher = dispatcher;
+    this.app = app;
+  }
+
+  public static Gateway start(GatewayConfig config) {
+    FlowRegistry flows = FlowRegistry.load(config.configPath());
+    TaskView view = TaskView.start(new TaskViewConfig(config.bootstrapServers(), config.applicationId(),
+        config.stateDir(), config.taskPartitions(), config.replicationFactor()),
+        TaskTopics.defaults(), Duration.ofSeconds(60));
+    EnvelopeDispatcher dispatcher = new EnvelopeDispatcher(config.bootstrapServers());
+    TaskLauncher launcher = new TaskLauncher(view, dispatcher, config.namespace(), config.meshUrl());
+    GatewayApp app = new GatewayApp(config, flows, view, view, view.feed(), launcher, new FlyBus());
+    app.javalin().start(config.host(), config.port());
+    return new Gateway(view, dispatcher, app);
+  }
+
+  public int port() {
+    return app.javalin().port();
+  }
+
+  @Override
+  public void close() {
+    app.close();
+    dispatcher.close();
+    view.close();
+  }
+}

@@ -1,0 +1,223 @@
+package io.taskmesh.gateway;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.javalin.Javalin;
+import io.javalin.config.JavalinConfig;
+import io.javalin.http.BadRequestResponse;
+import io.javalin.http.Context;
+import io.javalin.http.HttpStatus;
+import io.javalin.http.NotFoundResponse;
+import io.javalin.http.UnauthorizedResponse;
+import io.javalin.json.JavalinJackson;
+import io.taskmesh.schemas.FinalReport;
+import io.taskmesh.schemas.FlowConfig;
+import io.taskmesh.schemas.Json;
+import io.taskmesh.schemas.ProgressReport;
+import io.taskmesh.schemas.TaskEvent;
+import io.taskmesh.schemas.TaskState;
+import io.taskmesh.schemas.TaskStatus;
+import io.taskmesh.schemas.Times;
+import io.taskmesh.topology.EventLogException;
+import io.taskmesh.topology.Progress;
+import io.taskmesh.topology.TaskCommands;
+import io.taskmesh.topology.TaskQueries;
+import io.taskmesh.topology.UpdateFeed;
+import io.taskmesh.topology.ViewUnavailableException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The gateway's HTTP face. Built, not started: {@code Main} and the tests share this wiring.
+ * Handlers throw; the exception mappers at the bottom turn domain errors into responses.
+ */
+public final class GatewayApp implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(GatewayApp.class);
+  /** The spec's FLY body limit, which is also the largest body any route accepts. */
+  static final long MAX_BODY_BYTES = 1024 * 1024;
+
+  private final GatewayConfig config;
+  private final FlowRegistry flows;
+  private final TaskQueries queries;
+  private final TaskCommands commands;
+  private final TaskLauncher launcher;
+  private final FlyBus fly;
+  private final TaskStreams streams;
+  private final Javalin app;
+
+  public GatewayApp(GatewayConfig config, FlowRegistry flows, TaskQueries queries, TaskCommands commands,
+      UpdateFeed feed, TaskLauncher launcher, FlyBus fly) {
+    this.config = config;
+    this.flows = flows;
+    this.queries = queries;
+    this.commands = commands;
+    this.launcher = launcher;
+    this.fly = fly;
+    this.streams = new TaskStreams(queries, feed, fly);
+    this.app = Javalin.create(this::configure);
+  }
+
+  public Javalin javalin() {
+    return app;
+  }
+
+  private void configure(JavalinConfig cfg) {
+    cfg.startup.showJavalinBanner = false;
+    cfg.jsonMapper(new JavalinJackson(Json.MAPPER, false));
+    cfg.http.maxRequestSize = MAX_BODY_BYTES;
+    GatewayMode mode = config.mode();
+    cfg.routes.get("/health", ctx -> ctx.contentType("text/plain").result("OK"));
+    cfg.routes.get("/tasks/{id}", ctx -> ctx.json(TaskViews.task(task(ctx.pathParam("id")))));
+    if (mode.servesApi()) {
+      cfg.routes.post("/tools/call", this::callTool);
+      cfg.routes.get("/stream/{id}", ctx -> {
+        requireMcpAuth(ctx);
+        streams.stream(ctx, ctx.pathParam("id"), true);
+      });
+    }
+    if (mode.servesMesh()) {
+      cfg.routes.get("/mesh/{id}", ctx -> ctx.json(TaskViews.mesh(task(ctx.pathParam("id")))));
+      cfg.routes.get("/mesh/{id}/stream", ctx -> streams.stream(ctx, ctx.pathParam("id"), false));
+      cfg.routes.get("/mesh/{id}/active", this::active);
+      cfg.routes.post("/mesh/{id}/progress", this::progress);
+      cfg.routes.post("/mesh/{id}/final", this::finalReport);
+      cfg.routes.post("/mesh/{id}/fly", this::flyEvent);
+    }
+    cfg.routes.exception(ViewUnavailableException.class, (e, ctx) -> {
+      ctx.status(HttpStatus.SERVICE_UNAVAILABLE).header("Retry-After", "1").result(e.getMessage());
+    });
+    cfg.routes.exception(EventLogException.class, (e, ctx) -> {
+      LOG.error("event log write failed: {}", e.getMessage());
+      ctx.status(HttpStatus.INTERNAL_SERVER_ERROR).result("task log unavailable: " + e.getMessage());
+    });
+  }
+
+  /** {@code POST /tools/call}: 400 no name / bad JSON, 404 unknown tool, 500 when dispatch fails. */
+  private void callTool(Context ctx) {
+    requireMcpAuth(ctx);
+    JsonNode body = jsonBody(ctx);
+    JsonNode name = body.get("name");
+    if (name == null || !name.isTextual() || name.asText().isBlank()) {
+      throw new BadRequestResponse("field 'name' is required (a registered tool name)");
+    }
+    JsonNode arguments = body.get("arguments");
+    if (arguments != null && !arguments.isNull() && !arguments.isObject()) {
+      throw new BadRequestResponse("field 'arguments' must be an object");
+    }
+    FlowConfig flow = flows.tool(name.asText())
+        .orElseThrow(() -> new NotFoundResponse("tool not found: " + name.asText()));
+    ObjectNode input = arguments == null || arguments.isNull() ? JsonNodeFactory.instance.objectNode()
+        : (ObjectNode) arguments;
+    String id = launcher.start(flow, input, null);
+    ctx.json(callToolResult(id));
+  }
+
+  static Map<String, Object> callToolResult(String taskId) {
+    String text = Json.write(Map.of(
+        "task_id", taskId,
+        "message", "Task started",
+        "status_url", "/mesh/" + taskId,
+        "stream_url", "/mesh/" + taskId + "/stream"));
+    return Map.of("content", List.of(Map.of("type", "text", "text", text)), "isError", false);
+  }
+
+  private void active(Context ctx) {
+    TaskState s = task(ctx.pathParam("id"));
+    boolean timedOut = s.deadlineAt() != null && Instant.now().isAfter(Times.parse(s.deadlineAt()));
+    boolean active = !s.isFinal() && !timedOut;
+    ctx.status(active ? HttpStatus.OK : HttpStatus.GONE).json(Map.of("active", active));
+  }
+
+  private void progress(Context ctx) {
+    String id = ctx.pathParam("id");
+    ProgressReport report = parse(ctx, ProgressReport.class);
+    if (!report.indexForm() && report.curr() == null) {
+      throw new BadRequestResponse("progress needs the route form (prev, curr, next) or the index form"
+          + " (actors, current_actor_idx)");
+    }
+    if (report.indexForm() && (report.currentActorIdx() < 0 || report.currentActorIdx() >= report.actors().size())) {
+      throw new BadRequestResponse("current_actor_idx must index into actors");
+    }
+    double percent;
+    try {
+      percent = Progress.percent(report);
+    } catch (IllegalArgumentException e) {
+      throw new BadRequestResponse(e.getMessage());
+    }
+    commands.append(TaskEvent.progress(id, report));
+    ctx.json(Map.of("status", "ok", "progress_percent", percent));
+  }
+
+  private void finalReport(Context ctx) {
+    String id = ctx.pathParam("id");
+    FinalReport report = parse(ctx, FinalReport.class);
+    if (!TaskStatus.SUCCEEDED.equals(report.status()) && !TaskStatus.FAILED.equals(report.status())) {
+      throw new BadRequestResponse("field 'status' must be succeeded or failed");
+    }
+    commands.append(TaskEvent.finished(id, report));
+    ctx.json(Map.of("status", "ok"));
+  }
+
+  private void flyEvent(Context ctx) {
+    JsonNode body = jsonBody(ctx);
+    if (!body.isObject()) {
+      throw new BadRequestResponse("a FLY event must be a JSON object");
+    }
+    fly.publish(ctx.pathParam("id"), body);
+    ctx.status(HttpStatus.OK);
+  }
+
+  private TaskState task(String id) {
+    return queries.get(id).orElseThrow(() -> new NotFoundResponse("task not found: " + id));
+  }
+
+  /** Static bearer key when {@code SVC_MCP_API_KEY} is set; compared in constant time. */
+  private void requireMcpAuth(Context ctx) {
+    String key = config.mcpApiKey();
+    if (key == null || key.isEmpty()) {
+      return;
+    }
+    String header = ctx.header("Authorization");
+    String presented = header != null && header.startsWith("Bearer ") ? header.substring(7) : "";
+    if (!MessageDigest.isEqual(presented.getBytes(StandardCharsets.UTF_8), key.getBytes(StandardCharsets.UTF_8))) {
+      ctx.header("WWW-Authenticate", "Bearer realm=\"taskmesh\"");
+      throw new UnauthorizedResponse("missing or invalid bearer token");
+    }
+  }
+
+  private static JsonNode jsonBody(Context ctx) {
+    try {
+      JsonNode node = Json.MAPPER.readTree(ctx.bodyAsBytes());
+      if (node == null || node.isMissingNode()) {
+        throw new BadRequestResponse("request body must be JSON");
+      }
+      return node;
+    } catch (java.io.IOException e) {
+      throw new BadRequestResponse("invalid JSON: " + e.getMessage().lines().findFirst().orElse(""));
+    }
+  }
+
+  private static <T> T parse(Context ctx, Class<T> type) {
+    JsonNode node = jsonBody(ctx);
+    if (!node.isObject()) {
+      throw new BadRequestResponse("request body must be a JSON object");
+    }
+    try {
+      return Json.MAPPER.treeToValue(node, type);
+    } catch (java.io.IOException | IllegalArgumentException e) {
+      throw new BadRequestResponse("invalid " + type.getSimpleName() + ": " + e.getMessage().lines().findFirst().orElse(""));
+    }
+  }
+
+  @Override
+  public void close() {
+    app.stop();
+    streams.close();
+  }
+}

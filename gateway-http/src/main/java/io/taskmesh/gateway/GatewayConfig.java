@@ -1,0 +1,68 @@
+package io.taskmesh.gateway;
+
+import java.nio.file.Path;
+import java.util.Map;
+
+/** Everything the gateway reads from its environment, validated at start-up. */
+public record GatewayConfig(
+    GatewayMode mode,
+    String host,
+    int port,
+    String bootstrapServers,
+    String namespace,
+    Path configPath,
+    String applicationId,
+    Path stateDir,
+    int taskPartitions,
+    short replicationFactor,
+    String meshUrl,
+    String mcpApiKey) {
+
+  public static GatewayConfig fromEnv(Map<String, String> env) {
+    GatewayMode mode = GatewayMode.parse(env.get("SVC_GATEWAY_MODE"));
+    String bootstrap = require(env, "KAFKA_BOOTSTRAP_SERVERS");
+    String configPath = env.getOrDefault("SVC_CONFIG_PATH", "");
+    String stateDir = env.getOrDefault("SVC_STATE_DIR", "");
+    return new GatewayConfig(
+        mode,
+        env.getOrDefault("SVC_HOST", "0.0.0.0"),
+        intVar(env, "SVC_PORT", 8000, 0, 65535),
+        bootstrap,
+        env.getOrDefault("SVC_NAMESPACE", "default"),
+        configPath.isBlank() ? null : Path.of(configPath),
+        env.getOrDefault("SVC_STREAMS_APPLICATION_ID", "svc-gateway"),
+        stateDir.isBlank() ? Path.of(System.getProperty("java.io.tmpdir"), "taskmesh-gateway-state") : Path.of(stateDir),
+        intVar(env, "SVC_TASK_TOPIC_PARTITIONS", 3, 1, 10_000),
+        (short) intVar(env, "SVC_TOPIC_REPLICATION_FACTOR", 1, 1, 32),
+        blankToNull(env.get("SVC_MESH_URL")),
+        env.getOrDefault("SVC_MCP_API_KEY", ""));
+  }
+
+  private static String require(Map<String, String> env, String name) {
+    String v = env.get(name);
+    if (v == null || v.isBlank()) {
+      throw new IllegalArgumentException(name + " is required");
+    }
+    return v.trim();
+  }
+
+  private static int intVar(Map<String, String> env, String name, int dflt, int min, int max) {
+    String v = env.get(name);
+    if (v == null || v.isBlank()) {
+      return dflt;
+    }
+    try {
+      int n = Integer.parseInt(v.trim());
+      if (n < min || n > max) {
+        throw new IllegalArgumentException(name + " must be between " + min + " and " + max + ", not " + v);
+      }
+      return n;
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(name + " must be an integer, not '" + v + "'");
+    }
+  }
+
+  private static String blankToNull(String v) {
+    return v == null || v.isBlank() ? null : v.trim();
+  }
+}

@@ -1,0 +1,52 @@
+package io.taskmesh.gateway;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.taskmesh.schemas.Envelope;
+import io.taskmesh.schemas.EnvelopeStatus;
+import io.taskmesh.schemas.FlowConfig;
+import io.taskmesh.schemas.Route;
+import io.taskmesh.schemas.TaskEvent;
+import io.taskmesh.schemas.Times;
+import io.taskmesh.topology.TaskCommands;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * Starts a task of a flow: appends the {@code created} event, then sends the envelope to the
+ * entrypoint's queue. The event goes first so a running envelope always has a task; if the
+ * process dies between the two, the task stays pending until its deadline backstop (if any).
+ */
+public final class TaskLauncher {
+  private final TaskCommands commands;
+  private final EnvelopeDispatcher dispatcher;
+  private final String namespace;
+  private final String meshUrl;
+
+  public TaskLauncher(TaskCommands commands, EnvelopeDispatcher dispatcher, String namespace, String meshUrl) {
+    this.commands = commands;
+    this.dispatcher = dispatcher;
+    this.namespace = namespace;
+    this.meshUrl = meshUrl;
+  }
+
+  /** Returns the new task id. */
+  public String start(FlowConfig flow, JsonNode input, String owner) {
+    String id = UUID.randomUUID().toString();
+    Instant now = Instant.now();
+    String created = Times.iso(now);
+    String deadline = flow.timeout() == null ? null
+        : Times.iso(now.plusMillis(Math.round(flow.timeout() * 1000)));
+    Route route = flow.startRoute();
+    commands.append(TaskEvent.created(id,
+        new TaskEvent.Created(flow.name(), route, input, null, id, deadline, owner)));
+    Map<String, Object> headers = new LinkedHashMap<>();
+    if (meshUrl != null) {
+      headers.put(Envelope.GATEWAY_URL_HEADER, meshUrl);
+    }
+    EnvelopeStatus status = new EnvelopeStatus("pending", "gateway", 0, null, created, created, deadline, null, null);
+    dispatcher.dispatch(namespace, new Envelope(id, null, route, status, input, headers));
+    return id;
+  }
+}

@@ -1,0 +1,139 @@
+package io.taskmesh.gateway;
+
+import io.javalin.http.Context;
+import io.javalin.http.NotFoundResponse;
+import io.javalin.http.sse.SseHandler;
+import io.taskmesh.schemas.TaskState;
+import io.taskmesh.schemas.TaskUpdate;
+import io.taskmesh.topology.TaskQueries;
+import io.taskmesh.topology.UpdateFeed;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * SSE of one task ({@code /stream/{id}}, {@code /mesh/{id}/stream}): subscribe to the live feed
+ * first, then replay the stored history, then live updates; close after the final one.
+ */
+final class TaskStreams implements AutoCloseable {
+  /** How long an unknown task id may take to appear (its created event may still be folding). */
+  private static final long APPEAR_WAIT_MS = 3000;
+  static final long KEEPALIVE_SECONDS = 15;
+
+  private final TaskQueries queries;
+  private final UpdateFeed feed;
+  private final FlyBus fly;
+  private final ExecutorService writers = Executors.newFixedThreadPool(4, daemon("sse-writer"));
+  private final ScheduledExecutorService keepalive = Executors.newSingleThreadScheduledExecutor(daemon("sse-keepalive"));
+  private final Set<SseSession> open = ConcurrentHashMap.newKeySet();
+
+  TaskStreams(TaskQueries queries, UpdateFeed feed, FlyBus fly) {
+    this.queries = queries;
+    this.feed = feed;
+    this.fly = fly;
+    keepalive.scheduleAtFixedRate(() -> open.forEach(s -> s.sendComment("keepalive")),
+        KEEPALIVE_SECONDS, KEEPALIVE_SECONDS, TimeUnit.SECONDS);
+  }
+
+  /** Answers 404 before any SSE header when the task does not exist. */
+  void stream(Context ctx, String taskId, boolean withFly) throws Exception {
+    long lastEventId = parseLastEventId(ctx.header("Last-Event-ID"));
+    PendingSubscription pending = new PendingSubscription();
+    AutoCloseable updates = feed.subscribe(taskId, pending::accept);
+    Optional<TaskState> state;
+    try {
+      state = queries.get(taskId);
+      if (state.isEmpty() && pending.appeared.await(APPEAR_WAIT_MS, TimeUnit.MILLISECONDS)) {
+        state = queries.get(taskId);
+      }
+    } catch (Exception e) {
+      updates.close();
+      throw e;
+    }
+    if (state.isEmpty() && !pending.sawCreated()) {
+      updates.close();
+      throw new NotFoundResponse("task not found: " + taskId);
+    }
+    List<TaskUpdate> history = state.map(TaskState::history).orElse(List.of());
+    new SseHandler(client -> {
+      client.keepAlive();
+      SseSession session = new SseSession(client, writers, lastEventId);
+      AutoCloseable flySub = withFly ? fly.subscribe(taskId, session::onFly) : () -> { };
+      open.add(session);
+      client.onClose(() -> {
+        open.remove(session);
+        closeQuietly(updates);
+        closeQuietly(flySub);
+      });
+      pending.handOver(session);
+      session.replay(history);
+    }).handle(ctx);
+  }
+
+  @Override
+  public void close() {
+    keepalive.shutdownNow();
+    writers.shutdownNow();
+  }
+
+  /** Holds updates that arrive between subscribing and the session's start. */
+  private static final class PendingSubscription {
+    final CountDownLatch appeared = new CountDownLatch(1);
+    private final java.util.ArrayList<TaskUpdate> early = new java.util.ArrayList<>();
+    private SseSession session;
+    private volatile boolean created;
+
+    synchronized void accept(TaskUpdate u) {
+      created = created || u.seq() == 1;
+      appeared.countDown();
+      if (session != null) {
+        session.onUpdate(u);
+      } else {
+        early.add(u);
+      }
+    }
+
+    boolean sawCreated() {
+      return created || appeared.getCount() == 0;
+    }
+
+    synchronized void handOver(SseSession s) {
+      session = s;
+      early.forEach(s::onUpdate);
+      early.clear();
+    }
+  }
+
+  private static long parseLastEventId(String header) {
+    if (header == null || header.isBlank()) {
+      return 0;
+    }
+    try {
+      return Math.max(0, Long.parseLong(header.trim()));
+    } catch (NumberFormatException e) {
+      return 0; // an id we never issued: replay everything
+    }
+  }
+
+  private static void closeQuietly(AutoCloseable c) {
+    try {
+      c.close();
+    } catch (Exception ignored) {
+      // unsubscribing cannot fail in a way the client could act on
+    }
+  }
+
+  private static java.util.concurrent.ThreadFactory daemon(String name) {
+    return r -> {
+      Thread t = new Thread(r, name);
+      t.setDaemon(true);
+      return t;
+    };
+  }
+}
