@@ -36,6 +36,9 @@ class UnixHTTPServer(ThreadingHTTPServer):
     daemon_threads = True
     block_on_close = False
     allow_reuse_address = False
+    # socketserver's default backlog (5) makes a Unix-socket connect() fail with EAGAIN under
+    # a small burst of clients instead of queueing them.
+    request_queue_size = 128
 
     def __init__(self, path: str, handler: Handler, *, validate: bool, max_body: int):
         self.handler = handler

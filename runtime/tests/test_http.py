@@ -1,0 +1,119 @@
+"""HTTP surface: /healthz, unknown paths and methods, chunked bodies, keep-alive."""
+
+import json
+import socket
+
+from conftest import envelope
+
+
+def test_healthz(shared_runtime):
+    rt = shared_runtime("tm_handlers.echo")
+    r = rt.request("GET", "/healthz")
+    assert r.status == 200
+    assert r.headers["content-type"] == "application/json"
+    assert r.json() == {"status": "ready"}
+
+
+def test_unknown_path_404(shared_runtime):
+    rt = shared_runtime("tm_handlers.echo")
+    for method, path in [("GET", "/"), ("GET", "/nope"), ("POST", "/invoke/x"),
+                         ("DELETE", "/x"), ("PUT", "/healthz/x")]:
+        r = rt.request(method, path)
+        assert r.status == 404, (method, path)
+        assert r.json() == {"error": "not_found"}
+
+
+def test_wrong_method_on_invoke_405(shared_runtime):
+    rt = shared_runtime("tm_handlers.echo")
+    r = rt.request("GET", "/invoke")
+    assert r.status == 405
+    assert r.headers["allow"] == "POST"
+    r = rt.request("PATCH", "/invoke", body=b"{}")
+    assert r.status == 405
+
+
+def _raw(rt, data: bytes) -> bytes:
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(5)
+    s.connect(rt.socket_path)
+    s.sendall(data)
+    s.shutdown(socket.SHUT_WR)
+    chunks = []
+    while True:
+        b = s.recv(65536)
+        if not b:
+            break
+        chunks.append(b)
+    s.close()
+    return b"".join(chunks)
+
+
+def _split(resp: bytes):
+    head, _, body = resp.partition(b"\r\n\r\n")
+    status = int(head.split(b" ", 2)[1])
+    return status, head.decode(), body
+
+
+def test_chunked_request_body(shared_runtime):
+    rt = shared_runtime("tm_handlers.echo")
+    body = json.dumps(envelope({"chunked": True})).encode()
+    pieces = [body[:10], body[10:25], body[25:]]
+    chunked = b"".join(b"%x;ext=1\r\n%s\r\n" % (len(p), p) for p in pieces) + b"0\r\nX-T: 1\r\n\r\n"
+    req = (b"POST /invoke HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+           b"Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n" + chunked)
+    status, head, resp_body = _split(_raw(rt, req))
+    assert status == 200, head
+    assert json.loads(resp_body)["frames"][0]["payload"] == {"chunked": True}
+
+
+def test_chunked_via_http_client(shared_runtime):
+    rt = shared_runtime("tm_handlers.echo")
+    conn = rt.connection()
+    body = json.dumps(envelope({"gen": 1})).encode()
+    conn.request("POST", "/invoke", body=iter([body[:5], body[5:]]),
+                 headers={"Content-Type": "application/json"}, encode_chunked=True)
+    resp = conn.getresponse()
+    assert resp.status == 200
+    assert json.loads(resp.read())["frames"][0]["payload"] == {"gen": 1}
+    conn.close()
+
+
+def test_bad_chunked_body_is_400(shared_runtime):
+    rt = shared_runtime("tm_handlers.echo")
+    req = (b"POST /invoke HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+           b"zz\r\nabc\r\n0\r\n\r\n")
+    status, head, body = _split(_raw(rt, req))
+    assert status == 400
+    assert json.loads(body)["error"] == "msg_parsing_error"
+
+
+def test_keep_alive_json_responses(shared_runtime):
+    rt = shared_runtime("tm_handlers.echo")
+    conn = rt.connection()
+    try:
+        socks = set()
+        for i, (method, path, body) in enumerate([
+            ("POST", "/invoke", json.dumps(envelope({"i": 0}))),
+            ("GET", "/healthz", None),
+            ("POST", "/invoke", b"{broken"),
+            ("GET", "/missing", None),
+            ("POST", "/invoke", json.dumps(envelope({"i": 4}))),
+        ]):
+            conn.request(method, path, body=body)
+            resp = conn.getresponse()
+            assert resp.getheader("Content-Length") is not None
+            data = resp.read()
+            socks.add(id(conn.sock))
+            if i == 4:
+                assert json.loads(data)["frames"][0]["payload"] == {"i": 4}
+        assert len(socks) == 1  # one connection served all five requests
+    finally:
+        conn.close()
+
+
+def test_concurrent_connections(shared_runtime):
+    import concurrent.futures as cf
+    rt = shared_runtime("tm_handlers.echo")
+    with cf.ThreadPoolExecutor(8) as pool:
+        results = list(pool.map(lambda i: rt.invoke(envelope({"i": i})), range(40)))
+    assert [r.json()["frames"][0]["payload"]["i"] for r in results] == list(range(40))

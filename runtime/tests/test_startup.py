@@ -1,0 +1,144 @@
+"""Process life cycle: start-up order, bad configuration, signals, socket permissions."""
+
+import os
+import signal
+import socket
+import stat
+import time
+
+import pytest
+
+from conftest import Runtime, envelope, wait_until
+
+
+def test_ready_file_only_after_handler_loaded_and_socket_bound(start_runtime):
+    rt = start_runtime("tm_slow.handle", env={"TM_IMPORT_DELAY": "0.6"}, wait=False)
+    t0 = time.monotonic()
+    # While the handler module is being imported: neither socket nor ready file.
+    while time.monotonic() - t0 < 0.4:
+        assert not os.path.exists(rt.socket_path)
+        assert not os.path.exists(rt.ready_path)
+        time.sleep(0.02)
+
+    observed = []
+
+    def ready():
+        r = os.path.exists(rt.ready_path)
+        s = os.path.exists(rt.socket_path)
+        observed.append((s, r))
+        return r
+
+    wait_until(ready, what="ready file")
+    # the ready file never appeared without the socket
+    assert all(s for s, r in observed if r)
+    # ... and the socket accepts connections as soon as the ready file exists
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.connect(rt.socket_path)
+    sock.close()
+    assert rt.invoke(envelope({"slow": True})).status == 200
+
+
+def test_default_socket_name_and_custom_name(start_runtime):
+    rt = start_runtime("tm_handlers.echo", env={"SVC_SOCKET_NAME": "custom.sock"})
+    assert os.path.basename(rt.socket_path) == "custom.sock"
+    assert stat.S_ISSOCK(os.stat(rt.socket_path).st_mode)
+    assert rt.request("GET", "/healthz").status == 200
+
+
+@pytest.mark.parametrize("handler, needle", [
+    (None, "SVC_HANDLER is required"),
+    ("", "SVC_HANDLER is required"),
+    ("nodots", "SVC_HANDLER must look like"),
+    ("bad-name.fn", "SVC_HANDLER must look like"),
+    ("no_such_module_xyz.handle", "SVC_HANDLER"),
+    ("tm_handlers.does_not_exist", "has no attribute 'does_not_exist'"),
+    ("tm_broken.handle", "tm_dependency_that_does_not_exist"),
+    ("tm_badctor.Needs.handle", "instantiating Needs() failed"),
+    ("tm_badctor.three", "requires 3 positional arguments"),
+    ("tm_handlers.Counter.nope", "has no attribute 'nope'"),
+])
+def test_bad_handler_exits_nonzero_without_socket(start_runtime, handler, needle):
+    rt = start_runtime(handler, wait=False)
+    rc = rt.wait_exit()
+    err = rt.stderr()
+    assert rc != 0
+    assert "SVC_HANDLER" in err
+    assert needle in err
+    assert os.listdir(rt.socket_dir) == []
+
+
+@pytest.mark.parametrize("env, var", [
+    ({"SVC_SOCKET_CHMOD": "rw-rw-rw-"}, "SVC_SOCKET_CHMOD"),
+    ({"SVC_SOCKET_CHMOD": "0o999"}, "SVC_SOCKET_CHMOD"),
+    ({"SVC_ENABLE_VALIDATION": "maybe"}, "SVC_ENABLE_VALIDATION"),
+    ({"SVC_LOG_LEVEL": "LOUD"}, "SVC_LOG_LEVEL"),
+])
+def test_bad_config_exits_nonzero_naming_variable(start_runtime, env, var):
+    rt = start_runtime("tm_handlers.echo", env=env, wait=False)
+    assert rt.wait_exit() != 0
+    assert var in rt.stderr()
+    assert os.listdir(rt.socket_dir) == []
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_signal_removes_socket_and_ready_file(start_runtime, sig):
+    rt = start_runtime("tm_handlers.echo")
+    assert os.path.exists(rt.socket_path) and os.path.exists(rt.ready_path)
+    rt.signal(sig)
+    assert rt.wait_exit() == 0
+    assert not os.path.exists(rt.socket_path)
+    assert not os.path.exists(rt.ready_path)
+
+
+@pytest.mark.parametrize("value, mode", [(None, 0o666), ("600", 0o600), ("0o640", 0o640),
+                                         ("0660", 0o660)])
+def test_socket_chmod(start_runtime, value, mode):
+    env = {} if value is None else {"SVC_SOCKET_CHMOD": value}
+    rt = start_runtime("tm_handlers.echo", env=env)
+    assert stat.S_IMODE(os.stat(rt.socket_path).st_mode) == mode
+
+
+def test_stale_socket_and_ready_file_are_replaced(start_runtime, tmp_path):
+    first = start_runtime("tm_handlers.echo")
+    first.proc.kill()  # no clean-up: leaves a stale socket and ready file behind
+    first.wait_exit()
+    assert os.path.exists(first.socket_path) and os.path.exists(first.ready_path)
+    second = start_runtime("tm_handlers.echo", socket_dir=first.socket_dir, wait=False)
+
+    def fresh_ready():
+        try:
+            with open(second.ready_path) as f:
+                return f.read().strip() == str(second.proc.pid)
+        except FileNotFoundError:
+            return False
+
+    wait_until(fresh_ready, what="ready file of the new process")
+    assert second.request("GET", "/healthz").status == 200
+
+
+def test_payloads_not_logged_at_info(start_runtime):
+    rt = start_runtime("tm_handlers.echo")
+    assert rt.invoke(envelope({"secret": "s3cr3t-value"})).status == 200
+    assert rt.invoke(b'{"secret-in-bad-json": "s3cr3t-value"').status == 400
+    rt.signal(signal.SIGTERM)
+    rt.wait_exit()
+    err = rt.stderr()
+    assert "invoke id=env-1 -> 200" in err
+    assert "s3cr3t-value" not in err
+
+
+def test_payloads_logged_at_debug(start_runtime):
+    rt = start_runtime("tm_handlers.echo", env={"SVC_LOG_LEVEL": "DEBUG"})
+    assert rt.invoke(envelope({"visible": "dbg-value"})).status == 200
+    wait_until(lambda: "dbg-value" in rt.stderr(), what="debug log")
+
+
+def test_unwritable_socket_dir_fails_cleanly(start_runtime, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    rt = Runtime("tm_handlers.echo", socket_dir=str(blocker / "sub"))
+    try:
+        assert rt.wait_exit() != 0
+        assert "SVC_SOCKET_DIR" in rt.stderr()
+    finally:
+        rt.stop()
