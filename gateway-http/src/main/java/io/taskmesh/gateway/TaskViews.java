@@ -1,5 +1,8 @@
 package io.taskmesh.gateway;
 
+import com.fasterxml.jackson.databind.node.NullNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.TaskState;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -29,15 +32,16 @@ final class TaskViews {
     return m;
   }
 
-  static Map<String, Object> mesh(TaskState s) {
-    Map<String, Object> m = new LinkedHashMap<>();
+  /** Mesh form: {@code parent_id} and {@code result} are always present, null when unset. */
+  static ObjectNode mesh(TaskState s) {
+    ObjectNode m = Json.MAPPER.createObjectNode();
     m.put("id", s.id());
     m.put("parent_id", s.parentId());
     m.put("context_id", s.contextId());
     m.put("status", s.status());
-    m.put("route", s.route());
-    m.put("payload", s.payload());
-    m.put("result", s.result());
+    m.set("route", Json.tree(s.route()));
+    m.set("payload", s.payload());
+    m.set("result", s.result() == null ? NullNode.getInstance() : s.result());
     m.put("progress_percent", s.progressPercent());
     m.put("current_actor_name", s.currentActorName());
     m.put("message", s.message());
