@@ -22,6 +22,7 @@ EXAMPLES_DIR = RUNTIME_DIR / "examples"
 
 sys.path.insert(0, str(RUNTIME_DIR))
 sys.path.insert(0, str(HANDLERS_DIR))
+sys.path.insert(0, str(EXAMPLES_DIR))
 
 
 def wait_until(cond, timeout=10.0, interval=0.01, what="condition"):
@@ -185,6 +186,9 @@ def start_runtime():
 def _shared_runtimes():
     cache: dict = {}
     yield cache
+    for rt in cache.values():  # signal all first, then reap: shutdowns overlap
+        if rt.proc.poll() is None:
+            rt.signal(signal.SIGTERM)
     for rt in cache.values():
         rt.stop()
 
