@@ -56,6 +56,17 @@ def main() -> int:
     log.info("handler %s loaded (%s, called with %s)", cfg.handler, handler.kind,
              "(payload, ctx)" if handler.wants_ctx else "(payload)")
 
+    # From here on a signal must not leave a socket behind: it only sets `stop`; the clean-up
+    # at the end removes the socket and the ready file.
+    stop = threading.Event()
+
+    def on_signal(signum, _frame):
+        log.info("received %s, shutting down", signal.Signals(signum).name)
+        stop.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+
     # 2. bind the socket (stale socket and stale ready file removed first)
     try:
         os.makedirs(cfg.socket_dir, exist_ok=True)
@@ -74,22 +85,14 @@ def main() -> int:
         return _fatal(f"cannot chmod {cfg.socket_path!r} to {oct(cfg.socket_chmod)} "
                       f"(SVC_SOCKET_CHMOD): {exc}", EXIT_SOCKET)
 
-    stop = threading.Event()
-
-    def on_signal(signum, _frame):
-        log.info("received %s, shutting down", signal.Signals(signum).name)
-        stop.set()
-
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
-
     serving = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
                                name="taskmesh-http", daemon=True)
     serving.start()
 
-    # 3. ready file last
+    # 3. ready file last (skipped when a signal already asked us to stop)
     try:
-        _write_ready_file(cfg.ready_path)
+        if not stop.is_set():
+            _write_ready_file(cfg.ready_path)
     except OSError as exc:
         server.shutdown()
         server.server_close()
