@@ -1,0 +1,200 @@
+package io.taskmesh.cli;
+
+import io.taskmesh.devkit.LocalKafka;
+import io.taskmesh.devkit.LocalPostgres;
+import io.taskmesh.gateway.Gateway;
+import io.taskmesh.gateway.GatewayConfig;
+import io.taskmesh.schemas.Topics;
+import io.taskmesh.sidecar.GatewayReporter;
+import io.taskmesh.sidecar.RuntimeClient;
+import io.taskmesh.sidecar.RuntimeProcess;
+import io.taskmesh.sidecar.Sidecar;
+import io.taskmesh.sidecar.SidecarConfig;
+import io.taskmesh.sidecar.SinkActor;
+import io.taskmesh.sidecar.SumpActor;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Everything {@code ./taskmesh dev} runs, in one process plus children: a Kafka broker (child
+ * JVM), Postgres (embedded, or {@code SVC_DATABASE_URL}), the gateway in testing mode, and per
+ * actor a Python runtime (child process) with its sidecar, plus x-sink and x-sump.
+ */
+public final class DevStack implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(DevStack.class);
+
+  /**
+   * @param kafkaBootstrap an existing broker, or null to start one under {@code dataDir/kafka}
+   * @param databaseUrl an existing Postgres (JDBC URL), or null to start one under {@code dataDir/postgres}
+   */
+  public record Options(Path repoRoot, DevConfig config, Path dataDir, String kafkaBootstrap,
+      String databaseUrl, int gatewayPort, String namespace) {}
+
+  private final Deque<AutoCloseable> started = new ArrayDeque<>();
+  private String gatewayUrl;
+
+  private DevStack() {}
+
+  public static DevStack start(Options o, Consumer<String> say) {
+    DevStack stack = new DevStack();
+    try {
+      stack.startAll(o, say);
+      return stack;
+    } catch (RuntimeException e) {
+      stack.close();
+      throw e;
+    }
+  }
+
+  public String gatewayUrl() {
+    return gatewayUrl;
+  }
+
+  private void startAll(Options o, Consumer<String> say) {
+    String bootstrap = o.kafkaBootstrap();
+    if (bootstrap == null) {
+      say.accept("kafka: starting a KRaft broker (log in " + o.dataDir().resolve("kafka") + ")");
+      LocalKafka kafka = LocalKafka.start(o.dataDir().resolve("kafka"), 0);
+      started.push(kafka);
+      bootstrap = kafka.bootstrapServers();
+    }
+    say.accept("kafka: " + bootstrap);
+    String databaseUrl = o.databaseUrl();
+    if (databaseUrl == null) {
+      LocalPostgres pg = LocalPostgres.start(o.dataDir().resolve("postgres"), 0);
+      started.push(pg);
+      databaseUrl = pg.jdbcUrl();
+    }
+    say.accept("postgres: " + databaseUrl.replaceAll("password=[^&]*", "password=***"));
+
+    Map<String, String> env = new HashMap<>();
+    env.put("SVC_GATEWAY_MODE", "testing");
+    env.put("KAFKA_BOOTSTRAP_SERVERS", bootstrap);
+    env.put("SVC_HOST", "127.0.0.1");
+    env.put("SVC_PORT", Integer.toString(o.gatewayPort()));
+    env.put("SVC_NAMESPACE", o.namespace());
+    env.put("SVC_CONFIG_PATH", o.config().flowsFile().toString());
+    env.put("SVC_STATE_DIR", o.dataDir().resolve("gateway-state").toString());
+    env.put("SVC_DATABASE_URL", databaseUrl);
+    Gateway gateway = Gateway.start(GatewayConfig.fromEnv(env));
+    started.push(gateway);
+    gatewayUrl = "http://127.0.0.1:" + gateway.port();
+
+    GatewayReporter reporter = new GatewayReporter(gatewayUrl);
+    started.push(reporter);
+    for (String crew : new String[] {Topics.SINK, Topics.SUMP}) {
+      SidecarConfig c = SidecarConfig.fromEnv(actorEnv(bootstrap, o, crew, o.dataDir(), Map.of()));
+      AutoCloseable actor = Topics.SINK.equals(crew) ? startSink(c, reporter) : startSump(c, reporter);
+      started.push(actor);
+    }
+    for (ActorSpec spec : o.config().actors()) {
+      Path socketDir = o.dataDir().resolve("sockets").resolve(spec.name());
+      started.push(new SupervisedActor(o, spec, socketDir, SidecarConfig.fromEnv(
+          actorEnv(bootstrap, o, spec.name(), socketDir, spec.env())), reporter));
+      say.accept("actor " + spec.name() + ": " + spec.handler() + " (" + spec.dir() + ")");
+    }
+  }
+
+  private static AutoCloseable startSink(SidecarConfig c, GatewayReporter reporter) {
+    SinkActor sink = new SinkActor(c, reporter, status -> LOG.error("x-sink asked to exit {}", status));
+    sink.start();
+    return sink;
+  }
+
+  private static AutoCloseable startSump(SidecarConfig c, GatewayReporter reporter) {
+    SumpActor sump = new SumpActor(c, reporter, status -> LOG.error("x-sump asked to exit {}", status));
+    sump.start();
+    return sump;
+  }
+
+  private Map<String, String> actorEnv(String bootstrap, Options o, String actor, Path socketDir,
+      Map<String, String> extra) {
+    Map<String, String> env = new HashMap<>();
+    env.put("KAFKA_BOOTSTRAP_SERVERS", bootstrap);
+    env.put("SVC_ACTOR_NAME", actor);
+    env.put("SVC_NAMESPACE", o.namespace());
+    env.put("SVC_SOCKET_DIR", socketDir.toString());
+    env.put("SVC_GATEWAY_URL", gatewayUrl);
+    env.putAll(extra);
+    return env;
+  }
+
+  @Override
+  public void close() {
+    while (!started.isEmpty()) {
+      AutoCloseable c = started.pop();
+      try {
+        c.close();
+      } catch (Exception e) {
+        LOG.warn("stopping {} failed: {}", c.getClass().getSimpleName(), e.toString());
+      }
+    }
+  }
+
+  /**
+   * A runtime process and its sidecar. When the sidecar asks to exit (a runtime call timed out),
+   * both are restarted, as an orchestrator restarts the pod.
+   */
+  private static final class SupervisedActor implements AutoCloseable {
+    private final Options o;
+    private final ActorSpec spec;
+    private final Path socketDir;
+    private final SidecarConfig config;
+    private final GatewayReporter reporter;
+    private RuntimeProcess runtime;
+    private RuntimeClient client;
+    private Sidecar sidecar;
+    private boolean closed;
+
+    SupervisedActor(Options o, ActorSpec spec, Path socketDir, SidecarConfig config, GatewayReporter reporter) {
+      this.o = o;
+      this.spec = spec;
+      this.socketDir = socketDir;
+      this.config = config;
+      this.reporter = reporter;
+      startBoth();
+    }
+
+    private synchronized void startBoth() {
+      runtime = RuntimeProcess.startReady(o.repoRoot().resolve("runtime"), spec.dir(), spec.handler(), socketDir,
+          spec.env(), Duration.ofSeconds(60));
+      client = new RuntimeClient(config.socketPath());
+      sidecar = new Sidecar(config, client, reporter, status -> restartLater(), Duration.ofSeconds(60));
+      sidecar.start();
+    }
+
+    private void restartLater() {
+      Thread t = new Thread(() -> {
+        synchronized (this) {
+          if (closed) {
+            return;
+          }
+          LOG.warn("actor {}: sidecar exited after a runtime timeout; restarting it and its runtime", spec.name());
+          stopBoth();
+          startBoth();
+        }
+      }, "restart-" + spec.name());
+      t.setDaemon(true);
+      t.start();
+    }
+
+    private void stopBoth() {
+      sidecar.close();
+      client.close();
+      runtime.close();
+    }
+
+    @Override
+    public synchronized void close() {
+      closed = true;
+      stopBoth();
+    }
+  }
+}

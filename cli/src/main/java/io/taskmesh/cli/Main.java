@@ -1,0 +1,88 @@
+package io.taskmesh.cli;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code ./taskmesh}: the launcher. */
+@Command(name = "taskmesh", mixinStandardHelpOptions = true,
+    description = "Pipelines of actors on Kafka, tracked live.",
+    subcommands = {Main.Dev.class, Main.GatewayCmd.class, CommandLine.HelpCommand.class})
+public final class Main implements Runnable {
+
+  public static void main(String[] args) {
+    System.exit(new CommandLine(new Main()).execute(args));
+  }
+
+  @Override
+  public void run() {
+    CommandLine.usage(this, System.out);
+  }
+
+  @Command(name = "dev", description = "Start the whole system locally: Kafka, Postgres, the gateway "
+      + "(testing mode), a sidecar + Python runtime per actor, x-sink and x-sump.")
+  static final class Dev implements Callable<Integer> {
+    @Option(names = "--config", description = "pipeline directory with flows.yaml and actors.yaml "
+        + "(default: the bundled examples/)")
+    Path config;
+
+    @Option(names = "--port", description = "gateway port (default 8000; 0 = any free port)")
+    int port = 8000;
+
+    @Option(names = "--data", description = "where Kafka, Postgres and the task view keep their data "
+        + "(default: .taskmesh/ in the repository)")
+    Path data;
+
+    @Override
+    public Integer call() throws Exception {
+      Path root = repoRoot();
+      DevConfig devConfig = DevConfig.load((config != null ? config : root.resolve("examples")).toAbsolutePath());
+      DevStack.Options options = new DevStack.Options(root, devConfig,
+          (data != null ? data : root.resolve(".taskmesh")).toAbsolutePath(), null,
+          System.getenv("SVC_DATABASE_URL"), port, "default");
+      DevStack stack = DevStack.start(options, System.out::println);
+      CountDownLatch stopped = new CountDownLatch(1);
+      Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+        System.out.println("stopping...");
+        stack.close();
+        stopped.countDown();
+      }, "dev-stop"));
+      String url = stack.gatewayUrl();
+      System.out.println("gateway: " + url);
+      System.out.println();
+      System.out.println("Try:");
+      System.out.println("  curl -s " + url + "/tools/call -H 'Content-Type: application/json' \\");
+      System.out.println("       -d '{\"name\":\"echo\",\"arguments\":{\"hello\":\"world\"}}'");
+      System.out.println("  curl -s " + url + "/tasks/<task_id>");
+      System.out.println("  curl -sN " + url + "/mesh/<task_id>/stream");
+      System.out.println("Flows: " + String.join(", ", devConfig.flows().keySet()) + ". Ctrl-C stops everything.");
+      stopped.await();
+      return 0;
+    }
+  }
+
+  @Command(name = "gateway", description = "Run the gateway from its environment (SVC_GATEWAY_MODE, "
+      + "KAFKA_BOOTSTRAP_SERVERS, SVC_CONFIG_PATH, ...).")
+  static final class GatewayCmd implements Callable<Integer> {
+    @Override
+    public Integer call() throws Exception {
+      io.taskmesh.gateway.Main.main(new String[0]);
+      return 0;
+    }
+  }
+
+  /** The repository root: TASKMESH_HOME (set by ./taskmesh), else the working directory. */
+  static Path repoRoot() {
+    String home = System.getenv("TASKMESH_HOME");
+    Path root = home != null && !home.isBlank() ? Path.of(home) : Path.of("").toAbsolutePath();
+    if (!Files.isDirectory(root.resolve("runtime").resolve("taskmesh_runtime"))) {
+      throw new IllegalStateException("cannot find runtime/taskmesh_runtime under " + root
+          + "; run ./taskmesh from the repository");
+    }
+    return root;
+  }
+}

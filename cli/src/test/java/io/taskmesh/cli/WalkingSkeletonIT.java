@@ -1,0 +1,145 @@
+package io.taskmesh.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.taskmesh.devkit.LocalKafka;
+import io.taskmesh.devkit.LocalPostgres;
+import io.taskmesh.devkit.SseReader;
+import io.taskmesh.schemas.Json;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The path of one task, all real: the dev stack (gateway, sidecars, Python runtimes, x-sink,
+ * x-sump) with the bundled examples on a real broker and Postgres.
+ */
+@Timeout(value = 4, unit = TimeUnit.MINUTES)
+class WalkingSkeletonIT {
+  private static final HttpClient HTTP = HttpClient.newHttpClient();
+  @TempDir static Path data;
+  private static DevStack stack;
+  private static String base;
+
+  @BeforeAll
+  static void start() {
+    Path root = Path.of(System.getProperty("taskmesh.root", "..")).toAbsolutePath().normalize();
+    DevConfig config = DevConfig.load(root.resolve("examples"));
+    stack = DevStack.start(new DevStack.Options(root, config, data, LocalKafka.shared().bootstrapServers(),
+        LocalPostgres.shared().jdbcUrl(), 0, "it" + UUID.randomUUID().toString().substring(0, 8)), System.out::println);
+    base = stack.gatewayUrl();
+  }
+
+  @AfterAll
+  static void stop() {
+    if (stack != null) {
+      stack.close();
+    }
+  }
+
+  @Test
+  void echoRunsEndToEndAndStreamsEveryUpdate() throws Exception {
+    String id = callTool("echo", "{\"hello\":\"world\",\"n\":[1,2]}");
+    List<SseReader.Event> events;
+    try (SseReader sse = SseReader.open(base + "/mesh/" + id + "/stream", null)) {
+      assertThat(sse.status()).isEqualTo(200);
+      events = sse.readUntilClosed(Duration.ofSeconds(60));
+    }
+    List<JsonNode> updates = updates(events);
+    assertThat(updates.get(0).get("status").asText()).isEqualTo("pending");
+    assertThat(updates).extracting(u -> u.path("actor_state").asText())
+        .contains("received", "processing", "completed");
+    JsonNode last = updates.get(updates.size() - 1);
+    assertThat(last.get("status").asText()).isEqualTo("succeeded");
+    assertThat(last.get("result")).isEqualTo(Json.MAPPER.readTree("{\"hello\":\"world\",\"n\":[1,2]}"));
+    assertThat(events).extracting(SseReader.Event::id).doesNotContainNull().doesNotHaveDuplicates();
+
+    JsonNode task = getJson("/tasks/" + id);
+    assertThat(task.get("status").asText()).isEqualTo("succeeded");
+    assertThat(task.get("progress_percent").asDouble()).isEqualTo(100.0);
+    assertThat(task.get("result").get("hello").asText()).isEqualTo("world");
+
+    try (SseReader replay = SseReader.open(base + "/stream/" + id, null)) {
+      List<JsonNode> again = updates(replay.readUntilClosed(Duration.ofSeconds(10)));
+      assertThat(again).isEqualTo(updates);
+    }
+  }
+
+  @Test
+  void threeActorPipelineTransformsTheText() throws Exception {
+    String id = callTool("shout", "{\"text\":\"abc def\"}");
+    try (SseReader sse = SseReader.open(base + "/stream/" + id, null)) {
+      List<JsonNode> updates = updates(sse.readUntilClosed(Duration.ofSeconds(60)));
+      assertThat(updates).extracting(u -> u.path("actor").asText())
+          .contains("upper", "reverse", "count");
+      assertThat(updates).extracting(u -> u.path("progress_percent").asDouble())
+          .isSorted();
+    }
+    JsonNode task = getJson("/tasks/" + id);
+    assertThat(task.get("status").asText()).isEqualTo("succeeded");
+    assertThat(task.get("total_actors").asInt()).isEqualTo(3);
+    assertThat(task.get("result").get("text").asText()).isEqualTo("FED CBA");
+    assertThat(task.get("result").get("length").asInt()).isEqualTo(7);
+    assertThat(task.get("result").get("steps")).hasSize(3);
+  }
+
+  @Test
+  void flyTokensReachTheStreamWhileTheHandlerRuns() throws Exception {
+    String words = String.join(" ", java.util.Collections.nCopies(40, "tok"));
+    String id = callTool("tokens", "{\"text\":\"" + words + "\"}");
+    try (SseReader sse = SseReader.open(base + "/stream/" + id, null)) {
+      List<SseReader.Event> events = sse.readUntilClosed(Duration.ofSeconds(60));
+      assertThat(events).filteredOn(e -> e.event().equals("partial")).isNotEmpty()
+          .allSatisfy(e -> assertThat(Json.MAPPER.readTree(e.data()).get("text").asText()).isEqualTo("tok"));
+      assertThat(updates(events).get(updates(events).size() - 1).get("status").asText()).isEqualTo("succeeded");
+    }
+  }
+
+  @Test
+  void badToolCallsAnswer4xx() throws Exception {
+    assertThat(post("/tools/call", "{oops").statusCode()).isEqualTo(400);
+    assertThat(post("/tools/call", "{}").statusCode()).isEqualTo(400);
+    assertThat(post("/tools/call", "{\"name\":\"missing\"}").statusCode()).isEqualTo(404);
+  }
+
+  private static List<JsonNode> updates(List<SseReader.Event> events) {
+    return events.stream().filter(e -> e.event().equals("update")).map(e -> {
+      try {
+        return Json.MAPPER.readTree(e.data());
+      } catch (java.io.IOException ex) {
+        throw new AssertionError(ex);
+      }
+    }).toList();
+  }
+
+  private static String callTool(String name, String args) throws Exception {
+    HttpResponse<String> r = post("/tools/call", "{\"name\":\"" + name + "\",\"arguments\":" + args + "}");
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+    JsonNode result = Json.MAPPER.readTree(r.body());
+    return Json.MAPPER.readTree(result.get("content").get(0).get("text").asText()).get("task_id").asText();
+  }
+
+  private static JsonNode getJson(String path) throws Exception {
+    HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(base + path)).GET().build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+    return Json.MAPPER.readTree(r.body());
+  }
+
+  private static HttpResponse<String> post(String path, String body) throws Exception {
+    return HTTP.send(HttpRequest.newBuilder(URI.create(base + path)).header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+  }
+}
