@@ -1,0 +1,386 @@
+package io.taskmesh.sidecar;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.AuthorizationException;
+import org.apache.kafka.common.errors.OutOfOrderSequenceException;
+import org.apache.kafka.common.errors.ProducerFencedException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The consume-handle-produce loop shared by the sidecar and the crew actors. One Kafka
+ * transaction per poll batch carries every output record and the consumed offsets
+ * ({@code sendOffsetsToTransaction}), so a crash anywhere either commits the whole batch or
+ * nothing; read_committed consumers downstream never see a half batch.
+ *
+ * <p>Poison envelopes: before a batch is handled, the start offset of each of its partitions is
+ * committed with metadata {@code deliveries=<offset>:<n>}. After a crash the next owner reads it
+ * back: a second delivery of the same start offset is handled alone (one record per batch), and
+ * a record delivered more than {@code maxDeliveries} times goes to the dead-letter topic unhandled.
+ */
+final class ActorLoop implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(ActorLoop.class);
+  private static final String DELIVERIES = "deliveries=";
+
+  /** Handles one record; runs on a worker thread when concurrency is above 1. */
+  @FunctionalInterface
+  interface Handler {
+    Outcome handle(ConsumerRecord<String, byte[]> record);
+  }
+
+  private final SidecarConfig config;
+  private final Handler handler;
+  private final ExitHook exitHook;
+  private final TopicAdmin admin;
+  private final String deadLetterTopic;
+  private final AtomicBoolean running = new AtomicBoolean();
+  private final Map<TopicPartition, long[]> deliveries = new HashMap<>();
+  private ExecutorService workers;
+  private KafkaConsumer<String, byte[]> consumer;
+  private KafkaProducer<String, byte[]> producer;
+  private Thread thread;
+
+  ActorLoop(SidecarConfig config, Handler handler, ExitHook exitHook, TopicAdmin admin) {
+    this.config = config;
+    this.handler = handler;
+    this.exitHook = exitHook;
+    this.admin = admin;
+    this.deadLetterTopic = config.deadLetterTopic();
+  }
+
+  /** Creates the clients (topics must exist) and starts the loop thread. */
+  synchronized void start() {
+    if (!running.compareAndSet(false, true)) {
+      throw new IllegalStateException("already started");
+    }
+    consumer = new KafkaConsumer<>(consumerProps());
+    producer = new KafkaProducer<>(producerProps());
+    producer.initTransactions(); // fences and aborts what a crashed predecessor with this id left open
+    workers = config.concurrency() > 1 ? Executors.newFixedThreadPool(config.concurrency(), r -> {
+      Thread t = new Thread(r, config.actorName() + "-worker");
+      t.setDaemon(true);
+      return t;
+    }) : null;
+    consumer.subscribe(List.of(config.inputTopic()), new Rebalance());
+    thread = new Thread(this::run, "actor-" + config.actorName());
+    thread.start();
+  }
+
+  boolean running() {
+    return running.get();
+  }
+
+  private void run() {
+    try {
+      while (running.get()) {
+        ConsumerRecords<String, byte[]> records = consumer.poll(Duration.ofMillis(200));
+        if (!records.isEmpty() && !handleBatch(records)) {
+          break;
+        }
+      }
+    } catch (Exception e) {
+      LOG.error("{}: loop stopped", config.actorName(), e);
+      if (running.get()) {
+        running.set(false);
+        closeClients();
+        exitHook.exit(1);
+        return;
+      }
+    }
+    running.set(false);
+    closeClients();
+  }
+
+  /** @return false when the process must stop */
+  private boolean handleBatch(ConsumerRecords<String, byte[]> records) {
+    Map<TopicPartition, List<ConsumerRecord<String, byte[]>>> plan = new LinkedHashMap<>();
+    Map<TopicPartition, Long> rewind = new HashMap<>();
+    Map<TopicPartition, OffsetAndMetadata> marks = new HashMap<>();
+    List<Outcome.Output> deadLetters = new ArrayList<>();
+    Map<TopicPartition, OffsetAndMetadata> deadOffsets = new HashMap<>();
+    for (TopicPartition tp : records.partitions()) {
+      List<ConsumerRecord<String, byte[]>> list = records.records(tp);
+      long first = list.get(0).offset();
+      long[] seen = deliveries.get(tp);
+      long n = seen != null && seen[0] == first ? seen[1] + 1 : 1;
+      if (n > config.maxDeliveries()) {
+        ConsumerRecord<String, byte[]> poison = list.get(0);
+        LOG.error("{}: record {}@{} delivered {} times without commit, sent to {}", config.actorName(), tp, first,
+            n - 1, deadLetterTopic);
+        deadLetters.add(new Outcome.Output(deadLetterTopic, poison.key(), poison.value(), Map.of(
+            "x-svc-dlq-reason", Reasons.POISON, "x-svc-dlq-deliveries", Long.toString(n - 1),
+            "x-svc-dlq-source", tp + "@" + first)));
+        deadOffsets.put(tp, new OffsetAndMetadata(first + 1));
+        rewind.put(tp, first + 1);
+        continue;
+      }
+      if (n > 1) { // redelivered after a crash: handle it alone to find the poison one
+        list = list.subList(0, 1);
+        rewind.put(tp, first + 1);
+      }
+      deliveries.put(tp, new long[] {first, n});
+      marks.put(tp, new OffsetAndMetadata(first, DELIVERIES + first + ":" + n));
+      plan.put(tp, list);
+    }
+    if (!marks.isEmpty()) {
+      consumer.commitSync(marks);
+    }
+
+    Map<TopicPartition, List<Outcome>> outcomes = handleAll(plan);
+    List<Outcome.Output> outputs = new ArrayList<>(deadLetters);
+    Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>(deadOffsets);
+    boolean exitAfter = false;
+    boolean exitUncommitted = false;
+    for (var entry : plan.entrySet()) {
+      TopicPartition tp = entry.getKey();
+      List<ConsumerRecord<String, byte[]>> list = entry.getValue();
+      List<Outcome> results = outcomes.get(tp);
+      long next = list.get(0).offset();
+      for (int i = 0; i < list.size(); i++) {
+        Outcome o = results.get(i);
+        if (o == null || o.kind() == Outcome.Kind.EXIT_UNCOMMITTED) {
+          exitUncommitted |= o != null;
+          break;
+        }
+        outputs.addAll(o.outputs());
+        next = list.get(i).offset() + 1;
+        if (o.kind() == Outcome.Kind.DONE_THEN_EXIT) {
+          exitAfter = true;
+          break;
+        }
+      }
+      if (next > list.get(0).offset()) {
+        offsets.put(tp, new OffsetAndMetadata(next));
+      }
+      if (next <= list.get(list.size() - 1).offset() || rewind.containsKey(tp)) {
+        rewind.put(tp, next);
+      }
+    }
+    if (!commit(outputs, offsets)) {
+      return running.get();
+    }
+    offsets.keySet().forEach(deliveries::remove);
+    if (exitAfter || exitUncommitted) {
+      if (exitUncommitted) { // the runtime vanished: not the envelope's fault, forget the delivery count
+        Map<TopicPartition, OffsetAndMetadata> reset = new HashMap<>();
+        plan.forEach((tp, list) -> {
+          if (!offsets.containsKey(tp)) {
+            reset.put(tp, new OffsetAndMetadata(list.get(0).offset()));
+          }
+        });
+        try {
+          consumer.commitSync(reset);
+        } catch (KafkaException e) {
+          LOG.warn("cannot reset delivery counts: {}", e.toString());
+        }
+      }
+      LOG.error("{}: exiting with status 1 ({})", config.actorName(),
+          exitAfter ? "runtime call timed out" : "runtime unavailable");
+      running.set(false);
+      closeClients();
+      exitHook.exit(1);
+      return false;
+    }
+    rewind.forEach((tp, off) -> consumer.seek(tp, off));
+    return true;
+  }
+
+  private Map<TopicPartition, List<Outcome>> handleAll(Map<TopicPartition, List<ConsumerRecord<String, byte[]>>> plan) {
+    Map<TopicPartition, List<Outcome>> out = new HashMap<>();
+    AtomicBoolean stop = new AtomicBoolean();
+    if (workers == null) {
+      for (var e : plan.entrySet()) {
+        List<Outcome> results = new ArrayList<>();
+        for (ConsumerRecord<String, byte[]> r : e.getValue()) {
+          results.add(stop.get() ? null : handleOne(r, stop));
+        }
+        out.put(e.getKey(), results);
+      }
+      return out;
+    }
+    Map<TopicPartition, List<Future<Outcome>>> futures = new HashMap<>();
+    for (var e : plan.entrySet()) {
+      List<Future<Outcome>> fs = new ArrayList<>();
+      for (ConsumerRecord<String, byte[]> r : e.getValue()) {
+        fs.add(workers.submit(() -> stop.get() ? null : handleOne(r, stop)));
+      }
+      futures.put(e.getKey(), fs);
+    }
+    futures.forEach((tp, fs) -> {
+      List<Outcome> results = new ArrayList<>();
+      for (Future<Outcome> f : fs) {
+        try {
+          results.add(f.get());
+        } catch (Exception ex) {
+          throw new IllegalStateException("handler failed", ex);
+        }
+      }
+      out.put(tp, results);
+    });
+    return out;
+  }
+
+  private Outcome handleOne(ConsumerRecord<String, byte[]> r, AtomicBoolean stop) {
+    Outcome o = handler.handle(r);
+    if (o.kind() != Outcome.Kind.DONE) {
+      stop.set(true); // records not started yet stay uncommitted and are handled after the restart
+    }
+    return o;
+  }
+
+  /** One transaction: every output plus the offsets. @return false when it was aborted (batch rewound). */
+  private boolean commit(List<Outcome.Output> outputs, Map<TopicPartition, OffsetAndMetadata> offsets) {
+    if (outputs.isEmpty() && offsets.isEmpty()) {
+      return true;
+    }
+    admin.ensure(outputs.stream().map(Outcome.Output::topic).distinct().toList());
+    try {
+      producer.beginTransaction();
+      for (Outcome.Output o : outputs) {
+        ProducerRecord<String, byte[]> rec = new ProducerRecord<>(o.topic(), o.key(), o.value());
+        o.headers().forEach((k, v) -> rec.headers().add(k, v.getBytes(StandardCharsets.UTF_8)));
+        producer.send(rec);
+      }
+      producer.sendOffsetsToTransaction(offsets, consumer.groupMetadata());
+      producer.commitTransaction();
+      return true;
+    } catch (ProducerFencedException | OutOfOrderSequenceException | AuthorizationException fatal) {
+      throw fatal;
+    } catch (KafkaException e) {
+      LOG.warn("{}: transaction aborted, batch will be handled again: {}", config.actorName(), e.toString());
+      try {
+        producer.abortTransaction();
+      } catch (KafkaException abortFailed) {
+        throw abortFailed;
+      }
+      rewindToCommitted(offsets.keySet());
+      return false;
+    }
+  }
+
+  private void rewindToCommitted(Collection<TopicPartition> partitions) {
+    Set<TopicPartition> assigned = consumer.assignment();
+    Map<TopicPartition, OffsetAndMetadata> committed = consumer.committed(Set.copyOf(partitions));
+    for (TopicPartition tp : partitions) {
+      if (!assigned.contains(tp)) {
+        continue;
+      }
+      OffsetAndMetadata c = committed.get(tp);
+      if (c != null) {
+        consumer.seek(tp, c.offset());
+      } else {
+        consumer.seekToBeginning(List.of(tp));
+      }
+    }
+  }
+
+  private Properties consumerProps() {
+    Properties p = new Properties();
+    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
+    p.put(ConsumerConfig.GROUP_ID_CONFIG, config.inputTopic());
+    p.put(ConsumerConfig.CLIENT_ID_CONFIG, config.inputTopic() + "-" + config.instanceId());
+    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, config.maxPollRecords());
+    // a batch may hold slow runtime calls; the group must not evict us in the middle of one
+    long interval = Math.max(300_000L, config.actorTimeout().toMillis() * 2 + 60_000L);
+    p.put(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, (int) Math.min(Integer.MAX_VALUE, interval));
+    p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+    p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+    return p;
+  }
+
+  private Properties producerProps() {
+    Properties p = new Properties();
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
+    p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, config.transactionalId());
+    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    p.put(ProducerConfig.LINGER_MS_CONFIG, 0);
+    p.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, (int) config.transactionTimeout().toMillis());
+    p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+    p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+    return p;
+  }
+
+  /** Loads the delivery counts that a crashed predecessor left in the committed offsets' metadata. */
+  private final class Rebalance implements ConsumerRebalanceListener {
+    @Override
+    public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+      partitions.forEach(deliveries::remove);
+    }
+
+    @Override
+    public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+      if (partitions.isEmpty()) {
+        return;
+      }
+      consumer.committed(Set.copyOf(partitions)).forEach((tp, om) -> {
+        if (om != null && om.metadata() != null && om.metadata().startsWith(DELIVERIES)) {
+          String[] v = om.metadata().substring(DELIVERIES.length()).split(":");
+          deliveries.put(tp, new long[] {Long.parseLong(v[0]), Long.parseLong(v[1])});
+        }
+      });
+    }
+  }
+
+  private void closeClients() {
+    if (workers != null) {
+      workers.shutdownNow();
+    }
+    try {
+      producer.close(Duration.ofSeconds(5));
+    } catch (RuntimeException e) {
+      LOG.debug("producer close: {}", e.toString());
+    }
+    try {
+      consumer.close(Duration.ofSeconds(5));
+    } catch (RuntimeException e) {
+      LOG.debug("consumer close: {}", e.toString());
+    }
+  }
+
+  /** Stops after the current batch (whose transaction then commits or aborts as a whole). */
+  @Override
+  public void close() {
+    Thread t = thread;
+    // not running: never started, or the loop stopped itself (possibly calling System.exit from its own thread)
+    if (t == null || !running.getAndSet(false) || Thread.currentThread() == t) {
+      return;
+    }
+    try {
+      t.join(30_000); // the loop sees the flag within one poll (200 ms) after the current batch
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

@@ -1,0 +1,246 @@
+package io.taskmesh.sidecar;
+
+import com.fasterxml.jackson.databind.node.TextNode;
+import io.taskmesh.schemas.Envelope;
+import io.taskmesh.schemas.EnvelopeStatus;
+import io.taskmesh.schemas.FinalReport;
+import io.taskmesh.schemas.Json;
+import io.taskmesh.schemas.Route;
+import io.taskmesh.schemas.Times;
+import io.taskmesh.schemas.Topics;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The sidecar's rules for one envelope: validation, route checks, SLA pre-check, the runtime
+ * call with its effective timeout and resiliency policy, and the routing of what came back.
+ */
+final class EnvelopeProcessor implements ActorLoop.Handler {
+  private static final Logger LOG = LoggerFactory.getLogger(EnvelopeProcessor.class);
+  private static final List<String> TRACE_HEADERS = List.of("traceparent", "tracestate");
+  /** Where paused envelopes are parked for a later resume. */
+  static final String PARKED_SUFFIX = ".parked";
+
+  private final SidecarConfig config;
+  private final RuntimeClient runtime;
+  private final GatewayReporter reporter;
+  private final RetryPolicy policy;
+  private final Clock clock;
+
+  EnvelopeProcessor(SidecarConfig config, RuntimeClient runtime, GatewayReporter reporter, Clock clock) {
+    this.config = config;
+    this.runtime = runtime;
+    this.reporter = reporter;
+    this.policy = new RetryPolicy(config.maxAttempts(), config.backoff(), config.retryOn());
+    this.clock = clock;
+  }
+
+  @Override
+  public Outcome handle(ConsumerRecord<String, byte[]> record) {
+    EnvelopeReader.Read read = EnvelopeReader.read(record.value());
+    if (!read.valid()) {
+      LOG.warn("{}: invalid envelope at {}-{}@{}: {}", config.actorName(), record.topic(), record.partition(),
+          record.offset(), read.problem());
+      return Outcome.done(toSink(invalidEnvelope(record, read.problem())));
+    }
+    Envelope e = read.envelope();
+    String crew = crewActorIn(e.route());
+    if (crew != null) {
+      return Outcome.done(toSink(failed(e, 0, Reasons.INVALID_ROUTE, crew + " must not be listed in a route")));
+    }
+    if (!config.actorName().equals(e.route().curr())) {
+      return Outcome.done(toSink(failed(e, 0, Reasons.WRONG_ACTOR,
+          "route.curr is '" + e.route().curr() + "' but this is actor '" + config.actorName() + "'")));
+    }
+    reporter.progress(e, e.route(), "received", null);
+    return invokeWithPolicy(e);
+  }
+
+  private Outcome invokeWithPolicy(Envelope e) {
+    Instant deadline = deadline(e);
+    byte[] body = RuntimeClient.invokeBody(e);
+    int crashes = 0;
+    for (int attempt = 1; ; ) {
+      Duration timeout = config.actorTimeout();
+      if (deadline != null) {
+        Duration left = Duration.between(clock.instant(), deadline);
+        if (left.isNegative() || left.isZero()) { // SLA pre-check: the runtime is not called
+          return Outcome.done(toSink(failed(e, attempt - 1, Reasons.TIMEOUT,
+              "deadline " + e.status().deadlineAt() + " passed before the runtime call")));
+        }
+        timeout = left.compareTo(timeout) < 0 ? left : timeout;
+      }
+      reporter.progress(e, e.route(), "processing", attempt > 1 ? "attempt " + attempt : null);
+      InvokeResult result = runtime.invoke(body, timeout, fly -> reporter.fly(e, fly));
+      if (result instanceof InvokeResult.Frames f) {
+        reporter.progress(e, e.route(), "completed", null);
+        return Outcome.done(route(e, f.frames(), attempt));
+      }
+      if (result instanceof InvokeResult.Empty) {
+        return Outcome.done(toSink(failed(e, attempt, Reasons.EMPTY_RESPONSE, "handler returned no output")));
+      }
+      if (result instanceof InvokeResult.RuntimeError err) {
+        if (err.parsingError()) { // never retried: the same message would fail the same way
+          return Outcome.done(toSink(failed(e, attempt, Reasons.MSG_PARSING_ERROR,
+              "msg_parsing_error: " + err.message())));
+        }
+        if (policy.retries(err, attempt)) {
+          LOG.info("{}: {} failed ({}: {}), retry {} of {}", config.actorName(), e.id(), err.type(),
+              err.message(), attempt, config.maxAttempts() - 1);
+          sleep(policy.backoff(attempt), deadline);
+          attempt++;
+          continue;
+        }
+        String type = err.type().isEmpty() ? err.code() : err.type();
+        return Outcome.done(toSink(failed(e, attempt, Reasons.PROCESSING_ERROR, type + ": " + err.message())));
+      }
+      if (result instanceof InvokeResult.ProtocolError p) {
+        return Outcome.done(toSink(failed(e, attempt, Reasons.PROTOCOL_ERROR, p.message())));
+      }
+      if (result instanceof InvokeResult.TimedOut) {
+        return Outcome.doneThenExit(toSink(failed(e, attempt, Reasons.TIMEOUT,
+            "runtime call exceeded the effective timeout of " + timeout.toMillis() + " ms")));
+      }
+      InvokeResult.Unavailable u = (InvokeResult.Unavailable) result;
+      crashes++;
+      LOG.warn("{}: runtime unavailable while handling {} ({}), crash {} of {}", config.actorName(), e.id(),
+          u.message(), crashes, config.maxDeliveries());
+      if (crashes >= config.maxDeliveries()) {
+        return Outcome.done(toSink(failed(e, attempt, Reasons.RUNTIME_CRASHED,
+            "runtime crashed " + crashes + " times on this envelope: " + u.message())));
+      }
+      try {
+        runtime.awaitReady(config.actorTimeout());
+      } catch (IllegalStateException gone) {
+        LOG.error("{}: {}", config.actorName(), gone.getMessage());
+        return Outcome.exitUncommitted();
+      }
+    }
+  }
+
+  /** One output per frame: next actor, x-sink when the route ended, or parked when paused. */
+  private List<Outcome.Output> route(Envelope in, List<InvokeResult.Frame> frames, int attempt) {
+    List<Outcome.Output> out = new ArrayList<>();
+    for (int i = 0; i < frames.size(); i++) {
+      InvokeResult.Frame f = frames.get(i);
+      // fan-out ids (spec): the first frame keeps the id, the others get UUID4 ids and the parent id
+      String id = i == 0 ? in.id() : UUID.randomUUID().toString();
+      String parent = i == 0 ? in.parentId() : in.id();
+      Route route = f.route() != null ? f.route() : new Route(append(in.route().prev(), config.actorName()),
+          in.route().next().isEmpty() ? "" : in.route().next().get(0), tail(in.route().next()));
+      Envelope child = new Envelope(id, parent, route, in.status(), f.payload(), keepTrace(in, f.headers()));
+      String crew = crewActorIn(route);
+      if (crew != null) {
+        out.add(toSink(failed(child, attempt, Reasons.INVALID_ROUTE, crew + " must not be listed in a route")));
+      } else if (paused(child)) {
+        Envelope parked = child.withStatus(status(child, "paused", attempt, null, null));
+        reporter.finalReport(parked, new FinalReport(parked.id(), "paused", null, null, config.actorName(),
+            Map.of("route", route, "parked_topic", config.topicOf(Topics.PAUSE) + PARKED_SUFFIX)));
+        out.add(new Outcome.Output(config.topicOf(Topics.PAUSE) + PARKED_SUFFIX, id, Json.bytes(parked)));
+      } else if (route.exhausted()) {
+        out.add(toSink(child.withStatus(status(child, "succeeded", attempt, null, null))));
+      } else {
+        Envelope next = child.withStatus(status(child, "processing", attempt, null, null));
+        out.add(new Outcome.Output(config.topicOf(route.curr()), id, Json.bytes(next)));
+      }
+    }
+    return out;
+  }
+
+  private Outcome.Output toSink(Envelope e) {
+    return new Outcome.Output(config.topicOf(Topics.SINK), e.id(), Json.bytes(e));
+  }
+
+  private Envelope failed(Envelope e, int attempt, String reason, String error) {
+    LOG.info("{}: {} failed ({}): {}", config.actorName(), e.id(), reason, error);
+    return e.withStatus(status(e, "failed", attempt, reason, error));
+  }
+
+  private EnvelopeStatus status(Envelope e, String phase, int attempt, String reason, String error) {
+    EnvelopeStatus s = e.status();
+    String now = Times.iso(clock.instant());
+    return new EnvelopeStatus(phase, config.actorName(), attempt, config.maxAttempts(),
+        s == null || s.createdAt() == null ? now : s.createdAt(), now, s == null ? null : s.deadlineAt(),
+        reason, error);
+  }
+
+  private Envelope invalidEnvelope(ConsumerRecord<String, byte[]> r, String problem) {
+    String id = EnvelopeReader.bestId(r.value(), r.key());
+    if (id == null || id.isBlank()) {
+      id = r.topic() + "-" + r.partition() + "-" + r.offset();
+    }
+    String raw = r.value() == null ? "" : new String(r.value(), StandardCharsets.UTF_8);
+    raw = raw.length() > 65_536 ? raw.substring(0, 65_536) : raw;
+    Envelope e = new Envelope(id, null, new Route(List.of(), config.actorName(), List.of()), null,
+        TextNode.valueOf(raw), Map.of());
+    return failed(e, 0, Reasons.INVALID_ENVELOPE, problem);
+  }
+
+  private static Instant deadline(Envelope e) {
+    if (e.status() == null || e.status().deadlineAt() == null) {
+      return null;
+    }
+    try {
+      return Times.parse(e.status().deadlineAt());
+    } catch (DateTimeParseException bad) {
+      return Instant.EPOCH; // an unreadable deadline cannot be honoured: treated as passed
+    }
+  }
+
+  /** traceparent/tracestate are sidecar-managed: the handler's values never replace the received ones. */
+  private static Map<String, Object> keepTrace(Envelope in, Map<String, Object> frameHeaders) {
+    Map<String, Object> h = new LinkedHashMap<>(frameHeaders == null ? in.headers() : frameHeaders);
+    for (String name : TRACE_HEADERS) {
+      if (in.headers().containsKey(name)) {
+        h.put(name, in.headers().get(name));
+      }
+    }
+    return h;
+  }
+
+  private static boolean paused(Envelope e) {
+    String v = e.header(io.taskmesh.schemas.Envelope.PAUSE_HEADER);
+    return v != null && !v.isBlank() && !"false".equalsIgnoreCase(v) && !"0".equals(v);
+  }
+
+  static String crewActorIn(Route r) {
+    if (Topics.isCrewActor(r.curr())) {
+      return r.curr();
+    }
+    return r.next().stream().filter(Topics::isCrewActor).findFirst()
+        .or(() -> r.prev().stream().filter(Topics::isCrewActor).findFirst()).orElse(null);
+  }
+
+  private void sleep(Duration d, Instant deadline) {
+    if (deadline != null) {
+      Duration left = Duration.between(clock.instant(), deadline);
+      d = left.compareTo(d) < 0 ? (left.isNegative() ? Duration.ZERO : left) : d;
+    }
+    try {
+      Thread.sleep(d.toMillis());
+    } catch (InterruptedException ex) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private static List<String> append(List<String> l, String s) {
+    List<String> out = new ArrayList<>(l);
+    out.add(s);
+    return out;
+  }
+
+  private static List<String> tail(List<String> l) {
+    return l.isEmpty() ? List.of() : l.subList(1, l.size());
+  }
+}

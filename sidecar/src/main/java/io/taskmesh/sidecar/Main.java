@@ -1,0 +1,56 @@
+package io.taskmesh.sidecar;
+
+import io.taskmesh.schemas.Topics;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * {@code java io.taskmesh.sidecar.Main}: runs the actor named by {@code SVC_ACTOR_NAME}: the crew
+ * actor {@code x-sink} or {@code x-sump}, otherwise a sidecar for that actor's runtime.
+ * Stops cleanly on SIGTERM; exits 1 after a runtime timeout or a fatal Kafka error.
+ */
+public final class Main {
+  private Main() {}
+
+  public static void main(String[] args) throws InterruptedException {
+    SidecarConfig config;
+    try {
+      config = SidecarConfig.fromEnv(System.getenv());
+    } catch (IllegalArgumentException e) {
+      System.err.println("sidecar: " + e.getMessage());
+      System.exit(2);
+      return;
+    }
+    GatewayReporter reporter = new GatewayReporter(config.gatewayUrl());
+    CountDownLatch stopped = new CountDownLatch(1);
+    AutoCloseable actor;
+    if (Topics.SINK.equals(config.actorName())) {
+      SinkActor sink = new SinkActor(config, reporter, ExitHook.SYSTEM);
+      sink.start();
+      actor = sink;
+    } else if (Topics.SUMP.equals(config.actorName())) {
+      SumpActor sump = new SumpActor(config, reporter, ExitHook.SYSTEM);
+      sump.start();
+      actor = sump;
+    } else {
+      RuntimeClient runtime = new RuntimeClient(config.socketPath());
+      Sidecar sidecar = new Sidecar(config, runtime, reporter, ExitHook.SYSTEM, Duration.ofMinutes(10));
+      sidecar.start();
+      actor = () -> {
+        sidecar.close();
+        runtime.close();
+      };
+    }
+    System.out.println("sidecar: " + config.actorName() + " ready on " + config.inputTopic());
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      try {
+        actor.close();
+        reporter.close();
+      } catch (Exception e) {
+        System.err.println("sidecar: close failed: " + e);
+      }
+      stopped.countDown();
+    }, "sidecar-stop"));
+    stopped.await();
+  }
+}

@@ -1,0 +1,40 @@
+package io.taskmesh.sidecar;
+
+import java.util.List;
+import java.util.Map;
+
+/** What handling one queue record produced: records to send, and whether the process must stop. */
+record Outcome(List<Output> outputs, Kind kind) {
+
+  enum Kind {
+    /** Send the outputs and commit the record's offset. */
+    DONE,
+    /** Send the outputs, commit, then exit with status 1 (the runtime call timed out). */
+    DONE_THEN_EXIT,
+    /** Commit nothing from here on and exit with status 1 (the runtime is gone). */
+    EXIT_UNCOMMITTED
+  }
+
+  /** One record to produce. {@code headers} become Kafka record headers (e.g. the dead-letter reason). */
+  record Output(String topic, String key, byte[] value, Map<String, String> headers) {
+    Output(String topic, String key, byte[] value) {
+      this(topic, key, value, Map.of());
+    }
+  }
+
+  static Outcome done(List<Output> outputs) {
+    return new Outcome(List.copyOf(outputs), Kind.DONE);
+  }
+
+  static Outcome done(Output output) {
+    return done(List.of(output));
+  }
+
+  static Outcome doneThenExit(Output output) {
+    return new Outcome(List.of(output), Kind.DONE_THEN_EXIT);
+  }
+
+  static Outcome exitUncommitted() {
+    return new Outcome(List.of(), Kind.EXIT_UNCOMMITTED);
+  }
+}

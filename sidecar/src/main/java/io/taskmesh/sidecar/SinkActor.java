@@ -1,0 +1,107 @@
+package io.taskmesh.sidecar;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.taskmesh.schemas.Envelope;
+import io.taskmesh.schemas.EnvelopeStatus;
+import io.taskmesh.schemas.FinalReport;
+import io.taskmesh.schemas.Json;
+import io.taskmesh.schemas.Topics;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Crew actor {@code x-sink} (Java, no runtime): reports the final status of every terminal
+ * envelope ({@code succeeded} with the payload as result when the route ended, else
+ * {@code failed} with the error), then hands the envelope to {@code x-sump} in the same
+ * transaction as its offset.
+ */
+public final class SinkActor implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(SinkActor.class);
+
+  private final SidecarConfig config;
+  private final GatewayReporter reporter;
+  private final ExitHook exitHook;
+  private TopicAdmin admin;
+  private ActorLoop loop;
+
+  /** @param config any sidecar config of the namespace; the actor name is replaced by {@code x-sink} */
+  public SinkActor(SidecarConfig config, GatewayReporter reporter, ExitHook exitHook) {
+    this.config = config.withActor(Topics.SINK);
+    this.reporter = reporter;
+    this.exitHook = exitHook;
+  }
+
+  public synchronized void start() {
+    admin = new TopicAdmin(config.bootstrapServers(), config.partitions(), config.replicationFactor());
+    admin.ensure(List.of(config.inputTopic(), config.topicOf(Topics.SUMP), config.deadLetterTopic()));
+    loop = new ActorLoop(config, this::handle, exitHook, admin);
+    loop.start();
+  }
+
+  private Outcome handle(ConsumerRecord<String, byte[]> record) {
+    EnvelopeReader.Read read = EnvelopeReader.read(record.value());
+    Outcome.Output toSump = new Outcome.Output(config.topicOf(Topics.SUMP), record.key(), record.value());
+    if (!read.valid()) {
+      LOG.error("x-sink: unreadable envelope {}: {}", record.key(), read.problem());
+      return Outcome.done(toSump);
+    }
+    Envelope e = read.envelope();
+    reporter.finalReport(e, finalReport(e, Topics.SINK));
+    return Outcome.done(toSump);
+  }
+
+  /** succeeded when the phase says so or the route ended without a failure; else failed. */
+  static boolean succeeded(Envelope e) {
+    String phase = e.status() == null ? null : e.status().phase();
+    if ("succeeded".equals(phase)) {
+      return true;
+    }
+    return e.route().exhausted() && (phase == null || "processing".equals(phase) || "pending".equals(phase));
+  }
+
+  static FinalReport finalReport(Envelope e, String reporterName) {
+    EnvelopeStatus s = e.status();
+    Map<String, Object> meta = new LinkedHashMap<>();
+    meta.put("route", e.route());
+    if (e.parentId() != null) {
+      meta.put("parent_id", e.parentId());
+    }
+    if (s != null) {
+      putIfSet(meta, "actor", s.actor());
+      putIfSet(meta, "reason", s.reason());
+      putIfSet(meta, "attempt", s.attempt());
+    }
+    if (succeeded(e)) {
+      return new FinalReport(e.id(), "succeeded", e.payload(), null, reporterName, meta);
+    }
+    String error = s == null ? null : s.error();
+    if (error == null) {
+      error = s != null && s.reason() != null ? s.reason() : "envelope ended before its route was exhausted";
+    }
+    return new FinalReport(e.id(), "failed", null, error, reporterName, meta);
+  }
+
+  private static void putIfSet(Map<String, Object> m, String k, Object v) {
+    if (v != null) {
+      m.put(k, v);
+    }
+  }
+
+  static JsonNode json(Object o) {
+    return Json.tree(o);
+  }
+
+  @Override
+  public synchronized void close() {
+    if (loop != null) {
+      loop.close();
+    }
+    if (admin != null) {
+      admin.close();
+    }
+  }
+}

@@ -1,0 +1,69 @@
+package io.taskmesh.sidecar;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.taskmesh.schemas.Envelope;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** One envelope through a 2-actor route (upper -> reverse of the example handlers) to x-sink and x-sump. */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class SidecarPathIT {
+  static TestMesh mesh;
+
+  @BeforeAll
+  static void start() {
+    mesh = new TestMesh();
+  }
+
+  @AfterAll
+  static void stop() {
+    mesh.close();
+  }
+
+  @Test
+  void oneEnvelopeThroughTwoActorsReachesSinkAndSump() {
+    var examples = TestMesh.repoRoot().resolve("runtime/examples");
+    RuntimeProcess upper = mesh.runtime(examples, "text.upper");
+    RuntimeProcess reverse = mesh.runtime(examples, "text.reverse");
+    ExitHook noExit = s -> { throw new AssertionError("exit " + s); };
+    mesh.sidecar(upper, mesh.config("upper", upper.socketDir()), noExit);
+    mesh.sidecar(reverse, mesh.config("reverse", reverse.socketDir()), noExit);
+    mesh.sink();
+    SumpActor sump = mesh.sump();
+
+    mesh.send(mesh.envelope("task-1", Map.of("text", "hello"), "upper", "reverse"));
+
+    Wait.until(Duration.ofSeconds(60), "final report", () -> !mesh.gateway.calls("task-1", "final").isEmpty());
+    JsonNode fin = mesh.gateway.calls("task-1", "final").get(0).body();
+    assertThat(fin.path("status").asText()).isEqualTo("succeeded");
+    assertThat(fin.path("id").asText()).isEqualTo("task-1");
+    assertThat(fin.path("result").path("text").asText()).isEqualTo("OLLEH");
+    assertThat(fin.path("current_actor_name").asText()).isEqualTo("x-sink");
+
+    Wait.until(Duration.ofSeconds(10), "six progress reports",
+        () -> mesh.gateway.calls("task-1", "progress").size() == 6);
+    List<String> progress = mesh.gateway.calls("task-1", "progress").stream()
+        .map(c -> c.body().path("curr").asText() + ":" + c.body().path("status").asText()
+            + ":" + c.body().path("prev") + ":" + c.body().path("next"))
+        .toList();
+    assertThat(progress).containsExactly(
+        "upper:received:[]:[\"reverse\"]", "upper:processing:[]:[\"reverse\"]", "upper:completed:[]:[\"reverse\"]",
+        "reverse:received:[\"upper\"]:[]", "reverse:processing:[\"upper\"]:[]", "reverse:completed:[\"upper\"]:[]");
+
+    List<Envelope> sunk = mesh.envelopes(mesh.topic("x-sink"), 1, Duration.ofSeconds(10));
+    assertThat(sunk).hasSize(1);
+    assertThat(sunk.get(0).status().phase()).isEqualTo("succeeded");
+    assertThat(sunk.get(0).route().prev()).containsExactly("upper", "reverse");
+    assertThat(sunk.get(0).route().curr()).isEmpty();
+    Wait.until(Duration.ofSeconds(20), "x-sump counted it", () -> sump.succeeded() == 1);
+    assertThat(sump.failed()).isZero();
+  }
+}
