@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import importlib
 import inspect
@@ -179,16 +178,19 @@ class AsyncBridge:
     """One event loop in a daemon thread shared by all calls (state bound to the loop survives)."""
 
     def __init__(self):
+        import asyncio  # imported lazily: it is ~half of the start-up import time
+
+        self._asyncio = asyncio
         self.loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._run, name="taskmesh-asyncio", daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
-        asyncio.set_event_loop(self.loop)
+        self._asyncio.set_event_loop(self.loop)
         self.loop.run_forever()
 
     def run(self, coro) -> Any:
-        return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
+        return self._asyncio.run_coroutine_threadsafe(coro, self.loop).result()
 
     def stop(self) -> None:
         self.loop.call_soon_threadsafe(self.loop.stop)

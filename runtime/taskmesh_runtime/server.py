@@ -63,6 +63,9 @@ def _header_has(value: str | None, token: str) -> bool:
 class RuntimeRequestHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "taskmesh-runtime"
+    # Socket read/write timeout: an idle keep-alive connection frees its thread after this.
+    # (Time spent inside the handler does not count: no socket operation happens then.)
+    timeout = 600
     server: UnixHTTPServer
 
     # -- http.server plumbing ------------------------------------------------------------------
