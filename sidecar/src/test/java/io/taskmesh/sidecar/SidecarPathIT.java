@@ -39,9 +39,11 @@ class SidecarPathIT {
     mesh.sink();
     SumpActor sump = mesh.sump();
 
+    long t0 = System.nanoTime();
     mesh.send(mesh.envelope("task-1", Map.of("text", "hello"), "upper", "reverse"));
 
     Wait.until(Duration.ofSeconds(60), "final report", () -> !mesh.gateway.calls("task-1", "final").isEmpty());
+    System.out.println("final after " + (System.nanoTime() - t0) / 1_000_000 + " ms");
     JsonNode fin = mesh.gateway.calls("task-1", "final").get(0).body();
     assertThat(fin.path("status").asText()).isEqualTo("succeeded");
     assertThat(fin.path("id").asText()).isEqualTo("task-1");

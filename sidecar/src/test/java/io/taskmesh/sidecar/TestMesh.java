@@ -88,7 +88,11 @@ final class TestMesh implements AutoCloseable {
   }
 
   Sidecar sidecar(RuntimeProcess rt, SidecarConfig cfg, ExitHook exit) {
-    RuntimeClient client = new RuntimeClient(rt.socketPath());
+    return sidecar(rt.socketPath(), cfg, exit);
+  }
+
+  Sidecar sidecar(Path socketPath, SidecarConfig cfg, ExitHook exit) {
+    RuntimeClient client = new RuntimeClient(socketPath);
     Sidecar s = new Sidecar(cfg, client, reporter, exit, Duration.ofSeconds(30));
     s.start();
     closing.add(0, client);
