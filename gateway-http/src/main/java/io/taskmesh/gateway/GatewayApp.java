@@ -71,6 +71,8 @@ public final class GatewayApp implements AutoCloseable {
     cfg.startup.showJavalinBanner = false;
     cfg.jsonMapper(new JavalinJackson(Json.MAPPER, false));
     cfg.http.maxRequestSize = MAX_BODY_BYTES;
+    cfg.jetty.modifyServletContextHandler(h -> h.addFilter(new org.eclipse.jetty.ee10.servlet.FilterHolder(new SseAcceptFilter()), "/*",
+        java.util.EnumSet.of(jakarta.servlet.DispatcherType.REQUEST)));
     GatewayMode mode = config.mode();
     cfg.routes.get("/health", ctx -> ctx.contentType("text/plain").result("OK"));
     cfg.routes.get("/tasks/{id}", ctx -> ctx.json(TaskViews.task(task(ctx.pathParam("id")))));

@@ -155,6 +155,9 @@ class GatewayIT {
       assertThat(again).filteredOn(e -> e.event().equals("update")).extracting(SseReader.Event::id)
           .containsExactly("10", "11");
     }
+    HttpResponse<String> plain = get("/mesh/" + id + "/stream"); // no Accept header, as plain curl
+    assertThat(plain.headers().firstValue("Content-Type").orElse("")).startsWith("text/event-stream");
+    assertThat(plain.body()).contains("event: update").contains("id: 11");
     HttpResponse<String> active = get("/mesh/" + id + "/active");
     assertThat(active.statusCode()).isEqualTo(410);
     HttpResponse<String> mesh = get("/mesh/" + id);
