@@ -311,6 +311,11 @@ final class ActorLoop implements AutoCloseable {
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, config.maxPollRecords());
+    // a crashed member holds its partitions until this expires (unless replaced by static membership)
+    p.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 10_000);
+    if (config.staticMember()) { // a restarted instance with the same id takes its partitions back at once
+      p.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, config.transactionalId());
+    }
     // a batch may hold slow runtime calls; the group must not evict us in the middle of one
     long interval = Math.max(300_000L, config.actorTimeout().toMillis() * 2 + 60_000L);
     p.put(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, (int) Math.min(Integer.MAX_VALUE, interval));

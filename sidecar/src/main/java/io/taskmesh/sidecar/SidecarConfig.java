@@ -29,6 +29,7 @@ public record SidecarConfig(
     int partitions,
     short replicationFactor,
     String instanceId,
+    boolean staticMember,
     Duration transactionTimeout) {
 
   public static final String DEFAULT_SOCKET_DIR = "/var/run/svc";
@@ -70,6 +71,7 @@ public record SidecarConfig(
         integer(env, "SVC_TOPIC_PARTITIONS", 1),
         (short) integer(env, "SVC_TOPIC_REPLICATION_FACTOR", 1),
         env.getOrDefault("SVC_INSTANCE_ID", UUID.randomUUID().toString()),
+        env.containsKey("SVC_INSTANCE_ID"),
         Durations.parse("SVC_TRANSACTION_TIMEOUT", env.getOrDefault("SVC_TRANSACTION_TIMEOUT", "15s")));
   }
 
@@ -78,7 +80,7 @@ public record SidecarConfig(
       String gatewayUrl) {
     return new SidecarConfig(bootstrapServers, namespace, actorName, socketDir, DEFAULT_SOCKET_NAME, gatewayUrl,
         Duration.ofMinutes(5), 1, Duration.ofMillis(200), List.of(), 1, 3, 500, 1, (short) 1,
-        UUID.randomUUID().toString(), Duration.ofSeconds(15));
+        UUID.randomUUID().toString(), false, Duration.ofSeconds(15));
   }
 
   public Path socketPath() {
@@ -106,31 +108,32 @@ public record SidecarConfig(
   public SidecarConfig withActor(String actor) {
     return new SidecarConfig(bootstrapServers, namespace, actor, socketDir, socketName, gatewayUrl, actorTimeout,
         maxAttempts, backoff, retryOn, concurrency, maxDeliveries, maxPollRecords, partitions, replicationFactor,
-        instanceId, transactionTimeout);
+        instanceId, staticMember, transactionTimeout);
   }
 
   public SidecarConfig withResiliency(int attempts, Duration backoffBase, List<String> retryOnTypes) {
     return new SidecarConfig(bootstrapServers, namespace, actorName, socketDir, socketName, gatewayUrl, actorTimeout,
         attempts, backoffBase, retryOnTypes, concurrency, maxDeliveries, maxPollRecords, partitions,
-        replicationFactor, instanceId, transactionTimeout);
+        replicationFactor, instanceId, staticMember,
+        transactionTimeout);
   }
 
   public SidecarConfig withActorTimeout(Duration timeout) {
     return new SidecarConfig(bootstrapServers, namespace, actorName, socketDir, socketName, gatewayUrl, timeout,
         maxAttempts, backoff, retryOn, concurrency, maxDeliveries, maxPollRecords, partitions, replicationFactor,
-        instanceId, transactionTimeout);
+        instanceId, staticMember, transactionTimeout);
   }
 
   public SidecarConfig withConcurrency(int n) {
     return new SidecarConfig(bootstrapServers, namespace, actorName, socketDir, socketName, gatewayUrl, actorTimeout,
         maxAttempts, backoff, retryOn, n, maxDeliveries, maxPollRecords, partitions, replicationFactor, instanceId,
-        transactionTimeout);
+        staticMember, transactionTimeout);
   }
 
   public SidecarConfig withMaxDeliveries(int n) {
     return new SidecarConfig(bootstrapServers, namespace, actorName, socketDir, socketName, gatewayUrl, actorTimeout,
         maxAttempts, backoff, retryOn, concurrency, n, maxPollRecords, partitions, replicationFactor, instanceId,
-        transactionTimeout);
+        staticMember, transactionTimeout);
   }
 
   private static void require(String value, String variable) {

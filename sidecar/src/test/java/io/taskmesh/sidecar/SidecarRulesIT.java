@@ -289,7 +289,7 @@ class SidecarRulesIT {
     SidecarConfig base = mesh.config("h", rt.socketDir());
     SidecarConfig cfg = new SidecarConfig(base.bootstrapServers(), base.namespace(), "h", base.socketDir(),
         base.socketName(), mesh.gateway.url(), base.actorTimeout(), 1, base.backoff(), List.of(), 1, 3, 500, 1,
-        (short) 1, "h1", Duration.ofSeconds(15));
+        (short) 1, "h1", false, Duration.ofSeconds(15));
     try (GatewayReporter own = new GatewayReporter(cfg.gatewayUrl());
         RuntimeClient client = new RuntimeClient(rt.socketPath());
         Sidecar s = new Sidecar(cfg, client, own, NO_EXIT, Duration.ofSeconds(30))) {
