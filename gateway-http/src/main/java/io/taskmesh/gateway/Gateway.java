@@ -10,11 +10,13 @@ public final class Gateway implements AutoCloseable {
   private final TaskView view;
   private final EnvelopeDispatcher dispatcher;
   private final GatewayApp app;
+  private final FlyBus fly;
 
-  private Gateway(TaskView view, EnvelopeDispatcher dispatcher, GatewayApp app) {
+  private Gateway(TaskView view, EnvelopeDispatcher dispatcher, GatewayApp app, FlyBus fly) {
     this.view = view;
     this.dispatcher = dispatcher;
     this.app = app;
+    this.fly = fly;
   }
 
   public static Gateway start(GatewayConfig config) {
@@ -24,9 +26,10 @@ public final class Gateway implements AutoCloseable {
         TaskTopics.defaults(), Duration.ofSeconds(60));
     EnvelopeDispatcher dispatcher = new EnvelopeDispatcher(config.bootstrapServers());
     TaskLauncher launcher = new TaskLauncher(view, dispatcher, config.namespace(), config.meshUrl());
-    GatewayApp app = new GatewayApp(config, flows, view, view, view.feed(), launcher, new FlyBus());
+    FlyBus fly = config.databaseUrl() == null ? new FlyBus() : new FlyBus(config.databaseUrl());
+    GatewayApp app = new GatewayApp(config, flows, view, view, view.feed(), launcher, fly);
     app.javalin().start(config.host(), config.port());
-    return new Gateway(view, dispatcher, app);
+    return new Gateway(view, dispatcher, app, fly);
   }
 
   public int port() {
@@ -36,6 +39,7 @@ public final class Gateway implements AutoCloseable {
   @Override
   public void close() {
     app.close();
+    fly.close();
     dispatcher.close();
     view.close();
   }

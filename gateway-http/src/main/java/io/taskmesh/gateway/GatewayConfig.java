@@ -16,7 +16,8 @@ public record GatewayConfig(
     int taskPartitions,
     short replicationFactor,
     String meshUrl,
-    String mcpApiKey) {
+    String mcpApiKey,
+    String databaseUrl) {
 
   public static GatewayConfig fromEnv(Map<String, String> env) {
     GatewayMode mode = GatewayMode.parse(env.get("SVC_GATEWAY_MODE"));
@@ -35,7 +36,8 @@ public record GatewayConfig(
         intVar(env, "SVC_TASK_TOPIC_PARTITIONS", 3, 1, 10_000),
         (short) intVar(env, "SVC_TOPIC_REPLICATION_FACTOR", 1, 1, 32),
         blankToNull(env.get("SVC_MESH_URL")),
-        env.getOrDefault("SVC_MCP_API_KEY", ""));
+        env.getOrDefault("SVC_MCP_API_KEY", ""),
+        blankToNull(env.get("SVC_DATABASE_URL")));
   }
 
   private static String require(Map<String, String> env, String name) {

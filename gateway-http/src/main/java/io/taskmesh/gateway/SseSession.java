@@ -19,6 +19,9 @@ import java.util.concurrent.Executor;
  */
 final class SseSession {
   static final int MAX_QUEUED = 1000;
+  /** The spec's FLY subscriber buffer: FLY beyond it is dropped (at most once), not queued. */
+  static final int MAX_QUEUED_FLY = 100;
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(SseSession.class);
 
   private final SseClient client;
   private final Executor writer;
@@ -28,6 +31,7 @@ final class SseSession {
   private boolean draining;
   private boolean closed;
   private long lastSent;
+  private int queuedFly;
 
   SseSession(SseClient client, Executor writer, long lastEventId) {
     this.client = client;
@@ -53,6 +57,11 @@ final class SseSession {
   }
 
   synchronized void onFly(JsonNode fly) {
+    if (queuedFly >= MAX_QUEUED_FLY) {
+      LOG.warn("FLY buffer of an SSE client is full; dropping an event");
+      return;
+    }
+    queuedFly++;
     enqueue(fly);
   }
 
@@ -88,6 +97,9 @@ final class SseSession {
       Object item;
       synchronized (this) {
         item = queue.poll();
+        if (item instanceof JsonNode) {
+          queuedFly--;
+        }
         if (item == null || closed) {
           draining = false;
           return;

@@ -1,0 +1,96 @@
+package io.taskmesh.gateway;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.taskmesh.devkit.LocalPostgres;
+import io.taskmesh.schemas.Json;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** FLY between two "replicas" (two buses) over a real Postgres LISTEN/NOTIFY. */
+@Timeout(value = 2, unit = TimeUnit.MINUTES)
+class FlyBusIT {
+  private static FlyBus a;
+  private static FlyBus b;
+
+  @BeforeAll
+  static void start() {
+    String url = LocalPostgres.shared().jdbcUrl();
+    a = new FlyBus(url);
+    b = new FlyBus(url);
+    await(() -> a.crossProcess() && b.crossProcess());
+  }
+
+  @AfterAll
+  static void stop() {
+    a.close();
+    b.close();
+  }
+
+  @Test
+  void anEventPublishedOnOneReplicaReachesSubscribersOfTheOther() throws Exception {
+    BlockingQueue<JsonNode> onB = new LinkedBlockingQueue<>();
+    BlockingQueue<JsonNode> onA = new LinkedBlockingQueue<>();
+    try (AutoCloseable subB = b.subscribe("t-cross", onB::add); AutoCloseable subA = a.subscribe("t-cross", onA::add)) {
+      a.publish("t-cross", Json.MAPPER.readTree("{\"partial\":true,\"text\":\"hi\"}"));
+      assertThat(onB.poll(10, TimeUnit.SECONDS)).isEqualTo(Json.MAPPER.readTree("{\"partial\":true,\"text\":\"hi\"}"));
+      assertThat(onA.poll(10, TimeUnit.SECONDS)).as("the publishing replica's own clients too").isNotNull();
+      assertThat(onA.poll(300, TimeUnit.MILLISECONDS)).as("exactly once locally").isNull();
+    }
+  }
+
+  @Test
+  void aPayloadOver8000BytesStaysInProcess() throws Exception {
+    BlockingQueue<JsonNode> onB = new LinkedBlockingQueue<>();
+    BlockingQueue<JsonNode> onA = new LinkedBlockingQueue<>();
+    try (AutoCloseable subB = b.subscribe("t-big", onB::add); AutoCloseable subA = a.subscribe("t-big", onA::add)) {
+      a.publish("t-big", Json.tree(java.util.Map.of("text", "x".repeat(9000))));
+      assertThat(onA.poll(5, TimeUnit.SECONDS)).isNotNull();
+      // a small marker sent after it proves B's listener is live, so the big one really did not go out
+      a.publish("t-big", Json.tree(java.util.Map.of("text", "marker")));
+      assertThat(onB.poll(10, TimeUnit.SECONDS).get("text").asText()).isEqualTo("marker");
+    }
+  }
+
+  @Test
+  void withTheDatabaseDownDeliveryFallsBackInProcessAndRecovers() throws Exception {
+    LocalPostgres pg = LocalPostgres.shared();
+    BlockingQueue<JsonNode> onA = new LinkedBlockingQueue<>();
+    BlockingQueue<JsonNode> onB = new LinkedBlockingQueue<>();
+    try (AutoCloseable subA = a.subscribe("t-down", onA::add); AutoCloseable subB = b.subscribe("t-down", onB::add)) {
+      pg.stop();
+      await(() -> !a.crossProcess());
+      a.publish("t-down", Json.tree(java.util.Map.of("text", "local")));
+      assertThat(onA.poll(5, TimeUnit.SECONDS).get("text").asText()).isEqualTo("local");
+      pg.restart();
+      await(() -> a.crossProcess() && b.crossProcess());
+      a.publish("t-down", Json.tree(java.util.Map.of("text", "back")));
+      assertThat(onB.poll(10, TimeUnit.SECONDS).get("text").asText()).isEqualTo("back");
+    }
+    assertThat(List.of(a.crossProcess(), b.crossProcess())).containsOnly(true);
+  }
+
+  private static void await(BooleanSupplier condition) {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("condition not met in 30 s");
+      }
+      Thread.onSpinWait();
+      try {
+        Thread.sleep(20); // polling a flag that a reconnecting thread sets
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError(e);
+      }
+    }
+  }
+}
