@@ -10,22 +10,63 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
-/** The flows this gateway exposes, loaded from the YAML flow config ({@code flows: [...]}). */
+/**
+ * The flows this gateway exposes, from the YAML flow config ({@code flows: [...]}). {@link
+ * #reload()} re-reads the file: an invalid file keeps the last good flows (and logs why); a
+ * missing file means no flows. Listeners hear about every change.
+ */
 public final class FlowRegistry {
+  private static final Logger LOG = LoggerFactory.getLogger(FlowRegistry.class);
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory())
       .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
 
+  private final Path file;
+  private final List<Consumer<Map<String, FlowConfig>>> listeners = new CopyOnWriteArrayList<>();
   private volatile Map<String, FlowConfig> flows = Map.of();
 
-  /** No file means no flows (the spec's empty start-up config). */
+  private FlowRegistry(Path file) {
+    this.file = file;
+  }
+
+  /** Loads the file now; start-up with no (or an invalid) file starts with no flows. */
   public static FlowRegistry load(Path file) {
-    FlowRegistry registry = new FlowRegistry();
-    if (file != null && Files.exists(file)) {
-      registry.flows = parse(file);
-    }
+    FlowRegistry registry = new FlowRegistry(file);
+    registry.reload();
     return registry;
+  }
+
+  /** Re-reads the file; returns true when the flows changed. */
+  public synchronized boolean reload() {
+    Map<String, FlowConfig> next;
+    if (file == null || !Files.exists(file)) {
+      next = Map.of();
+    } else {
+      try {
+        next = parse(file);
+      } catch (IllegalArgumentException e) {
+        LOG.warn("flow config {} is invalid, keeping the last good one: {}", file, e.getMessage());
+        return false;
+      }
+    }
+    if (next.equals(flows)) {
+      return false;
+    }
+    flows = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(next));
+    LOG.info("flow config loaded: {}", flows.keySet());
+    listeners.forEach(l -> l.accept(flows));
+    return true;
+  }
+
+  /** Called with the new flows after every change. */
+  public void onChange(Consumer<Map<String, FlowConfig>> listener) {
+    listeners.add(listener);
   }
 
   /** Parses a flow config file; throws {@link IllegalArgumentException} naming what is wrong. */

@@ -29,6 +29,9 @@ public final class Gateway implements AutoCloseable {
     FlyBus fly = config.databaseUrl() == null ? new FlyBus() : new FlyBus(config.databaseUrl());
     GatewayApp app = new GatewayApp(config, flows, view, view, view.feed(), launcher, fly);
     app.javalin().start(config.host(), config.port());
+    if (config.configPath() != null && config.mode() != GatewayMode.MESH) {
+      app.pollFlowConfig(config.configPollInterval());
+    }
     return new Gateway(view, dispatcher, app, fly);
   }
 

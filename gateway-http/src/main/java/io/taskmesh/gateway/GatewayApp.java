@@ -50,6 +50,13 @@ public final class GatewayApp implements AutoCloseable {
   private final FlyBus fly;
   private final TaskStreams streams;
   private final Javalin app;
+  private final ToolArguments toolArguments = new ToolArguments();
+  private final java.util.concurrent.ScheduledExecutorService configPoller =
+      java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "flow-config-poll");
+        t.setDaemon(true);
+        return t;
+      });
 
   public GatewayApp(GatewayConfig config, FlowRegistry flows, TaskQueries queries, TaskCommands commands,
       UpdateFeed feed, TaskLauncher launcher, FlyBus fly) {
@@ -90,6 +97,10 @@ public final class GatewayApp implements AutoCloseable {
       cfg.routes.post("/mesh/{id}/progress", this::progress);
       cfg.routes.post("/mesh/{id}/final", this::finalReport);
       cfg.routes.post("/mesh/{id}/fly", this::flyEvent);
+      cfg.routes.post("/mesh/config-reload", ctx -> {
+        flows.reload();
+        ctx.json(Map.of("status", "ok"));
+      });
     }
     cfg.routes.exception(ViewUnavailableException.class, (e, ctx) -> {
       ctx.status(HttpStatus.SERVICE_UNAVAILABLE).header("Retry-After", "1").result(e.getMessage());
@@ -116,6 +127,11 @@ public final class GatewayApp implements AutoCloseable {
         .orElseThrow(() -> new NotFoundResponse("tool not found: " + name.asText()));
     ObjectNode input = arguments == null || arguments.isNull() ? JsonNodeFactory.instance.objectNode()
         : (ObjectNode) arguments;
+    try {
+      toolArguments.check(flow, input);
+    } catch (ToolArguments.InvalidArguments e) {
+      throw new BadRequestResponse(e.getMessage());
+    }
     String id = launcher.start(flow, input, null);
     ctx.json(callToolResult(id));
   }
@@ -217,8 +233,21 @@ public final class GatewayApp implements AutoCloseable {
     }
   }
 
+  /** Re-reads the flow config every {@code interval} (spec: polled, default 10 s). */
+  void pollFlowConfig(java.time.Duration interval) {
+    long ms = Math.max(100, interval.toMillis());
+    configPoller.scheduleWithFixedDelay(() -> {
+      try {
+        flows.reload();
+      } catch (RuntimeException e) {
+        LOG.warn("flow config poll failed: {}", e.toString());
+      }
+    }, ms, ms, java.util.concurrent.TimeUnit.MILLISECONDS);
+  }
+
   @Override
   public void close() {
+    configPoller.shutdownNow();
     app.stop();
     streams.close();
   }

@@ -1,6 +1,8 @@
 package io.taskmesh.gateway;
 
+import io.taskmesh.schemas.Durations;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 
 /** Everything the gateway reads from its environment, validated at start-up. */
@@ -17,7 +19,8 @@ public record GatewayConfig(
     short replicationFactor,
     String meshUrl,
     String mcpApiKey,
-    String databaseUrl) {
+    String databaseUrl,
+    Duration configPollInterval) {
 
   public static GatewayConfig fromEnv(Map<String, String> env) {
     GatewayMode mode = GatewayMode.parse(env.get("SVC_GATEWAY_MODE"));
@@ -37,7 +40,8 @@ public record GatewayConfig(
         (short) intVar(env, "SVC_TOPIC_REPLICATION_FACTOR", 1, 1, 32),
         blankToNull(env.get("SVC_MESH_URL")),
         env.getOrDefault("SVC_MCP_API_KEY", ""),
-        blankToNull(env.get("SVC_DATABASE_URL")));
+        blankToNull(env.get("SVC_DATABASE_URL")),
+        Durations.parse("SVC_CONFIG_POLL_INTERVAL", env.getOrDefault("SVC_CONFIG_POLL_INTERVAL", "10s")));
   }
 
   private static String require(Map<String, String> env, String name) {
