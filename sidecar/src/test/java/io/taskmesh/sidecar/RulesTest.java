@@ -1,0 +1,84 @@
+package io.taskmesh.sidecar;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.taskmesh.schemas.Envelope;
+import io.taskmesh.schemas.EnvelopeStatus;
+import io.taskmesh.schemas.FinalReport;
+import io.taskmesh.schemas.Json;
+import io.taskmesh.schemas.Route;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** Pure rules: retry policy, envelope validation, final report mapping. */
+@Timeout(value = 10, unit = TimeUnit.SECONDS)
+class RulesTest {
+  private static InvokeResult.RuntimeError error(String code, String type, String... mro) {
+    return new InvokeResult.RuntimeError(500, code, Json.tree(Map.of("message", "m", "type", type,
+        "mro", List.of(mro))));
+  }
+
+  @Test
+  void retryPolicyMatchesTypeOrMroAndNeverRetriesParsingErrors() {
+    RetryPolicy p = new RetryPolicy(3, Duration.ofMillis(100), List.of("OSError"));
+    assertThat(p.retries(error("processing_error", "ConnectionError", "ConnectionError", "OSError", "Exception"), 1))
+        .isTrue();
+    assertThat(p.retries(error("processing_error", "builtins.OSError"), 1)).isTrue();
+    assertThat(p.retries(error("processing_error", "ValueError", "ValueError", "Exception"), 1)).isFalse();
+    assertThat(p.retries(error("processing_error", "OSError"), 3)).isFalse();
+    assertThat(new RetryPolicy(5, Duration.ZERO, List.of()).retries(error("msg_parsing_error", "X"), 1)).isFalse();
+    assertThat(new RetryPolicy(5, Duration.ZERO, List.of()).retries(error("processing_error", "X"), 1)).isTrue();
+    assertThat(p.backoff(1)).isEqualTo(Duration.ofMillis(100));
+    assertThat(p.backoff(3)).isEqualTo(Duration.ofMillis(400));
+    assertThat(p.backoff(40)).isEqualTo(Duration.ofSeconds(30));
+  }
+
+  @Test
+  void envelopeValidation() {
+    assertThat(EnvelopeReader.read("{".getBytes(StandardCharsets.UTF_8)).problem()).startsWith("invalid JSON");
+    assertThat(EnvelopeReader.read("[]".getBytes(StandardCharsets.UTF_8)).problem()).contains("not a JSON object");
+    assertThat(EnvelopeReader.read("{\"route\":{},\"payload\":1}".getBytes(StandardCharsets.UTF_8)).problem())
+        .contains("'id'");
+    assertThat(EnvelopeReader.read("{\"id\":\"a\",\"route\":{\"next\":\"b\"},\"payload\":1}"
+        .getBytes(StandardCharsets.UTF_8)).problem()).contains("route must be");
+    EnvelopeReader.Read ok = EnvelopeReader.read(("{\"id\":\"a\",\"route\":{\"prev\":[],\"curr\":\"x\",\"next\":[]},"
+        + "\"payload\":null,\"extra\":1}").getBytes(StandardCharsets.UTF_8));
+    assertThat(ok.valid()).isTrue();
+    assertThat(ok.envelope().route().curr()).isEqualTo("x");
+  }
+
+  @Test
+  void crewActorsAreFoundAnywhereInARoute() {
+    assertThat(EnvelopeProcessor.crewActorIn(new Route(List.of(), "a", List.of("b")))).isNull();
+    assertThat(EnvelopeProcessor.crewActorIn(new Route(List.of(), "a", List.of("x-sink")))).isEqualTo("x-sink");
+    assertThat(EnvelopeProcessor.crewActorIn(new Route(List.of(), "x-sump", List.of()))).isEqualTo("x-sump");
+  }
+
+  @Test
+  void finalReportIsSucceededOnlyForSucceededPhaseOrAnEndedRoute() {
+    Route ended = new Route(List.of("a"), "", List.of());
+    Envelope ok = new Envelope("1", null, ended, status("succeeded", null, null), Json.tree(Map.of("r", 1)), null);
+    FinalReport r = SinkActor.finalReport(ok, "x-sink");
+    assertThat(r.status()).isEqualTo("succeeded");
+    assertThat(r.result().path("r").asInt()).isEqualTo(1);
+    assertThat(SinkActor.finalReport(ok.withStatus(null), "x-sink").status()).isEqualTo("succeeded");
+
+    Envelope bad = new Envelope("2", null, new Route(List.of(), "a", List.of()),
+        status("failed", "Timeout", "too slow"), Json.tree(1), null);
+    FinalReport f = SinkActor.finalReport(bad, "x-sump");
+    assertThat(f.status()).isEqualTo("failed");
+    assertThat(f.error()).isEqualTo("too slow");
+    assertThat(f.result()).isNull();
+    assertThat(f.metadata()).containsEntry("reason", "Timeout");
+    assertThat(SinkActor.finalReport(bad.withStatus(null), "x-sink").status()).isEqualTo("failed");
+  }
+
+  private static EnvelopeStatus status(String phase, String reason, String error) {
+    return new EnvelopeStatus(phase, "a", 1, 1, null, null, null, reason, error);
+  }
+}
