@@ -3,46 +3,96 @@ package io.taskmesh.topology;
 import io.taskmesh.schemas.TaskEvent;
 import io.taskmesh.schemas.TaskState;
 import io.taskmesh.schemas.TaskUpdate;
+import io.taskmesh.schemas.Times;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.kstream.Consumed;
+import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.Stores;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** task events -> fold into the {@code tasks} store -> one task update per accepted change. */
+/**
+ * task events -> fold into the {@code tasks} store -> one task update per accepted change.
+ *
+ * <p>Deadline backstop: the same processor keeps a deadline index ({@code <store>-deadlines}, key
+ * {@code <epoch-ms, 16 digits>|<task id>}) of the non-final tasks of its partition that have a
+ * {@code deadline_at}. A wall-clock punctuator scans the index for due entries and appends a
+ * {@code deadline_expired} event for each still non-final task to the task event log (in the same
+ * exactly-once transaction as the index delete); the fold applies it like any other event. Going
+ * through the log keeps replay deterministic: the log order alone decides whether a late final
+ * report or the timeout won.
+ */
 public final class TaskTopology {
+  public static final Duration DEFAULT_DEADLINE_SCAN = Duration.ofMillis(250);
+
   private TaskTopology() {}
 
   public static StreamsBuilder build(StreamsBuilder builder, TaskTopics topics) {
+    return build(builder, topics, DEFAULT_DEADLINE_SCAN);
+  }
+
+  public static StreamsBuilder build(StreamsBuilder builder, TaskTopics topics, Duration deadlineScan) {
+    String deadlines = deadlineStoreName(topics);
     builder.addStateStore(Stores.keyValueStoreBuilder(
         Stores.persistentKeyValueStore(topics.storeName()), Serdes.String(), TaskTopics.STATE_SERDE));
-    builder.stream(topics.events().name(), Consumed.with(topics.events().keySerde(), topics.events().valueSerde()))
-        .process(() -> new FoldProcessor(topics.storeName()), topics.storeName())
+    builder.addStateStore(Stores.keyValueStoreBuilder(
+        Stores.persistentKeyValueStore(deadlines), Serdes.String(), Serdes.String()));
+    KStream<String, Output> out = builder.stream(topics.events().name(),
+            Consumed.with(topics.events().keySerde(), topics.events().valueSerde()))
+        .process(() -> new FoldProcessor(topics.storeName(), deadlines, deadlineScan), topics.storeName(), deadlines);
+    out.filter((k, v) -> v.update() != null).mapValues(Output::update)
         .to(topics.updates().name(), Produced.with(topics.updates().keySerde(), topics.updates().valueSerde()));
+    out.filter((k, v) -> v.event() != null).mapValues(Output::event)
+        .to(topics.events().name(), Produced.with(topics.events().keySerde(), topics.events().valueSerde()));
     return builder;
   }
 
-  /** Applies {@link TaskFold} to the stored state of the event's task. */
-  static final class FoldProcessor implements Processor<String, TaskEvent, String, TaskUpdate> {
+  public static String deadlineStoreName(TaskTopics topics) {
+    return topics.storeName() + "-deadlines";
+  }
+
+  /** What the fold emits: an update for the update topic, or an event for the task log. */
+  record Output(TaskUpdate update, TaskEvent event) {}
+
+  static String deadlineKey(long epochMs, String taskId) {
+    return String.format("%016d|%s", epochMs, taskId);
+  }
+
+  /** Applies {@link TaskFold} to the stored state of the event's task; fires due deadlines. */
+  static final class FoldProcessor implements Processor<String, TaskEvent, String, Output> {
     private static final Logger LOG = LoggerFactory.getLogger(FoldProcessor.class);
     private final String storeName;
-    private ProcessorContext<String, TaskUpdate> context;
+    private final String deadlineStoreName;
+    private final Duration scanInterval;
+    private ProcessorContext<String, Output> context;
     private KeyValueStore<String, TaskState> store;
+    private KeyValueStore<String, String> deadlines;
 
-    FoldProcessor(String storeName) {
+    FoldProcessor(String storeName, String deadlineStoreName, Duration scanInterval) {
       this.storeName = storeName;
+      this.deadlineStoreName = deadlineStoreName;
+      this.scanInterval = scanInterval;
     }
 
     @Override
-    public void init(ProcessorContext<String, TaskUpdate> context) {
+    public void init(ProcessorContext<String, Output> context) {
       this.context = context;
       this.store = context.getStateStore(storeName);
+      this.deadlines = context.getStateStore(deadlineStoreName);
+      context.schedule(scanInterval, PunctuationType.WALL_CLOCK_TIME, this::fireDue);
     }
 
     @Override
@@ -54,11 +104,48 @@ public final class TaskTopology {
       try {
         TaskFold.apply(store.get(record.key()), event).ifPresent(result -> {
           store.put(record.key(), result.state());
-          context.forward(record.withValue(result.update()));
+          index(result.state());
+          context.forward(record.withValue(new Output(result.update(), null)));
         });
       } catch (IllegalArgumentException bad) {
         // a malformed event must not stop the fold of every other task
         LOG.warn("skipping task event {} of task {}: {}", event.eventId(), record.key(), bad.getMessage());
+      }
+    }
+
+    /** A task with a deadline is in the index while it is not final. */
+    private void index(TaskState s) {
+      if (s.deadlineAt() == null) {
+        return;
+      }
+      long at;
+      try {
+        at = Times.parse(s.deadlineAt()).toEpochMilli();
+      } catch (DateTimeParseException bad) {
+        LOG.warn("task {} has an unreadable deadline_at '{}': no backstop", s.id(), s.deadlineAt());
+        return;
+      }
+      String key = deadlineKey(at, s.id());
+      if (s.isFinal()) {
+        deadlines.delete(key);
+      } else if (s.seq() == 1) {
+        deadlines.put(key, s.id());
+      }
+    }
+
+    void fireDue(long now) {
+      List<KeyValue<String, String>> due = new ArrayList<>();
+      try (KeyValueIterator<String, String> it = deadlines.range(null, deadlineKey(now, "\uffff"))) {
+        while (it.hasNext()) {
+          due.add(it.next());
+        }
+      }
+      for (KeyValue<String, String> entry : due) {
+        deadlines.delete(entry.key);
+        TaskState s = store.get(entry.value);
+        if (s != null && !s.isFinal()) {
+          context.forward(new Record<>(s.id(), new Output(null, TaskEvent.deadlineExpired(s.id(), s.deadlineAt())), now));
+        }
       }
     }
   }

@@ -48,7 +48,7 @@ public final class TaskView implements TaskQueries, TaskCommands, AutoCloseable 
         ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000,
         ProducerConfig.MAX_BLOCK_MS_CONFIG, 10_000),
         topics.events().keySerde().serializer(), topics.events().valueSerde().serializer());
-    this.streams = new KafkaStreams(TaskTopology.build(new StreamsBuilder(), topics).build(), streamsProps());
+    this.streams = new KafkaStreams(TaskTopology.build(new StreamsBuilder(), topics).build(), streamsProps(config));
     this.feed = new KafkaUpdateFeed(config.bootstrapServers(), topics.updates());
   }
 
@@ -121,7 +121,8 @@ public final class TaskView implements TaskQueries, TaskCommands, AutoCloseable 
     }
   }
 
-  private Properties streamsProps() {
+  /** The Streams settings of every replica; exactly-once v2 is not optional. */
+  static Properties streamsProps(TaskViewConfig config) {
     Properties p = new Properties();
     p.put(StreamsConfig.APPLICATION_ID_CONFIG, config.applicationId());
     p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());

@@ -9,6 +9,9 @@ import io.taskmesh.schemas.Route;
 import io.taskmesh.schemas.TaskEvent;
 import io.taskmesh.schemas.TaskState;
 import io.taskmesh.schemas.TaskUpdate;
+import io.taskmesh.schemas.Times;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
@@ -30,6 +33,7 @@ class TaskTopologyTest {
   private TestInputTopic<String, TaskEvent> events;
   private TestOutputTopic<String, TaskUpdate> updates;
   private KeyValueStore<String, TaskState> store;
+  private KeyValueStore<String, String> deadlines;
 
   @BeforeEach
   void setUp() {
@@ -42,6 +46,7 @@ class TaskTopologyTest {
     updates = driver.createOutputTopic(topics.updates().name(), topics.updates().keySerde().deserializer(),
         topics.updates().valueSerde().deserializer());
     store = driver.getKeyValueStore(topics.storeName());
+    deadlines = driver.getKeyValueStore(TaskTopology.deadlineStoreName(topics));
   }
 
   @AfterEach
@@ -113,6 +118,175 @@ class TaskTopologyTest {
     assertThat(last.progressPercent()).isEqualTo((2 * 100 + 50) / 4.0);
     assertThat(last.actor()).isEqualTo("c");
     assertThat(last.currentActorIdx()).isEqualTo(2);
+  }
+
+  @Test
+  void progressNeverDecreasesAcrossForms() {
+    Route route = Route.start("a", List.of("b"));
+    send(created("p1", route));
+    send(TaskEvent.progress("p1", new ProgressReport(null, null, null, List.of("a", "b"), 1, "received", null)));
+    send(TaskEvent.progress("p1", ProgressReport.routeForm(route, "completed", null))); // 50 < 55: stale
+    send(TaskEvent.progress("p1", new ProgressReport(null, null, null, List.of("a", "b"), 1, "received", null)));
+    send(TaskEvent.progress("p1", new ProgressReport(List.of("a"), "b", List.of(), null, null, "processing", null)));
+    assertThat(updates.readValuesToList()).extracting(TaskUpdate::progressPercent).containsExactly(0.0, 55.0, 75.0);
+    assertThat(store.get("p1").progressPercent()).isEqualTo(75.0);
+  }
+
+  @Test
+  void finalFromPendingIsAccepted() {
+    send(created("p2", Route.start("a", List.of())));
+    send(TaskEvent.finished("p2", new FinalReport("p2", "succeeded", null, null, "x-sink", null)));
+    assertThat(store.get("p2").status()).isEqualTo("succeeded");
+    assertThat(store.get("p2").progressPercent()).isEqualTo(100.0);
+  }
+
+  @Test
+  void pausedThenFinalOrCanceled() {
+    Route route = Route.start("a", List.of("b"));
+    send(created("q1", route));
+    send(TaskEvent.progress("q1", ProgressReport.routeForm(route, "processing", null)));
+    TaskEvent pause = TaskEvent.paused("q1", new FinalReport("q1", "paused", null, null, "a", null));
+    send(pause);
+    send(pause); // duplicate
+    send(TaskEvent.paused("q1", new FinalReport("q1", "paused", null, null, "a", null))); // already paused
+    send(TaskEvent.progress("q1", ProgressReport.routeForm(route, "completed", null))); // late report
+    TaskState paused = store.get("q1");
+    assertThat(paused.status()).isEqualTo("paused");
+    assertThat(paused.progressPercent()).isEqualTo(25.0);
+    assertThat(paused.isFinal()).isFalse();
+    send(TaskEvent.finished("q1", new FinalReport("q1", "failed", null, "declined", "x-sump", null)));
+    assertThat(updates.readValuesToList()).extracting(TaskUpdate::status)
+        .containsExactly("pending", "running", "paused", "failed");
+
+    send(created("q2", route));
+    send(TaskEvent.paused("q2", new FinalReport("q2", "paused", null, null, "a", null)));
+    send(TaskEvent.canceled("q2", "user asked"));
+    assertThat(store.get("q2").status()).isEqualTo("canceled");
+    assertThat(store.get("q2").message()).contains("user asked");
+  }
+
+  @Test
+  void cancelMovesAnyNonFinalTaskToCanceledAndIsFinal() {
+    Route route = Route.start("a", List.of());
+    send(created("c1", route));
+    send(TaskEvent.progress("c1", ProgressReport.routeForm(route, "received", null)));
+    send(TaskEvent.canceled("c1", null));
+    send(TaskEvent.finished("c1", new FinalReport("c1", "succeeded", null, null, "x-sink", null)));
+    send(TaskEvent.progress("c1", ProgressReport.routeForm(route, "completed", null)));
+    send(TaskEvent.paused("c1", new FinalReport("c1", "paused", null, null, "a", null)));
+    send(TaskEvent.canceled("c1", "again"));
+    send(TaskEvent.canceled("unknown", "no such task"));
+    List<TaskUpdate> out = updates.readValuesToList();
+    assertThat(out).extracting(TaskUpdate::status).containsExactly("pending", "running", "canceled");
+    assertThat(out.get(2).isFinal()).isTrue();
+    assertThat(store.get("c1").status()).isEqualTo("canceled");
+    assertThat(store.get("unknown")).isNull();
+  }
+
+  @Test
+  void terminalIsNeverOverwritten() {
+    Route route = Route.start("a", List.of());
+    send(created("f1", route));
+    send(TaskEvent.finished("f1", new FinalReport("f1", "succeeded", JsonNodeFactory.instance.textNode("ok"), null, "x-sink", null)));
+    send(TaskEvent.finished("f1", new FinalReport("f1", "failed", null, "late", "x-sump", null)));
+    send(TaskEvent.canceled("f1", null));
+    send(TaskEvent.deadlineExpired("f1", Times.now()));
+    send(created("f1", Route.start("b", List.of())));
+    send(TaskEvent.childCreated("f1", new TaskEvent.Created(null, route, null, "p", "p", null, null)));
+    assertThat(updates.readValuesToList()).extracting(TaskUpdate::status).containsExactly("pending", "succeeded");
+    assertThat(store.get("f1").result().asText()).isEqualTo("ok");
+    assertThat(store.get("f1").route().curr()).isEqualTo("a");
+  }
+
+  @Test
+  void childCreatedStartsAChildWithItsParent() {
+    Route route = new Route(List.of("a"), "b", List.of("c"));
+    send(TaskEvent.childCreated("parent-1", new TaskEvent.Created(null, route, null, "parent", "ctx", null, null)));
+    TaskState child = store.get("parent-1");
+    assertThat(child.status()).isEqualTo("pending");
+    assertThat(child.parentId()).isEqualTo("parent");
+    assertThat(child.totalActors()).isEqualTo(3);
+    assertThat(child.currentActorName()).isEqualTo("b");
+    assertThat(updates.readValue().message()).isEqualTo("Child task created");
+  }
+
+  @Test
+  void eventsWithoutTheirBodyAreSkipped() {
+    send(new TaskEvent(null, "m1", TaskEvent.CREATED, null, null, null, null, null));
+    send(created("m2", Route.start("a", List.of())));
+    send(new TaskEvent(null, "m2", TaskEvent.PROGRESS, null, null, null, null, null));
+    send(new TaskEvent(null, "m2", TaskEvent.FINAL, null, null, null, null, null));
+    send(new TaskEvent(null, "m2", "teleported", null, null, null, null, null));
+    assertThat(store.get("m1")).isNull();
+    assertThat(store.get("m2").status()).isEqualTo("pending");
+    assertThat(updates.readValuesToList()).hasSize(1);
+  }
+
+  @Test
+  void aTaskPastItsDeadlineFailsWithATimeout() {
+    Instant start = Instant.now();
+    Route route = Route.start("a", List.of("b"));
+    send(createdWithDeadline("d1", route, start.plusSeconds(5)));
+    send(createdWithDeadline("d2", route, start.plusSeconds(5)));
+    send(createdWithDeadline("d3", route, start.plusSeconds(60)));
+    send(TaskEvent.progress("d1", ProgressReport.routeForm(route, "processing", null)));
+    send(TaskEvent.finished("d2", new FinalReport("d2", "succeeded", null, null, "x-sink", null)));
+    assertThat(indexed()).containsExactlyInAnyOrder("d1", "d3"); // d2 is final: out of the index
+    updates.readValuesToList();
+
+    driver.advanceWallClockTime(Duration.ofSeconds(6));
+
+    List<TaskUpdate> out = updates.readValuesToList();
+    assertThat(out).extracting(TaskUpdate::id).containsExactly("d1");
+    assertThat(out.get(0).status()).isEqualTo("failed");
+    assertThat(out.get(0).error()).startsWith("timeout");
+    assertThat(store.get("d1").status()).isEqualTo("failed");
+    assertThat(store.get("d1").progressPercent()).isEqualTo(25.0);
+    assertThat(store.get("d2").status()).isEqualTo("succeeded");
+    assertThat(store.get("d3").status()).isEqualTo("pending");
+    assertThat(indexed()).containsExactly("d3");
+
+    // a final report after the timeout changes nothing; a second scan emits nothing
+    send(TaskEvent.finished("d1", new FinalReport("d1", "succeeded", null, null, "x-sink", null)));
+    driver.advanceWallClockTime(Duration.ofSeconds(1));
+    assertThat(updates.readValuesToList()).isEmpty();
+    assertThat(store.get("d1").status()).isEqualTo("failed");
+  }
+
+  @Test
+  void aPausedTaskAlsoTimesOutButACanceledOneLeavesTheIndex() {
+    Instant start = Instant.now();
+    Route route = Route.start("a", List.of());
+    send(createdWithDeadline("e1", route, start.plusSeconds(2)));
+    send(createdWithDeadline("e2", route, start.plusSeconds(2)));
+    send(TaskEvent.paused("e1", new FinalReport("e1", "paused", null, null, "a", null)));
+    send(TaskEvent.canceled("e2", null));
+    updates.readValuesToList();
+    driver.advanceWallClockTime(Duration.ofSeconds(3));
+    assertThat(store.get("e1").status()).isEqualTo("failed");
+    assertThat(store.get("e2").status()).isEqualTo("canceled");
+    assertThat(updates.readValuesToList()).extracting(TaskUpdate::id).containsExactly("e1");
+  }
+
+  @Test
+  void anUnreadableDeadlineIsNoBackstopAndNoCrash() {
+    send(TaskEvent.created("u1", new TaskEvent.Created("flow", Route.start("a", List.of()), null, null, "u1",
+        "tomorrow", null)));
+    driver.advanceWallClockTime(Duration.ofSeconds(1));
+    assertThat(store.get("u1").status()).isEqualTo("pending");
+  }
+
+  private static TaskEvent createdWithDeadline(String id, Route route, Instant deadline) {
+    return TaskEvent.created(id, new TaskEvent.Created("flow", route,
+        JsonNodeFactory.instance.objectNode(), null, id, Times.iso(deadline), null));
+  }
+
+  private List<String> indexed() {
+    List<String> ids = new java.util.ArrayList<>();
+    try (var it = deadlines.all()) {
+      it.forEachRemaining(kv -> ids.add(kv.value));
+    }
+    return ids;
   }
 
   private void send(TaskEvent e) {
