@@ -1,0 +1,32 @@
+package io.taskmesh.meshapi;
+
+/** {@code java io.taskmesh.meshapi.Main}: configuration from the environment. */
+public final class Main {
+  private Main() {}
+
+  public static void main(String[] args) {
+    MeshConfig config;
+    try {
+      config = MeshConfig.fromEnv(System.getenv());
+    } catch (ConfigException e) {
+      System.err.println("mesh-api: bad configuration: " + e.getMessage());
+      System.exit(2);
+      return;
+    }
+    ConnectorClient kv = new ConnectorClient(config.connectorSocket());
+    Subscribers subscribers = new Subscribers();
+    EventBus bus = new EventBus(config, subscribers);
+    MeshApiApp app = new MeshApiApp(config, kv, bus, subscribers).start();
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      app.close();
+      bus.close();
+      try {
+        kv.close();
+      } catch (Exception ignored) {
+        // exiting
+      }
+    }, "mesh-api-stop"));
+    System.out.println("mesh-api: http://127.0.0.1:" + app.externalPort());
+    System.out.println("mesh-api-internal: http://127.0.0.1:" + app.internalPort());
+  }
+}

@@ -1,0 +1,271 @@
+package io.taskmesh.meshapi;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import io.javalin.Javalin;
+import io.javalin.config.JavalinConfig;
+import io.javalin.http.Context;
+import io.javalin.http.HttpResponseException;
+import io.taskmesh.schemas.Json;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.io.InputStream;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * mesh-api: the external Javalin (create, list, get, cancel, SSE) and the internal one (events
+ * from sidecars, heartbeat get). Built by the constructor, started by {@link #start()}; Main and the
+ * tests share this wiring.
+ */
+public final class MeshApiApp implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(MeshApiApp.class);
+  /** Request body limit (create and events; the spec's FLY limit). */
+  public static final int MAX_BODY_BYTES = 1024 * 1024;
+  private static final ObjectMapper STRICT = JsonMapper.builder()
+      .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).build();
+
+  private final MeshConfig config;
+  private final MeshService service;
+  private final Subscribers subscribers;
+  private final Javalin external;
+  private final Javalin internal;
+  private final Set<SseStream> streams = ConcurrentHashMap.newKeySet();
+  private final ExecutorService sseWriters = Executors.newCachedThreadPool(daemon("mesh-api-sse"));
+  private final ScheduledExecutorService timers = Executors.newScheduledThreadPool(2, daemon("mesh-api-timer"));
+  private volatile String gatewayUrl;
+
+  public MeshApiApp(MeshConfig config, ConnectorClient kv, EventBus bus, Subscribers subscribers) {
+    this.config = config;
+    this.subscribers = subscribers;
+    this.service = new MeshService(kv, bus, () -> gatewayUrl, config.namespace(), Instant::now);
+    String mesh = config.prefix() + "/mesh";
+    this.external = Javalin.create(cfg -> {
+      common(cfg);
+      cfg.routes.post(mesh, this::create);
+      cfg.routes.get(mesh, this::list);
+      cfg.routes.get(mesh + "/{id}", this::get);
+      cfg.routes.delete(mesh + "/{id}", this::cancel);
+      cfg.routes.get(mesh + "/{id}/events", this::events);
+    });
+    this.internal = Javalin.create(cfg -> {
+      common(cfg);
+      cfg.routes.post(mesh + "/{id}/events", this::publish);
+      cfg.routes.get(mesh + "/{id}", this::get);
+    });
+  }
+
+  private void common(JavalinConfig cfg) {
+    cfg.startup.showJavalinBanner = false;
+    cfg.startup.showOldJavalinVersionWarning = false;
+    cfg.http.maxRequestSize = MAX_BODY_BYTES;
+    cfg.http.asyncTimeout = 0;
+    cfg.jetty.host = config.bindHost();
+    cfg.routes.get("/health", ctx -> ctx.contentType("text/plain").result("OK"));
+    cfg.routes.exception(Exception.class, this::onError);
+    cfg.routes.error(404, "*", ctx -> jsonIfPlain(ctx, "not_found"));
+    cfg.routes.error(405, "*", ctx -> jsonIfPlain(ctx, "method_not_allowed"));
+  }
+
+  public MeshApiApp start() {
+    external.start(config.bindHost(), config.externalPort());
+    internal.start(config.bindHost(), config.internalPort());
+    String base = config.internalUrl() != null ? config.internalUrl() : "http://127.0.0.1:" + internal.port();
+    gatewayUrl = base + config.prefix();
+    long scan = config.deadlineScan().toMillis();
+    timers.scheduleWithFixedDelay(this::deadlineScan, scan, scan, TimeUnit.MILLISECONDS);
+    long ka = config.keepalive().toMillis();
+    timers.scheduleAtFixedRate(() -> streams.forEach(SseStream::keepalive), ka, ka, TimeUnit.MILLISECONDS);
+    LOG.info("mesh-api external port {}, internal port {}, x-svc-gateway-url {}", external.port(), internal.port(), gatewayUrl);
+    return this;
+  }
+
+  public int externalPort() {
+    return external.port();
+  }
+
+  public int internalPort() {
+    return internal.port();
+  }
+
+  /** What envelopes carry in {@code x-svc-gateway-url}: internal base URL + prefix. */
+  public String gatewayUrl() {
+    return gatewayUrl;
+  }
+
+  public MeshService service() {
+    return service;
+  }
+
+  int openStreams() {
+    return streams.size();
+  }
+
+  private void deadlineScan() {
+    try {
+      int n;
+      do {
+        n = service.failOverdue(100);
+        if (n > 0) {
+          LOG.info("deadline backstop failed {} envelope(s)", n);
+        }
+      } while (n == 100);
+    } catch (RuntimeException e) {
+      LOG.warn("deadline scan failed: {}", e.getMessage());
+    }
+  }
+
+  // ---- handlers
+
+  private void create(Context ctx) {
+    JsonNode body = body(ctx, true);
+    MeshService.CreateRequest req = service.parseCreate(ctx.queryParam("actor"), ctx.queryParam("namespace"), body);
+    String id = service.create(req);
+    ctx.status(201).contentType("application/json").result(Json.write(Map.of("id", id)));
+  }
+
+  private void list(Context ctx) {
+    ctx.contentType("application/json").result(Json.write(
+        service.list(ctx.queryParam("status"), ctx.queryParam("limit"), ctx.queryParam("offset"))));
+  }
+
+  private void get(Context ctx) {
+    ctx.contentType("application/json").result(Json.write(service.get(ctx.pathParam("id"))));
+  }
+
+  private void cancel(Context ctx) {
+    service.cancel(ctx.pathParam("id"));
+    ctx.status(204);
+  }
+
+  private void publish(Context ctx) {
+    service.publishEvent(ctx.pathParam("id"), body(ctx, false));
+    ctx.status(204);
+  }
+
+  private void events(Context ctx) throws IOException {
+    String id = ctx.pathParam("id");
+    service.find(id).orElseThrow(() -> MeshException.notFound(id));
+    HttpServletResponse res = ctx.res();
+    res.setStatus(200);
+    res.setCharacterEncoding("UTF-8");
+    res.setContentType("text/event-stream");
+    res.setHeader("Cache-Control", "no-cache");
+    res.setHeader("X-Accel-Buffering", "no");
+    res.flushBuffer();
+    Consumer<MeshEvent>[] self = new Consumer[1];
+    SseStream stream = new SseStream(id, res.getOutputStream(), sseWriters, () -> subscribers.remove(id, self[0]));
+    self[0] = stream;
+    // subscribe first, then read: no event between the read and the subscription is lost
+    subscribers.add(id, stream);
+    streams.add(stream);
+    stream.done().whenComplete((v, e) -> streams.remove(stream));
+    try {
+      JsonNode current = service.find(id).orElseThrow(() -> MeshException.notFound(id));
+      stream.start(new MeshEvent(id, MeshEvent.STATUS, MeshService.statusEvent(current)));
+    } catch (RuntimeException e) {
+      stream.close();
+      throw e;
+    }
+    ctx.future(stream::done);
+  }
+
+  // ---- body, output and errors
+
+  /** At most {@link #MAX_BODY_BYTES} (413 beyond), exactly one JSON value; empty allowed for create. */
+  private static JsonNode body(Context ctx, boolean emptyAllowed) {
+    if (ctx.req().getContentLengthLong() > MAX_BODY_BYTES) {
+      throw new MeshException(413, "payload_too_large", "request body is larger than " + MAX_BODY_BYTES + " bytes");
+    }
+    byte[] bytes;
+    try (InputStream in = ctx.req().getInputStream()) {
+      bytes = in.readNBytes(MAX_BODY_BYTES + 1);
+    } catch (IOException e) {
+      throw MeshException.badRequest("cannot read the request body: " + e.getMessage());
+    }
+    if (bytes.length > MAX_BODY_BYTES) {
+      throw new MeshException(413, "payload_too_large", "request body is larger than " + MAX_BODY_BYTES + " bytes");
+    }
+    try {
+      JsonNode n = bytes.length == 0 ? null : STRICT.readTree(bytes);
+      if (n == null || n.isMissingNode()) {
+        if (emptyAllowed) {
+          return null;
+        }
+        throw MeshException.badRequest("the request body must be a JSON object");
+      }
+      return n;
+    } catch (JsonProcessingException e) {
+      throw MeshException.badRequest("invalid JSON: " + e.getOriginalMessage());
+    } catch (IOException e) {
+      throw MeshException.badRequest("invalid JSON: " + e.getMessage());
+    }
+  }
+
+  private static void jsonIfPlain(Context ctx, String error) {
+    String type = ctx.res().getContentType();
+    if (type == null || !type.startsWith("application/json")) {
+      String msg = ctx.result();
+      ctx.contentType("application/json").result(Json.write(Map.of("error", error, "message",
+          msg == null || msg.isBlank() ? "no route for " + ctx.method() + " " + ctx.path() : msg)));
+    }
+  }
+
+  /** The one mapping from errors to responses: {@code {error, message}} JSON. */
+  private void onError(Exception e, Context ctx) {
+    int status;
+    String error;
+    String message;
+    if (e instanceof MeshException m) {
+      status = m.status();
+      error = m.error();
+      message = m.getMessage();
+      if (status >= 500) {
+        LOG.warn("{} on {} {}: {}", status, ctx.method(), ctx.path(), message);
+      }
+    } else if (e instanceof HttpResponseException h) {
+      status = h.getStatus();
+      error = status == 404 ? "not_found" : status == 405 ? "method_not_allowed"
+          : status == 413 ? "payload_too_large" : status >= 500 ? "internal" : "bad_request";
+      message = h.getMessage();
+    } else {
+      LOG.error("unexpected error on {} {}", ctx.method(), ctx.path(), e);
+      status = 500;
+      error = "internal";
+      message = "internal error: " + e.getClass().getSimpleName();
+    }
+    if (status == 503) {
+      ctx.header("Retry-After", "1");
+    }
+    ctx.status(status).contentType("application/json").result(Json.write(Map.of("error", error, "message", message)));
+  }
+
+  private static java.util.concurrent.ThreadFactory daemon(String name) {
+    return r -> {
+      Thread t = new Thread(r, name);
+      t.setDaemon(true);
+      return t;
+    };
+  }
+
+  @Override
+  public void close() {
+    timers.shutdownNow();
+    streams.forEach(SseStream::close);
+    external.stop();
+    internal.stop();
+    sseWriters.shutdownNow();
+  }
+}

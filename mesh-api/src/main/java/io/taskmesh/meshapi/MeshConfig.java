@@ -1,0 +1,126 @@
+package io.taskmesh.meshapi;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+/**
+ * mesh-api configuration, read once from the environment and validated eagerly.
+ *
+ * @param bindHost           {@code SVC_MESH_API_BIND_HOST}, default {@code 0.0.0.0}
+ * @param externalPort       {@code SVC_MESH_API_PORT}, default 8080 (0 = any free port)
+ * @param internalPort       {@code SVC_MESH_API_INTERNAL_PORT}, default 8081 (0 = any free port)
+ * @param internalUrl        {@code SVC_MESH_API_INTERNAL_URL}: base URL sidecars reach the internal
+ *                           port at; default {@code http://127.0.0.1:<internal port>}
+ * @param prefix             {@code SVC_MESH_API_PREFIX}, default {@code /api/v1}, empty allowed
+ * @param namespace          {@code SVC_NAMESPACE}: default namespace of create (null: the query must name one)
+ * @param connectorSocket    {@code CONNECTOR_SOCKET}: the kv-connector's Unix socket
+ * @param kafkaBootstrap     {@code KAFKA_BOOTSTRAP_SERVERS}
+ * @param eventsTopic        {@code SVC_MESH_API_EVENTS_TOPIC}, default {@code svc.mesh-api-events}
+ * @param eventsPartitions   {@code SVC_MESH_API_EVENTS_PARTITIONS}, default 3 (when the topic is created)
+ * @param eventsReplication  {@code SVC_MESH_API_EVENTS_REPLICATION}, default 1 (when the topic is created)
+ * @param deadlineScan       {@code SVC_MESH_API_DEADLINE_SCAN_MS}, default 1000
+ * @param keepalive          {@code SVC_MESH_API_KEEPALIVE_MS}, default 15000
+ */
+public record MeshConfig(
+    String bindHost,
+    int externalPort,
+    int internalPort,
+    String internalUrl,
+    String prefix,
+    String namespace,
+    Path connectorSocket,
+    String kafkaBootstrap,
+    String eventsTopic,
+    int eventsPartitions,
+    short eventsReplication,
+    Duration deadlineScan,
+    Duration keepalive) {
+
+  static final Pattern TOPIC_PART = Pattern.compile("^[a-zA-Z0-9._-]+$");
+  private static final Pattern PREFIX = Pattern.compile("^(/[a-zA-Z0-9._~-]+)*$");
+
+  public static MeshConfig fromEnv(Map<String, String> env) {
+    String host = env.getOrDefault("SVC_MESH_API_BIND_HOST", "0.0.0.0").trim();
+    if (host.isEmpty()) {
+      throw new ConfigException("SVC_MESH_API_BIND_HOST", "must not be empty");
+    }
+    int ext = intVar(env, "SVC_MESH_API_PORT", 8080, 0, 65535);
+    int internal = intVar(env, "SVC_MESH_API_INTERNAL_PORT", 8081, 0, 65535);
+    if (ext == internal && ext != 0) {
+      throw new ConfigException("SVC_MESH_API_INTERNAL_PORT", "must differ from SVC_MESH_API_PORT (" + ext + ")");
+    }
+    String internalUrl = env.get("SVC_MESH_API_INTERNAL_URL");
+    if (internalUrl != null && !internalUrl.isBlank()) {
+      internalUrl = internalUrl.trim();
+      if (!internalUrl.matches("^https?://[^/\\s]+$")) {
+        throw new ConfigException("SVC_MESH_API_INTERNAL_URL", "'" + internalUrl
+            + "' must be scheme://host[:port] without a path (the prefix is added)");
+      }
+    } else {
+      internalUrl = null;
+    }
+    String prefix = env.getOrDefault("SVC_MESH_API_PREFIX", "/api/v1").trim();
+    if (prefix.endsWith("/")) {
+      prefix = prefix.substring(0, prefix.length() - 1);
+    }
+    if (!PREFIX.matcher(prefix).matches()) {
+      throw new ConfigException("SVC_MESH_API_PREFIX", "'" + prefix + "' must be empty or like /api/v1");
+    }
+    String ns = env.get("SVC_NAMESPACE");
+    if (ns != null && ns.isBlank()) {
+      ns = null;
+    }
+    if (ns != null && !TOPIC_PART.matcher(ns.trim()).matches()) {
+      throw new ConfigException("SVC_NAMESPACE", "'" + ns + "' may only contain letters, digits, '.', '_' and '-'");
+    }
+    String socket = required(env, "CONNECTOR_SOCKET");
+    if (socket.getBytes(StandardCharsets.UTF_8).length > 107) {
+      throw new ConfigException("CONNECTOR_SOCKET", "path is longer than 107 bytes, the Unix socket limit");
+    }
+    String kafka = required(env, "KAFKA_BOOTSTRAP_SERVERS");
+    for (String hp : kafka.split(",")) {
+      if (!hp.trim().matches("^[^:\\s]+:\\d{1,5}$")) {
+        throw new ConfigException("KAFKA_BOOTSTRAP_SERVERS", "'" + hp.trim() + "' is not host:port");
+      }
+    }
+    String topic = env.getOrDefault("SVC_MESH_API_EVENTS_TOPIC", "svc.mesh-api-events").trim();
+    if (!TOPIC_PART.matcher(topic).matches() || topic.length() > 249) {
+      throw new ConfigException("SVC_MESH_API_EVENTS_TOPIC", "'" + topic + "' is not a valid topic name");
+    }
+    int partitions = intVar(env, "SVC_MESH_API_EVENTS_PARTITIONS", 3, 1, 1000);
+    int replication = intVar(env, "SVC_MESH_API_EVENTS_REPLICATION", 1, 1, 10);
+    int scan = intVar(env, "SVC_MESH_API_DEADLINE_SCAN_MS", 1000, 50, 3_600_000);
+    int keepalive = intVar(env, "SVC_MESH_API_KEEPALIVE_MS", 15_000, 10, 3_600_000);
+    return new MeshConfig(host, ext, internal, internalUrl, prefix, ns == null ? null : ns.trim(),
+        Path.of(socket).toAbsolutePath(), kafka, topic, partitions, (short) replication,
+        Duration.ofMillis(scan), Duration.ofMillis(keepalive));
+  }
+
+  private static String required(Map<String, String> env, String name) {
+    String v = env.get(name);
+    if (v == null || v.isBlank()) {
+      throw new ConfigException(name, "required but not set");
+    }
+    return v.trim();
+  }
+
+  private static int intVar(Map<String, String> env, String name, int dflt, int min, int max) {
+    String v = env.get(name);
+    if (v == null || v.isBlank()) {
+      return dflt;
+    }
+    int n;
+    try {
+      n = Integer.parseInt(v.trim());
+    } catch (NumberFormatException e) {
+      throw new ConfigException(name, "'" + v + "' is not an integer");
+    }
+    if (n < min || n > max) {
+      throw new ConfigException(name, "'" + v + "' is outside " + min + ".." + max);
+    }
+    return n;
+  }
+}

@@ -1,0 +1,396 @@
+package io.taskmesh.meshapi;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.NullNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.taskmesh.schemas.Envelope;
+import io.taskmesh.schemas.EnvelopeStatus;
+import io.taskmesh.schemas.Json;
+import io.taskmesh.schemas.Route;
+import io.taskmesh.schemas.Topics;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The envelope lifecycle. Stored value of key {@code mesh:{id}}:
+ * {@code {id, status, created_at, updated_at, deadline_at?, data: {actor, namespace, payload,
+ * headers, timeout?, deadline_at?, current_actor?, progress, result?, error?, message?}}}.
+ * Every change is a conditional PUT ({@code if_status} = the status just read), retried after a
+ * re-read on 409, so concurrent writers (any replica) can never move a status backwards.
+ */
+public final class MeshService {
+  private static final Logger LOG = LoggerFactory.getLogger(MeshService.class);
+  static final String KEY_PREFIX = "mesh:";
+  static final int MAX_WRITE_ATTEMPTS = 50;
+  static final double MAX_TIMEOUT_SECONDS = 365.0 * 24 * 3600;
+  /** Fixed width (always milliseconds) so that timestamps also sort correctly as strings. */
+  static final DateTimeFormatter TS = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'")
+      .withZone(ZoneOffset.UTC);
+
+  private final ConnectorClient kv;
+  private final EventBus bus;
+  private final Supplier<String> gatewayUrl;
+  private final String defaultNamespace;
+  private final Supplier<Instant> clock;
+
+  public MeshService(ConnectorClient kv, EventBus bus, Supplier<String> gatewayUrl, String defaultNamespace,
+      Supplier<Instant> clock) {
+    this.kv = kv;
+    this.bus = bus;
+    this.gatewayUrl = gatewayUrl;
+    this.defaultNamespace = defaultNamespace;
+    this.clock = clock;
+  }
+
+  static String ts(Instant t) {
+    return TS.format(t);
+  }
+
+  // ---- create
+
+  /** A validated create request. */
+  public record CreateRequest(String actor, String namespace, JsonNode payload, Map<String, Object> headers,
+      Double timeoutSeconds) {}
+
+  public CreateRequest parseCreate(String actor, String namespace, JsonNode body) {
+    if (actor == null || actor.isBlank()) {
+      throw MeshException.badRequest("query parameter 'actor' is required");
+    }
+    if (!MeshConfig.TOPIC_PART.matcher(actor).matches() || actor.length() > 200) {
+      throw MeshException.badRequest("actor '" + actor + "' may only contain letters, digits, '.', '_' and '-' (at most 200)");
+    }
+    if (Topics.isCrewActor(actor)) {
+      throw MeshException.badRequest("actor '" + actor + "' is a crew actor and cannot be a target");
+    }
+    String ns = namespace == null || namespace.isBlank() ? defaultNamespace : namespace;
+    if (ns == null) {
+      throw MeshException.badRequest("query parameter 'namespace' is required (SVC_NAMESPACE is not set)");
+    }
+    if (!MeshConfig.TOPIC_PART.matcher(ns).matches() || ns.length() > 40) {
+      throw MeshException.badRequest("namespace '" + ns + "' may only contain letters, digits, '.', '_' and '-' (at most 40)");
+    }
+    JsonNode payload = NullNode.getInstance();
+    Map<String, Object> headers = new LinkedHashMap<>();
+    Double timeout = null;
+    if (body != null && !body.isNull() && !body.isMissingNode()) {
+      if (!body.isObject()) {
+        throw MeshException.badRequest("the body must be a JSON object with optional payload, headers, timeout");
+      }
+      for (var it = body.fieldNames(); it.hasNext(); ) {
+        String f = it.next();
+        if (!List.of("payload", "headers", "timeout").contains(f)) {
+          throw MeshException.badRequest("unknown field '" + f + "'; allowed: payload, headers, timeout");
+        }
+      }
+      if (body.has("payload")) {
+        payload = body.get("payload");
+      }
+      JsonNode h = body.get("headers");
+      if (h != null && !h.isNull()) {
+        if (!h.isObject()) {
+          throw MeshException.badRequest("'headers' must be an object");
+        }
+        h.fields().forEachRemaining(e -> {
+          if (!e.getValue().isValueNode() || e.getValue().isNull()) {
+            throw MeshException.badRequest("header '" + e.getKey() + "' must be a string, number or boolean");
+          }
+          headers.put(e.getKey(), e.getValue().isTextual() ? e.getValue().asText() : Json.MAPPER.convertValue(e.getValue(), Object.class));
+        });
+      }
+      JsonNode t = body.get("timeout");
+      if (t != null && !t.isNull()) {
+        if (!t.isNumber() || t.asDouble() <= 0 || t.asDouble() > MAX_TIMEOUT_SECONDS) {
+          throw MeshException.badRequest("'timeout' must be a number of seconds above 0 and at most one year");
+        }
+        timeout = t.asDouble();
+      }
+    }
+    return new CreateRequest(actor, ns, payload, headers, timeout);
+  }
+
+  public String create(CreateRequest req) {
+    String id = UUID.randomUUID().toString();
+    Instant now = clock.get();
+    String createdAt = ts(now);
+    String deadline = req.timeoutSeconds() == null ? null
+        : ts(now.plusNanos((long) (req.timeoutSeconds() * 1_000_000_000L)));
+    Map<String, Object> headers = new LinkedHashMap<>(req.headers());
+    headers.put(Envelope.GATEWAY_URL_HEADER, gatewayUrl.get());
+
+    ObjectNode data = JsonNodeFactory.instance.objectNode();
+    data.put("actor", req.actor());
+    data.put("namespace", req.namespace());
+    data.set("payload", req.payload());
+    data.set("headers", Json.tree(headers));
+    if (req.timeoutSeconds() != null) {
+      data.put("timeout", req.timeoutSeconds());
+      data.put("deadline_at", deadline);
+    }
+    data.put("progress", 0);
+    ObjectNode value = JsonNodeFactory.instance.objectNode();
+    value.put("id", id);
+    value.put("status", Statuses.PENDING);
+    value.put("created_at", createdAt);
+    value.put("updated_at", createdAt);
+    if (deadline != null) {
+      value.put("deadline_at", deadline);
+    }
+    value.set("data", data);
+    if (!kv.create(KEY_PREFIX + id, value)) {
+      throw new MeshException(500, "internal", "generated id " + id + " already exists");
+    }
+    Envelope env = new Envelope(id, null, new Route(List.of(), req.actor(), List.of()),
+        new EnvelopeStatus(Statuses.PENDING, null, null, null, createdAt, createdAt, deadline, null, null),
+        req.payload(), headers);
+    String topic = Topics.actorQueue(req.namespace(), req.actor());
+    try {
+      bus.dispatch(topic, id, Json.bytes(env));
+    } catch (MeshException e) {
+      ObjectNode why = JsonNodeFactory.instance.objectNode();
+      why.put("actor", "mesh-api");
+      why.put("error", "dispatch failed: " + e.getMessage());
+      try {
+        applyStatus(id, Statuses.FAILED, why);
+      } catch (RuntimeException again) {
+        LOG.warn("could not mark {} failed after the dispatch failure: {}", id, again.getMessage());
+      }
+      throw e;
+    }
+    return id;
+  }
+
+  // ---- read
+
+  public Optional<JsonNode> find(String id) {
+    if (!validId(id)) {
+      return Optional.empty();
+    }
+    return kv.get(KEY_PREFIX + id);
+  }
+
+  public ObjectNode get(String id) {
+    return item(find(id).orElseThrow(() -> MeshException.notFound(id)));
+  }
+
+  /** {@code {id, status, created_at, updated_at, data}} of a stored value. */
+  static ObjectNode item(JsonNode stored) {
+    ObjectNode o = JsonNodeFactory.instance.objectNode();
+    for (String f : List.of("id", "status", "created_at", "updated_at", "data")) {
+      o.set(f, stored.get(f));
+    }
+    return o;
+  }
+
+  public ObjectNode list(String status, String limit, String offset) {
+    ObjectNode q = JsonNodeFactory.instance.objectNode();
+    q.put("prefix", KEY_PREFIX);
+    if (status != null && !status.isEmpty()) {
+      if (!Statuses.known(status)) {
+        throw MeshException.badRequest("'status' must be one of " + Statuses.ALL);
+      }
+      q.putObject("filter").put("status", status);
+    }
+    q.putArray("sort").add("-created_at").add("-id");
+    Long l = nonNegative("limit", limit);
+    Long o = nonNegative("offset", offset);
+    if (l != null) {
+      q.put("limit", l);
+    }
+    if (o != null) {
+      q.put("offset", o);
+    }
+    q.put("count", true);
+    ConnectorClient.Page page = kv.query(q);
+    ObjectNode out = JsonNodeFactory.instance.objectNode();
+    var messages = out.putArray("messages");
+    page.values().forEach(v -> messages.add(item(v)));
+    out.put("total", page.total());
+    return out;
+  }
+
+  private static Long nonNegative(String name, String raw) {
+    if (raw == null || raw.isEmpty()) {
+      return null;
+    }
+    try {
+      long n = Long.parseLong(raw);
+      if (n >= 0) {
+        return n;
+      }
+    } catch (NumberFormatException ignored) {
+      // below
+    }
+    throw MeshException.badRequest("'" + name + "' must be a non-negative integer");
+  }
+
+  // ---- status changes
+
+  /** What {@link #applyStatus} did. */
+  public enum Outcome { APPLIED, STALE }
+
+  /**
+   * Moves envelope {@code id} to {@code status} if the ordering allows it; a stale update changes
+   * nothing. {@code data} may carry {@code actor}, {@code progress} (0-100), {@code result},
+   * {@code error}, {@code message}. Publishes the new status to every replica when applied.
+   */
+  public Outcome applyStatus(String id, String status, ObjectNode data) {
+    String key = KEY_PREFIX + id;
+    for (int attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
+      JsonNode stored = (validId(id) ? kv.get(key) : Optional.<JsonNode>empty())
+          .orElseThrow(() -> MeshException.notFound(id));
+      String current = stored.path("status").asText();
+      Statuses.Move move = Statuses.known(current) ? Statuses.move(current, status) : Statuses.Move.ADVANCE;
+      if (move == Statuses.Move.STALE) {
+        return Outcome.STALE;
+      }
+      ObjectNode next = ((ObjectNode) stored).deepCopy();
+      next.put("status", status);
+      next.put("updated_at", ts(clock.get()));
+      ObjectNode d = next.with("data");
+      double oldProgress = d.path("progress").asDouble(0);
+      double progress = oldProgress;
+      if (data != null) {
+        if (data.hasNonNull("actor")) {
+          d.put("current_actor", data.get("actor").asText());
+        }
+        if (data.hasNonNull("progress")) {
+          progress = Math.max(oldProgress, data.get("progress").asDouble());
+        }
+        for (String f : List.of("result", "error", "message")) {
+          if (data.has(f)) {
+            d.set(f, data.get(f));
+          }
+        }
+      }
+      if (Statuses.SUCCEEDED.equals(status)) {
+        progress = 100;
+      }
+      putNumber(d, "progress", progress);
+      if (kv.putIfStatus(key, next, current)) {
+        bus.publish(new MeshEvent(id, MeshEvent.STATUS, statusEvent(next)));
+        return Outcome.APPLIED;
+      }
+      // 409: someone else wrote first; read again and decide again
+    }
+    throw new MeshException(503, "unavailable", "too much write contention on envelope " + id);
+  }
+
+  private static void putNumber(ObjectNode o, String f, double v) {
+    if (v == Math.rint(v)) {
+      o.put(f, (long) v);
+    } else {
+      o.put(f, v);
+    }
+  }
+
+  /** SSE {@code status} data: {@code {status, actor, progress}} plus result/error/message when set. */
+  static ObjectNode statusEvent(JsonNode stored) {
+    JsonNode d = stored.path("data");
+    ObjectNode e = JsonNodeFactory.instance.objectNode();
+    e.put("status", stored.path("status").asText());
+    e.set("actor", d.hasNonNull("current_actor") ? d.get("current_actor") : d.get("actor"));
+    e.set("progress", d.has("progress") ? d.get("progress") : JsonNodeFactory.instance.numberNode(0));
+    for (String f : List.of("result", "error", "message")) {
+      if (d.has(f)) {
+        e.set(f, d.get(f));
+      }
+    }
+    return e;
+  }
+
+  public void cancel(String id) {
+    ObjectNode data = JsonNodeFactory.instance.objectNode();
+    data.put("message", "canceled by client");
+    applyStatus(id, Statuses.CANCELED, data);
+  }
+
+  // ---- events from sidecars
+
+  /** Validates and applies {@code {type: status, status, data}} or {@code {type: fly, data}}. */
+  public void publishEvent(String id, JsonNode body) {
+    if (body == null || !body.isObject()) {
+      throw MeshException.badRequest("the body must be a JSON object {type, ...}");
+    }
+    String type = body.path("type").asText("");
+    switch (type) {
+      case "status" -> {
+        JsonNode s = body.get("status");
+        if (s == null || !s.isTextual() || !Statuses.known(s.asText())) {
+          throw MeshException.badRequest("'status' must be one of " + Statuses.ALL);
+        }
+        JsonNode data = body.get("data");
+        if (data != null && !data.isNull() && !data.isObject()) {
+          throw MeshException.badRequest("'data' must be an object {actor, progress}");
+        }
+        ObjectNode d = data == null || data.isNull() ? JsonNodeFactory.instance.objectNode() : (ObjectNode) data;
+        if (d.has("actor") && !d.get("actor").isTextual()) {
+          throw MeshException.badRequest("'data.actor' must be a string");
+        }
+        if (d.has("progress") && (!d.get("progress").isNumber() || d.get("progress").asDouble() < 0
+            || d.get("progress").asDouble() > 100)) {
+          throw MeshException.badRequest("'data.progress' must be a number from 0 to 100");
+        }
+        applyStatus(id, s.asText(), d);
+      }
+      case "fly" -> {
+        JsonNode data = body.get("data");
+        if (data == null || !data.isObject()) {
+          throw MeshException.badRequest("'data' of a fly event must be an object");
+        }
+        if (find(id).isEmpty()) {
+          throw MeshException.notFound(id);
+        }
+        bus.publish(new MeshEvent(id, MeshEvent.FLY, data));
+      }
+      default -> throw MeshException.badRequest("'type' must be 'status' or 'fly'");
+    }
+  }
+
+  // ---- deadline backstop
+
+  /**
+   * Fails every non-terminal envelope whose deadline has passed. Safe with several replicas: each
+   * move is a conditional PUT, so only one replica wins and publishes; the others see a stale update.
+   */
+  public int failOverdue(int batch) {
+    ObjectNode q = JsonNodeFactory.instance.objectNode();
+    q.put("prefix", KEY_PREFIX);
+    ObjectNode filter = q.putObject("filter");
+    var in = filter.putObject("status").putArray("$in");
+    Statuses.NON_TERMINAL.forEach(in::add);
+    filter.putObject("deadline_at").put("$lt", ts(clock.get()));
+    q.putArray("sort").add("deadline_at");
+    q.put("limit", batch);
+    int failed = 0;
+    List<String> ids = new ArrayList<>();
+    kv.query(q).values().forEach(v -> ids.add(v.path("id").asText()));
+    for (String id : ids) {
+      ObjectNode data = JsonNodeFactory.instance.objectNode();
+      data.put("actor", "mesh-api");
+      data.put("error", "deadline exceeded");
+      try {
+        if (applyStatus(id, Statuses.FAILED, data) == Outcome.APPLIED) {
+          failed++;
+        }
+      } catch (MeshException e) {
+        LOG.debug("deadline backstop skipped {}: {}", id, e.getMessage());
+      }
+    }
+    return failed;
+  }
+
+  static boolean validId(String id) {
+    return id != null && !id.isEmpty() && id.length() <= 200 && MeshConfig.TOPIC_PART.matcher(id).matches();
+  }
+}
