@@ -1,23 +1,23 @@
 package io.taskmesh.gateway;
 
+import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.networknt.schema.JsonSchema;
-import com.networknt.schema.JsonSchemaFactory;
-import com.networknt.schema.SpecVersion;
-import com.networknt.schema.ValidationMessage;
+import io.modelcontextprotocol.json.schema.JsonSchemaValidator;
+import io.modelcontextprotocol.json.schema.jackson2.DefaultJsonSchemaValidator;
 import io.taskmesh.schemas.FlowConfig;
+import io.taskmesh.schemas.Json;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.stream.Collectors;
 
-/** Checks tool arguments against the flow's {@code mcp.inputSchema} (JSON Schema). */
-final class ToolArguments {
-  private static final JsonSchemaFactory FACTORY = JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V202012);
-  private final Map<JsonNode, JsonSchema> compiled = new ConcurrentHashMap<>();
+/**
+ * Checks tool arguments against the flow's {@code mcp.inputSchema} with the MCP SDK's JSON
+ * Schema validator, so {@code /tools/call} and MCP {@code tools/call} judge arguments alike.
+ */
+public final class ToolArguments {
+  private static final TypeReference<Map<String, Object>> MAP = new TypeReference<>() {};
+  private final JsonSchemaValidator validator = new DefaultJsonSchemaValidator(Json.MAPPER);
 
   /** Thrown when arguments do not match; the message names the offending fields. */
-  static final class InvalidArguments extends RuntimeException {
+  public static final class InvalidArguments extends RuntimeException {
     InvalidArguments(String message) {
       super(message);
     }
@@ -28,10 +28,9 @@ final class ToolArguments {
     if (schema == null || !schema.isObject()) {
       return;
     }
-    Set<ValidationMessage> errors = compiled.computeIfAbsent(schema, FACTORY::getSchema).validate(arguments);
-    if (!errors.isEmpty()) {
-      throw new InvalidArguments("invalid arguments for tool '" + flow.name() + "': "
-          + errors.stream().map(ValidationMessage::getMessage).sorted().collect(Collectors.joining("; ")));
+    JsonSchemaValidator.ValidationResponse r = validator.validate(Json.MAPPER.convertValue(schema, MAP), arguments);
+    if (!r.valid()) {
+      throw new InvalidArguments("invalid arguments for tool '" + flow.name() + "': " + r.errorMessage());
     }
   }
 }

@@ -1,0 +1,48 @@
+package io.taskmesh.gateway;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.Optional;
+
+/**
+ * Who an MCP request comes from ({@code /mcp}, {@code /mcp/sse}, {@code /tools/call},
+ * {@code /stream/{id}}): the static bearer key of {@code SVC_MCP_API_KEY}, compared in constant
+ * time. With no key every request passes as the anonymous client.
+ */
+public final class McpAuth {
+  public static final String ANONYMOUS = null;
+  static final String STATIC_KEY_PRINCIPAL = "mcp-api-key";
+  private final byte[] key;
+
+  public McpAuth(String apiKey) {
+    this.key = apiKey == null || apiKey.isEmpty() ? null : apiKey.getBytes(StandardCharsets.UTF_8);
+  }
+
+  public boolean enabled() {
+    return key != null;
+  }
+
+  /**
+   * The principal for an {@code Authorization} header value: empty when auth is on and the
+   * credentials are missing or wrong; {@code Optional.ofNullable(ANONYMOUS)} cannot express
+   * "passed anonymously", so callers check {@link #enabled()} first.
+   */
+  public Optional<String> authenticate(String authorization) {
+    if (key == null) {
+      return Optional.of("anonymous");
+    }
+    String presented = authorization != null && authorization.regionMatches(true, 0, "Bearer ", 0, 7)
+        ? authorization.substring(7).trim() : "";
+    return MessageDigest.isEqual(presented.getBytes(StandardCharsets.UTF_8), key)
+        ? Optional.of(STATIC_KEY_PRINCIPAL) : Optional.empty();
+  }
+
+  /** The owner recorded on tasks: null (nobody in particular) when auth is off. */
+  public String owner(String principal) {
+    return key == null ? null : principal;
+  }
+
+  public static String challenge() {
+    return "Bearer realm=\"taskmesh\"";
+  }
+}
