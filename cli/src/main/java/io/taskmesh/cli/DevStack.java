@@ -4,6 +4,14 @@ import io.taskmesh.devkit.LocalKafka;
 import io.taskmesh.devkit.LocalPostgres;
 import io.taskmesh.gateway.Gateway;
 import io.taskmesh.gateway.GatewayConfig;
+import io.taskmesh.kvconnector.KvApp;
+import io.taskmesh.kvconnector.KvConfig;
+import io.taskmesh.kvconnector.KvStore;
+import io.taskmesh.meshapi.ConnectorClient;
+import io.taskmesh.meshapi.EventBus;
+import io.taskmesh.meshapi.MeshApiApp;
+import io.taskmesh.meshapi.MeshConfig;
+import io.taskmesh.meshapi.Subscribers;
 import io.taskmesh.schemas.Topics;
 import io.taskmesh.sidecar.GatewayReporter;
 import io.taskmesh.sidecar.RuntimeClient;
@@ -35,10 +43,12 @@ public final class DevStack implements AutoCloseable {
    * @param databaseUrl an existing Postgres (JDBC URL), or null to start one under {@code dataDir/postgres}
    */
   public record Options(Path repoRoot, DevConfig config, Path dataDir, String kafkaBootstrap,
-      String databaseUrl, int gatewayPort, String namespace) {}
+      String databaseUrl, int gatewayPort, int meshApiPort, int meshApiInternalPort, String namespace) {}
 
   private final Deque<AutoCloseable> started = new ArrayDeque<>();
   private String gatewayUrl;
+  private String meshApiUrl;
+  private String meshApiInternalUrl;
 
   private DevStack() {}
 
@@ -55,6 +65,15 @@ public final class DevStack implements AutoCloseable {
 
   public String gatewayUrl() {
     return gatewayUrl;
+  }
+
+  /** mesh-api's external base URL (create/list/get/cancel/SSE under {@code /api/v1/mesh/}). */
+  public String meshApiUrl() {
+    return meshApiUrl;
+  }
+
+  public String meshApiInternalUrl() {
+    return meshApiInternalUrl;
   }
 
   private void startAll(Options o, Consumer<String> say) {
@@ -87,6 +106,10 @@ public final class DevStack implements AutoCloseable {
     started.push(gateway);
     gatewayUrl = "http://127.0.0.1:" + gateway.port();
 
+    startMeshApi(o, bootstrap, databaseUrl);
+    say.accept("mesh-api: " + meshApiUrl);
+    say.accept("mesh-api-internal: " + meshApiInternalUrl);
+
     GatewayReporter reporter = new GatewayReporter(gatewayUrl);
     started.push(reporter);
     for (String crew : new String[] {Topics.SINK, Topics.SUMP}) {
@@ -100,6 +123,45 @@ public final class DevStack implements AutoCloseable {
           actorEnv(bootstrap, o, spec.name(), socketDir, spec.env())), reporter));
       say.accept("actor " + spec.name() + ": " + spec.handler() + " (" + spec.dir() + ")");
     }
+  }
+
+  /** The kv-connector on a Unix socket over the same Postgres, and mesh-api in front of it. */
+  private void startMeshApi(Options o, String bootstrap, String databaseUrl) {
+    Path socket = o.dataDir().resolve("kv").resolve("kv.sock");
+    try {
+      java.nio.file.Files.createDirectories(socket.getParent());
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    KvConfig kvConfig = KvConfig.fromEnv(Map.of(
+        "CONNECTOR_SOCKET", socket.toString(),
+        "STATE_PROXY_PG_URL", databaseUrl,
+        "STATE_PROXY_PG_INDEXES", "status,(deadline_at)::timestamptz"));
+    KvStore store = new KvStore(kvConfig);
+    started.push(store);
+    try {
+      store.ensureSchema();
+    } catch (java.sql.SQLException e) {
+      throw new IllegalStateException("kv-connector: cannot create its table: " + e.getMessage(), e);
+    }
+    started.push(new KvApp(kvConfig, store).start());
+    Map<String, String> env = new HashMap<>();
+    env.put("CONNECTOR_SOCKET", socket.toString());
+    env.put("KAFKA_BOOTSTRAP_SERVERS", bootstrap);
+    env.put("SVC_NAMESPACE", o.namespace());
+    env.put("SVC_MESH_API_BIND_HOST", "127.0.0.1");
+    env.put("SVC_MESH_API_PORT", Integer.toString(o.meshApiPort()));
+    env.put("SVC_MESH_API_INTERNAL_PORT", Integer.toString(o.meshApiInternalPort()));
+    MeshConfig meshConfig = MeshConfig.fromEnv(env);
+    ConnectorClient kv = new ConnectorClient(meshConfig.connectorSocket());
+    started.push(kv);
+    Subscribers subscribers = new Subscribers();
+    EventBus bus = new EventBus(meshConfig, subscribers);
+    started.push(bus);
+    MeshApiApp app = new MeshApiApp(meshConfig, kv, bus, subscribers).start();
+    started.push(app);
+    meshApiUrl = "http://127.0.0.1:" + app.externalPort();
+    meshApiInternalUrl = "http://127.0.0.1:" + app.internalPort();
   }
 
   private static AutoCloseable startSink(SidecarConfig c, GatewayReporter reporter) {

@@ -11,7 +11,8 @@ import picocli.CommandLine.Option;
 /** {@code ./taskmesh}: the launcher. */
 @Command(name = "taskmesh", mixinStandardHelpOptions = true,
     description = "Pipelines of actors on Kafka, tracked live.",
-    subcommands = {Main.Dev.class, Main.GatewayCmd.class, CommandLine.HelpCommand.class})
+    subcommands = {Main.Dev.class, Main.GatewayCmd.class, Main.SidecarCmd.class, Main.KvConnectorCmd.class,
+        Main.MeshApiCmd.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 
   public static void main(String[] args) {
@@ -33,6 +34,12 @@ public final class Main implements Runnable {
     @Option(names = "--port", description = "gateway port (default 8000; 0 = any free port)")
     int port = 8000;
 
+    @Option(names = "--mesh-port", description = "mesh-api external port (default 8080; 0 = any free port)")
+    int meshPort = 8080;
+
+    @Option(names = "--mesh-internal-port", description = "mesh-api internal port (default 8081; 0 = any free port)")
+    int meshInternalPort = 8081;
+
     @Option(names = "--data", description = "where Kafka, Postgres and the task view keep their data "
         + "(default: .taskmesh/ in the repository)")
     Path data;
@@ -43,7 +50,7 @@ public final class Main implements Runnable {
       DevConfig devConfig = DevConfig.load((config != null ? config : root.resolve("examples")).toAbsolutePath());
       DevStack.Options options = new DevStack.Options(root, devConfig,
           (data != null ? data : root.resolve(".taskmesh")).toAbsolutePath(), null,
-          System.getenv("SVC_DATABASE_URL"), port, "default");
+          System.getenv("SVC_DATABASE_URL"), port, meshPort, meshInternalPort, "default");
       DevStack stack = DevStack.start(options, System.out::println);
       CountDownLatch stopped = new CountDownLatch(1);
       Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -71,6 +78,38 @@ public final class Main implements Runnable {
     @Override
     public Integer call() throws Exception {
       io.taskmesh.gateway.Main.main(new String[0]);
+      return 0;
+    }
+  }
+
+  @Command(name = "sidecar", description = "Run a sidecar (or x-sink / x-sump) from its environment "
+      + "(KAFKA_BOOTSTRAP_SERVERS, SVC_ACTOR_NAME, SVC_SOCKET_DIR, SVC_GATEWAY_URL, ...).")
+  static final class SidecarCmd implements Callable<Integer> {
+    @Override
+    public Integer call() throws Exception {
+      io.taskmesh.sidecar.Main.main(new String[0]);
+      return 0;
+    }
+  }
+
+  @Command(name = "kv-connector", description = "Run the key-value connector from its environment "
+      + "(CONNECTOR_SOCKET, STATE_PROXY_PG_URL, STATE_PROXY_PG_INDEXES).")
+  static final class KvConnectorCmd implements Callable<Integer> {
+    @Override
+    public Integer call() throws Exception {
+      io.taskmesh.kvconnector.Main.main(new String[0]);
+      new CountDownLatch(1).await(); // serve until SIGTERM runs the connector's shutdown hook
+      return 0;
+    }
+  }
+
+  @Command(name = "mesh-api", description = "Run mesh-api from its environment (CONNECTOR_SOCKET, "
+      + "KAFKA_BOOTSTRAP_SERVERS, SVC_MESH_API_PORT, SVC_MESH_API_INTERNAL_PORT, ...).")
+  static final class MeshApiCmd implements Callable<Integer> {
+    @Override
+    public Integer call() throws Exception {
+      io.taskmesh.meshapi.Main.main(new String[0]);
+      new CountDownLatch(1).await(); // serve until SIGTERM runs mesh-api's shutdown hook
       return 0;
     }
   }

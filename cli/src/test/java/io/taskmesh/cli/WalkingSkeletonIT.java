@@ -38,7 +38,7 @@ class WalkingSkeletonIT {
     Path root = Path.of(System.getProperty("taskmesh.root", "..")).toAbsolutePath().normalize();
     DevConfig config = DevConfig.load(root.resolve("examples"));
     stack = DevStack.start(new DevStack.Options(root, config, data, LocalKafka.shared().bootstrapServers(),
-        LocalPostgres.shared().jdbcUrl(), 0, "it" + UUID.randomUUID().toString().substring(0, 8)), System.out::println);
+        LocalPostgres.shared().jdbcUrl(), 0, 0, 0, "it" + UUID.randomUUID().toString().substring(0, 8)), System.out::println);
     base = stack.gatewayUrl();
   }
 
@@ -105,6 +105,23 @@ class WalkingSkeletonIT {
           .allSatisfy(e -> assertThat(Json.MAPPER.readTree(e.data()).get("text").asText()).isEqualTo("tok"));
       assertThat(updates(events).get(updates(events).size() - 1).get("status").asText()).isEqualTo("succeeded");
     }
+  }
+
+  @Test
+  void meshApiAndItsConnectorRunInTheDevStack() throws Exception {
+    HttpResponse<String> health = HTTP.send(HttpRequest.newBuilder(URI.create(stack.meshApiUrl() + "/health")).GET()
+        .build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(health.statusCode()).isEqualTo(200);
+    HttpResponse<String> created = HTTP.send(HttpRequest.newBuilder(
+        URI.create(stack.meshApiUrl() + "/api/v1/mesh/?actor=echo"))
+        .header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString("{\"payload\":{\"x\":1}}")).build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
+    String id = Json.MAPPER.readTree(created.body()).get("id").asText();
+    HttpResponse<String> got = HTTP.send(HttpRequest.newBuilder(URI.create(stack.meshApiUrl() + "/api/v1/mesh/" + id))
+        .GET().build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(got.statusCode()).isEqualTo(200);
+    assertThat(Json.MAPPER.readTree(got.body()).get("id").asText()).isEqualTo(id);
   }
 
   @Test
