@@ -1,6 +1,5 @@
 package io.taskmesh.gateway;
 
-import io.taskmesh.topology.TaskTopics;
 import io.taskmesh.topology.TaskView;
 import io.taskmesh.topology.TaskViewConfig;
 import java.time.Duration;
@@ -20,14 +19,18 @@ public final class Gateway implements AutoCloseable {
   }
 
   public static Gateway start(GatewayConfig config) {
+    return start(config, TaskSettings.fromEnv(System.getenv()));
+  }
+
+  public static Gateway start(GatewayConfig config, TaskSettings tasks) {
     FlowRegistry flows = FlowRegistry.load(config.configPath());
     TaskView view = TaskView.start(new TaskViewConfig(config.bootstrapServers(), config.applicationId(),
-        config.stateDir(), config.taskPartitions(), config.replicationFactor()),
-        TaskTopics.defaults(), Duration.ofSeconds(60));
+        config.stateDir(), config.taskPartitions(), config.replicationFactor(), tasks.applicationServer()),
+        tasks.topics(), Duration.ofSeconds(60));
     EnvelopeDispatcher dispatcher = new EnvelopeDispatcher(config.bootstrapServers());
     TaskLauncher launcher = new TaskLauncher(view, dispatcher, config.namespace(), config.meshUrl());
     FlyBus fly = config.databaseUrl() == null ? new FlyBus() : new FlyBus(config.databaseUrl());
-    GatewayApp app = new GatewayApp(config, flows, view, view, view.feed(), launcher, fly);
+    GatewayApp app = new GatewayApp(config, flows, view, view, view.feed(), launcher, fly, tasks.sseKeepalive());
     app.javalin().start(config.host(), config.port());
     if (config.configPath() != null && config.mode() != GatewayMode.MESH) {
       app.pollFlowConfig(config.configPollInterval());

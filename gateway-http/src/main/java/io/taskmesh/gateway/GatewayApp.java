@@ -49,6 +49,7 @@ public final class GatewayApp implements AutoCloseable {
   private final TaskLauncher launcher;
   private final FlyBus fly;
   private final TaskStreams streams;
+  private final MeshTaskRoutes meshTasks;
   private final Javalin app;
   private final ToolArguments toolArguments = new ToolArguments();
   private final java.util.concurrent.ScheduledExecutorService configPoller =
@@ -60,13 +61,19 @@ public final class GatewayApp implements AutoCloseable {
 
   public GatewayApp(GatewayConfig config, FlowRegistry flows, TaskQueries queries, TaskCommands commands,
       UpdateFeed feed, TaskLauncher launcher, FlyBus fly) {
+    this(config, flows, queries, commands, feed, launcher, fly, TaskStreams.KEEPALIVE);
+  }
+
+  public GatewayApp(GatewayConfig config, FlowRegistry flows, TaskQueries queries, TaskCommands commands,
+      UpdateFeed feed, TaskLauncher launcher, FlyBus fly, java.time.Duration sseKeepalive) {
     this.config = config;
     this.flows = flows;
     this.queries = queries;
     this.commands = commands;
     this.launcher = launcher;
     this.fly = fly;
-    this.streams = new TaskStreams(queries, feed, fly);
+    this.streams = new TaskStreams(queries, feed, fly, sseKeepalive);
+    this.meshTasks = new MeshTaskRoutes(commands);
     this.app = Javalin.create(this::configure);
   }
 
@@ -83,6 +90,9 @@ public final class GatewayApp implements AutoCloseable {
     GatewayMode mode = config.mode();
     cfg.routes.get("/health", ctx -> ctx.contentType("text/plain").result("OK"));
     cfg.routes.get("/tasks/{id}", ctx -> ctx.json(TaskViews.task(task(ctx.pathParam("id")))));
+    // owner side of a forwarded task query (another replica's TaskQueries.get): this replica's store only
+    cfg.routes.get("/internal/tasks/{id}", ctx -> ctx.json(queries.getLocal(ctx.pathParam("id"))
+        .orElseThrow(() -> new NotFoundResponse("task not found: " + ctx.pathParam("id")))));
     if (mode.servesApi()) {
       cfg.routes.post("/tools/call", this::callTool);
       cfg.routes.get("/stream/{id}", ctx -> {
@@ -95,7 +105,9 @@ public final class GatewayApp implements AutoCloseable {
       cfg.routes.get("/mesh/{id}/stream", ctx -> streams.stream(ctx, ctx.pathParam("id"), false));
       cfg.routes.get("/mesh/{id}/active", this::active);
       cfg.routes.post("/mesh/{id}/progress", this::progress);
-      cfg.routes.post("/mesh/{id}/final", this::finalReport);
+      cfg.routes.post("/mesh/{id}/final", meshTasks::finalReport);
+      cfg.routes.post("/mesh", meshTasks::createMesh);
+      cfg.routes.post("/tasks", meshTasks::createTasks);
       cfg.routes.post("/mesh/{id}/fly", this::flyEvent);
       cfg.routes.post("/mesh/config-reload", ctx -> {
         flows.reload();
@@ -170,16 +182,6 @@ public final class GatewayApp implements AutoCloseable {
     }
     commands.append(TaskEvent.progress(id, report));
     ctx.json(Map.of("status", "ok", "progress_percent", percent));
-  }
-
-  private void finalReport(Context ctx) {
-    String id = ctx.pathParam("id");
-    FinalReport report = parse(ctx, FinalReport.class);
-    if (!TaskStatus.SUCCEEDED.equals(report.status()) && !TaskStatus.FAILED.equals(report.status())) {
-      throw new BadRequestResponse("field 'status' must be succeeded or failed");
-    }
-    commands.append(TaskEvent.finished(id, report));
-    ctx.json(Map.of("status", "ok"));
   }
 
   private void flyEvent(Context ctx) {

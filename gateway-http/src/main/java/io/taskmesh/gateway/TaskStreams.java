@@ -24,7 +24,8 @@ import java.util.concurrent.TimeUnit;
 final class TaskStreams implements AutoCloseable {
   /** How long an unknown task id may take to appear (its created event may still be folding). */
   private static final long APPEAR_WAIT_MS = 3000;
-  static final long KEEPALIVE_SECONDS = 15;
+  /** The spec's keepalive interval. */
+  static final java.time.Duration KEEPALIVE = java.time.Duration.ofSeconds(15);
 
   private final TaskQueries queries;
   private final UpdateFeed feed;
@@ -33,12 +34,12 @@ final class TaskStreams implements AutoCloseable {
   private final ScheduledExecutorService keepalive = Executors.newSingleThreadScheduledExecutor(daemon("sse-keepalive"));
   private final Set<SseSession> open = ConcurrentHashMap.newKeySet();
 
-  TaskStreams(TaskQueries queries, UpdateFeed feed, FlyBus fly) {
+  TaskStreams(TaskQueries queries, UpdateFeed feed, FlyBus fly, java.time.Duration keepaliveEvery) {
     this.queries = queries;
     this.feed = feed;
     this.fly = fly;
     keepalive.scheduleAtFixedRate(() -> open.forEach(s -> s.sendComment("keepalive")),
-        KEEPALIVE_SECONDS, KEEPALIVE_SECONDS, TimeUnit.SECONDS);
+        keepaliveEvery.toMillis(), keepaliveEvery.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   /** Answers 404 before any SSE header when the task does not exist. */

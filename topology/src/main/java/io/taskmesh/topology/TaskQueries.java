@@ -6,9 +6,20 @@ import java.util.Optional;
 /** The read side the HTTP layer sees: the folded state of one task. */
 public interface TaskQueries {
   /**
-   * The task, or empty when no task has that id.
+   * The task, or empty when no task has that id; asks the replica that owns the key when that
+   * is not this one.
    *
-   * @throws ViewUnavailableException while the store is rebalancing or restoring
+   * @throws ViewUnavailableException while the store is rebalancing or restoring, or the owner
+   *     cannot be reached
    */
   Optional<TaskState> get(String taskId);
+
+  /**
+   * The task from this replica's own store only (what an owner answers to a forwarded query).
+   *
+   * @throws ViewUnavailableException when this replica is not (or not yet) the key's owner
+   */
+  default Optional<TaskState> getLocal(String taskId) {
+    return get(taskId);
+  }
 }

@@ -18,7 +18,10 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.KeyQueryMetadata;
+import org.apache.kafka.streams.state.HostInfo;
 import org.apache.kafka.streams.StoreQueryParameters;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
@@ -36,6 +39,8 @@ public final class TaskView implements TaskQueries, TaskCommands, AutoCloseable 
   private final KafkaProducer<String, TaskEvent> producer;
   private final KafkaStreams streams;
   private final KafkaUpdateFeed feed;
+  private final HostInfo self;
+  private final RemoteTaskQueries remote = new RemoteTaskQueries();
 
   private TaskView(TaskViewConfig config, TaskTopics topics) {
     this.config = config;
@@ -50,6 +55,7 @@ public final class TaskView implements TaskQueries, TaskCommands, AutoCloseable 
         topics.events().keySerde().serializer(), topics.events().valueSerde().serializer());
     this.streams = new KafkaStreams(TaskTopology.build(new StreamsBuilder(), topics).build(), streamsProps(config));
     this.feed = new KafkaUpdateFeed(config.bootstrapServers(), topics.updates());
+    this.self = config.applicationServer() == null ? null : HostInfo.buildFromEndpoint(config.applicationServer());
   }
 
   /** Creates the topics when missing, starts the fold and the feed, and waits until both run. */
@@ -71,12 +77,58 @@ public final class TaskView implements TaskQueries, TaskCommands, AutoCloseable 
     return feed;
   }
 
+  /**
+   * Finds the key's owner ({@code queryMetadataForKey}); answers from the local store when it is
+   * this replica, else forwards to the owner's {@code GET /internal/tasks/{id}}. Never a 404 that
+   * is only a wrong owner: an unknown or moving owner is a {@link ViewUnavailableException}.
+   */
   @Override
   public Optional<TaskState> get(String taskId) {
+    if (self == null) {
+      return local(taskId, null);
+    }
+    KeyQueryMetadata md = metadata(taskId);
+    if (self.equals(md.activeHost())) {
+      return local(taskId, md.partition());
+    }
+    return remote.get(md.activeHost(), taskId);
+  }
+
+  @Override
+  public Optional<TaskState> getLocal(String taskId) {
+    if (self == null) {
+      return local(taskId, null);
+    }
+    KeyQueryMetadata md = metadata(taskId);
+    if (!self.equals(md.activeHost())) {
+      throw new ViewUnavailableException("task " + taskId + " is owned by " + md.activeHost()
+          + ", not by this replica; retry shortly", null);
+    }
+    return local(taskId, md.partition());
+  }
+
+  private KeyQueryMetadata metadata(String taskId) {
+    KeyQueryMetadata md;
     try {
-      ReadOnlyKeyValueStore<String, TaskState> store = streams.store(
-          StoreQueryParameters.fromNameAndType(topics.storeName(), QueryableStoreTypes.keyValueStore()));
-      return Optional.ofNullable(store.get(taskId));
+      md = streams.queryMetadataForKey(topics.storeName(), taskId, Serdes.String().serializer());
+    } catch (IllegalStateException | org.apache.kafka.streams.errors.StreamsException e) {
+      throw new ViewUnavailableException("task view is not running, retry shortly", e);
+    }
+    if (md == null || KeyQueryMetadata.NOT_AVAILABLE.equals(md) || md.activeHost() == null
+        || md.activeHost().port() < 0) {
+      throw new ViewUnavailableException("task view is rebalancing, retry shortly", null);
+    }
+    return md;
+  }
+
+  private Optional<TaskState> local(String taskId, Integer partition) {
+    try {
+      StoreQueryParameters<ReadOnlyKeyValueStore<String, TaskState>> params =
+          StoreQueryParameters.fromNameAndType(topics.storeName(), QueryableStoreTypes.keyValueStore());
+      if (partition != null) {
+        params = params.withPartition(partition);
+      }
+      return Optional.ofNullable(streams.store(params).get(taskId));
     } catch (InvalidStateStoreException e) {
       throw new ViewUnavailableException("task view is rebalancing, retry shortly", e);
     }
@@ -132,6 +184,9 @@ public final class TaskView implements TaskQueries, TaskCommands, AutoCloseable 
     p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 0);
     p.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, (int) config.replicationFactor());
     p.put(StreamsConfig.consumerPrefix(ConsumerConfig.MAX_POLL_RECORDS_CONFIG), 2000);
+    if (config.applicationServer() != null) {
+      p.put(StreamsConfig.APPLICATION_SERVER_CONFIG, config.applicationServer());
+    }
     return p;
   }
 

@@ -1,0 +1,63 @@
+package io.taskmesh.gateway;
+
+import io.taskmesh.schemas.Durations;
+import io.taskmesh.schemas.Topics;
+import io.taskmesh.topology.TaskTopics;
+import java.net.URI;
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * The task-view side of the gateway's environment.
+ *
+ * <ul>
+ *   <li>{@code SVC_ADVERTISED_URL}: how other replicas reach this one for forwarded task queries
+ *       ({@code http://host:port}); default {@code http://<SVC_HOST>:<SVC_PORT>} when the host is a
+ *       concrete address and the port is fixed, {@code 127.0.0.1} for {@code 0.0.0.0}; none (no
+ *       forwarding: a single replica) when the port is 0.
+ *   <li>{@code SVC_SSE_KEEPALIVE}: SSE keepalive comment interval, default 15 s (spec).
+ *   <li>{@code SVC_TASK_EVENTS_TOPIC}, {@code SVC_TASK_UPDATES_TOPIC}, {@code SVC_TASK_STORE}:
+ *       default {@code svc.task-events}, {@code svc.task-updates}, {@code tasks}.
+ * </ul>
+ */
+public record TaskSettings(String applicationServer, Duration sseKeepalive, TaskTopics topics) {
+
+  public static TaskSettings fromEnv(Map<String, String> env) {
+    return new TaskSettings(
+        applicationServer(env),
+        positive("SVC_SSE_KEEPALIVE", Durations.parse("SVC_SSE_KEEPALIVE", env.getOrDefault("SVC_SSE_KEEPALIVE", "15s"))),
+        TaskTopics.named(
+            env.getOrDefault("SVC_TASK_EVENTS_TOPIC", Topics.TASK_EVENTS),
+            env.getOrDefault("SVC_TASK_UPDATES_TOPIC", Topics.TASK_UPDATES),
+            env.getOrDefault("SVC_TASK_STORE", "tasks")));
+  }
+
+  static String applicationServer(Map<String, String> env) {
+    String url = env.get("SVC_ADVERTISED_URL");
+    if (url != null && !url.isBlank()) {
+      URI u;
+      try {
+        u = URI.create(url.trim());
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("SVC_ADVERTISED_URL must be a URL like http://10.0.0.5:8000, not '" + url + "'");
+      }
+      if (!"http".equals(u.getScheme()) || u.getHost() == null || u.getPort() <= 0) {
+        throw new IllegalArgumentException("SVC_ADVERTISED_URL must be http://host:port, not '" + url + "'");
+      }
+      return u.getHost() + ":" + u.getPort();
+    }
+    String port = env.getOrDefault("SVC_PORT", "8000").trim();
+    if (port.equals("0")) {
+      return null;
+    }
+    String host = env.getOrDefault("SVC_HOST", "0.0.0.0").trim();
+    return (host.equals("0.0.0.0") || host.isEmpty() ? "127.0.0.1" : host) + ":" + port;
+  }
+
+  private static Duration positive(String name, Duration d) {
+    if (d.isZero() || d.isNegative()) {
+      throw new IllegalArgumentException(name + " must be positive");
+    }
+    return d;
+  }
+}

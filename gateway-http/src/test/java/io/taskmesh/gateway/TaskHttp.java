@@ -1,0 +1,106 @@
+package io.taskmesh.gateway;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.taskmesh.devkit.LocalKafka;
+import io.taskmesh.schemas.Json;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+
+/** Test helpers for the task side of the gateway: env of a replica, HTTP calls, waiting on a read model. */
+final class TaskHttp {
+  static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+  private TaskHttp() {}
+
+  /** The env of one replica with its own topics (prefix), application id, state dir and a fixed free port. */
+  static Map<String, String> env(String prefix, Path stateDir, Path flows, int port) {
+    Map<String, String> env = new HashMap<>();
+    env.put("SVC_GATEWAY_MODE", "testing");
+    env.put("KAFKA_BOOTSTRAP_SERVERS", LocalKafka.shared().bootstrapServers());
+    env.put("SVC_PORT", Integer.toString(port));
+    env.put("SVC_HOST", "127.0.0.1");
+    if (flows != null) {
+      env.put("SVC_CONFIG_PATH", flows.toString());
+    }
+    env.put("SVC_STATE_DIR", stateDir.toString());
+    env.put("SVC_STREAMS_APPLICATION_ID", prefix + "-app");
+    env.put("SVC_TASK_EVENTS_TOPIC", prefix + ".task-events");
+    env.put("SVC_TASK_UPDATES_TOPIC", prefix + ".task-updates");
+    env.put("SVC_NAMESPACE", prefix);
+    return env;
+  }
+
+  static Gateway start(Map<String, String> env) {
+    return Gateway.start(GatewayConfig.fromEnv(env), TaskSettings.fromEnv(env));
+  }
+
+  static int freePort() {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  static HttpResponse<String> get(String url) throws Exception {
+    return HTTP.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(20)).GET().build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  static HttpResponse<String> post(String url, String body) throws Exception {
+    return HTTP.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(20))
+        .header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  static JsonNode json(HttpResponse<String> r) throws IOException {
+    return Json.MAPPER.readTree(r.body());
+  }
+
+  /** Polls {@code GET url} until the JSON answer satisfies {@code ok}; a read model has no event to wait on. */
+  static JsonNode await(String url, Predicate<JsonNode> ok, Duration timeout) throws Exception {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    HttpResponse<String> r = null;
+    while (System.nanoTime() < deadline) {
+      r = get(url);
+      if (r.statusCode() == 200) {
+        JsonNode node = json(r);
+        if (ok.test(node)) {
+          return node;
+        }
+      }
+      TimeUnit.MILLISECONDS.sleep(20);
+    }
+    throw new AssertionError("no matching answer from " + url + " in " + timeout + "; last: "
+        + (r == null ? "none" : r.statusCode() + " " + r.body()));
+  }
+
+  /** Starts a task of {@code flow} with {@code /tools/call}; returns its id. */
+  static String callTool(String base, String flow) throws Exception {
+    HttpResponse<String> r = post(base + "/tools/call", "{\"name\":\"" + flow + "\",\"arguments\":{}}");
+    if (r.statusCode() != 200) {
+      throw new AssertionError("tools/call " + flow + ": " + r.statusCode() + " " + r.body());
+    }
+    return Json.MAPPER.readTree(json(r).get("content").get(0).get("text").asText()).get("task_id").asText();
+  }
+
+  static String progress(String prev, String curr, String next, String state) {
+    return "{\"prev\":" + list(prev) + ",\"curr\":\"" + curr + "\",\"next\":" + list(next)
+        + ",\"status\":\"" + state + "\"}";
+  }
+
+  private static String list(String csv) {
+    return csv.isEmpty() ? "[]" : "[\"" + String.join("\",\"", csv.split(",")) + "\"]";
+  }
+}

@@ -1,0 +1,45 @@
+package io.taskmesh.topology;
+
+import io.taskmesh.schemas.Json;
+import io.taskmesh.schemas.TaskState;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Optional;
+import org.apache.kafka.streams.state.HostInfo;
+
+/**
+ * Asks the replica that owns a task key: {@code GET http://host:port/internal/tasks/{id}}, 200 the
+ * {@link TaskState} JSON, 404 no such task. Anything else (503 while the owner rebalances, a
+ * connection failure, a timeout) is a {@link ViewUnavailableException}: retry, never a 404.
+ */
+final class RemoteTaskQueries {
+  static final String PATH = "/internal/tasks/";
+  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+  Optional<TaskState> get(HostInfo owner, String taskId) {
+    URI uri = URI.create("http://" + owner.host() + ":" + owner.port() + PATH
+        + URLEncoder.encode(taskId, StandardCharsets.UTF_8).replace("+", "%20"));
+    HttpResponse<byte[]> r;
+    try {
+      r = http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(5)).GET().build(),
+          HttpResponse.BodyHandlers.ofByteArray());
+    } catch (IOException e) {
+      throw new ViewUnavailableException("owner " + owner + " of task " + taskId + " unreachable: " + e, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ViewUnavailableException("interrupted while asking " + owner, e);
+    }
+    return switch (r.statusCode()) {
+      case 200 -> Optional.of(Json.read(r.body(), TaskState.class));
+      case 404 -> Optional.empty();
+      default -> throw new ViewUnavailableException("owner " + owner + " of task " + taskId + " answered "
+          + r.statusCode() + ", retry shortly", null);
+    };
+  }
+}
