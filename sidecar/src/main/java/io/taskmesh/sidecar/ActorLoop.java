@@ -156,6 +156,7 @@ final class ActorLoop implements AutoCloseable {
 
     Map<TopicPartition, List<Outcome>> outcomes = handleAll(plan);
     List<Outcome.Output> outputs = new ArrayList<>(deadLetters);
+    List<Runnable> afterCommit = new ArrayList<>();
     Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>(deadOffsets);
     boolean exitAfter = false;
     boolean exitUncommitted = false;
@@ -171,6 +172,9 @@ final class ActorLoop implements AutoCloseable {
           break;
         }
         outputs.addAll(o.outputs());
+        if (o.afterCommit() != null) {
+          afterCommit.add(o.afterCommit());
+        }
         next = list.get(i).offset() + 1;
         if (o.kind() == Outcome.Kind.DONE_THEN_EXIT) {
           exitAfter = true;
@@ -188,6 +192,13 @@ final class ActorLoop implements AutoCloseable {
       return running.get();
     }
     offsets.keySet().forEach(deliveries::remove);
+    for (Runnable r : afterCommit) {
+      try {
+        r.run();
+      } catch (RuntimeException e) {
+        LOG.warn("{}: after-commit action failed: {}", config.actorName(), e.toString());
+      }
+    }
     if (exitAfter || exitUncommitted) {
       if (exitUncommitted) { // the runtime vanished: not the envelope's fault, forget the delivery count
         Map<TopicPartition, OffsetAndMetadata> reset = new HashMap<>();

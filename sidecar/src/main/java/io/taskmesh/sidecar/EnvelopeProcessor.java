@@ -3,7 +3,6 @@ package io.taskmesh.sidecar;
 import com.fasterxml.jackson.databind.node.TextNode;
 import io.taskmesh.schemas.Envelope;
 import io.taskmesh.schemas.EnvelopeStatus;
-import io.taskmesh.schemas.FinalReport;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.Route;
 import io.taskmesh.schemas.Times;
@@ -29,8 +28,6 @@ import org.slf4j.LoggerFactory;
 final class EnvelopeProcessor implements ActorLoop.Handler {
   private static final Logger LOG = LoggerFactory.getLogger(EnvelopeProcessor.class);
   private static final List<String> TRACE_HEADERS = List.of("traceparent", "tracestate");
-  /** Where paused envelopes are parked for a later resume. */
-  static final String PARKED_SUFFIX = ".parked";
 
   private final SidecarConfig config;
   private final RuntimeClient runtime;
@@ -129,7 +126,7 @@ final class EnvelopeProcessor implements ActorLoop.Handler {
     }
   }
 
-  /** One output per frame: next actor, x-sink when the route ended, or parked when paused. */
+  /** One output per frame: next actor, x-sink when the route ended, or x-pause when the handler set x-svc-pause. */
   private List<Outcome.Output> route(Envelope in, List<InvokeResult.Frame> frames, int attempt) {
     List<Outcome.Output> out = new ArrayList<>();
     for (int i = 0; i < frames.size(); i++) {
@@ -143,11 +140,9 @@ final class EnvelopeProcessor implements ActorLoop.Handler {
       String crew = crewActorIn(route);
       if (crew != null) {
         out.add(toSink(failed(child, attempt, Reasons.INVALID_ROUTE, crew + " must not be listed in a route")));
-      } else if (paused(child)) {
-        Envelope parked = child.withStatus(status(child, "paused", attempt, null, null));
-        reporter.finalReport(parked, new FinalReport(parked.id(), "paused", null, null, config.actorName(),
-            Map.of("route", route, "parked_topic", config.topicOf(Topics.PAUSE) + PARKED_SUFFIX)));
-        out.add(new Outcome.Output(config.topicOf(Topics.PAUSE) + PARKED_SUFFIX, id, Json.bytes(parked)));
+      } else if (pauseRequested(child)) { // x-pause parks it and reports "paused" (PauseActor)
+        Envelope paused = child.withStatus(status(child, "paused", attempt, null, null));
+        out.add(new Outcome.Output(config.topicOf(Topics.PAUSE), id, Json.bytes(paused)));
       } else if (route.exhausted()) {
         out.add(toSink(child.withStatus(status(child, "succeeded", attempt, null, null))));
       } else {
@@ -209,7 +204,8 @@ final class EnvelopeProcessor implements ActorLoop.Handler {
     return h;
   }
 
-  private static boolean paused(Envelope e) {
+  /** Header {@code x-svc-pause} present and not blank, "false" or "0". */
+  static boolean pauseRequested(Envelope e) {
     String v = e.header(io.taskmesh.schemas.Envelope.PAUSE_HEADER);
     return v != null && !v.isBlank() && !"false".equalsIgnoreCase(v) && !"0".equals(v);
   }

@@ -6,7 +6,7 @@ import java.util.concurrent.CountDownLatch;
 
 /**
  * {@code java io.taskmesh.sidecar.Main}: runs the actor named by {@code SVC_ACTOR_NAME}: the crew
- * actor {@code x-sink} or {@code x-sump}, otherwise a sidecar for that actor's runtime.
+ * actor {@code x-sink}, {@code x-sump} or {@code x-pause}, otherwise a sidecar for that actor's runtime.
  * Stops cleanly on SIGTERM; exits 1 after a runtime timeout or a fatal Kafka error.
  */
 public final class Main {
@@ -21,17 +21,29 @@ public final class Main {
       System.exit(2);
       return;
     }
+    CrewConfig crew;
+    try {
+      crew = CrewConfig.fromEnv(System.getenv());
+    } catch (IllegalArgumentException e) {
+      System.err.println("sidecar: " + e.getMessage());
+      System.exit(2);
+      return;
+    }
     GatewayReporter reporter = new GatewayReporter(config.gatewayUrl());
     CountDownLatch stopped = new CountDownLatch(1);
     AutoCloseable actor;
     if (Topics.SINK.equals(config.actorName())) {
-      SinkActor sink = new SinkActor(config, reporter, ExitHook.SYSTEM);
+      SinkActor sink = new SinkActor(config, crew, reporter, ExitHook.SYSTEM);
       sink.start();
       actor = sink;
     } else if (Topics.SUMP.equals(config.actorName())) {
       SumpActor sump = new SumpActor(config, reporter, ExitHook.SYSTEM);
       sump.start();
       actor = sump;
+    } else if (Topics.PAUSE.equals(config.actorName())) {
+      PauseActor pause = new PauseActor(config, crew, reporter, ExitHook.SYSTEM);
+      pause.start();
+      actor = pause;
     } else {
       RuntimeClient runtime = new RuntimeClient(config.socketPath());
       Sidecar sidecar = new Sidecar(config, runtime, reporter, ExitHook.SYSTEM, Duration.ofMinutes(10));

@@ -3,8 +3,16 @@ package io.taskmesh.sidecar;
 import java.util.List;
 import java.util.Map;
 
-/** What handling one queue record produced: records to send, and whether the process must stop. */
-record Outcome(List<Output> outputs, Kind kind) {
+/**
+ * What handling one queue record produced: records to send, whether the process must stop, and
+ * what to do once the batch's transaction has committed ({@code afterCommit}, e.g. a report that
+ * must not be sent for records a crash could still roll back).
+ */
+record Outcome(List<Output> outputs, Kind kind, Runnable afterCommit) {
+
+  Outcome(List<Output> outputs, Kind kind) {
+    this(outputs, kind, null);
+  }
 
   enum Kind {
     /** Send the outputs and commit the record's offset. */
@@ -28,6 +36,11 @@ record Outcome(List<Output> outputs, Kind kind) {
 
   static Outcome done(Output output) {
     return done(List.of(output));
+  }
+
+  /** Like {@link #done(List)}; {@code afterCommit} runs on the loop thread once the transaction committed. */
+  static Outcome doneThen(List<Output> outputs, Runnable afterCommit) {
+    return new Outcome(List.copyOf(outputs), Kind.DONE, afterCommit);
   }
 
   static Outcome doneThenExit(Output output) {

@@ -130,6 +130,12 @@ public record SidecarConfig(
         staticMember, transactionTimeout);
   }
 
+  public SidecarConfig withMaxPollRecords(int n) {
+    return new SidecarConfig(bootstrapServers, namespace, actorName, socketDir, socketName, gatewayUrl, actorTimeout,
+        maxAttempts, backoff, retryOn, concurrency, maxDeliveries, n, partitions, replicationFactor, instanceId,
+        staticMember, transactionTimeout);
+  }
+
   public SidecarConfig withMaxDeliveries(int n) {
     return new SidecarConfig(bootstrapServers, namespace, actorName, socketDir, socketName, gatewayUrl, actorTimeout,
         maxAttempts, backoff, retryOn, concurrency, n, maxPollRecords, partitions, replicationFactor, instanceId,

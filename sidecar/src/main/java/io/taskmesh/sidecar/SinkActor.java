@@ -25,14 +25,31 @@ public final class SinkActor implements AutoCloseable {
   private final SidecarConfig config;
   private final GatewayReporter reporter;
   private final ExitHook exitHook;
+  private final HookDispatcher hooks;
   private TopicAdmin admin;
   private ActorLoop loop;
 
   /** @param config any sidecar config of the namespace; the actor name is replaced by {@code x-sink} */
   public SinkActor(SidecarConfig config, GatewayReporter reporter, ExitHook exitHook) {
+    this(config, CrewConfig.defaults(), reporter, exitHook);
+  }
+
+  /** @param crew its {@code sinkHooks} receive every final envelope (see {@link HookDispatcher}) */
+  public SinkActor(SidecarConfig config, CrewConfig crew, GatewayReporter reporter, ExitHook exitHook) {
     this.config = config.withActor(Topics.SINK);
     this.reporter = reporter;
     this.exitHook = exitHook;
+    this.hooks = new HookDispatcher(crew);
+  }
+
+  /** Hook calls answered 2xx since start. */
+  public long hooksDelivered() {
+    return hooks.delivered();
+  }
+
+  /** Hook calls given up (retries exhausted, refused, or dropped) since start. */
+  public long hooksFailed() {
+    return hooks.failed();
   }
 
   public synchronized void start() {
@@ -50,8 +67,14 @@ public final class SinkActor implements AutoCloseable {
       return Outcome.done(toSump);
     }
     Envelope e = read.envelope();
-    reporter.finalReport(e, finalReport(e, Topics.SINK));
-    return Outcome.done(toSump);
+    FinalReport report = finalReport(e, Topics.SINK);
+    reporter.finalReport(e, report);
+    if (!hooks.enabled()) {
+      return Outcome.done(toSump);
+    }
+    // hooks after the commit: they never hold back the final report, x-sump or the next envelope
+    byte[] body = record.value();
+    return Outcome.doneThen(List.of(toSump), () -> hooks.dispatch(e.id(), report.status(), body));
   }
 
   /** succeeded when the phase says so or the route ended without a failure; else failed. */
@@ -100,6 +123,7 @@ public final class SinkActor implements AutoCloseable {
     if (loop != null) {
       loop.close();
     }
+    hooks.close();
     if (admin != null) {
       admin.close();
     }

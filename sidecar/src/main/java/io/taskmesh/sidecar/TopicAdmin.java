@@ -26,6 +26,15 @@ final class TopicAdmin implements AutoCloseable {
   }
 
   void ensure(Collection<String> topics) {
+    ensure(topics, Map.of());
+  }
+
+  /** Creates the missing ones with {@code cleanup.policy=compact} (latest value per key kept forever). */
+  void ensureCompacted(Collection<String> topics) {
+    ensure(topics, Map.of("cleanup.policy", "compact"));
+  }
+
+  private void ensure(Collection<String> topics, Map<String, String> configs) {
     List<String> missing = topics.stream().filter(t -> !known.contains(t)).distinct().toList();
     if (missing.isEmpty()) {
       return;
@@ -33,7 +42,7 @@ final class TopicAdmin implements AutoCloseable {
     try {
       Set<String> existing = admin.listTopics().names().get(30, TimeUnit.SECONDS);
       List<NewTopic> create = missing.stream().filter(t -> !existing.contains(t))
-          .map(t -> new NewTopic(t, partitions, replication)).toList();
+          .map(t -> new NewTopic(t, partitions, replication).configs(configs)).toList();
       if (!create.isEmpty()) {
         try {
           admin.createTopics(create).all().get(30, TimeUnit.SECONDS);

@@ -78,6 +78,36 @@ class RulesTest {
     assertThat(SinkActor.finalReport(bad.withStatus(null), "x-sink").status()).isEqualTo("failed");
   }
 
+  @Test
+  void resumeMergesInputIntoThePayloadAndDropsThePauseHeader() {
+    Envelope parked = new Envelope("1", null, new Route(List.of("a"), "b", List.of()), null,
+        Json.tree(Map.of("q", "?", "input", "old")), Map.of("x-svc-pause", "true", "keep", "1"));
+    Envelope r = PauseActor.resumedEnvelope(parked, Json.tree(Map.of("answer", 42)), null);
+    assertThat(r.payload()).isEqualTo(Json.tree(Map.of("q", "?", "input", Map.of("answer", 42))));
+    assertThat(r.headers()).containsOnlyKeys("keep");
+    assertThat(r.route()).isEqualTo(parked.route());
+    Envelope scalar = new Envelope("2", null, parked.route(), null, Json.tree("text"), Map.of());
+    assertThat(PauseActor.resumedEnvelope(scalar, Json.tree(1), null).payload())
+        .isEqualTo(Json.tree(Map.of("value", "text", "input", 1)));
+    assertThat(EnvelopeProcessor.pauseRequested(parked)).isTrue();
+    assertThat(EnvelopeProcessor.pauseRequested(scalar)).isFalse();
+    Envelope no = new Envelope("3", null, parked.route(), null, Json.tree(1), Map.of("x-svc-pause", "false"));
+    assertThat(EnvelopeProcessor.pauseRequested(no)).isFalse();
+  }
+
+  @Test
+  void crewConfigReadsHooksAndRefusesNonHttpUrls() {
+    CrewConfig c = CrewConfig.fromEnv(Map.of("SVC_SINK_HOOKS", "http://a:1/h, https://b/x", "SVC_SINK_HOOK_ATTEMPTS",
+        "5", "SVC_SINK_HOOK_BACKOFF", "1s", "SVC_PAUSE_RESUME_WAIT", "250ms"));
+    assertThat(c.sinkHooks()).extracting(Object::toString).containsExactly("http://a:1/h", "https://b/x");
+    assertThat(c.hookAttempts()).isEqualTo(5);
+    assertThat(c.hookBackoff()).isEqualTo(Duration.ofSeconds(1));
+    assertThat(c.resumeWait()).isEqualTo(Duration.ofMillis(250));
+    assertThat(CrewConfig.fromEnv(Map.of()).sinkHooks()).isEmpty();
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> CrewConfig.fromEnv(Map.of("SVC_SINK_HOOKS", "ftp://x/")))
+        .hasMessageContaining("SVC_SINK_HOOKS");
+  }
+
   private static EnvelopeStatus status(String phase, String reason, String error) {
     return new EnvelopeStatus(phase, "a", 1, 1, null, null, null, reason, error);
   }

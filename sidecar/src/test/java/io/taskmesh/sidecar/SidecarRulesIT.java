@@ -246,16 +246,17 @@ class SidecarRulesIT {
   }
 
   @Test
-  void pauseHeaderReportsPausedAndStopsRouting() {
+  void pauseHeaderHandsTheEnvelopeToXPauseAndStopsRouting() {
     mesh.sidecar("p", "testhandlers.pause");
     mesh.send(mesh.envelope("pause-1", Map.of("q", "?"), "p", "next-one"));
-    JsonNode fin = finalOf("pause-1");
-    assertThat(fin.path("status").asText()).isEqualTo("paused");
-    List<Envelope> parked = mesh.envelopes(mesh.topic("x-pause") + EnvelopeProcessor.PARKED_SUFFIX, 1, WAIT);
-    assertThat(parked).hasSize(1);
-    assertThat(parked.get(0).status().phase()).isEqualTo("paused");
-    assertThat(parked.get(0).route()).isEqualTo(new Route(List.of("p"), "next-one", List.of()));
+    List<Envelope> toPause = mesh.envelopes(mesh.topic("x-pause"), 1, WAIT);
+    assertThat(toPause).hasSize(1);
+    assertThat(toPause.get(0).status().phase()).isEqualTo("paused");
+    assertThat(toPause.get(0).status().actor()).isEqualTo("p");
+    assertThat(toPause.get(0).header("x-svc-pause")).isEqualTo("true");
+    assertThat(toPause.get(0).route()).isEqualTo(new Route(List.of("p"), "next-one", List.of()));
     assertThat(mesh.read(mesh.topic("next-one"), 0, Duration.ofMillis(500))).isEmpty();
+    assertThat(mesh.gateway.calls("pause-1", "final")).isEmpty(); // x-pause reports it (PauseIT)
   }
 
   @Test

@@ -107,6 +107,25 @@ final class TestMesh implements AutoCloseable {
     return sink;
   }
 
+  SinkActor sink(CrewConfig crew) {
+    SinkActor sink = new SinkActor(config("x-sink", Path.of("/tmp")), crew, reporter, s -> { });
+    sink.start();
+    closing.add(0, sink);
+    return sink;
+  }
+
+  /** x-pause with a stable instance id, so a second one started after closing the first takes over at once. */
+  PauseActor pause(CrewConfig crew) {
+    SidecarConfig base = config("x-pause", Path.of("/tmp"));
+    SidecarConfig cfg = new SidecarConfig(base.bootstrapServers(), base.namespace(), base.actorName(), base.socketDir(),
+        base.socketName(), null, base.actorTimeout(), 1, base.backoff(), List.of(), 1, 3, 500, 1, (short) 1,
+        "pause-0", true, Duration.ofSeconds(15));
+    PauseActor pause = new PauseActor(cfg, crew, reporter, s -> { throw new AssertionError("x-pause exit " + s); });
+    pause.start();
+    closing.add(0, pause);
+    return pause;
+  }
+
   SumpActor sump() {
     SumpActor sump = new SumpActor(config("x-sump", Path.of("/tmp")), reporter, s -> { });
     sump.start();

@@ -1,0 +1,69 @@
+package io.taskmesh.sidecar;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Settings only the crew actors read (the rest is in {@link SidecarConfig}).
+ *
+ * @param sinkHooks {@code SVC_SINK_HOOKS}: http(s) URLs x-sink POSTs every final envelope to
+ * @param hookAttempts {@code SVC_SINK_HOOK_ATTEMPTS}: calls per hook and envelope (default 3)
+ * @param hookBackoff {@code SVC_SINK_HOOK_BACKOFF}: first retry delay, doubled each retry (default 500ms)
+ * @param hookTimeout {@code SVC_SINK_HOOK_TIMEOUT}: per-call timeout (default 5s)
+ * @param resumeWait {@code SVC_PAUSE_RESUME_WAIT}: how long x-pause waits for the parked envelope of a
+ *     resume message to appear before dead-lettering the resume (default 5s)
+ */
+public record CrewConfig(List<URI> sinkHooks, int hookAttempts, Duration hookBackoff, Duration hookTimeout,
+    Duration resumeWait) {
+
+  public CrewConfig {
+    sinkHooks = List.copyOf(sinkHooks);
+    for (URI u : sinkHooks) {
+      if (u.getScheme() == null || !(u.getScheme().equals("http") || u.getScheme().equals("https"))
+          || u.getHost() == null) {
+        throw new IllegalArgumentException("SVC_SINK_HOOKS: not an http(s) URL: " + u);
+      }
+    }
+    if (hookAttempts < 1) {
+      throw new IllegalArgumentException("SVC_SINK_HOOK_ATTEMPTS must be at least 1, got " + hookAttempts);
+    }
+  }
+
+  public static CrewConfig defaults() {
+    return new CrewConfig(List.of(), 3, Duration.ofMillis(500), Duration.ofSeconds(5), Duration.ofSeconds(5));
+  }
+
+  public static CrewConfig fromEnv(Map<String, String> env) {
+    List<URI> hooks = List.of();
+    String csv = env.get("SVC_SINK_HOOKS");
+    if (csv != null && !csv.isBlank()) {
+      try {
+        hooks = Arrays.stream(csv.split(",")).map(String::trim).filter(s -> !s.isEmpty()).map(URI::create).toList();
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("SVC_SINK_HOOKS: " + e.getMessage());
+      }
+    }
+    int attempts;
+    String a = env.getOrDefault("SVC_SINK_HOOK_ATTEMPTS", "3").trim();
+    try {
+      attempts = Integer.parseInt(a);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("SVC_SINK_HOOK_ATTEMPTS must be an integer, got '" + a + "'");
+    }
+    return new CrewConfig(hooks, attempts,
+        Durations.parse("SVC_SINK_HOOK_BACKOFF", env.getOrDefault("SVC_SINK_HOOK_BACKOFF", "500ms")),
+        Durations.parse("SVC_SINK_HOOK_TIMEOUT", env.getOrDefault("SVC_SINK_HOOK_TIMEOUT", "5s")),
+        Durations.parse("SVC_PAUSE_RESUME_WAIT", env.getOrDefault("SVC_PAUSE_RESUME_WAIT", "5s")));
+  }
+
+  public CrewConfig withHooks(List<URI> hooks, int attempts, Duration backoff) {
+    return new CrewConfig(hooks, attempts, backoff, hookTimeout, resumeWait);
+  }
+
+  public CrewConfig withResumeWait(Duration wait) {
+    return new CrewConfig(sinkHooks, hookAttempts, hookBackoff, hookTimeout, wait);
+  }
+}
