@@ -153,7 +153,10 @@ public final class TaskView implements TaskQueries, TaskCommands, AutoCloseable 
   @Override
   public void close() {
     feed.close();
-    streams.close(Duration.ofSeconds(20));
+    // leave the group at once so another replica takes the partitions over now, not after the
+    // session timeout (Streams does not leave on a plain close)
+    streams.close(org.apache.kafka.streams.CloseOptions.groupMembershipOperation(
+        org.apache.kafka.streams.CloseOptions.GroupMembershipOperation.LEAVE_GROUP).withTimeout(Duration.ofSeconds(20)));
     producer.close(Duration.ofSeconds(5));
   }
 
