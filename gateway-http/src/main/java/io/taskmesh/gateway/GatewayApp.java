@@ -94,6 +94,7 @@ public final class GatewayApp implements AutoCloseable {
     cfg.routes.get("/internal/tasks/{id}", ctx -> ctx.json(queries.getLocal(ctx.pathParam("id"))
         .orElseThrow(() -> new NotFoundResponse("task not found: " + ctx.pathParam("id")))));
     if (mode.servesApi()) {
+      io.taskmesh.gateway.a2a.A2aRoutes.register(cfg, config, flows, queries, commands, launcher, fly);
       cfg.routes.post("/tools/call", this::callTool);
       cfg.routes.get("/stream/{id}", ctx -> {
         requireMcpAuth(ctx);

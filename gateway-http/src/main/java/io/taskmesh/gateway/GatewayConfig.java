@@ -20,7 +20,8 @@ public record GatewayConfig(
     String meshUrl,
     String mcpApiKey,
     String databaseUrl,
-    Duration configPollInterval) {
+    Duration configPollInterval,
+    io.taskmesh.gateway.a2a.A2aSettings a2a) {
 
   public static GatewayConfig fromEnv(Map<String, String> env) {
     GatewayMode mode = GatewayMode.parse(env.get("SVC_GATEWAY_MODE"));
@@ -41,7 +42,8 @@ public record GatewayConfig(
         blankToNull(env.get("SVC_MESH_URL")),
         env.getOrDefault("SVC_MCP_API_KEY", ""),
         blankToNull(env.get("SVC_DATABASE_URL")),
-        Durations.parse("SVC_CONFIG_POLL_INTERVAL", env.getOrDefault("SVC_CONFIG_POLL_INTERVAL", "10s")));
+        Durations.parse("SVC_CONFIG_POLL_INTERVAL", env.getOrDefault("SVC_CONFIG_POLL_INTERVAL", "10s")),
+        io.taskmesh.gateway.a2a.A2aSettings.fromEnv(env));
   }
 
   private static String require(Map<String, String> env, String name) {

@@ -1,0 +1,35 @@
+package io.taskmesh.gateway.a2a;
+
+/** A JSON-RPC error to answer: the A2A 0.3 and JSON-RPC 2.0 codes. */
+public final class A2aException extends RuntimeException {
+  public static final int PARSE_ERROR = -32700;
+  public static final int INVALID_REQUEST = -32600;
+  public static final int METHOD_NOT_FOUND = -32601;
+  public static final int INVALID_PARAMS = -32602;
+  public static final int INTERNAL_ERROR = -32603;
+  public static final int TASK_NOT_FOUND = -32001;
+  public static final int TASK_NOT_CANCELABLE = -32002;
+  public static final int PUSH_NOT_SUPPORTED = -32003;
+  public static final int UNSUPPORTED_OPERATION = -32004;
+  public static final int CONTENT_TYPE_NOT_SUPPORTED = -32005;
+
+  private final int code;
+
+  public A2aException(int code, String message) {
+    super(message);
+    this.code = code;
+  }
+
+  public int code() {
+    return code;
+  }
+
+  static A2aException params(String message) {
+    return new A2aException(INVALID_PARAMS, message);
+  }
+
+  /** Unknown and foreign tasks get the same answer: existence is never revealed. */
+  static A2aException taskNotFound(String id) {
+    return new A2aException(TASK_NOT_FOUND, "Task not found: " + id);
+  }
+}

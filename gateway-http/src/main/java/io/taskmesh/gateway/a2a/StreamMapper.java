@@ -1,0 +1,88 @@
+package io.taskmesh.gateway.a2a;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.taskmesh.schemas.TaskState;
+import io.taskmesh.schemas.TaskUpdate;
+import java.util.List;
+
+/**
+ * The A2A events of one stream of one task (spec, "A2A mapping"), as a pure state machine fed
+ * with task updates and FLY events:
+ *
+ * <ul>
+ *   <li>an update whose A2A state differs from the last one sent becomes a status-update
+ *       ({@code final: false}); progress within the same state is not forwarded;
+ *   <li>a FLY event becomes a chunk of the artifact {@code fly-stream}: the first with
+ *       {@code append: false}, the next ones {@code append: true}, all {@code lastChunk: false};
+ *   <li>a terminal state (completed, failed, canceled) yields a last chunk of {@code fly-stream}
+ *       ({@code lastChunk: true}: the result as a data part when completed, else an empty text
+ *       part) and then the final status-update ({@code final: true});
+ *   <li>input-required and auth-required end the stream with a final status-update only (the
+ *       task is not over);
+ *   <li>after the final event nothing more is emitted; updates at or below the last seen
+ *       sequence number are duplicates and are ignored.
+ * </ul>
+ */
+final class StreamMapper {
+  private final String taskId;
+  private final String contextId;
+  private long lastSeq;
+  private String lastState;
+  private boolean flySent;
+  private boolean done;
+
+  StreamMapper(String taskId, String contextId, long lastSeq, String lastState) {
+    this.taskId = taskId;
+    this.contextId = contextId;
+    this.lastSeq = lastSeq;
+    this.lastState = lastState;
+  }
+
+  synchronized List<ObjectNode> onUpdate(TaskUpdate u) {
+    if (done || u.seq() <= lastSeq) {
+      return List.of();
+    }
+    lastSeq = u.seq();
+    String state = A2aTasks.state(u.status());
+    if (A2aTasks.TERMINAL.contains(state)) {
+      done = true;
+      ObjectNode part = A2aTasks.COMPLETED.equals(state) && u.result() != null && !u.result().isNull()
+          ? A2aTasks.resultPart(u.result()) : A2aTasks.textPart("");
+      return List.of(A2aTasks.artifactEvent(taskId, contextId, part, flySent, true),
+          A2aTasks.statusEvent(taskId, contextId, u, true));
+    }
+    if (A2aTasks.INTERRUPTED.contains(state)) {
+      done = true;
+      return List.of(A2aTasks.statusEvent(taskId, contextId, u, true));
+    }
+    if (state.equals(lastState)) {
+      return List.of(); // progress: not forwarded
+    }
+    lastState = state;
+    return List.of(A2aTasks.statusEvent(taskId, contextId, u, false));
+  }
+
+  synchronized List<ObjectNode> onFly(JsonNode fly) {
+    if (done || fly == null || !fly.isObject()) {
+      return List.of();
+    }
+    ObjectNode event = A2aTasks.artifactEvent(taskId, contextId, A2aTasks.flyPart(fly), flySent, false);
+    flySent = true;
+    return List.of(event);
+  }
+
+  /** Catches up with a stored state (read after subscribing): as if its last update arrived now. */
+  List<ObjectNode> onState(TaskState s) {
+    return onUpdate(asUpdate(s));
+  }
+
+  synchronized boolean done() {
+    return done;
+  }
+
+  static TaskUpdate asUpdate(TaskState s) {
+    return new TaskUpdate(s.id(), s.seq(), s.status(), s.progressPercent(), null, null, s.currentActorName(), null,
+        s.message(), s.result(), s.error(), s.updatedAt());
+  }
+}
