@@ -1,0 +1,229 @@
+package io.taskmesh.gateway.a2a;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.taskmesh.schemas.FlowConfig;
+import io.taskmesh.schemas.Json;
+import io.taskmesh.schemas.TaskUpdate;
+import java.net.InetAddress;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** Pure A2A rules: envelope parsing, params, payload rule, status mapping, stream events, card, settings. */
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class A2aMappingTest {
+
+  private static JsonNode json(String s) throws Exception {
+    return Json.MAPPER.readTree(s);
+  }
+
+  private static int code(Runnable r) {
+    try {
+      r.run();
+    } catch (A2aException e) {
+      return e.code();
+    }
+    throw new AssertionError("no A2aException");
+  }
+
+  @Test
+  void envelopeErrors() {
+    byte[] notJson = "{x".getBytes(StandardCharsets.UTF_8);
+    assertThat(code(() -> JsonRpc.parse(notJson))).isEqualTo(-32700);
+    assertThat(code(() -> JsonRpc.parse(new byte[0]))).isEqualTo(-32700);
+    assertThat(code(() -> JsonRpc.parse("[1]".getBytes()))).isEqualTo(-32600);
+    assertThat(code(() -> JsonRpc.parse("{\"jsonrpc\":\"2.0\",\"id\":1.5,\"method\":\"m\"}".getBytes()))).isEqualTo(-32600);
+    assertThat(code(() -> JsonRpc.parse("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\"}".getBytes()))).isEqualTo(-32600);
+    assertThat(code(() -> JsonRpc.parse("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":3}".getBytes())))
+        .isEqualTo(-32602);
+    JsonRpc.Request ok = JsonRpc.parse("{\"jsonrpc\":\"2.0\",\"id\":\"7\",\"method\":\"tasks/get\"}".getBytes());
+    assertThat(ok.id().isTextual()).isTrue();
+    assertThat(ok.paramsObject().isEmpty()).isTrue();
+    assertThat(JsonRpc.idOf("{\"id\":12}".getBytes()).asInt()).isEqualTo(12);
+    assertThat(JsonRpc.idOf("{\"id\":{}}".getBytes()).isNull()).isTrue();
+    assertThat(JsonRpc.error(ok.id(), -32601, "x").toString())
+        .isEqualTo("{\"jsonrpc\":\"2.0\",\"id\":\"7\",\"error\":{\"code\":-32601,\"message\":\"x\"}}");
+  }
+
+  @Test
+  void payloadRule() throws Exception {
+    assertThat(A2aMessages.payload(json("[{\"kind\":\"data\",\"data\":{\"a\":1}}]")).toString()).isEqualTo("{\"a\":1}");
+    assertThat(A2aMessages.payload(json("[{\"kind\":\"data\",\"data\":{\"a\":1,\"b\":1}},{\"kind\":\"data\",\"data\":{\"b\":2}}]"))
+        .toString()).isEqualTo("{\"a\":1,\"b\":2}");
+    assertThat(A2aMessages.payload(json("[{\"kind\":\"text\",\"text\":\"a\"},{\"kind\":\"text\",\"text\":\"b\"}]")).toString())
+        .isEqualTo("{\"text\":\"a\\nb\"}");
+    assertThat(A2aMessages.payload(json("[{\"kind\":\"data\",\"data\":{\"text\":\"old\",\"n\":1}},{\"kind\":\"text\",\"text\":\"new\"}]"))
+        .toString()).isEqualTo("{\"text\":\"new\",\"n\":1}");
+    for (String bad : List.of("[]", "{}", "[1]", "[{}]", "[{\"kind\":\"text\"}]", "[{\"kind\":\"data\",\"data\":\"s\"}]",
+        "[{\"kind\":\"image\"}]")) {
+      assertThat(code(() -> {
+        try {
+          A2aMessages.payload(json(bad));
+        } catch (A2aException e) {
+          throw e;
+        } catch (Exception e) {
+          throw new RuntimeException(e);
+        }
+      })).as(bad).isEqualTo(-32602);
+    }
+    assertThat(code(() -> {
+      try {
+        A2aMessages.payload(json("[{\"kind\":\"file\",\"file\":{\"uri\":\"x\"}}]"));
+      } catch (A2aException e) {
+        throw e;
+      } catch (Exception e) {
+        throw new RuntimeException(e);
+      }
+    })).isEqualTo(-32005);
+  }
+
+  @Test
+  void sendParams() throws Exception {
+    String msg = "{\"kind\":\"message\",\"role\":\"user\",\"messageId\":\"m\",\"parts\":[{\"kind\":\"text\",\"text\":\"a\"}]}";
+    A2aMessages.Send ok = A2aMessages.parseSend((ObjectNode) json("{\"message\":" + msg
+        + ",\"metadata\":{\"skill\":\"s\"},\"configuration\":{\"blocking\":false,\"historyLength\":2}}"));
+    assertThat(ok.skill()).isEqualTo("s");
+    assertThat(ok.blocking()).isFalse();
+    assertThat(ok.historyLength()).isEqualTo(2);
+    for (String bad : List.of("{}", "{\"message\":[]}",
+        "{\"message\":" + msg.replace("\"role\":\"user\",", "") + "}",
+        "{\"message\":" + msg.replace("\"user\"", "\"agent\"") + "}",
+        "{\"message\":" + msg.replace("\"messageId\":\"m\",", "") + "}",
+        "{\"message\":" + msg.replace("\"message\",", "\"task\",") + "}",
+        "{\"message\":" + msg + ",\"configuration\":{\"historyLength\":-1}}",
+        "{\"message\":" + msg + ",\"configuration\":{\"blocking\":\"no\"}}",
+        "{\"message\":" + msg + ",\"metadata\":{\"skill\":3}}")) {
+      assertThat(code(() -> {
+        try {
+          A2aMessages.parseSend((ObjectNode) json(bad));
+        } catch (A2aException e) {
+          throw e;
+        } catch (Exception e) {
+          throw new RuntimeException(e);
+        }
+      })).as(bad).isEqualTo(-32602);
+    }
+    FlowConfig a = new FlowConfig("a", "a", null, null, null, null, Json.MAPPER.createObjectNode());
+    FlowConfig b = new FlowConfig("b", "b", null, null, null, null, Json.MAPPER.createObjectNode());
+    assertThat(A2aMessages.chooseSkill(null, Map.of("a", a))).isSameAs(a);
+    assertThat(A2aMessages.chooseSkill("b", Map.of("a", a, "b", b))).isSameAs(b);
+    assertThat(code(() -> A2aMessages.chooseSkill(null, Map.of("a", a, "b", b)))).isEqualTo(-32602);
+    assertThat(code(() -> A2aMessages.chooseSkill("c", Map.of("a", a)))).isEqualTo(-32602);
+    assertThat(code(() -> A2aMessages.chooseSkill(null, Map.of()))).isEqualTo(-32004);
+  }
+
+  @Test
+  void statusMapping() {
+    assertThat(A2aTasks.state("pending")).isEqualTo("submitted");
+    assertThat(A2aTasks.state("running")).isEqualTo("working");
+    assertThat(A2aTasks.state("succeeded")).isEqualTo("completed");
+    assertThat(A2aTasks.state("failed")).isEqualTo("failed");
+    assertThat(A2aTasks.state("canceled")).isEqualTo("canceled");
+    assertThat(A2aTasks.state("paused")).isEqualTo("input-required");
+    assertThat(A2aTasks.state("auth_required")).isEqualTo("auth-required");
+    assertThat(A2aTasks.state("whatever")).isEqualTo("unknown");
+    assertThat(A2aTasks.gatewayStatus("input-required")).isEqualTo("paused");
+    assertThat(A2aTasks.gatewayStatus("nope")).isNull();
+  }
+
+  private static TaskUpdate update(long seq, String status, JsonNode result) {
+    return new TaskUpdate("t", seq, status, 0.0, null, null, null, null, status, result, null, "2026-01-01T00:00:00Z");
+  }
+
+  @Test
+  void streamEvents() throws Exception {
+    StreamMapper m = new StreamMapper("t", "c", 0, "submitted");
+    assertThat(m.onUpdate(update(1, "pending", null))).isEmpty();
+    List<ObjectNode> working = m.onUpdate(update(2, "running", null));
+    assertThat(working).singleElement().satisfies(e -> {
+      assertThat(e.get("kind").asText()).isEqualTo("status-update");
+      assertThat(e.get("final").asBoolean()).isFalse();
+    });
+    assertThat(m.onUpdate(update(3, "running", null))).as("progress not forwarded").isEmpty();
+    assertThat(m.onUpdate(update(3, "succeeded", null))).as("duplicate seq").isEmpty();
+    ObjectNode c1 = m.onFly(json("{\"text\":\"a\"}")).get(0);
+    ObjectNode c2 = m.onFly(json("{\"k\":1}")).get(0);
+    assertThat(c1.get("append").asBoolean()).isFalse();
+    assertThat(c1.at("/artifact/artifactId").asText()).isEqualTo("fly-stream");
+    assertThat(c1.at("/artifact/parts/0/kind").asText()).isEqualTo("text");
+    assertThat(c2.get("append").asBoolean()).isTrue();
+    assertThat(c2.at("/artifact/parts/0/data/k").asInt()).isEqualTo(1);
+    List<ObjectNode> end = m.onUpdate(update(4, "succeeded", json("[1,2]")));
+    assertThat(end).extracting(e -> e.get("kind").asText()).containsExactly("artifact-update", "status-update");
+    assertThat(end.get(0).get("lastChunk").asBoolean()).isTrue();
+    assertThat(end.get(0).at("/artifact/parts/0/data/result").toString()).isEqualTo("[1,2]");
+    assertThat(end.get(1).get("final").asBoolean()).isTrue();
+    assertThat(m.done()).isTrue();
+    assertThat(m.onFly(json("{\"text\":\"late\"}"))).isEmpty();
+    StreamMapper paused = new StreamMapper("t", "c", 0, "submitted");
+    assertThat(paused.onUpdate(update(2, "paused", null))).singleElement()
+        .satisfies(e -> assertThat(e.at("/status/state").asText()).isEqualTo("input-required"));
+    StreamMapper failed = new StreamMapper("t", "c", 0, "submitted");
+    List<ObjectNode> f = failed.onUpdate(update(2, "failed", null));
+    assertThat(f.get(0).get("append").asBoolean()).as("no FLY before: the last chunk opens the artifact").isFalse();
+  }
+
+  @Test
+  void cardHasOneSkillPerFlow() {
+    FlowConfig flow = new FlowConfig("echo", "echo", null, "desc", null, null, Json.MAPPER.createObjectNode());
+    ObjectNode card = AgentCard.build(A2aSettings.defaults(), "http://h/a2a/", List.of(flow), false);
+    assertThat(card.get("url").asText()).isEqualTo("http://h/a2a/");
+    assertThat(card.at("/skills/0/id").asText()).isEqualTo("echo");
+    assertThat(card.at("/skills/0/description").asText()).isEqualTo("desc");
+    assertThat(card.at("/skills/0/tags").size()).isPositive();
+    assertThat(card.at("/securitySchemes/apiKey/in").asText()).isEqualTo("header");
+  }
+
+  @Test
+  void settingsNameTheBadVariable() {
+    assertThatThrownBy(() -> A2aSettings.fromEnv(Map.of("SVC_A2A_JWT_JWKS_URL", "http://k/jwks")))
+        .hasMessageContaining("SVC_A2A_JWT_ISSUER");
+    assertThatThrownBy(() -> A2aSettings.fromEnv(Map.of("SVC_A2A_JWT_JWKS_URL", "http://k/jwks", "SVC_A2A_JWT_ISSUER", "i")))
+        .hasMessageContaining("SVC_A2A_JWT_AUDIENCE");
+    assertThatThrownBy(() -> A2aSettings.fromEnv(Map.of("SVC_A2A_JWT_JWKS_URL", "file:/etc/x", "SVC_A2A_JWT_ISSUER", "i",
+        "SVC_A2A_JWT_AUDIENCE", "a"))).hasMessageContaining("SVC_A2A_JWT_JWKS_URL");
+    assertThatThrownBy(() -> A2aSettings.fromEnv(Map.of("SVC_A2A_JWT_ISSUER", "i")))
+        .hasMessageContaining("SVC_A2A_JWT_JWKS_URL");
+    assertThatThrownBy(() -> A2aSettings.fromEnv(Map.of("SVC_A2A_PUSH_ALLOW_PRIVATE", "yes")))
+        .hasMessageContaining("SVC_A2A_PUSH_ALLOW_PRIVATE");
+    assertThatThrownBy(() -> A2aSettings.fromEnv(Map.of("SVC_A2A_PUBLIC_URL", "/relative")))
+        .hasMessageContaining("SVC_A2A_PUBLIC_URL");
+    assertThat(A2aSettings.defaults().authEnabled()).isFalse();
+    A2aAuth off = new A2aAuth(A2aSettings.defaults());
+    assertThat(off.authenticate(null, null).ok()).isTrue();
+    A2aAuth key = new A2aAuth(A2aSettings.fromEnv(Map.of("SVC_A2A_API_KEY", "k")));
+    assertThat(key.authenticate("k", null)).isEqualTo(new A2aAuth.Result(true, "api-key"));
+    assertThat(key.authenticate("K", null).ok()).isFalse();
+    assertThat(key.authenticate(null, "Bearer k").ok()).isFalse();
+  }
+
+  @Test
+  void pushTargetsArePublicHttpOnly() throws Exception {
+    for (String bad : List.of("ftp://example.com/x", "http://127.0.0.1/x", "http://10.1.2.3/x", "http://192.168.0.1/",
+        "http://169.254.169.254/latest", "http://[::1]/x", "http://[fd00::1]/x", "http://0.0.0.0/", "http://100.64.0.1/",
+        "http://user@8.8.8.8/")) {
+      assertThat(code(() -> PushNotifier.checkTarget(URI.create(bad), false))).as(bad).isEqualTo(-32602);
+    }
+    PushNotifier.checkTarget(URI.create("https://8.8.8.8/hook"), false);
+    PushNotifier.checkTarget(URI.create("http://127.0.0.1:9/hook"), true);
+    assertThat(PushNotifier.isPublic(InetAddress.getByName("::ffff:10.0.0.1"))).isFalse();
+    assertThat(PushNotifier.isPublic(InetAddress.getByName("1.1.1.1"))).isTrue();
+  }
+
+  @Test
+  void pageTokensRoundTripAndForgeriesAreRefused() {
+    assertThat(A2aRoutes.decodePageToken(A2aRoutes.encodePageToken(40))).isEqualTo(40);
+    assertThat(A2aRoutes.decodePageToken("")).isZero();
+    assertThat(code(() -> A2aRoutes.decodePageToken("%%%"))).isEqualTo(-32602);
+    assertThat(code(() -> A2aRoutes.decodePageToken(java.util.Base64.getUrlEncoder().encodeToString("offset:-1".getBytes()))))
+        .isEqualTo(-32602);
+  }
+}
