@@ -76,14 +76,7 @@ class McpClientIT {
     env.put("SVC_NAMESPACE", "mcpit");
     gateway = Gateway.start(GatewayConfig.fromEnv(env));
     base = "http://127.0.0.1:" + gateway.port();
-    nodeDir = Path.of(System.getProperty("taskmesh.root", "..")).toAbsolutePath().normalize()
-        .resolve("gateway-http/src/test/node");
-    if (!Files.isDirectory(nodeDir.resolve("node_modules/@modelcontextprotocol/sdk"))) {
-      Process npm = new ProcessBuilder("npm", "ci", "--no-audit", "--no-fund").directory(nodeDir.toFile())
-          .redirectErrorStream(true).start();
-      String out = new String(npm.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      assertThat(npm.waitFor()).as("npm ci: " + out).isZero();
-    }
+    nodeDir = NodeClients.ensureInstalled();
   }
 
   @AfterAll
