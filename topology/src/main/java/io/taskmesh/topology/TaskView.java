@@ -146,6 +146,25 @@ public final class TaskView implements TaskQueries, TaskCommands, AutoCloseable 
     }
   }
 
+  /**
+   * Every task in this replica's local stores (the partitions it owns), sorted by id: for
+   * checks and tools (replay verification), linear in the number of tasks.
+   */
+  public List<TaskState> localTasks() {
+    List<TaskState> out = new java.util.ArrayList<>();
+    try {
+      ReadOnlyKeyValueStore<String, TaskState> store = streams.store(
+          StoreQueryParameters.fromNameAndType(topics.storeName(), QueryableStoreTypes.keyValueStore()));
+      try (org.apache.kafka.streams.state.KeyValueIterator<String, TaskState> it = store.all()) {
+        it.forEachRemaining(kv -> out.add(kv.value));
+      }
+    } catch (InvalidStateStoreException e) {
+      throw new ViewUnavailableException("task view is rebalancing, retry shortly", e);
+    }
+    out.sort(java.util.Comparator.comparing(TaskState::id));
+    return out;
+  }
+
   public KafkaStreams.State state() {
     return streams.state();
   }

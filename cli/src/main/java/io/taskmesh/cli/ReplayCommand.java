@@ -1,0 +1,69 @@
+package io.taskmesh.cli;
+
+import io.taskmesh.gateway.TaskSettings;
+import io.taskmesh.topology.TaskReplay;
+import io.taskmesh.topology.TaskViewConfig;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code ./taskmesh replay}: rebuilds every task view from the task event log. Reads the same
+ * environment as the gateway (KAFKA_BOOTSTRAP_SERVERS, SVC_STREAMS_APPLICATION_ID, SVC_STATE_DIR,
+ * SVC_TASK_TOPIC_PARTITIONS, SVC_TOPIC_REPLICATION_FACTOR, SVC_TASK_EVENTS_TOPIC, ...). Stop
+ * every gateway replica first; the command refuses to reset a running application.
+ */
+@Command(name = "replay", description = "Rebuild every task view from the event log: reset the Streams "
+    + "application (offsets, changelog topics, local state) and fold the log again from the earliest event. "
+    + "Stop every gateway replica first.")
+final class ReplayCommand implements Callable<Integer> {
+  @Option(names = "--reset-only", description = "reset, and let the next gateway start do the reprocessing")
+  boolean resetOnly;
+
+  @Option(names = "--timeout", description = "how long the rebuild may take (default 10m)")
+  String timeout = "10m";
+
+  private final Map<String, String> env;
+
+  ReplayCommand() {
+    this(System.getenv());
+  }
+
+  ReplayCommand(Map<String, String> env) {
+    this.env = env;
+  }
+
+  @Override
+  public Integer call() {
+    String bootstrap = env.get("KAFKA_BOOTSTRAP_SERVERS");
+    if (bootstrap == null || bootstrap.isBlank()) {
+      System.err.println("replay: KAFKA_BOOTSTRAP_SERVERS is required");
+      return 2;
+    }
+    String stateDir = env.getOrDefault("SVC_STATE_DIR", "");
+    TaskViewConfig config = new TaskViewConfig(bootstrap.trim(),
+        env.getOrDefault("SVC_STREAMS_APPLICATION_ID", "svc-gateway"),
+        stateDir.isBlank() ? Path.of(System.getProperty("java.io.tmpdir"), "taskmesh-gateway-state") : Path.of(stateDir),
+        Integer.parseInt(env.getOrDefault("SVC_TASK_TOPIC_PARTITIONS", "3")),
+        Short.parseShort(env.getOrDefault("SVC_TOPIC_REPLICATION_FACTOR", "1")));
+    Duration limit = io.taskmesh.schemas.Durations.parse("--timeout", timeout);
+    try {
+      System.out.println("replay: resetting application " + config.applicationId() + " on " + bootstrap);
+      TaskReplay.reset(config, Duration.ofMinutes(2));
+      if (resetOnly) {
+        System.out.println("replay: reset done; the next gateway start folds the log from the beginning");
+        return 0;
+      }
+      TaskReplay.Result r = TaskReplay.rebuild(config, TaskSettings.fromEnv(env).topics(), limit);
+      System.out.printf("replay: %d events folded into %d tasks in %.1f s%n", r.events(), r.tasks(),
+          r.took().toMillis() / 1000.0);
+      return 0;
+    } catch (IllegalStateException | IllegalArgumentException e) {
+      System.err.println("replay: " + e.getMessage());
+      return 1;
+    }
+  }
+}
