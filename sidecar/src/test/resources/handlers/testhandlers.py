@@ -70,3 +70,8 @@ def trace(payload, ctx):
     ctx.headers["traceparent"] = "00-ffffffffffffffffffffffffffffffff-ffffffffffffffff-01"
     ctx.headers["added"] = "yes"
     return payload
+
+
+def as_list(payload):
+    """A list returned (not yielded) is one payload, not a fan-out."""
+    return [payload, payload]

@@ -164,7 +164,7 @@ public final class RuntimeClient implements AutoCloseable {
     return switch (status) {
       case 200 -> frames(body, onFly);
       case 204 -> new InvokeResult.Empty();
-      case 400, 500 -> error(status, body);
+      case 400, 413, 500 -> error(status, body); // 413: body above the runtime's limit (msg_parsing_error)
       default -> new InvokeResult.ProtocolError("unexpected HTTP status " + status + ": "
           + abbreviate(new String(body, StandardCharsets.UTF_8)));
     };
@@ -248,7 +248,7 @@ public final class RuntimeClient implements AutoCloseable {
     Route route = f.hasNonNull("route") ? Json.MAPPER.convertValue(f.get("route"), Route.class) : null;
     @SuppressWarnings("unchecked")
     Map<String, Object> headers = f.hasNonNull("headers") ? Json.MAPPER.convertValue(f.get("headers"), Map.class)
-        : Map.of();
+        : null; // no headers in the frame: the envelope keeps the received ones
     return new InvokeResult.Frame(f.get("payload"), route, headers);
   }
 

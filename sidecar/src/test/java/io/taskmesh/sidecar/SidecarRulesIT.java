@@ -170,6 +170,41 @@ class SidecarRulesIT {
   }
 
   @Test
+  void msgParsingErrorFromTheRealRuntimeIsNeverRetried() {
+    // the sidecar validates envelopes itself, so the real runtime's msg_parsing_error comes from its body limit
+    RuntimeProcess rt = mesh.runtime(TestMesh.handlersDir(), "testhandlers.flaky", Map.of("SVC_MAX_BODY_BYTES", "2000"));
+    mesh.sidecar(rt, mesh.config("big", rt.socketDir()).withResiliency(5, Duration.ofMillis(10), List.of()), NO_EXIT);
+    Map<String, Object> p = new java.util.HashMap<>(counter("big"));
+    p.put("blob", "x".repeat(5000));
+    mesh.send(mesh.envelope("big-1", p, "big"));
+    Envelope e = sunk(1);
+    assertThat(e.status().reason()).isEqualTo(Reasons.MSG_PARSING_ERROR);
+    assertThat(e.status().attempt()).isEqualTo(1);
+    assertThat(tmp.resolve("big")).doesNotExist(); // the handler never ran
+  }
+
+  @Test
+  void aReturnedListIsOnePayloadNotAFanOut() {
+    mesh.sidecar("l", "testhandlers.as_list");
+    mesh.send(mesh.envelope("list-1", Map.of("v", 1), "l"));
+    Envelope e = sunk(1);
+    assertThat(e.id()).isEqualTo("list-1");
+    assertThat(e.payload().isArray()).isTrue();
+    assertThat(e.payload()).hasSize(2);
+  }
+
+  @Test
+  void effectiveTimeoutIsTheActorTimeoutWhenTheDeadlineIsFurther() {
+    AtomicInteger exit = new AtomicInteger(-1);
+    mesh.sidecar("slow", "testhandlers.slow", c -> c.withActorTimeout(Duration.ofMillis(700)), exit::set);
+    mesh.send(withDeadline(mesh.envelope("far-1", Map.of("sleep", 20), "slow"), Instant.now().plusSeconds(120)));
+    Envelope e = sunk(1);
+    assertThat(e.status().reason()).isEqualTo(Reasons.TIMEOUT);
+    assertThat(e.status().error()).contains("effective timeout of 700 ms");
+    Wait.until(WAIT, "exit hook", () -> exit.get() == 1);
+  }
+
+  @Test
   void nonHttpAnswerGoesToSinkFailed() throws Exception {
     try (FakeRuntime fake = new FakeRuntime("SSH-2.0-OpenSSH_9.6\r\n")) {
       mesh.sidecar(fake.socketDir().resolve(SidecarConfig.DEFAULT_SOCKET_NAME), mesh.config("g", fake.socketDir()),

@@ -64,10 +64,14 @@ final class TestMesh implements AutoCloseable {
   }
 
   RuntimeProcess runtime(Path handlerDir, String handler) {
+    return runtime(handlerDir, handler, Map.of());
+  }
+
+  RuntimeProcess runtime(Path handlerDir, String handler, Map<String, String> env) {
     try {
       Path dir = Files.createTempDirectory("svc-rt");
       RuntimeProcess rt = RuntimeProcess.startReady(repoRoot().resolve("runtime"), handlerDir, handler, dir,
-          Map.of(), Duration.ofSeconds(30));
+          env, Duration.ofSeconds(30));
       closing.add(0, rt);
       return rt;
     } catch (java.io.IOException e) {
