@@ -19,14 +19,13 @@ import io.taskmesh.schemas.TaskEvent;
 import io.taskmesh.schemas.TaskState;
 import io.taskmesh.schemas.TaskStatus;
 import io.taskmesh.schemas.Times;
+import io.taskmesh.gateway.mcp.McpEndpoints;
 import io.taskmesh.topology.EventLogException;
 import io.taskmesh.topology.Progress;
 import io.taskmesh.topology.TaskCommands;
 import io.taskmesh.topology.TaskQueries;
 import io.taskmesh.topology.UpdateFeed;
 import io.taskmesh.topology.ViewUnavailableException;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -51,7 +50,10 @@ public final class GatewayApp implements AutoCloseable {
   private final TaskStreams streams;
   private final MeshTaskRoutes meshTasks;
   private final Javalin app;
-  private final ToolArguments toolArguments = new ToolArguments();
+  private final ToolCalls toolCalls;
+  private final McpAuth mcpAuth;
+  private final McpEndpoints mcp;
+  static final String VERSION = "0.1.0";
   private final java.util.concurrent.ScheduledExecutorService configPoller =
       java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "flow-config-poll");
@@ -71,6 +73,10 @@ public final class GatewayApp implements AutoCloseable {
     this.queries = queries;
     this.commands = commands;
     this.launcher = launcher;
+    this.toolCalls = new ToolCalls(flows, launcher);
+    this.mcpAuth = new McpAuth(config.mcpApiKey());
+    this.mcp = config.mode().servesApi() ? new McpEndpoints(toolCalls, mcpAuth, config.mcpAllowedHosts(),
+        config.mcpAllowedOrigins(), VERSION) : null;
     this.fly = fly;
     this.streams = new TaskStreams(queries, feed, fly, sseKeepalive);
     this.meshTasks = new MeshTaskRoutes(commands);
@@ -89,16 +95,17 @@ public final class GatewayApp implements AutoCloseable {
         java.util.EnumSet.of(jakarta.servlet.DispatcherType.REQUEST)));
     GatewayMode mode = config.mode();
     cfg.routes.get("/health", ctx -> ctx.contentType("text/plain").result("OK"));
-    cfg.routes.get("/tasks/{id}", ctx -> ctx.json(TaskViews.task(task(ctx.pathParam("id")))));
+    cfg.routes.get("/tasks/{id}", ctx -> ctx.json(TaskViews.task(visibleTask(ctx))));
     // owner side of a forwarded task query (another replica's TaskQueries.get): this replica's store only
     cfg.routes.get("/internal/tasks/{id}", ctx -> ctx.json(queries.getLocal(ctx.pathParam("id"))
         .orElseThrow(() -> new NotFoundResponse("task not found: " + ctx.pathParam("id")))));
     if (mode.servesApi()) {
+      mcp.mount(cfg);
       io.taskmesh.gateway.a2a.A2aRoutes.register(cfg, config, flows, queries, commands, launcher, fly);
       cfg.routes.post("/tools/call", this::callTool);
       cfg.routes.get("/stream/{id}", ctx -> {
-        requireMcpAuth(ctx);
-        streams.stream(ctx, ctx.pathParam("id"), true);
+        String owner = requireMcpAuth(ctx);
+        streams.stream(ctx, ctx.pathParam("id"), true, state -> ownedBy(state, owner));
       });
     }
     if (mode.servesMesh()) {
@@ -126,7 +133,7 @@ public final class GatewayApp implements AutoCloseable {
 
   /** {@code POST /tools/call}: 400 no name / bad JSON, 404 unknown tool, 500 when dispatch fails. */
   private void callTool(Context ctx) {
-    requireMcpAuth(ctx);
+    String owner = requireMcpAuth(ctx);
     JsonNode body = jsonBody(ctx);
     JsonNode name = body.get("name");
     if (name == null || !name.isTextual() || name.asText().isBlank()) {
@@ -136,26 +143,15 @@ public final class GatewayApp implements AutoCloseable {
     if (arguments != null && !arguments.isNull() && !arguments.isObject()) {
       throw new BadRequestResponse("field 'arguments' must be an object");
     }
-    FlowConfig flow = flows.tool(name.asText())
-        .orElseThrow(() -> new NotFoundResponse("tool not found: " + name.asText()));
-    ObjectNode input = arguments == null || arguments.isNull() ? JsonNodeFactory.instance.objectNode()
-        : (ObjectNode) arguments;
+    String id;
     try {
-      toolArguments.check(flow, input);
+      id = toolCalls.start(name.asText(), arguments, owner);
+    } catch (ToolCalls.UnknownTool e) {
+      throw new NotFoundResponse(e.getMessage());
     } catch (ToolArguments.InvalidArguments e) {
       throw new BadRequestResponse(e.getMessage());
     }
-    String id = launcher.start(flow, input, null);
-    ctx.json(callToolResult(id));
-  }
-
-  static Map<String, Object> callToolResult(String taskId) {
-    String text = Json.write(Map.of(
-        "task_id", taskId,
-        "message", "Task started",
-        "status_url", "/mesh/" + taskId,
-        "stream_url", "/mesh/" + taskId + "/stream"));
-    return Map.of("content", List.of(Map.of("type", "text", "text", text)), "isError", false);
+    ctx.json(ToolCalls.callToolResult(id));
   }
 
   private void active(Context ctx) {
@@ -198,18 +194,36 @@ public final class GatewayApp implements AutoCloseable {
     return queries.get(id).orElseThrow(() -> new NotFoundResponse("task not found: " + id));
   }
 
-  /** Static bearer key when {@code SVC_MCP_API_KEY} is set; compared in constant time. */
-  private void requireMcpAuth(Context ctx) {
-    String key = config.mcpApiKey();
-    if (key == null || key.isEmpty()) {
-      return;
+  /**
+   * {@code GET /tasks/{id}}: in the api and testing modes, with MCP auth on, only the owner's
+   * tasks are visible and a foreign task answers 404 like an unknown one; the mesh mode is
+   * internal (network isolation) and answers for every task.
+   */
+  private TaskState visibleTask(Context ctx) {
+    String id = ctx.pathParam("id");
+    if (config.mode() == GatewayMode.MESH || !mcpAuth.enabled()) {
+      return task(id);
     }
-    String header = ctx.header("Authorization");
-    String presented = header != null && header.startsWith("Bearer ") ? header.substring(7) : "";
-    if (!MessageDigest.isEqual(presented.getBytes(StandardCharsets.UTF_8), key.getBytes(StandardCharsets.UTF_8))) {
-      ctx.header("WWW-Authenticate", "Bearer realm=\"taskmesh\"");
-      throw new UnauthorizedResponse("missing or invalid bearer token");
+    String owner = requireMcpAuth(ctx);
+    TaskState state = task(id);
+    if (!ownedBy(state, owner)) {
+      throw new NotFoundResponse("task not found: " + id);
     }
+    return state;
+  }
+
+  /** With auth off every task is visible; with it on, only tasks this principal started. */
+  private boolean ownedBy(TaskState state, String owner) {
+    return !mcpAuth.enabled() || java.util.Objects.equals(state.owner(), owner);
+  }
+
+  /** MCP auth ({@code SVC_MCP_API_KEY}); returns the owner to record on new tasks. */
+  private String requireMcpAuth(Context ctx) {
+    String principal = mcpAuth.authenticate(ctx.header("Authorization")).orElseThrow(() -> {
+      ctx.header("WWW-Authenticate", McpAuth.challenge());
+      return new UnauthorizedResponse("missing or invalid bearer token");
+    });
+    return mcpAuth.owner(principal);
   }
 
   private static JsonNode jsonBody(Context ctx) {
@@ -251,6 +265,9 @@ public final class GatewayApp implements AutoCloseable {
   @Override
   public void close() {
     configPoller.shutdownNow();
+    if (mcp != null) {
+      mcp.close();
+    }
     app.stop();
     streams.close();
   }

@@ -3,6 +3,7 @@ package io.taskmesh.gateway;
 import io.taskmesh.schemas.Durations;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 
 /** Everything the gateway reads from its environment, validated at start-up. */
@@ -21,6 +22,8 @@ public record GatewayConfig(
     String mcpApiKey,
     String databaseUrl,
     Duration configPollInterval,
+    List<String> mcpAllowedHosts,
+    List<String> mcpAllowedOrigins,
     io.taskmesh.gateway.a2a.A2aSettings a2a) {
 
   public static GatewayConfig fromEnv(Map<String, String> env) {
@@ -43,6 +46,8 @@ public record GatewayConfig(
         env.getOrDefault("SVC_MCP_API_KEY", ""),
         blankToNull(env.get("SVC_DATABASE_URL")),
         Durations.parse("SVC_CONFIG_POLL_INTERVAL", env.getOrDefault("SVC_CONFIG_POLL_INTERVAL", "10s")),
+        hostList(env.getOrDefault("SVC_MCP_ALLOWED_HOSTS", "localhost:*,127.0.0.1:*,[::1]:*")),
+        csv(env.getOrDefault("SVC_MCP_ALLOWED_ORIGINS", "http://localhost:*,http://127.0.0.1:*,http://[::1]:*")),
         io.taskmesh.gateway.a2a.A2aSettings.fromEnv(env));
   }
 
@@ -68,6 +73,16 @@ public record GatewayConfig(
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException(name + " must be an integer, not '" + v + "'");
     }
+  }
+
+  /** DNS-rebinding protection: {@code *} turns the Host check off (a deployment behind an ingress). */
+  private static List<String> hostList(String v) {
+    List<String> hosts = csv(v);
+    return hosts.contains("*") ? List.of() : hosts;
+  }
+
+  private static List<String> csv(String v) {
+    return java.util.Arrays.stream(v.split(",")).map(String::trim).filter(x -> !x.isEmpty()).toList();
   }
 
   private static String blankToNull(String v) {

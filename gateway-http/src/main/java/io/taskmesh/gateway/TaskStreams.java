@@ -44,6 +44,15 @@ final class TaskStreams implements AutoCloseable {
 
   /** Answers 404 before any SSE header when the task does not exist. */
   void stream(Context ctx, String taskId, boolean withFly) throws Exception {
+    stream(ctx, taskId, withFly, null);
+  }
+
+  /**
+   * As above; with {@code visible} set, a task it rejects answers the same 404 as an unknown
+   * one, so a client cannot tell that another client's task exists.
+   */
+  void stream(Context ctx, String taskId, boolean withFly, java.util.function.Predicate<TaskState> visible)
+      throws Exception {
     long lastEventId = parseLastEventId(ctx.header("Last-Event-ID"));
     PendingSubscription pending = new PendingSubscription();
     AutoCloseable updates = feed.subscribe(taskId, pending::accept);
@@ -57,7 +66,8 @@ final class TaskStreams implements AutoCloseable {
       updates.close();
       throw e;
     }
-    if (state.isEmpty() && !pending.sawCreated()) {
+    boolean hidden = visible != null && (state.isEmpty() || !visible.test(state.get()));
+    if (hidden || (state.isEmpty() && !pending.sawCreated())) {
       updates.close();
       throw new NotFoundResponse("task not found: " + taskId);
     }

@@ -150,6 +150,23 @@ class McpClientIT {
     HttpResponse<String> ok = HTTP.send(post("/tools/call", "{\"name\":\"echo\",\"arguments\":{}}")
         .header("Authorization", "Bearer " + KEY).build(), HttpResponse.BodyHandlers.ofString());
     assertThat(ok.statusCode()).isEqualTo(200);
+    String id = Json.MAPPER.readTree(Json.MAPPER.readTree(ok.body()).get("content").get(0).get("text").asText())
+        .get("task_id").asText();
+    HttpResponse<String> read = null;
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (System.nanoTime() < deadline) { // the created event is folded asynchronously
+      read = HTTP.send(HttpRequest.newBuilder(URI.create(base + "/tasks/" + id)).header("Authorization", "Bearer " + KEY)
+          .GET().build(), HttpResponse.BodyHandlers.ofString());
+      if (read.statusCode() == 200) {
+        break;
+      }
+      Thread.sleep(20);
+    }
+    assertThat(read.statusCode()).as(read.body()).isEqualTo(200);
+    assertThat(HTTP.send(HttpRequest.newBuilder(URI.create(base + "/tasks/" + id)).GET().build(),
+        HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(401);
+    assertThat(HTTP.send(HttpRequest.newBuilder(URI.create(base + "/tasks/" + id)).header("Authorization", "Bearer nope")
+        .GET().build(), HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(401);
     HttpResponse<String> invalid = HTTP.send(post("/tools/call", "{\"name\":\"shout\",\"arguments\":{}}")
         .header("Authorization", "Bearer " + KEY).build(), HttpResponse.BodyHandlers.ofString());
     assertThat(invalid.statusCode()).isEqualTo(400);
