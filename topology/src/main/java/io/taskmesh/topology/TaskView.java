@@ -206,6 +206,10 @@ public final class TaskView implements TaskQueries, TaskCommands, AutoCloseable 
     p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 0);
     p.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, (int) config.replicationFactor());
     p.put(StreamsConfig.consumerPrefix(ConsumerConfig.MAX_POLL_RECORDS_CONFIG), 2000);
+    // a replica that dies without leaving (kill -9, lost node) hands its partitions over after
+    // 10 s instead of the default 45 s; its tasks answer 503 meanwhile
+    p.put(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), 10_000);
+    p.put(StreamsConfig.consumerPrefix(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG), 2_000);
     if (config.applicationServer() != null) {
       p.put(StreamsConfig.APPLICATION_SERVER_CONFIG, config.applicationServer());
     }
