@@ -4,7 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.taskmesh.schemas.Envelope;
 import io.taskmesh.schemas.FinalReport;
 import io.taskmesh.schemas.Json;
+import io.taskmesh.schemas.Progress;
 import io.taskmesh.schemas.ProgressReport;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import io.taskmesh.schemas.Route;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -18,7 +21,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Reports to the gateway's legacy mesh routes. Progress and FLY go through one ordered lane (a
+ * Reports to the gateway's legacy mesh routes ({@code /mesh/{id}/progress|final|fly}), or, when
+ * the envelope carries {@code x-svc-gateway-protocol: events} (mesh-api stamps it), to mesh-api's
+ * {@code POST {url}/mesh/{id}/events} with {@code {type: status|fly, ...}} bodies. Progress and FLY go through one ordered lane (a
  * bounded queue drained by one thread) so reports keep their order and never block routing; a
  * full queue or a failed POST is logged and dropped. Final reports are sent synchronously with a
  * few retries, since they end the task.
@@ -48,12 +53,46 @@ public final class GatewayReporter implements AutoCloseable {
 
   /** {@code POST {url}/mesh/{id}/progress}, route form, {@code state} received / processing / completed. */
   public void progress(Envelope e, Route route, String state, String message) {
-    enqueue(e, "progress", Json.bytes(ProgressReport.routeForm(route, state, message)));
+    ProgressReport report = ProgressReport.routeForm(route, state, message);
+    if (speaksEvents(e)) {
+      Map<String, Object> data = new LinkedHashMap<>();
+      data.put("actor", route.curr());
+      data.put("progress", Progress.percent(report));
+      if (message != null) {
+        data.put("message", message);
+      }
+      enqueue(e, "events", Json.bytes(Map.of("type", "status", "status", "running", "data", data)));
+    } else {
+      enqueue(e, "progress", Json.bytes(report));
+    }
   }
 
   /** {@code POST {url}/mesh/{id}/fly}: the FLY object verbatim. */
   public void fly(Envelope e, JsonNode fly) {
-    enqueue(e, "fly", Json.bytes(fly));
+    if (speaksEvents(e)) {
+      enqueue(e, "events", Json.bytes(Map.of("type", "fly", "data", fly)));
+    } else {
+      enqueue(e, "fly", Json.bytes(fly));
+    }
+  }
+
+  static boolean speaksEvents(Envelope e) {
+    return Envelope.EVENTS_PROTOCOL.equalsIgnoreCase(String.valueOf(e.header(Envelope.GATEWAY_PROTOCOL_HEADER)));
+  }
+
+  /** mesh-api's form of a final report: a status event with result or error. */
+  static Map<String, Object> statusEvent(FinalReport report) {
+    Map<String, Object> data = new LinkedHashMap<>();
+    if (report.currentActorName() != null) {
+      data.put("actor", report.currentActorName());
+    }
+    if (report.result() != null) {
+      data.put("result", report.result());
+    }
+    if (report.error() != null) {
+      data.put("error", report.error());
+    }
+    return Map.of("type", "status", "status", report.status(), "data", data);
   }
 
   /** {@code POST {url}/mesh/{id}/final}; true when the gateway answered 2xx. */
@@ -63,7 +102,8 @@ public final class GatewayReporter implements AutoCloseable {
       LOG.debug("no gateway URL for {}: final report skipped", e.id());
       return false;
     }
-    HttpRequest req = request(base, e.id(), "final", Json.bytes(report));
+    HttpRequest req = speaksEvents(e) ? request(base, e.id(), "events", Json.bytes(statusEvent(report)))
+        : request(base, e.id(), "final", Json.bytes(report));
     for (int attempt = 1; attempt <= 3; attempt++) {
       try {
         HttpResponse<String> r = http.send(req, HttpResponse.BodyHandlers.ofString());

@@ -1,0 +1,312 @@
+package io.taskmesh.sidecar;
+
+import io.taskmesh.devkit.LocalKafka;
+import io.taskmesh.schemas.Envelope;
+import io.taskmesh.schemas.Json;
+import io.taskmesh.schemas.Route;
+import io.taskmesh.schemas.Topics;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+/**
+ * Benchmarks of issue 4 item 7, each beside its baseline from the same run (not a test; see the
+ * README for the command). Real broker (LocalKafka, or {@code KAFKA_BOOTSTRAP_SERVERS}), real
+ * Python runtimes, no gateway reports.
+ *
+ * <ol>
+ *   <li>envelopes/s through one actor (trivial echo handler) vs raw {@code /invoke} round trips
+ *       over the same Unix socket to the same runtime (same HTTP client code, one connection per call);
+ *   <li>tasks/s end to end through upper -> reverse -> count (runtime/examples/text.py) to x-sink;
+ *   <li>latency per hop p50/p99 with one task in flight (record timestamps of consecutive topics)
+ *       vs the raw round trip of that hop's runtime.
+ * </ol>
+ * Args: {@code [envelopes=3000] [tasks=2000] [latencyTasks=200]}.
+ */
+public final class SidecarBench {
+  private final String bootstrap;
+  private final List<AutoCloseable> closing = new ArrayList<>();
+  private final KafkaProducer<String, byte[]> producer;
+  private final GatewayReporter noReports = new GatewayReporter(null);
+
+  private SidecarBench(String bootstrap) {
+    this.bootstrap = bootstrap;
+    Properties p = new Properties();
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+    p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+    p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+    producer = new KafkaProducer<>(p);
+  }
+
+  public static void main(String[] args) throws Exception {
+    int envelopes = args.length > 0 ? Integer.parseInt(args[0]) : 3000;
+    int tasks = args.length > 1 ? Integer.parseInt(args[1]) : 2000;
+    int latencyTasks = args.length > 2 ? Integer.parseInt(args[2]) : 200;
+    String bootstrap = System.getenv("KAFKA_BOOTSTRAP_SERVERS");
+    if (bootstrap == null) {
+      bootstrap = LocalKafka.shared().bootstrapServers();
+    }
+    System.out.printf("sidecar bench: %d cores, java %s, broker %s%n", Runtime.getRuntime().availableProcessors(),
+        System.getProperty("java.version"), bootstrap);
+    SidecarBench b = new SidecarBench(bootstrap);
+    try {
+      b.oneActor(envelopes);
+      b.threeActors(tasks, latencyTasks);
+    } finally {
+      b.close();
+    }
+    System.exit(0);
+  }
+
+  // --- 1: one actor vs raw round trips ---------------------------------------------------------
+
+  private void oneActor(int n) throws Exception {
+    String ns = "bench" + UUID.randomUUID().toString().substring(0, 6);
+    RuntimeProcess rt = runtime(TestMesh.handlersDir(), "testhandlers.echo");
+    // baseline: the same runtime, the same socket, the same client, no Kafka
+    RuntimeClient raw = new RuntimeClient(rt.socketPath());
+    closing.add(0, raw);
+    byte[] body = RuntimeClient.invokeBody(envelope("raw", Map.of("i", 0), "echo"));
+    for (int i = 0; i < 300; i++) { // warm-up
+      raw.invoke(body, Duration.ofSeconds(10), f -> { });
+    }
+    long[] rawNanos = new long[n];
+    long t0 = System.nanoTime();
+    for (int i = 0; i < n; i++) {
+      long s = System.nanoTime();
+      InvokeResult r = raw.invoke(body, Duration.ofSeconds(10), f -> { });
+      rawNanos[i] = System.nanoTime() - s;
+      if (!(r instanceof InvokeResult.Frames)) {
+        throw new IllegalStateException("raw call failed: " + r);
+      }
+    }
+    double rawPerSec = n / seconds(System.nanoTime() - t0);
+
+    SidecarConfig cfg = SidecarConfig.of(bootstrap, ns, "echo", rt.socketDir(), null);
+    sidecar(rt, cfg);
+    String sink = Topics.actorQueue(ns, Topics.SINK);
+    try (Arrivals arrivals = new Arrivals(sink)) {
+      send(envelope("warm", Map.of("i", -1), "echo"), ns); // group joined and runtime warm before timing
+      arrivals.await(1, Duration.ofSeconds(60));
+      long start = System.nanoTime();
+      for (int i = 0; i < n; i++) {
+        sendAsync(envelope("e" + i, Map.of("i", i), "echo"), ns);
+      }
+      producer.flush();
+      long end = arrivals.await(n + 1, Duration.ofSeconds(300));
+      double perSec = n / seconds(end - start);
+      System.out.printf("%n1. one actor, trivial handler (testhandlers.echo), %d envelopes, 1 partition, concurrency 1%n", n);
+      System.out.printf("   raw /invoke round trips (same socket, same runtime, no Kafka): %8.0f calls/s  p50 %.2f ms  p99 %.2f ms%n",
+          rawPerSec, pct(rawNanos, 50), pct(rawNanos, 99));
+      System.out.printf("   through the sidecar (Kafka in -> runtime -> x-sink topic):      %8.0f envelopes/s  = %.2f x raw%n",
+          perSec, perSec / rawPerSec);
+    }
+  }
+
+  // --- 2 and 3: the three-actor example flow ---------------------------------------------------
+
+  private void threeActors(int tasks, int latencyTasks) throws Exception {
+    String ns = "bench" + UUID.randomUUID().toString().substring(0, 6);
+    Path examples = TestMesh.repoRoot().resolve("runtime/examples");
+    List<String> actors = List.of("upper", "reverse", "count");
+    Map<String, RuntimeProcess> runtimes = new HashMap<>();
+    for (String a : actors) {
+      RuntimeProcess rt = runtime(examples, "text." + a);
+      runtimes.put(a, rt);
+      sidecar(rt, SidecarConfig.of(bootstrap, ns, a, rt.socketDir(), null));
+    }
+    String sink = Topics.actorQueue(ns, Topics.SINK);
+    double perSec;
+    try (Arrivals arrivals = new Arrivals(sink)) {
+      send(envelope("warm", Map.of("text", "warm"), actors.toArray(String[]::new)), ns);
+      arrivals.await(1, Duration.ofSeconds(60));
+      long start = System.nanoTime();
+      for (int i = 0; i < tasks; i++) {
+        sendAsync(envelope("t" + i, Map.of("text", "hello world " + i), actors.toArray(String[]::new)), ns);
+      }
+      producer.flush();
+      long end = arrivals.await(tasks + 1, Duration.ofSeconds(300));
+      perSec = tasks / seconds(end - start);
+
+      // latency: one task in flight at a time
+      for (int i = 0; i < latencyTasks; i++) {
+        send(envelope("l" + i, Map.of("text", "latency " + i), actors.toArray(String[]::new)), ns);
+        arrivals.await(tasks + 2 + i, Duration.ofSeconds(60));
+      }
+    }
+    // hop k = record timestamp on the next topic minus record timestamp on actor k's topic
+    Map<String, Long> tUpper = timestamps(Topics.actorQueue(ns, "upper"));
+    Map<String, Long> tReverse = timestamps(Topics.actorQueue(ns, "reverse"));
+    Map<String, Long> tCount = timestamps(Topics.actorQueue(ns, "count"));
+    Map<String, Long> tSink = timestamps(sink);
+    List<Map<String, Long>> chain = List.of(tUpper, tReverse, tCount, tSink);
+    System.out.printf("%n2. three-actor flow upper -> reverse -> count (runtime/examples/text.py) to x-sink, %d tasks%n", tasks);
+    System.out.printf("   end to end: %.0f tasks/s (= %.0f actor calls/s; one-actor result above is the per-actor ceiling)%n",
+        perSec, perSec * 3);
+    System.out.printf("%n3. latency per hop, one task in flight, %d tasks (record timestamps: enqueued for the actor -> enqueued for the next)%n",
+        latencyTasks);
+    long[] e2e = new long[latencyTasks];
+    for (int h = 0; h < 3; h++) {
+      long[] hop = new long[latencyTasks];
+      for (int i = 0; i < latencyTasks; i++) {
+        String id = "l" + i;
+        hop[i] = (chain.get(h + 1).get(id) - chain.get(h).get(id)) * 1_000_000L;
+        e2e[i] += hop[i];
+      }
+      long[] rawHop = rawRoundTrips(runtimes.get(actors.get(h)), actors.get(h), 500);
+      System.out.printf("   hop %-7s p50 %6.2f ms  p99 %6.2f ms | raw /invoke of that runtime p50 %5.2f ms p99 %5.2f ms | added by sidecar+Kafka p50 %6.2f ms p99 %6.2f ms%n",
+          actors.get(h), pct(hop, 50), pct(hop, 99), pct(rawHop, 50), pct(rawHop, 99),
+          pct(hop, 50) - pct(rawHop, 50), pct(hop, 99) - pct(rawHop, 99));
+    }
+    System.out.printf("   whole flow      p50 %6.2f ms  p99 %6.2f ms%n", pct(e2e, 50), pct(e2e, 99));
+  }
+
+  private long[] rawRoundTrips(RuntimeProcess rt, String actor, int n) {
+    try (RuntimeClient c = new RuntimeClient(rt.socketPath())) {
+      byte[] body = RuntimeClient.invokeBody(envelope("raw", Map.of("text", "latency 1"), actor));
+      long[] out = new long[n];
+      for (int i = 0; i < n; i++) {
+        long s = System.nanoTime();
+        c.invoke(body, Duration.ofSeconds(10), f -> { });
+        out[i] = System.nanoTime() - s;
+      }
+      return out;
+    }
+  }
+
+  // --- helpers ---------------------------------------------------------------------------------
+
+  private RuntimeProcess runtime(Path handlerDir, String handler) throws Exception {
+    RuntimeProcess rt = RuntimeProcess.startReady(TestMesh.repoRoot().resolve("runtime"), handlerDir, handler,
+        Files.createTempDirectory("svc-bench"), Map.of("SVC_LOG_LEVEL", "WARNING"), Duration.ofSeconds(30));
+    closing.add(0, rt);
+    return rt;
+  }
+
+  private void sidecar(RuntimeProcess rt, SidecarConfig cfg) {
+    RuntimeClient client = new RuntimeClient(rt.socketPath());
+    Sidecar s = new Sidecar(cfg, client, noReports, status -> {
+      throw new IllegalStateException("sidecar exit " + status);
+    }, Duration.ofSeconds(30));
+    s.start();
+    closing.add(0, client);
+    closing.add(0, s);
+  }
+
+  private static Envelope envelope(String id, Object payload, String... actors) {
+    return new Envelope(id, null, Route.start(actors[0], Arrays.asList(actors).subList(1, actors.length)), null,
+        Json.tree(payload), Map.of());
+  }
+
+  private void send(Envelope e, String ns) throws Exception {
+    producer.send(record(e, ns)).get();
+  }
+
+  private void sendAsync(Envelope e, String ns) {
+    producer.send(record(e, ns));
+  }
+
+  private static ProducerRecord<String, byte[]> record(Envelope e, String ns) {
+    return new ProducerRecord<>(Topics.actorQueue(ns, e.route().curr()), e.id(), Json.bytes(e));
+  }
+
+  private Map<String, Long> timestamps(String topic) {
+    Map<String, Long> out = new HashMap<>();
+    try (KafkaConsumer<String, byte[]> c = consumer()) {
+      List<TopicPartition> parts = c.partitionsFor(topic).stream()
+          .map(pi -> new TopicPartition(topic, pi.partition())).toList();
+      c.assign(parts);
+      c.seekToBeginning(parts);
+      Map<TopicPartition, Long> end = c.endOffsets(parts);
+      while (parts.stream().anyMatch(tp -> c.position(tp) < end.get(tp))) {
+        for (ConsumerRecord<String, byte[]> r : c.poll(Duration.ofMillis(200))) {
+          out.put(r.key(), r.timestamp());
+        }
+      }
+    }
+    return out;
+  }
+
+  private KafkaConsumer<String, byte[]> consumer() {
+    Properties p = new Properties();
+    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+    p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+    return new KafkaConsumer<>(p);
+  }
+
+  /** Counts committed records of a topic as they arrive. */
+  private final class Arrivals implements AutoCloseable {
+    private final KafkaConsumer<String, byte[]> c = consumer();
+    private int count;
+
+    Arrivals(String topic) {
+      List<TopicPartition> parts = new ArrayList<>();
+      while (parts.isEmpty()) {
+        c.partitionsFor(topic).forEach(pi -> parts.add(new TopicPartition(topic, pi.partition())));
+      }
+      c.assign(parts);
+      c.seekToBeginning(parts);
+    }
+
+    /** @return System.nanoTime() when the n-th record was seen */
+    long await(int n, Duration timeout) {
+      long deadline = System.nanoTime() + timeout.toNanos();
+      while (count < n) {
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("only " + count + " of " + n + " records within " + timeout);
+        }
+        count += c.poll(Duration.ofMillis(5)).count();
+      }
+      return System.nanoTime();
+    }
+
+    @Override
+    public void close() {
+      c.close();
+    }
+  }
+
+  private static double seconds(long nanos) {
+    return nanos / 1e9;
+  }
+
+  private static double pct(long[] nanos, int p) {
+    long[] s = nanos.clone();
+    Arrays.sort(s);
+    int i = (int) Math.ceil(p / 100.0 * s.length) - 1;
+    return s[Math.max(0, Math.min(s.length - 1, i))] / 1e6;
+  }
+
+  private void close() {
+    for (AutoCloseable c : closing) {
+      try {
+        c.close();
+      } catch (Exception ignored) {
+        // best effort
+      }
+    }
+    noReports.close();
+    producer.close();
+  }
+}
