@@ -21,7 +21,7 @@ import io.taskmesh.schemas.TaskStatus;
 import io.taskmesh.schemas.Times;
 import io.taskmesh.gateway.mcp.McpEndpoints;
 import io.taskmesh.topology.EventLogException;
-import io.taskmesh.topology.Progress;
+import io.taskmesh.schemas.Progress;
 import io.taskmesh.topology.TaskCommands;
 import io.taskmesh.topology.TaskQueries;
 import io.taskmesh.topology.UpdateFeed;

@@ -1,6 +1,7 @@
 package io.taskmesh.topology;
 
 import io.taskmesh.schemas.FinalReport;
+import io.taskmesh.schemas.Progress;
 import io.taskmesh.schemas.ProgressReport;
 import io.taskmesh.schemas.Route;
 import io.taskmesh.schemas.TaskEvent;

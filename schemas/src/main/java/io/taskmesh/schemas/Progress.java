@@ -1,6 +1,5 @@
-package io.taskmesh.topology;
+package io.taskmesh.schemas;
 
-import io.taskmesh.schemas.ProgressReport;
 
 /** The spec's progress formulas for both body forms of a progress report. */
 public final class Progress {
