@@ -6,7 +6,10 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import io.javalin.Javalin;
+import io.javalin.compression.CompressionStrategy;
 import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
 import java.io.IOException;
@@ -21,6 +24,7 @@ import java.util.Map;
 import java.util.Optional;
 import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.unixdomain.server.UnixDomainServerConnector;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,6 +36,10 @@ import org.slf4j.LoggerFactory;
 public final class KvApp implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(KvApp.class);
   static final int MAX_KEY_LENGTH = 1024;
+  /** Keep-alive connections idle this long are closed by the server (clients should drop theirs sooner). */
+  public static final long IDLE_TIMEOUT_MS = 60_000;
+  static final int MIN_THREADS = 4;
+  static final int MAX_THREADS = 64;
   private static final ObjectMapper STRICT = JsonMapper.builder()
       .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
       .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
@@ -50,9 +58,23 @@ public final class KvApp implements AutoCloseable {
       cfg.startup.showJavalinBanner = false;
       cfg.startup.showOldJavalinVersionWarning = false;
       cfg.http.maxRequestSize = config.maxBodyBytes();
+      // a local socket: compressing small JSON answers only costs CPU (Javalin wraps every
+      // response in its compression stream unless the strategy is NONE)
+      cfg.http.compressionStrategy = CompressionStrategy.NONE;
+      cfg.http.generateEtags = false;
+      QueuedThreadPool pool = new QueuedThreadPool(MAX_THREADS, MIN_THREADS, 60_000);
+      pool.setName("kv-connector");
+      cfg.jetty.threadPool = pool;
+      cfg.jetty.modifyHttpConfiguration(h -> {
+        h.setSendServerVersion(false);
+        h.setSendXPoweredBy(false);
+        h.setSendDateHeader(false);
+      });
       cfg.jetty.addConnector((server, httpConfig) -> {
         UnixDomainServerConnector c = new UnixDomainServerConnector(server, new HttpConnectionFactory(httpConfig));
         c.setUnixDomainPath(config.socket());
+        c.setIdleTimeout(IDLE_TIMEOUT_MS);
+        c.setAcceptQueueSize(256);
         return c;
       });
       cfg.routes.get("/healthz", this::health);
@@ -244,16 +266,29 @@ public final class KvApp implements AutoCloseable {
     if (bytes.length == 0) {
       throw KvException.badRequest("the request body must be a JSON document, got an empty body");
     }
-    try {
-      JsonNode parsed = STRICT.readTree(bytes);
-      if (parsed == null || parsed.isMissingNode()) {
+    checkOneJsonValue(bytes);
+    return new String(bytes, StandardCharsets.UTF_8);
+  }
+
+  /**
+   * 400 unless {@code bytes} is exactly one JSON value. Streams the tokens (no tree is built):
+   * every token is still tokenized and checked, so malformed JSON anywhere is found.
+   */
+  static void checkOneJsonValue(byte[] bytes) {
+    try (JsonParser p = STRICT.getFactory().createParser(bytes)) {
+      if (p.nextToken() == null) {
         throw KvException.badRequest("the request body must be a JSON document, got only whitespace");
+      }
+      p.skipChildren();
+      JsonToken trailing = p.nextToken();
+      if (trailing != null) {
+        throw KvException.badRequest("the request body is not valid JSON: trailing token " + trailing
+            + " after the first value");
       }
     } catch (IOException e) {
       String msg = e instanceof JsonProcessingException jpe ? jpe.getOriginalMessage() : e.getMessage();
       throw KvException.badRequest("the request body is not valid JSON: " + msg);
     }
-    return new String(bytes, StandardCharsets.UTF_8);
   }
 
   // ---- output and errors

@@ -2,20 +2,33 @@ package io.taskmesh.kvconnector;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.taskmesh.kvconnector.client.HttpResponse;
+import io.taskmesh.kvconnector.client.UnixHttpClient;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * On-demand benchmark (not a test): kv GET and conditional PUT over the Unix socket against the
- * same statements straight through pgjdbc, same Postgres, same run, same client threads.
- * {@code mvn -o -q -pl kv-connector test-compile exec:java -Dexec.mainClass=io.taskmesh.kvconnector.KvBench
- * -Dexec.classpathScope=test}
+ * same statements straight through pgjdbc, same Postgres, same run, same client threads. The
+ * socket is measured with both clients: {@link UnixHttpClient} (JDK SocketChannel, keep-alive
+ * pool; what mesh-api uses) and Jetty's HttpClient on the TCPUnix transport (the previous
+ * client). Each op runs once per round, rounds interleaved, and the median of the rounds is
+ * reported, so that load from other processes on the machine hits every op alike.
+ *
+ * <pre>
+ * mvn -o -q -pl kv-connector test-compile dependency:build-classpath -Dmdep.outputFile=/tmp/kvcp.txt -Dmdep.includeScope=test
+ * java -Dthreads=8 [-Drounds=3] [-DrunMs=3000] [-Djetty=false] -cp kv-connector/target/test-classes:kv-connector/target/classes:$(cat /tmp/kvcp.txt) io.taskmesh.kvconnector.KvBench
+ * </pre>
  */
 public final class KvBench {
   interface Op {
@@ -24,12 +37,18 @@ public final class KvBench {
 
   static final int KEYS = 1000;
   static final int THREADS = Integer.getInteger("threads", 8);
-  static final long WARMUP_MS = 2000;
-  static final long RUN_MS = 5000;
+  static final int ROUNDS = Integer.getInteger("rounds", 3);
+  static final long WARMUP_MS = Long.getLong("warmupMs", 2000);
+  static final long RUN_MS = Long.getLong("runMs", 3000);
+  static final boolean JETTY = Boolean.parseBoolean(System.getProperty("jetty", "true"));
+  static final int POOL = Integer.getInteger("pool", 8);
 
   public static void main(String[] args) throws Exception {
-    try (KvFixture kv = KvFixture.start(Map.of("STATE_PROXY_PG_INDEXES", "status", "CONNECTOR_PG_POOL_SIZE", "8"))) {
+    try (KvFixture kv = KvFixture.start(Map.of("STATE_PROXY_PG_INDEXES", "status",
+        "CONNECTOR_PG_POOL_SIZE", String.valueOf(POOL)));
+         UnixHttpClient unix = new UnixHttpClient(kv.config.socket())) {
       String value = "{\"status\":\"pending\",\"n\":1,\"data\":{\"actor\":\"echo\",\"progress\":0}}";
+      byte[] valueBytes = value.getBytes(StandardCharsets.UTF_8);
       for (int i = 0; i < KEYS; i++) {
         kv.http.put("/keys/bench:" + i, value);
       }
@@ -37,7 +56,8 @@ public final class KvBench {
       hc.setJdbcUrl(kv.jdbcUrl);
       hc.setMaximumPoolSize(8);
       try (HikariDataSource ds = new HikariDataSource(hc)) {
-        double directGet = measure("direct pgjdbc GET", k -> {
+        Map<String, Op> ops = new LinkedHashMap<>();
+        ops.put("direct pgjdbc GET (SELECT by key)", k -> {
           try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
               "SELECT key, value::text, created_at, updated_at FROM kv WHERE key = ?")) {
             ps.setString(1, "bench:" + k);
@@ -47,8 +67,11 @@ public final class KvBench {
             }
           }
         });
-        double socketGet = measure("kv socket GET", k -> check(kv.http.get("/keys/bench:" + k), 200));
-        double directPut = measure("direct pgjdbc conditional UPDATE", k -> {
+        ops.put("kv socket GET, UnixHttpClient", k -> check(unix.send("GET", "/keys/bench:" + k, null, null), 200));
+        if (JETTY) {
+          ops.put("kv socket GET, Jetty HttpClient", k -> check(kv.http.get("/keys/bench:" + k), 200));
+        }
+        ops.put("direct pgjdbc conditional UPDATE", k -> {
           try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
               "UPDATE kv SET value = ?::jsonb, updated_at = now() WHERE key = ? AND (value->>'status') = ? "
                   + "RETURNING created_at, updated_at")) {
@@ -60,13 +83,48 @@ public final class KvBench {
             }
           }
         });
-        double socketPut = measure("kv socket PUT ?if_status", k ->
-            check(kv.http.put("/keys/bench:" + k + "?if_status=pending", value), 200));
-        System.out.printf("%nRATIO GET socket/direct = %.2f   conditional PUT socket/direct = %.2f%n",
-            socketGet / directGet, socketPut / directPut);
+        ops.put("kv socket PUT ?if_status, UnixHttpClient", k ->
+            check(unix.send("PUT", "/keys/bench:" + k + "?if_status=pending", null, valueBytes), 200));
+        if (JETTY) {
+          ops.put("kv socket PUT ?if_status, Jetty HttpClient", k ->
+              check(kv.http.put("/keys/bench:" + k + "?if_status=pending", value), 200));
+        }
+        for (Op op : ops.values()) {
+          run(op, WARMUP_MS);
+        }
+        Map<String, double[]> results = new LinkedHashMap<>();
+        ops.keySet().forEach(n -> results.put(n, new double[ROUNDS]));
+        for (int round = 0; round < ROUNDS; round++) {
+          for (Map.Entry<String, Op> e : ops.entrySet()) {
+            double perSec = run(e.getValue(), RUN_MS) * 1000.0 / RUN_MS;
+            results.get(e.getKey())[round] = perSec;
+            System.out.printf("round %d  %-44s %9.0f ops/s%n", round + 1, e.getKey(), perSec);
+          }
+        }
+        System.out.printf("%nmedian of %d rounds, %d client threads, connector pool %d:%n", ROUNDS, THREADS, POOL);
+        double directGet = median(results.get("direct pgjdbc GET (SELECT by key)"));
+        double directPut = median(results.get("direct pgjdbc conditional UPDATE"));
+        for (Map.Entry<String, double[]> e : results.entrySet()) {
+          double m = median(e.getValue());
+          double base = e.getKey().contains("GET") ? directGet : directPut;
+          System.out.printf("%-44s %9.0f ops/s  %.2fx direct%n", e.getKey(), m, m / base);
+        }
+        System.out.printf("UnixHttpClient connections opened: %d%n", unix.connectionsOpened());
       }
     }
     System.exit(0);
+  }
+
+  static double median(double[] xs) {
+    double[] s = xs.clone();
+    Arrays.sort(s);
+    return s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+  }
+
+  static void check(HttpResponse r, int status) {
+    if (r.status() != status) {
+      throw new IllegalStateException(r.status() + " " + r.bodyString());
+    }
   }
 
   static void check(UnixHttp.Resp r, int status) {
@@ -75,19 +133,11 @@ public final class KvBench {
     }
   }
 
-  static double measure(String name, Op op) throws Exception {
-    run(op, WARMUP_MS);
-    long n = run(op, RUN_MS);
-    double perSec = n * 1000.0 / RUN_MS;
-    System.out.printf("%-36s %9.0f ops/s (%d threads)%n", name, perSec, THREADS);
-    return perSec;
-  }
-
   static long run(Op op, long millis) throws Exception {
     AtomicLong count = new AtomicLong();
     long end = System.currentTimeMillis() + millis;
     List<Thread> threads = new ArrayList<>();
-    List<Exception> errors = new java.util.concurrent.CopyOnWriteArrayList<>();
+    List<Exception> errors = new CopyOnWriteArrayList<>();
     for (int t = 0; t < THREADS; t++) {
       Thread th = new Thread(() -> {
         try {

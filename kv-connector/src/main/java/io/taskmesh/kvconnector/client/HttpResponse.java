@@ -1,0 +1,18 @@
+package io.taskmesh.kvconnector.client;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+
+/**
+ * One HTTP response. Header names are lower case (repeated headers joined with ", ").
+ * {@code reusable}: the connection may carry another request.
+ */
+public record HttpResponse(int status, Map<String, String> headers, byte[] body, boolean reusable) {
+  public String bodyString() {
+    return new String(body, StandardCharsets.UTF_8);
+  }
+
+  public String header(String name) {
+    return headers.get(name.toLowerCase(java.util.Locale.ROOT));
+  }
+}

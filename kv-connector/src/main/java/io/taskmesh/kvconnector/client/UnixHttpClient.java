@@ -1,0 +1,353 @@
+package io.taskmesh.kvconnector.client;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.UnixDomainSocketAddress;
+import java.net.StandardProtocolFamily;
+import java.nio.ByteBuffer;
+import java.nio.channels.AsynchronousCloseException;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A small blocking HTTP/1.1 client over a Unix domain socket (JDK {@link SocketChannel} +
+ * {@link UnixDomainSocketAddress}, no native code) with a keep-alive connection pool. Thread-safe:
+ * each call takes an idle connection (or opens one), sends the request, reads the whole response
+ * ({@link HttpResponseReader}: Content-Length, chunked, to-EOF, 1xx skipped) and gives the
+ * connection back when the response allows reuse.
+ *
+ * <p>A pooled connection the server has closed meanwhile (idle timeout, restart) fails before any
+ * response byte arrives; such a request is sent again once on a new connection, but only when it
+ * is retryable (by default GET and HEAD; callers may mark a read-only POST retryable). Other
+ * requests fail with the I/O error, since the server may have acted on them. Connections idle
+ * longer than {@link Options#maxIdle} are closed instead of reused, so the server's idle timeout
+ * (longer) rarely hits a pooled one.
+ */
+public final class UnixHttpClient implements AutoCloseable {
+  /** Client settings. */
+  public record Options(Duration timeout, Duration maxIdle, int maxIdleConnections, int maxResponseBytes) {
+    public static Options defaults() {
+      return new Options(Duration.ofSeconds(10), Duration.ofSeconds(20), 64, 64 * 1024 * 1024);
+    }
+
+    public Options withTimeout(Duration t) {
+      return new Options(t, maxIdle, maxIdleConnections, maxResponseBytes);
+    }
+  }
+
+  /** The server did not answer within the timeout (the connection was closed). */
+  public static final class TimeoutException extends IOException {
+    public TimeoutException(String message) {
+      super(message);
+    }
+  }
+
+  private static final ScheduledThreadPoolExecutor TIMERS;
+  static {
+    TIMERS = new ScheduledThreadPoolExecutor(1, r -> {
+      Thread t = new Thread(r, "unix-http-timeouts");
+      t.setDaemon(true);
+      return t;
+    });
+    TIMERS.setRemoveOnCancelPolicy(true);
+  }
+  private static final byte[] EMPTY = new byte[0];
+
+  private final UnixDomainSocketAddress address;
+  private final Options options;
+  private final ConcurrentLinkedDeque<Conn> idle = new ConcurrentLinkedDeque<>();
+  private final AtomicInteger idleCount = new AtomicInteger();
+  private final AtomicInteger opened = new AtomicInteger();
+  private volatile boolean closed;
+
+  public UnixHttpClient(Path socket) {
+    this(socket, Options.defaults());
+  }
+
+  public UnixHttpClient(Path socket, Options options) {
+    this.address = UnixDomainSocketAddress.of(socket);
+    this.options = options;
+  }
+
+  /** Connections opened so far (for tests and benchmarks: reuse means this stays small). */
+  public int connectionsOpened() {
+    return opened.get();
+  }
+
+  public HttpResponse send(String method, String target, Map<String, String> headers, byte[] body)
+      throws IOException {
+    return send(method, target, headers, body, isSafe(method));
+  }
+
+  /**
+   * Sends one request. {@code target} is the path and query, already percent-encoded (ASCII).
+   * {@code retryable}: may be sent again when a pooled connection turns out to be closed.
+   */
+  public HttpResponse send(String method, String target, Map<String, String> headers, byte[] body,
+      boolean retryable) throws IOException {
+    if (closed) {
+      throw new IOException("client closed");
+    }
+    byte[] head = head(method, target, headers, body);
+    byte[] payload = body == null ? EMPTY : body;
+    boolean head_ = "HEAD".equals(method);
+    while (true) {
+      Conn c = pooled();
+      boolean reused = c != null;
+      if (c == null) {
+        c = open();
+      }
+      try {
+        HttpResponse r = exchange(c, head, payload, head_);
+        release(c, r.reusable());
+        return r;
+      } catch (HttpResponseReader.NoResponseException | java.nio.channels.ClosedChannelException e) {
+        c.close();
+        if (c.timedOut) {
+          throw timeout(method, target);
+        }
+        if (!(reused && retryable)) {
+          throw e;
+        }
+        // a stale pooled connection: try again (the loop takes the next idle one or opens one)
+      } catch (IOException | RuntimeException e) {
+        c.close();
+        if (c.timedOut) {
+          throw timeout(method, target);
+        }
+        if (reused && retryable && e instanceof IOException && !c.gotBytes && isStale(e)) {
+          continue;
+        }
+        throw e;
+      }
+    }
+  }
+
+  private TimeoutException timeout(String method, String target) {
+    return new TimeoutException(method + " " + target + ": no answer within " + options.timeout().toMillis() + " ms");
+  }
+
+  private static boolean isStale(Throwable e) {
+    // a write into a connection the peer closed: EPIPE / ECONNRESET
+    String m = String.valueOf(e.getMessage()).toLowerCase(java.util.Locale.ROOT);
+    return m.contains("broken pipe") || m.contains("connection reset");
+  }
+
+  static boolean isSafe(String method) {
+    return "GET".equals(method) || "HEAD".equals(method) || "OPTIONS".equals(method);
+  }
+
+  /** The request line and headers; {@code Host} and {@code Content-Length} (for a body) are added. */
+  static byte[] head(String method, String target, Map<String, String> headers, byte[] body) {
+    StringBuilder sb = new StringBuilder(128 + target.length());
+    sb.append(method).append(' ').append(target).append(" HTTP/1.1\r\nHost: localhost\r\n");
+    boolean hasType = false;
+    if (headers != null) {
+      for (Map.Entry<String, String> h : headers.entrySet()) {
+        String name = h.getKey();
+        checkToken(name, h.getValue());
+        if (name.equalsIgnoreCase("content-type")) {
+          hasType = true;
+        }
+        sb.append(name).append(": ").append(h.getValue()).append("\r\n");
+      }
+    }
+    if (body != null) {
+      if (!hasType) {
+        sb.append("Content-Type: application/json\r\n");
+      }
+      sb.append("Content-Length: ").append(body.length).append("\r\n");
+    } else if ("POST".equals(method) || "PUT".equals(method)) {
+      sb.append("Content-Length: 0\r\n");
+    }
+    sb.append("\r\n");
+    for (int i = 0; i < target.length(); i++) {
+      char ch = target.charAt(i);
+      if (ch <= ' ' || ch >= 0x7f) {
+        throw new IllegalArgumentException("request target must be percent-encoded ASCII: " + target);
+      }
+    }
+    return sb.toString().getBytes(StandardCharsets.ISO_8859_1);
+  }
+
+  private static void checkToken(String name, String value) {
+    for (int i = 0; i < name.length(); i++) {
+      char ch = name.charAt(i);
+      if (ch <= ' ' || ch >= 0x7f || ch == ':') {
+        throw new IllegalArgumentException("bad header name: " + name);
+      }
+    }
+    for (int i = 0; i < value.length(); i++) {
+      char ch = value.charAt(i);
+      if (ch == '\r' || ch == '\n' || ch > 0xff) {
+        throw new IllegalArgumentException("bad header value for " + name);
+      }
+    }
+  }
+
+  private HttpResponse exchange(Conn c, byte[] head, byte[] body, boolean headRequest) throws IOException {
+    long timeoutMs = options.timeout().toMillis();
+    ScheduledFuture<?> timer = TIMERS.schedule(c::expire, timeoutMs, TimeUnit.MILLISECONDS);
+    try {
+      c.write(head, body);
+      return c.reader.read(headRequest);
+    } catch (AsynchronousCloseException e) {
+      if (c.timedOut) {
+        throw new java.nio.channels.ClosedChannelException();
+      }
+      throw e;
+    } finally {
+      timer.cancel(false);
+    }
+  }
+
+  private Conn pooled() {
+    long now = System.nanoTime();
+    Conn c;
+    while ((c = idle.pollFirst()) != null) {
+      idleCount.decrementAndGet();
+      if (now - c.lastUsed < options.maxIdle().toNanos()) {
+        c.gotBytes = false;
+        return c;
+      }
+      c.close();
+    }
+    return null;
+  }
+
+  private Conn open() throws IOException {
+    SocketChannel ch = SocketChannel.open(StandardProtocolFamily.UNIX);
+    try {
+      ch.connect(address);
+    } catch (IOException e) {
+      ch.close();
+      throw e;
+    }
+    opened.incrementAndGet();
+    return new Conn(ch, options.maxResponseBytes());
+  }
+
+  private void release(Conn c, boolean reusable) {
+    if (!reusable || closed || idleCount.get() >= options.maxIdleConnections()) {
+      c.close();
+      return;
+    }
+    c.lastUsed = System.nanoTime();
+    idleCount.incrementAndGet();
+    idle.offerFirst(c);
+    if (closed) {
+      drain();
+    }
+  }
+
+  private void drain() {
+    Conn c;
+    while ((c = idle.pollFirst()) != null) {
+      idleCount.decrementAndGet();
+      c.close();
+    }
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    drain();
+  }
+
+  /** One connection: the channel, a read buffer and the parser on top of it. */
+  private static final class Conn {
+    final SocketChannel ch;
+    final ByteBuffer in = ByteBuffer.allocate(16 * 1024);
+    final HttpResponseReader reader;
+    volatile boolean timedOut;
+    boolean gotBytes;
+    long lastUsed;
+
+    Conn(SocketChannel ch, int maxBody) {
+      this.ch = ch;
+      in.flip();
+      this.reader = new HttpResponseReader(new Input(), maxBody);
+    }
+
+    void write(byte[] head, byte[] body) throws IOException {
+      if (body.length == 0 || head.length + body.length <= 8192) {
+        ByteBuffer b;
+        if (body.length == 0) {
+          b = ByteBuffer.wrap(head);
+        } else {
+          byte[] all = new byte[head.length + body.length];
+          System.arraycopy(head, 0, all, 0, head.length);
+          System.arraycopy(body, 0, all, head.length, body.length);
+          b = ByteBuffer.wrap(all);
+        }
+        while (b.hasRemaining()) {
+          ch.write(b);
+        }
+      } else {
+        ByteBuffer[] bs = {ByteBuffer.wrap(head), ByteBuffer.wrap(body)};
+        while (bs[1].hasRemaining()) {
+          ch.write(bs);
+        }
+      }
+    }
+
+    void expire() {
+      timedOut = true;
+      close();
+    }
+
+    void close() {
+      try {
+        ch.close();
+      } catch (IOException ignored) {
+        // nothing to do
+      }
+    }
+
+    /** The channel as a buffered InputStream. */
+    final class Input extends InputStream {
+      private boolean fill() throws IOException {
+        in.clear();
+        int n;
+        try {
+          n = ch.read(in);
+        } finally {
+          in.flip();
+        }
+        if (n > 0) {
+          gotBytes = true;
+        }
+        return n > 0;
+      }
+
+      @Override
+      public int read() throws IOException {
+        if (!in.hasRemaining() && !fill()) {
+          return -1;
+        }
+        return in.get() & 0xff;
+      }
+
+      @Override
+      public int read(byte[] b, int off, int len) throws IOException {
+        if (len == 0) {
+          return 0;
+        }
+        if (!in.hasRemaining() && !fill()) {
+          return -1;
+        }
+        int n = Math.min(len, in.remaining());
+        in.get(b, off, n);
+        return n;
+      }
+    }
+  }
+}
