@@ -51,7 +51,7 @@ final class EnvelopeProcessor implements ActorLoop.Handler {
           record.offset(), read.problem());
       return Outcome.done(toSink(invalidEnvelope(record, read.problem())));
     }
-    Envelope e = read.envelope();
+    Envelope e = withTraceparent(read.envelope());
     String crew = crewActorIn(e.route());
     if (crew != null) {
       return Outcome.done(toSink(failed(e, 0, Reasons.INVALID_ROUTE, crew + " must not be listed in a route")));
@@ -202,6 +202,35 @@ final class EnvelopeProcessor implements ActorLoop.Handler {
       }
     }
     return h;
+  }
+
+  /**
+   * W3C Trace Context: an envelope without {@code traceparent} gets a new one here (version 00,
+   * random trace id and parent id, sampled); from then on it is kept as received, so every actor
+   * of the task, fan-out children included, carries the same trace id.
+   */
+  static Envelope withTraceparent(Envelope e) {
+    if (e.header("traceparent") != null && !e.header("traceparent").isBlank()) {
+      return e;
+    }
+    Map<String, Object> h = new LinkedHashMap<>(e.headers());
+    h.put("traceparent", newTraceparent());
+    return new Envelope(e.id(), e.parentId(), e.route(), e.status(), e.payload(), h);
+  }
+
+  static String newTraceparent() {
+    java.util.concurrent.ThreadLocalRandom r = java.util.concurrent.ThreadLocalRandom.current();
+    long hi;
+    long lo;
+    long span;
+    do {
+      hi = r.nextLong();
+      lo = r.nextLong();
+    } while (hi == 0 && lo == 0);
+    do {
+      span = r.nextLong();
+    } while (span == 0);
+    return String.format("00-%016x%016x-%016x-01", hi, lo, span);
   }
 
   /** Header {@code x-svc-pause} present and not blank, "false" or "0". */

@@ -9,8 +9,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Crew actor {@code x-sump} (Java, no runtime), the last layer: counts successes and failures,
- * logs errors, and reports failures as final (a second final for a task is ignored by the gateway).
+ * Crew actor {@code x-sump} (Java, no runtime), the last layer: counts successes and failures
+ * (failures per reason; a counter log line at most every 10 s, see {@link #metricsLine()}), logs errors, and reports failures as final (a second final for a task is ignored by the gateway).
  */
 public final class SumpActor implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(SumpActor.class);
@@ -20,6 +20,11 @@ public final class SumpActor implements AutoCloseable {
   private final ExitHook exitHook;
   private final AtomicLong succeeded = new AtomicLong();
   private final AtomicLong failed = new AtomicLong();
+  private final java.util.concurrent.ConcurrentSkipListMap<String, AtomicLong> failedByReason =
+      new java.util.concurrent.ConcurrentSkipListMap<>();
+  private static final long LOG_EVERY_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+  private volatile long lastLog = System.nanoTime();
+  private volatile long loggedTotal;
   private TopicAdmin admin;
   private ActorLoop loop;
 
@@ -46,10 +51,35 @@ public final class SumpActor implements AutoCloseable {
     return failed.get();
   }
 
+  /** The counter line x-sump logs at most every 10 s (when something changed) and on close. */
+  public String metricsLine() {
+    StringBuilder reasons = new StringBuilder();
+    failedByReason.forEach((k, v) -> reasons.append(reasons.length() == 0 ? "" : ",").append(k).append('=')
+        .append(v.get()));
+    return "x-sump metrics: succeeded=" + succeeded.get() + " failed=" + failed.get() + " failed_by_reason={"
+        + reasons + "}";
+  }
+
+  private void maybeLogMetrics(boolean force) {
+    long now = System.nanoTime();
+    long total = succeeded.get() + failed.get();
+    if (total != loggedTotal && (force || now - lastLog >= LOG_EVERY_NANOS)) {
+      lastLog = now;
+      loggedTotal = total;
+      LOG.info(metricsLine());
+    }
+  }
+
+  private void countFailure(String reason) {
+    failed.incrementAndGet();
+    failedByReason.computeIfAbsent(reason == null ? "unknown" : reason, k -> new AtomicLong()).incrementAndGet();
+  }
+
   private Outcome handle(ConsumerRecord<String, byte[]> record) {
     EnvelopeReader.Read read = EnvelopeReader.read(record.value());
+    maybeLogMetrics(false);
     if (!read.valid()) {
-      failed.incrementAndGet();
+      countFailure(Reasons.INVALID_ENVELOPE);
       LOG.error("x-sump: unreadable envelope {}: {}", record.key(), read.problem());
       return Outcome.done(List.of());
     }
@@ -57,7 +87,7 @@ public final class SumpActor implements AutoCloseable {
     if (SinkActor.succeeded(e)) {
       succeeded.incrementAndGet();
     } else {
-      failed.incrementAndGet();
+      countFailure(e.status() == null ? null : e.status().reason());
       LOG.warn("x-sump: task {} failed at {}: {}", e.id(), e.status() == null ? "?" : e.status().actor(),
           e.status() == null ? "no status" : e.status().error());
       reporter.finalReport(e, SinkActor.finalReport(e, Topics.SUMP));
@@ -70,6 +100,7 @@ public final class SumpActor implements AutoCloseable {
     if (loop != null) {
       loop.close();
     }
+    maybeLogMetrics(true);
     if (admin != null) {
       admin.close();
     }

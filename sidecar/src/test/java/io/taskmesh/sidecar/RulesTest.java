@@ -108,6 +108,17 @@ class RulesTest {
         .hasMessageContaining("SVC_SINK_HOOKS");
   }
 
+  @Test
+  void traceparentIsInjectedOnlyWhenMissing() {
+    assertThat(EnvelopeProcessor.newTraceparent()).matches("00-[0-9a-f]{32}-[0-9a-f]{16}-01")
+        .isNotEqualTo(EnvelopeProcessor.newTraceparent());
+    Envelope none = new Envelope("1", null, Route.start("a", List.of()), null, Json.tree(1), Map.of("k", "v"));
+    Envelope injected = EnvelopeProcessor.withTraceparent(none);
+    assertThat(injected.header("traceparent")).matches("00-[0-9a-f]{32}-[0-9a-f]{16}-01");
+    assertThat(injected.header("k")).isEqualTo("v");
+    assertThat(EnvelopeProcessor.withTraceparent(injected)).isSameAs(injected);
+  }
+
   private static EnvelopeStatus status(String phase, String reason, String error) {
     return new EnvelopeStatus(phase, "a", 1, 1, null, null, null, reason, error);
   }

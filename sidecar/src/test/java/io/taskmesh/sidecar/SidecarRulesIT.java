@@ -70,6 +70,9 @@ class SidecarRulesIT {
     assertThat(viaB.route()).isEqualTo(new Route(List.of("a"), "b", List.of()));
     assertThat(viaB.status().phase()).isEqualTo("processing");
     assertThat(viaB.status().actor()).isEqualTo("a");
+    // no traceparent was sent: the first sidecar injected one, the next kept it
+    assertThat(viaB.header("traceparent")).matches("00-[0-9a-f]{32}-[0-9a-f]{16}-01");
+    assertThat(sunk(1).header("traceparent")).isEqualTo(viaB.header("traceparent"));
   }
 
   @Test
@@ -114,6 +117,8 @@ class SidecarRulesIT {
     assertThat(e.status().attempt()).isEqualTo(1);
     assertThat(finalOf("err-1").path("status").asText()).isEqualTo("failed");
     Wait.until(WAIT, "sump failure count", () -> sump.failed() == 1);
+    assertThat(sump.metricsLine()).isEqualTo(
+        "x-sump metrics: succeeded=0 failed=1 failed_by_reason={" + Reasons.PROCESSING_ERROR + "=1}");
     Wait.until(WAIT, "sump final too", () -> mesh.gateway.calls("err-1", "final").size() == 2);
     assertThat(mesh.gateway.calls("err-1", "final").get(1).body().path("current_actor_name").asText())
         .isEqualTo("x-sump");
