@@ -13,7 +13,10 @@ import io.taskmesh.meshapi.MeshApiApp;
 import io.taskmesh.meshapi.MeshConfig;
 import io.taskmesh.meshapi.Subscribers;
 import io.taskmesh.schemas.Topics;
+import io.taskmesh.sidecar.CrewConfig;
+import io.taskmesh.sidecar.ExitHook;
 import io.taskmesh.sidecar.GatewayReporter;
+import io.taskmesh.sidecar.PauseActor;
 import io.taskmesh.sidecar.RuntimeClient;
 import io.taskmesh.sidecar.RuntimeProcess;
 import io.taskmesh.sidecar.Sidecar;
@@ -112,11 +115,21 @@ public final class DevStack implements AutoCloseable {
 
     GatewayReporter reporter = new GatewayReporter(gatewayUrl);
     started.push(reporter);
-    for (String crew : new String[] {Topics.SINK, Topics.SUMP}) {
-      SidecarConfig c = SidecarConfig.fromEnv(actorEnv(bootstrap, o, crew, o.dataDir(), Map.of()));
-      AutoCloseable actor = Topics.SINK.equals(crew) ? startSink(c, reporter) : startSump(c, reporter);
-      started.push(actor);
-    }
+    // crew actors: x-sink (final report, hooks from SVC_SINK_HOOKS), x-sump, x-pause (park + resume)
+    CrewConfig crew = CrewConfig.fromEnv(System.getenv());
+    ExitHook logOnly = status -> LOG.error("a crew actor asked to exit {}", status);
+    SinkActor sink = new SinkActor(SidecarConfig.fromEnv(actorEnv(bootstrap, o, Topics.SINK, o.dataDir(), Map.of())),
+        crew, reporter, logOnly);
+    sink.start();
+    started.push(sink);
+    SumpActor sump = new SumpActor(SidecarConfig.fromEnv(actorEnv(bootstrap, o, Topics.SUMP, o.dataDir(), Map.of())),
+        reporter, logOnly);
+    sump.start();
+    started.push(sump);
+    PauseActor pause = new PauseActor(SidecarConfig.fromEnv(actorEnv(bootstrap, o, Topics.PAUSE, o.dataDir(),
+        Map.of())), crew, reporter, logOnly);
+    pause.start();
+    started.push(pause);
     for (ActorSpec spec : o.config().actors()) {
       Path socketDir = o.dataDir().resolve("sockets").resolve(spec.name());
       started.push(new SupervisedActor(o, spec, socketDir, SidecarConfig.fromEnv(
@@ -162,18 +175,6 @@ public final class DevStack implements AutoCloseable {
     started.push(app);
     meshApiUrl = "http://127.0.0.1:" + app.externalPort();
     meshApiInternalUrl = "http://127.0.0.1:" + app.internalPort();
-  }
-
-  private static AutoCloseable startSink(SidecarConfig c, GatewayReporter reporter) {
-    SinkActor sink = new SinkActor(c, reporter, status -> LOG.error("x-sink asked to exit {}", status));
-    sink.start();
-    return sink;
-  }
-
-  private static AutoCloseable startSump(SidecarConfig c, GatewayReporter reporter) {
-    SumpActor sump = new SumpActor(c, reporter, status -> LOG.error("x-sump asked to exit {}", status));
-    sump.start();
-    return sump;
   }
 
   private Map<String, String> actorEnv(String bootstrap, Options o, String actor, Path socketDir,

@@ -122,6 +122,21 @@ class WalkingSkeletonIT {
         .GET().build(), HttpResponse.BodyHandlers.ofString());
     assertThat(got.statusCode()).isEqualTo(200);
     assertThat(Json.MAPPER.readTree(got.body()).get("id").asText()).isEqualTo(id);
+
+    // the echo actor's sidecar reports to mesh-api (x-svc-gateway-protocol: events) until terminal
+    try (SseReader sse = SseReader.open(stack.meshApiUrl() + "/api/v1/mesh/" + id + "/events", null)) {
+      List<SseReader.Event> events = sse.readUntilClosed(Duration.ofSeconds(60));
+      JsonNode last = Json.MAPPER.readTree(events.stream().filter(e -> e.event().equals("status"))
+          .reduce((a, b) -> b).orElseThrow().data());
+      assertThat(last.get("status").asText()).as(events.toString()).isEqualTo("succeeded");
+    }
+    JsonNode done = Json.MAPPER.readTree(HTTP.send(HttpRequest.newBuilder(
+        URI.create(stack.meshApiUrl() + "/api/v1/mesh/" + id)).GET().build(), HttpResponse.BodyHandlers.ofString()).body());
+    assertThat(done.get("status").asText()).isEqualTo("succeeded");
+    JsonNode listed = Json.MAPPER.readTree(HTTP.send(HttpRequest.newBuilder(
+        URI.create(stack.meshApiUrl() + "/api/v1/mesh/?status=succeeded")).GET().build(),
+        HttpResponse.BodyHandlers.ofString()).body());
+    assertThat(listed.get("messages")).extracting(m -> m.get("id").asText()).contains(id);
   }
 
   @Test
