@@ -1,0 +1,155 @@
+package io.taskmesh.topology;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import io.taskmesh.devkit.LocalKafka;
+import io.taskmesh.schemas.FinalReport;
+import io.taskmesh.schemas.ProgressReport;
+import io.taskmesh.schemas.Route;
+import io.taskmesh.schemas.TaskEvent;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+/**
+ * On-demand benchmark (not a test): fold throughput of the task topology vs a raw consumer of the
+ * same topic, and the replay of N events (time, heap, RocksDB size). The fold is measured from an
+ * empty application, which is exactly a replay.
+ *
+ * <pre>
+ * mvn -q -o install -pl schemas,devkit,topology -DskipTests
+ * mvn -q -o -pl topology exec:java -Dexec.classpathScope=test \
+ *     -Dexec.mainClass=io.taskmesh.topology.TaskBench -Dexec.args="1000000"
+ * </pre>
+ *
+ * Uses KAFKA_BOOTSTRAP_SERVERS when set, else starts a local one-node broker.
+ */
+public final class TaskBench {
+  private TaskBench() {}
+
+  public static void main(String[] args) throws Exception {
+    int events = args.length > 0 ? Integer.parseInt(args[0]) : 1_000_000;
+    String bootstrap = System.getenv("KAFKA_BOOTSTRAP_SERVERS");
+    if (bootstrap == null || bootstrap.isBlank()) {
+      bootstrap = LocalKafka.shared().bootstrapServers();
+    }
+    String prefix = "bench-" + UUID.randomUUID().toString().substring(0, 8);
+    TaskTopics topics = TaskTopics.named(prefix + ".events", prefix + ".updates", "tasks");
+    Path state = Files.createTempDirectory("taskmesh-bench");
+    TaskViewConfig config = new TaskViewConfig(bootstrap, prefix + "-app", state, 3, (short) 1);
+    // creates the topics; the first run folds nothing
+    TaskView.start(config, topics, Duration.ofSeconds(60)).close();
+    TaskReplay.reset(config, Duration.ofSeconds(60));
+
+    long t0 = System.nanoTime();
+    int tasks = produce(bootstrap, topics, events);
+    double produceS = (System.nanoTime() - t0) / 1e9;
+    System.out.printf("produced %,d events (%,d tasks) in %.1f s (%,.0f/s)%n", events, tasks, produceS, events / produceS);
+
+    double rawS = rawConsume(bootstrap, topics.events().name(), events);
+    System.out.printf("raw consumer:   %,d events in %.2f s = %,.0f events/s%n", events, rawS, events / rawS);
+
+    System.gc();
+    long heapBefore = usedHeap();
+    TaskReplay.Result r = TaskReplay.rebuild(config, topics, Duration.ofMinutes(20));
+    double foldS = r.took().toNanos() / 1e9;
+    System.gc();
+    long heapAfter = usedHeap();
+    System.out.printf("fold (replay):  %,d events in %.2f s = %,.0f events/s (incl. Streams start-up), %,d tasks%n",
+        r.events(), foldS, r.events() / foldS, r.tasks());
+    System.out.printf("ratio fold/raw: %.2f%n", (r.events() / foldS) / (events / rawS));
+    System.out.printf("memory: heap used %d MB before, %d MB after the replay (max heap %d MB); RocksDB+changelog "
+        + "state on disk %d MB%n", heapBefore >> 20, heapAfter >> 20, Runtime.getRuntime().maxMemory() >> 20,
+        dirSize(state) >> 20);
+    System.exit(0);
+  }
+
+  /** Tasks of 3 actors: created, 9 progress reports, final = 11 events per task. */
+  private static int produce(String bootstrap, TaskTopics topics, int events) {
+    int perTask = 11;
+    int tasks = events / perTask;
+    try (KafkaProducer<String, TaskEvent> p = new KafkaProducer<>(Map.of(
+        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+        ProducerConfig.LINGER_MS_CONFIG, 5,
+        ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024,
+        ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4"),
+        topics.events().keySerde().serializer(), topics.events().valueSerde().serializer())) {
+      List<String> actors = List.of("a", "b", "c");
+      int sent = 0;
+      for (int t = 0; sent < events; t++) {
+        String id = "task-" + t;
+        p.send(new ProducerRecord<>(topics.events().name(), id, TaskEvent.created(id, new TaskEvent.Created("flow",
+            Route.start("a", List.of("b", "c")), JsonNodeFactory.instance.objectNode().put("n", t), null, id, null, null))));
+        sent++;
+        for (int a = 0; a < 3 && sent < events; a++) {
+          for (String st : List.of("received", "processing", "completed")) {
+            if (sent >= events) {
+              break;
+            }
+            p.send(new ProducerRecord<>(topics.events().name(), id,
+                TaskEvent.progress(id, new ProgressReport(null, null, null, actors, a, st, null))));
+            sent++;
+          }
+        }
+        if (sent < events) {
+          p.send(new ProducerRecord<>(topics.events().name(), id, TaskEvent.finished(id,
+              new FinalReport(id, "succeeded", JsonNodeFactory.instance.objectNode().put("ok", true), null, "x-sink", null))));
+          sent++;
+        }
+      }
+      p.flush();
+      return Math.max(tasks, 1);
+    }
+  }
+
+  private static double rawConsume(String bootstrap, String topic, int events) {
+    try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(Map.of(
+        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+        ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
+        ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 2000,
+        ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false),
+        new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+      List<TopicPartition> parts = c.partitionsFor(topic).stream()
+          .map(pi -> new TopicPartition(topic, pi.partition())).toList();
+      c.assign(parts);
+      c.seekToBeginning(parts);
+      long t0 = System.nanoTime();
+      long n = 0;
+      long bytes = 0;
+      while (n < events) {
+        ConsumerRecords<byte[], byte[]> recs = c.poll(Duration.ofMillis(500));
+        for (var r : recs) {
+          bytes += r.value().length; // touch the payload, as the fold must
+          n++;
+        }
+      }
+      if (bytes < 0) {
+        throw new IllegalStateException();
+      }
+      return (System.nanoTime() - t0) / 1e9;
+    }
+  }
+
+  private static long usedHeap() {
+    Runtime rt = Runtime.getRuntime();
+    return rt.totalMemory() - rt.freeMemory();
+  }
+
+  private static long dirSize(Path dir) throws IOException {
+    try (Stream<Path> s = Files.walk(dir)) {
+      return s.filter(Files::isRegularFile).mapToLong(p -> p.toFile().length()).sum();
+    }
+  }
+}
