@@ -293,8 +293,24 @@ public final class KvApp implements AutoCloseable {
 
   // ---- output and errors
 
+  /**
+   * Writes the answer straight to the response with its Content-Length. ({@code ctx.result(String)}
+   * would go through an InputStream that Javalin copies with a fresh 8 KiB buffer per response.)
+   */
   private static void json(Context ctx, int status, String body) {
-    ctx.status(status).contentType("application/json").result(body);
+    if (status >= 400) {
+      // errors keep Javalin's own write path (e.g. a 413 sent while the client is still uploading)
+      ctx.status(status).contentType("application/json").result(body);
+      return;
+    }
+    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+    ctx.status(status).contentType("application/json");
+    ctx.res().setContentLength(bytes.length);
+    try {
+      ctx.res().getOutputStream().write(bytes);
+    } catch (IOException e) {
+      throw new UncheckedIOException("client went away", e);
+    }
   }
 
   private static void jsonIfPlain(Context ctx, String error) {

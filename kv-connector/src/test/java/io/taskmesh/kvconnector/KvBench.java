@@ -42,6 +42,8 @@ public final class KvBench {
   static final long RUN_MS = Long.getLong("runMs", 3000);
   static final boolean JETTY = Boolean.parseBoolean(System.getProperty("jetty", "true"));
   static final int POOL = Integer.getInteger("pool", 8);
+  static final com.sun.management.OperatingSystemMXBean OS =
+      (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
 
   public static void main(String[] args) throws Exception {
     try (KvFixture kv = KvFixture.start(Map.of("STATE_PROXY_PG_INDEXES", "status",
@@ -67,6 +69,9 @@ public final class KvBench {
             }
           }
         });
+        if (Boolean.getBoolean("store")) {
+          ops.put("KvStore.get in-process (no HTTP)", k -> kv.store.get("bench:" + k).orElseThrow());
+        }
         ops.put("kv socket GET, UnixHttpClient", k -> check(unix.send("GET", "/keys/bench:" + k, null, null), 200));
         if (JETTY) {
           ops.put("kv socket GET, Jetty HttpClient", k -> check(kv.http.get("/keys/bench:" + k), 200));
@@ -89,16 +94,26 @@ public final class KvBench {
           ops.put("kv socket PUT ?if_status, Jetty HttpClient", k ->
               check(kv.http.put("/keys/bench:" + k + "?if_status=pending", value), 200));
         }
+        String only = System.getProperty("only");
+        if (only != null) {
+          ops.keySet().removeIf(n -> !n.contains(only) && !n.startsWith("direct"));
+        }
         for (Op op : ops.values()) {
           run(op, WARMUP_MS);
         }
         Map<String, double[]> results = new LinkedHashMap<>();
+        Map<String, double[]> cpu = new LinkedHashMap<>();
+        ops.keySet().forEach(n -> cpu.put(n, new double[ROUNDS]));
         ops.keySet().forEach(n -> results.put(n, new double[ROUNDS]));
         for (int round = 0; round < ROUNDS; round++) {
           for (Map.Entry<String, Op> e : ops.entrySet()) {
-            double perSec = run(e.getValue(), RUN_MS) * 1000.0 / RUN_MS;
+            long cpu0 = OS.getProcessCpuTime();
+            long n = run(e.getValue(), RUN_MS);
+            double cpuUs = (OS.getProcessCpuTime() - cpu0) / 1000.0 / Math.max(1, n);
+            double perSec = n * 1000.0 / RUN_MS;
             results.get(e.getKey())[round] = perSec;
-            System.out.printf("round %d  %-44s %9.0f ops/s%n", round + 1, e.getKey(), perSec);
+            cpu.get(e.getKey())[round] = cpuUs;
+            System.out.printf("round %d  %-44s %9.0f ops/s  %6.1f us JVM CPU/op%n", round + 1, e.getKey(), perSec, cpuUs);
           }
         }
         System.out.printf("%nmedian of %d rounds, %d client threads, connector pool %d:%n", ROUNDS, THREADS, POOL);
@@ -107,7 +122,8 @@ public final class KvBench {
         for (Map.Entry<String, double[]> e : results.entrySet()) {
           double m = median(e.getValue());
           double base = e.getKey().contains("GET") ? directGet : directPut;
-          System.out.printf("%-44s %9.0f ops/s  %.2fx direct%n", e.getKey(), m, m / base);
+          System.out.printf("%-44s %9.0f ops/s  %.2fx direct  %6.1f us JVM CPU/op (client+connector)%n",
+              e.getKey(), m, m / base, median(cpu.get(e.getKey())));
         }
         System.out.printf("UnixHttpClient connections opened: %d%n", unix.connectionsOpened());
       }

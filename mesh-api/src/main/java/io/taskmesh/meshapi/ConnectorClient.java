@@ -2,46 +2,38 @@ package io.taskmesh.meshapi;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.taskmesh.kvconnector.client.HttpResponse;
+import io.taskmesh.kvconnector.client.UnixHttpClient;
 import io.taskmesh.schemas.Json;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
-import org.eclipse.jetty.client.ContentResponse;
-import org.eclipse.jetty.client.HttpClient;
-import org.eclipse.jetty.client.Request;
-import org.eclipse.jetty.client.StringRequestContent;
-import org.eclipse.jetty.http.HttpMethod;
-import org.eclipse.jetty.io.Transport;
 
 /**
- * The kv-connector over its Unix socket: HTTP/1.1 with Jetty's HttpClient on the TCPUnix
- * transport. The only way mesh-api persists anything.
+ * The kv-connector over its Unix socket: HTTP/1.1 with the connector's own
+ * {@link UnixHttpClient} (JDK SocketChannel, keep-alive connection pool). The only way mesh-api
+ * persists anything. Reads (GET, POST /query) are retried once when a pooled connection turns
+ * out to be closed; writes are not (the connector may have applied them).
  */
 public final class ConnectorClient implements AutoCloseable {
-  private static final long TIMEOUT_MS = 10_000;
+  private static final Duration TIMEOUT = Duration.ofSeconds(10);
+  private static final Map<String, String> CREATE_ONLY = Map.of("If-None-Match", "*");
 
-  private final HttpClient http = new HttpClient();
-  private final Transport transport;
+  private final UnixHttpClient http;
 
   public ConnectorClient(Path socket) {
-    this.transport = new Transport.TCPUnix(socket);
-    http.setMaxConnectionsPerDestination(64);
-    http.setName("kv-connector-client");
-    try {
-      http.start();
-    } catch (Exception e) {
-      throw new IllegalStateException("cannot start the connector client", e);
-    }
+    this.http = new UnixHttpClient(socket, UnixHttpClient.Options.defaults().withTimeout(TIMEOUT));
   }
 
   /** The stored value, or empty on 404. */
   public Optional<JsonNode> get(String key) {
-    ContentResponse r = send(HttpMethod.GET, "/keys/" + encode(key), null, null);
-    if (r.getStatus() == 404) {
+    HttpResponse r = send("GET", "/keys/" + encode(key), null, null, true);
+    if (r.status() == 404) {
       return Optional.empty();
     }
     expect(r, 200);
@@ -50,8 +42,8 @@ public final class ConnectorClient implements AutoCloseable {
 
   /** Exclusive create ({@code If-None-Match: *}); false when the key exists. */
   public boolean create(String key, JsonNode value) {
-    ContentResponse r = send(HttpMethod.PUT, "/keys/" + encode(key), value.toString(), "*");
-    if (r.getStatus() == 412) {
+    HttpResponse r = send("PUT", "/keys/" + encode(key), CREATE_ONLY, Json.bytes(value), false);
+    if (r.status() == 412) {
       return false;
     }
     expect(r, 201);
@@ -60,9 +52,9 @@ public final class ConnectorClient implements AutoCloseable {
 
   /** Conditional write; false on 409 (stored status differs, or the key vanished). */
   public boolean putIfStatus(String key, JsonNode value, String ifStatus) {
-    ContentResponse r = send(HttpMethod.PUT, "/keys/" + encode(key) + "?if_status=" + encode(ifStatus),
-        value.toString(), null);
-    if (r.getStatus() == 409) {
+    HttpResponse r = send("PUT", "/keys/" + encode(key) + "?if_status=" + encode(ifStatus), null,
+        Json.bytes(value), false);
+    if (r.status() == 409) {
       return false;
     }
     expect(r, 200);
@@ -73,7 +65,8 @@ public final class ConnectorClient implements AutoCloseable {
   public record Page(List<JsonNode> values, long total) {}
 
   public Page query(ObjectNode body) {
-    ContentResponse r = send(HttpMethod.POST, "/query", body.toString(), null);
+    // a read: safe to send again on a fresh connection
+    HttpResponse r = send("POST", "/query", null, Json.bytes(body), true);
     expect(r, 200);
     JsonNode tree = readTree(r);
     List<JsonNode> values = new ArrayList<>();
@@ -83,46 +76,35 @@ public final class ConnectorClient implements AutoCloseable {
 
   public boolean healthy() {
     try {
-      return send(HttpMethod.GET, "/healthz", null, null).getStatus() == 200;
+      return send("GET", "/healthz", null, null, true).status() == 200;
     } catch (MeshException e) {
       return false;
     }
   }
 
-  private ContentResponse send(HttpMethod method, String path, String body, String ifNoneMatch) {
+  private HttpResponse send(String method, String target, Map<String, String> headers, byte[] body,
+      boolean retryable) {
     try {
-      Request req = http.newRequest("http://localhost" + path).method(method).transport(transport)
-          .timeout(TIMEOUT_MS, TimeUnit.MILLISECONDS);
-      if (ifNoneMatch != null) {
-        req.headers(h -> h.put("If-None-Match", ifNoneMatch));
-      }
-      if (body != null) {
-        req.body(new StringRequestContent("application/json", body));
-      }
-      ContentResponse r = req.send();
-      if (r.getStatus() == 503) {
-        throw MeshException.unavailable("storage unavailable: " + r.getContentAsString(), null);
+      HttpResponse r = http.send(method, target, headers, body, retryable);
+      if (r.status() == 503) {
+        throw MeshException.unavailable("storage unavailable: " + r.bodyString(), null);
       }
       return r;
     } catch (MeshException e) {
       throw e;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw MeshException.unavailable("interrupted while calling the kv-connector", e);
     } catch (Exception e) {
       throw MeshException.unavailable("kv-connector unreachable: " + e.getMessage(), e);
     }
   }
 
-  private static void expect(ContentResponse r, int status) {
-    if (r.getStatus() != status) {
-      throw new MeshException(502, "bad_gateway", "kv-connector answered " + r.getStatus() + ": "
-          + r.getContentAsString());
+  private static void expect(HttpResponse r, int status) {
+    if (r.status() != status) {
+      throw new MeshException(502, "bad_gateway", "kv-connector answered " + r.status() + ": " + r.bodyString());
     }
   }
 
-  private static JsonNode readTree(ContentResponse r) {
-    return Json.read(r.getContent(), JsonNode.class);
+  private static JsonNode readTree(HttpResponse r) {
+    return Json.read(r.body(), JsonNode.class);
   }
 
   private static String encode(String s) {
@@ -130,7 +112,7 @@ public final class ConnectorClient implements AutoCloseable {
   }
 
   @Override
-  public void close() throws Exception {
-    http.stop();
+  public void close() {
+    http.close();
   }
 }

@@ -127,6 +127,8 @@ public final class MeshService {
         : ts(now.plusNanos((long) (req.timeoutSeconds() * 1_000_000_000L)));
     Map<String, Object> headers = new LinkedHashMap<>(req.headers());
     headers.put(Envelope.GATEWAY_URL_HEADER, gatewayUrl.get());
+    // sidecars report to mesh-api's POST {url}/mesh/{id}/events, not the gateway's legacy routes
+    headers.put(Envelope.GATEWAY_PROTOCOL_HEADER, Envelope.EVENTS_PROTOCOL);
 
     ObjectNode data = JsonNodeFactory.instance.objectNode();
     data.put("actor", req.actor());

@@ -109,7 +109,7 @@ class MeshApiIT {
     p.put(ConsumerConfig.GROUP_ID_CONFIG, "it-" + System.nanoTime());
     p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     Instant before = Instant.now();
-    String id = create(a, "echo", "{\"payload\":{\"text\":\"hi\"},\"headers\":{\"trace\":\"t1\",\"x-svc-gateway-url\":\"http://evil\"},\"timeout\":30}");
+    String id = create(a, "echo", "{\"payload\":{\"text\":\"hi\"},\"headers\":{\"trace\":\"t1\",\"x-svc-gateway-url\":\"http://evil\",\"x-svc-gateway-protocol\":\"legacy\"},\"timeout\":30}");
     JsonNode got = get(a, id);
     assertThat(got.path("id").asText()).isEqualTo(id);
     assertThat(got.path("status").asText()).isEqualTo("pending");
@@ -139,6 +139,7 @@ class MeshApiIT {
       assertThat(env.payload().path("text").asText()).isEqualTo("hi");
       assertThat(env.header("trace")).isEqualTo("t1");
       assertThat(env.header(Envelope.GATEWAY_URL_HEADER)).isEqualTo("http://127.0.0.1:" + a.app.internalPort() + "/api/v1");
+      assertThat(env.header(Envelope.GATEWAY_PROTOCOL_HEADER)).isEqualTo(Envelope.EVENTS_PROTOCOL);
       // what a sidecar does with it: POST {x-svc-gateway-url}/mesh/{id}/events
       MeshFixture.Resp r = f.send("POST", env.header(Envelope.GATEWAY_URL_HEADER) + "/mesh/" + id + "/events",
           "{\"type\":\"status\",\"status\":\"running\",\"data\":{\"actor\":\"echo\",\"progress\":10}}");

@@ -12,9 +12,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedDeque;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -50,15 +47,37 @@ public final class UnixHttpClient implements AutoCloseable {
     }
   }
 
-  private static final ScheduledThreadPoolExecutor TIMERS;
+  /**
+   * Timeouts without a timer task per request: every open connection is registered here, a busy
+   * one carries its deadline, and one daemon thread closes the overdue ones every 50 ms (a
+   * per-request {@code schedule}/{@code cancel} costs a lock and often a wake-up of the timer
+   * thread, which showed up under load).
+   */
+  private static final java.util.Set<Conn> OPEN = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  static final long WATCHDOG_PERIOD_MS = 50;
   static {
-    TIMERS = new ScheduledThreadPoolExecutor(1, r -> {
-      Thread t = new Thread(r, "unix-http-timeouts");
-      t.setDaemon(true);
-      return t;
-    });
-    TIMERS.setRemoveOnCancelPolicy(true);
+    Thread t = new Thread(UnixHttpClient::watchdog, "unix-http-timeouts");
+    t.setDaemon(true);
+    t.start();
   }
+
+  private static void watchdog() {
+    while (true) {
+      try {
+        Thread.sleep(WATCHDOG_PERIOD_MS);
+      } catch (InterruptedException e) {
+        return;
+      }
+      long now = System.nanoTime();
+      for (Conn c : OPEN) {
+        long d = c.deadline;
+        if (d != 0 && now - d > 0) {
+          c.expire();
+        }
+      }
+    }
+  }
+
   private static final byte[] EMPTY = new byte[0];
 
   private final UnixDomainSocketAddress address;
@@ -194,8 +213,8 @@ public final class UnixHttpClient implements AutoCloseable {
   }
 
   private HttpResponse exchange(Conn c, byte[] head, byte[] body, boolean headRequest) throws IOException {
-    long timeoutMs = options.timeout().toMillis();
-    ScheduledFuture<?> timer = TIMERS.schedule(c::expire, timeoutMs, TimeUnit.MILLISECONDS);
+    long d = System.nanoTime() + options.timeout().toNanos();
+    c.deadline = d == 0 ? 1 : d;
     try {
       c.write(head, body);
       return c.reader.read(headRequest);
@@ -205,7 +224,7 @@ public final class UnixHttpClient implements AutoCloseable {
       }
       throw e;
     } finally {
-      timer.cancel(false);
+      c.deadline = 0;
     }
   }
 
@@ -232,7 +251,9 @@ public final class UnixHttpClient implements AutoCloseable {
       throw e;
     }
     opened.incrementAndGet();
-    return new Conn(ch, options.maxResponseBytes());
+    Conn c = new Conn(ch, options.maxResponseBytes());
+    OPEN.add(c);
+    return c;
   }
 
   private void release(Conn c, boolean reusable) {
@@ -268,6 +289,8 @@ public final class UnixHttpClient implements AutoCloseable {
     final ByteBuffer in = ByteBuffer.allocate(16 * 1024);
     final HttpResponseReader reader;
     volatile boolean timedOut;
+    /** System.nanoTime() by which the current exchange must end; 0 = not in an exchange. */
+    volatile long deadline;
     boolean gotBytes;
     long lastUsed;
 
@@ -305,6 +328,7 @@ public final class UnixHttpClient implements AutoCloseable {
     }
 
     void close() {
+      OPEN.remove(this);
       try {
         ch.close();
       } catch (IOException ignored) {
