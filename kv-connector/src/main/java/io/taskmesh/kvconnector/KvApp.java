@@ -251,23 +251,46 @@ public final class KvApp implements AutoCloseable {
   /** Reads at most maxBodyBytes (413 beyond) and checks that it is exactly one JSON value. */
   private String jsonBody(Context ctx) {
     long declared = ctx.req().getContentLengthLong();
-    if (declared > config.maxBodyBytes()) {
-      throw KvException.tooLarge(config.maxBodyBytes());
-    }
     byte[] bytes;
     try (InputStream in = ctx.req().getInputStream()) {
+      if (declared > config.maxBodyBytes()) {
+        drainSomeOf(in);
+        throw KvException.tooLarge(config.maxBodyBytes());
+      }
       bytes = in.readNBytes(config.maxBodyBytes() + 1);
+      if (bytes.length > config.maxBodyBytes()) {
+        drainSomeOf(in);
+        throw KvException.tooLarge(config.maxBodyBytes());
+      }
     } catch (IOException e) {
       throw KvException.badRequest("cannot read the request body: " + e.getMessage());
-    }
-    if (bytes.length > config.maxBodyBytes()) {
-      throw KvException.tooLarge(config.maxBodyBytes());
     }
     if (bytes.length == 0) {
       throw KvException.badRequest("the request body must be a JSON document, got an empty body");
     }
     checkOneJsonValue(bytes);
     return new String(bytes, StandardCharsets.UTF_8);
+  }
+
+  /** Bytes read and thrown away after an over-limit body, so a client still uploading gets its 413. */
+  private static final int DRAIN_LIMIT = 256 * 1024;
+
+  /**
+   * Reads and discards up to {@link #DRAIN_LIMIT} more bytes of an over-limit body. Without it the
+   * server answers 413 and closes while a slightly-too-large upload is still being written, and the
+   * client sees a broken pipe instead of the 413. Larger bodies are cut off (the connection closes).
+   */
+  private static void drainSomeOf(InputStream in) {
+    try {
+      byte[] sink = new byte[8192];
+      int total = 0;
+      int n;
+      while (total < DRAIN_LIMIT && (n = in.read(sink, 0, Math.min(sink.length, DRAIN_LIMIT - total))) >= 0) {
+        total += n;
+      }
+    } catch (IOException e) {
+      // the client stopped sending: nothing left to drain
+    }
   }
 
   /**
