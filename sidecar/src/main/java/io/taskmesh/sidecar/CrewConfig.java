@@ -1,5 +1,6 @@
 package io.taskmesh.sidecar;
 
+import io.taskmesh.schemas.Durations;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Arrays;

@@ -1,5 +1,6 @@
 package io.taskmesh.sidecar;
 
+import io.taskmesh.schemas.Durations;
 import io.taskmesh.schemas.Topics;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -1,5 +1,6 @@
 package io.taskmesh.sidecar;
 
+import io.taskmesh.schemas.Durations;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
