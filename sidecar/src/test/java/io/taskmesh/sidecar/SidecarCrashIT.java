@@ -2,6 +2,7 @@ package io.taskmesh.sidecar;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.taskmesh.devkit.ChildJvm;
 import io.taskmesh.schemas.Envelope;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -56,7 +57,7 @@ class SidecarCrashIT {
     for (int i = 0; i < 1000; i++) {
       mesh.send(mesh.envelope("k-" + i, Map.of("i", i), "k"));
     }
-    SidecarJvm first = new SidecarJvm(env, tmp.resolve("first.log"));
+    ChildJvm first = ChildJvm.start(Main.class.getName(), env, tmp.resolve("first.log"));
     try {
       Wait.until(Duration.ofSeconds(90), "a part of the run in x-sink", () -> committed(mesh.topic("x-sink")) >= 200);
       first.kill9();
@@ -65,7 +66,7 @@ class SidecarCrashIT {
     }
     int atKill = committed(mesh.topic("x-sink"));
     assertThat(atKill).isLessThan(1000);
-    try (SidecarJvm second = new SidecarJvm(env, tmp.resolve("second.log"))) {
+    try (ChildJvm second = ChildJvm.start(Main.class.getName(), env, tmp.resolve("second.log"))) {
       List<ConsumerRecord<String, byte[]>> all = mesh.read(mesh.topic("x-sink"), 1000, Duration.ofSeconds(90));
       Map<String, Long> perId = all.stream().collect(Collectors.groupingBy(ConsumerRecord::key, Collectors.counting()));
       assertThat(perId).hasSize(1000);
@@ -82,14 +83,14 @@ class SidecarCrashIT {
     mesh.send(mesh.envelope("after", Map.of("sleep", 0), "p"));
     for (int delivery = 1; delivery <= 2; delivery++) {
       int n = delivery;
-      try (SidecarJvm jvm = new SidecarJvm(env, tmp.resolve("p" + delivery + ".log"))) {
+      try (ChildJvm jvm = ChildJvm.start(Main.class.getName(), env, tmp.resolve("p" + delivery + ".log"))) {
         Wait.until(Duration.ofSeconds(60), "delivery " + n + " of the poison envelope",
             () -> mesh.gateway.calls("poison", "progress").stream()
                 .filter(c -> c.body().path("status").asText().equals("processing")).count() == n);
         jvm.kill9(); // the envelope "killed" the sidecar
       }
     }
-    try (SidecarJvm third = new SidecarJvm(env, tmp.resolve("p3.log"))) {
+    try (ChildJvm third = ChildJvm.start(Main.class.getName(), env, tmp.resolve("p3.log"))) {
       List<ConsumerRecord<String, byte[]>> dlq = mesh.read(mesh.topic("p") + ".dlq", 1, Duration.ofSeconds(60));
       assertThat(dlq).hasSize(1);
       assertThat(dlq.get(0).key()).isEqualTo("poison");
@@ -107,9 +108,9 @@ class SidecarCrashIT {
     RuntimeProcess rt = mesh.runtime("testhandlers.slow");
     Map<String, String> env = env("t", rt, "SVC_RESILIENCY_ACTOR_TIMEOUT", "1s");
     mesh.send(mesh.envelope("t-1", Map.of("sleep", 30), "t"));
-    try (SidecarJvm jvm = new SidecarJvm(env, tmp.resolve("t.log"))) {
+    try (ChildJvm jvm = ChildJvm.start(Main.class.getName(), env, tmp.resolve("t.log"))) {
       Wait.until(Duration.ofSeconds(60), "sidecar exit", () -> !jvm.isAlive());
-      assertThat(jvm.exitValue()).as(jvm.log()).isEqualTo(1);
+      assertThat(jvm.exitValue()).as(jvm.tail(60)).isEqualTo(1);
     }
     Envelope e = mesh.envelopes(mesh.topic("x-sink"), 1, Duration.ofSeconds(30)).get(0);
     assertThat(e.status().reason()).isEqualTo(Reasons.TIMEOUT);
