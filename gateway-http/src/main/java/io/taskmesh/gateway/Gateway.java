@@ -6,6 +6,8 @@ import java.time.Duration;
 
 /** A running gateway: task view + dispatcher + HTTP app, started and stopped together. */
 public final class Gateway implements AutoCloseable {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Gateway.class);
+
   private final TaskView view;
   private final EnvelopeDispatcher dispatcher;
   private final GatewayApp app;
@@ -25,8 +27,13 @@ public final class Gateway implements AutoCloseable {
   public static Gateway start(GatewayConfig config, TaskSettings tasks) {
     FlowRegistry flows = FlowRegistry.load(config.configPath());
     TaskView view = TaskView.start(new TaskViewConfig(config.bootstrapServers(), config.applicationId(),
-        config.stateDir(), config.taskPartitions(), config.replicationFactor(), tasks.applicationServer()),
+        config.stateDir(), config.taskPartitions(), config.replicationFactor(), tasks.applicationServer(),
+        config.internalToken()),
         tasks.topics(), Duration.ofSeconds(60));
+    if (config.clientAuthEnabled() && config.internalToken() == null && tasks.applicationServer() != null) {
+      LOG.warn("SVC_INTERNAL_TOKEN is not set while client auth is on: /internal routes are refused, so with"
+          + " several replicas a task owned by another replica answers 503; set the same token on every replica");
+    }
     EnvelopeDispatcher dispatcher = new EnvelopeDispatcher(config.bootstrapServers());
     TaskLauncher launcher = new TaskLauncher(view, dispatcher, config.namespace(), config.meshUrl());
     FlyBus fly = config.databaseUrl() == null ? new FlyBus() : new FlyBus(config.databaseUrl());

@@ -97,8 +97,11 @@ public final class GatewayApp implements AutoCloseable {
     cfg.routes.get("/health", ctx -> ctx.contentType("text/plain").result("OK"));
     cfg.routes.get("/tasks/{id}", ctx -> ctx.json(TaskViews.task(visibleTask(ctx))));
     // owner side of a forwarded task query (another replica's TaskQueries.get): this replica's store only
-    cfg.routes.get("/internal/tasks/{id}", ctx -> ctx.json(queries.getLocal(ctx.pathParam("id"))
-        .orElseThrow(() -> new NotFoundResponse("task not found: " + ctx.pathParam("id")))));
+    cfg.routes.get("/internal/tasks/{id}", ctx -> {
+      requireInternalToken(ctx);
+      ctx.json(queries.getLocal(ctx.pathParam("id"))
+          .orElseThrow(() -> new NotFoundResponse("task not found: " + ctx.pathParam("id"))));
+    });
     if (mode.servesApi()) {
       mcp.mount(cfg);
       io.taskmesh.gateway.a2a.A2aRoutes.register(cfg, config, flows, queries, commands, launcher, fly);
@@ -192,6 +195,28 @@ public final class GatewayApp implements AutoCloseable {
 
   private TaskState task(String id) {
     return queries.get(id).orElseThrow(() -> new NotFoundResponse("task not found: " + id));
+  }
+
+  /**
+   * Internal routes answer other replicas only: with {@code SVC_INTERNAL_TOKEN} set, the request
+   * must carry it (constant-time compare); without it they are open only while clients do not
+   * authenticate (every task is visible anyway), otherwise refused, so no client can read a
+   * foreign task through them.
+   */
+  private void requireInternalToken(Context ctx) {
+    String expected = config.internalToken();
+    if (expected == null) {
+      if (config.clientAuthEnabled()) {
+        throw new io.javalin.http.ForbiddenResponse("internal routes are off: set SVC_INTERNAL_TOKEN on every replica");
+      }
+      return;
+    }
+    String given = java.util.Objects.requireNonNullElse(ctx.header(io.taskmesh.topology.TaskViewConfig.INTERNAL_TOKEN_HEADER), "");
+    if (!java.security.MessageDigest.isEqual(expected.getBytes(java.nio.charset.StandardCharsets.UTF_8),
+        given.getBytes(java.nio.charset.StandardCharsets.UTF_8))) {
+      throw new io.javalin.http.ForbiddenResponse("internal route: missing or wrong "
+          + io.taskmesh.topology.TaskViewConfig.INTERNAL_TOKEN_HEADER);
+    }
   }
 
   /**

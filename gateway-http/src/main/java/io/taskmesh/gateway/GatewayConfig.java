@@ -24,7 +24,11 @@ public record GatewayConfig(
     Duration configPollInterval,
     List<String> mcpAllowedHosts,
     List<String> mcpAllowedOrigins,
-    io.taskmesh.gateway.a2a.A2aSettings a2a) {
+    io.taskmesh.gateway.a2a.A2aSettings a2a,
+    String internalToken) {
+
+  /** Shortest {@code SVC_INTERNAL_TOKEN} accepted: a shared secret, not a password to remember. */
+  static final int MIN_INTERNAL_TOKEN = 16;
 
   public static GatewayConfig fromEnv(Map<String, String> env) {
     GatewayMode mode = GatewayMode.parse(env.get("SVC_GATEWAY_MODE"));
@@ -48,7 +52,32 @@ public record GatewayConfig(
         Durations.parse("SVC_CONFIG_POLL_INTERVAL", env.getOrDefault("SVC_CONFIG_POLL_INTERVAL", "10s")),
         hostList(env.getOrDefault("SVC_MCP_ALLOWED_HOSTS", "localhost:*,127.0.0.1:*,[::1]:*")),
         csv(env.getOrDefault("SVC_MCP_ALLOWED_ORIGINS", "http://localhost:*,http://127.0.0.1:*,http://[::1]:*")),
-        io.taskmesh.gateway.a2a.A2aSettings.fromEnv(env));
+        io.taskmesh.gateway.a2a.A2aSettings.fromEnv(env),
+        internalToken(env.get("SVC_INTERNAL_TOKEN")));
+  }
+
+  /** Whether clients authenticate at all (MCP bearer or A2A key/JWT): then tasks have owners to protect. */
+  public boolean clientAuthEnabled() {
+    return !mcpApiKey.isEmpty() || a2a.authEnabled();
+  }
+
+  /** Secrets stay out of logs: a record's default toString would print them. */
+  @Override
+  public String toString() {
+    return "GatewayConfig[mode=" + mode + ", host=" + host + ", port=" + port + ", bootstrapServers=" + bootstrapServers
+        + ", namespace=" + namespace + ", configPath=" + configPath + ", applicationId=" + applicationId
+        + ", mcpApiKey=" + (mcpApiKey.isEmpty() ? "unset" : "***") + ", databaseUrl=" + (databaseUrl == null ? "unset" : "***")
+        + ", internalToken=" + (internalToken == null ? "unset" : "***") + "]";
+  }
+
+  private static String internalToken(String v) {
+    if (v == null || v.isBlank()) {
+      return null;
+    }
+    if (v.trim().length() < MIN_INTERNAL_TOKEN) {
+      throw new IllegalArgumentException("SVC_INTERNAL_TOKEN must be at least " + MIN_INTERNAL_TOKEN + " characters");
+    }
+    return v.trim();
   }
 
   private static String require(Map<String, String> env, String name) {

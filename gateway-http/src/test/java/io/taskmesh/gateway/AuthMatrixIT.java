@@ -92,6 +92,19 @@ class AuthMatrixIT {
   }
 
   @Test
+  void internalRoutesAreRefusedWhenClientsAuthenticateAndNoInternalTokenIsSet() throws Exception {
+    for (String cred : new String[] {null, "Bearer " + MCP_KEY, "Bearer " + A2A_KEY}) {
+      HttpRequest.Builder r = get("/internal/tasks/x");
+      if (cred != null) {
+        r.header("Authorization", cred);
+      }
+      HttpResponse<String> resp = send(r);
+      assertThat(resp.statusCode()).as(cred).isEqualTo(403);
+      assertThat(resp.body()).contains("SVC_INTERNAL_TOKEN");
+    }
+  }
+
+  @Test
   void a2aAnswers401WithoutTheRightKey() throws Exception {
     String body = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tasks/get\",\"params\":{\"id\":\"x\"}}";
     assertThat(send(a2a(body)).statusCode()).isEqualTo(401);

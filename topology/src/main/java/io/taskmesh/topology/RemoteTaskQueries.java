@@ -21,14 +21,22 @@ import org.apache.kafka.streams.state.HostInfo;
 final class RemoteTaskQueries {
   static final String PATH = "/internal/tasks/";
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+  private final String token;
+
+  RemoteTaskQueries(String token) {
+    this.token = token;
+  }
 
   Optional<TaskState> get(HostInfo owner, String taskId) {
     URI uri = URI.create("http://" + owner.host() + ":" + owner.port() + PATH
         + URLEncoder.encode(taskId, StandardCharsets.UTF_8).replace("+", "%20"));
     HttpResponse<byte[]> r;
     try {
-      r = http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(5)).GET().build(),
-          HttpResponse.BodyHandlers.ofByteArray());
+      HttpRequest.Builder req = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(5)).GET();
+      if (token != null) {
+        req.header(TaskViewConfig.INTERNAL_TOKEN_HEADER, token);
+      }
+      r = http.send(req.build(), HttpResponse.BodyHandlers.ofByteArray());
     } catch (IOException e) {
       throw new ViewUnavailableException("owner " + owner + " of task " + taskId + " unreachable: " + e, e);
     } catch (InterruptedException e) {
@@ -38,6 +46,8 @@ final class RemoteTaskQueries {
     return switch (r.statusCode()) {
       case 200 -> Optional.of(Json.read(r.body(), TaskState.class));
       case 404 -> Optional.empty();
+      case 401, 403 -> throw new ViewUnavailableException("owner " + owner + " refused the forwarded query of task "
+          + taskId + ": every replica needs the same SVC_INTERNAL_TOKEN", null);
       default -> throw new ViewUnavailableException("owner " + owner + " of task " + taskId + " answered "
           + r.statusCode() + ", retry shortly", null);
     };

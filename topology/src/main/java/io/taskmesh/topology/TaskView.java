@@ -40,11 +40,12 @@ public final class TaskView implements TaskQueries, TaskCommands, AutoCloseable 
   private final KafkaStreams streams;
   private final KafkaUpdateFeed feed;
   private final HostInfo self;
-  private final RemoteTaskQueries remote = new RemoteTaskQueries();
+  private final RemoteTaskQueries remote;
 
   private TaskView(TaskViewConfig config, TaskTopics topics) {
     this.config = config;
     this.topics = topics;
+    this.remote = new RemoteTaskQueries(config.internalToken());
     this.producer = new KafkaProducer<>(Map.of(
         ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers(),
         ProducerConfig.ACKS_CONFIG, "all",
