@@ -97,6 +97,11 @@ public final class GatewayApp implements AutoCloseable {
     cfg.routes.get("/health", ctx -> ctx.contentType("text/plain").result("OK"));
     cfg.routes.get("/tasks/{id}", ctx -> ctx.json(TaskViews.task(visibleTask(ctx))));
     // owner side of a forwarded task query (another replica's TaskQueries.get): this replica's store only
+    // owner side of a forwarded listing (A2A tasks/list on another replica): one owner's tasks here
+    cfg.routes.get("/internal/tasks", ctx -> {
+      requireInternalToken(ctx);
+      ctx.json(queries.localTasksOf(ctx.queryParam("owner")));
+    });
     cfg.routes.get("/internal/tasks/{id}", ctx -> {
       requireInternalToken(ctx);
       ctx.json(queries.getLocal(ctx.pathParam("id"))

@@ -2,6 +2,7 @@ package io.taskmesh.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.taskmesh.topology.TaskViewConfig;
 import java.net.URI;
 import java.net.http.HttpRequest;
@@ -24,11 +25,12 @@ import org.junit.jupiter.api.io.TempDir;
  * Two api replicas with client auth on and a shared {@code SVC_INTERNAL_TOKEN}: a client's task
  * answers on both replicas whichever owns it (the forwarded query carries the token), while
  * {@code /internal/tasks/{id}} refuses anyone without the token, so it cannot be used to read a
- * foreign task past the owner check.
+ * foreign task past the owner check. A2A {@code tasks/list} pages over every replica's tasks.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class InternalTokenIT {
   private static final String MCP_KEY = "mcp-" + UUID.randomUUID();
+  private static final String A2A_KEY = "a2a-" + UUID.randomUUID();
   private static final String TOKEN = "internal-" + UUID.randomUUID();
   @TempDir static Path dir;
   private static Gateway a;
@@ -39,7 +41,7 @@ class InternalTokenIT {
   @BeforeAll
   static void start() throws Exception {
     Path flows = dir.resolve("flows.yaml");
-    Files.writeString(flows, "flows:\n  - {name: echo, entrypoint: echo, mcp: {}}\n");
+    Files.writeString(flows, "flows:\n  - {name: echo, entrypoint: echo, mcp: {}, a2a: {}}\n");
     String prefix = "internal-" + UUID.randomUUID().toString().substring(0, 8);
     a = TaskHttp.start(apiEnv(prefix, "a", flows));
     b = TaskHttp.start(apiEnv(prefix, "b", flows));
@@ -52,6 +54,7 @@ class InternalTokenIT {
     env.put("SVC_GATEWAY_MODE", "api");
     env.put("SVC_TASK_TOPIC_PARTITIONS", "4");
     env.put("SVC_MCP_API_KEY", MCP_KEY);
+    env.put("SVC_A2A_API_KEY", A2A_KEY);
     env.put("SVC_INTERNAL_TOKEN", TOKEN);
     return env;
   }
@@ -93,6 +96,44 @@ class InternalTokenIT {
     }
     assertThat(ownedByA).as("both replicas own some of the 16 tasks, so some reads were forwarded")
         .isBetween(1, ids.size() - 1);
+  }
+
+  @Test
+  void a2aTasksListCoversTheTasksOfEveryReplica() throws Exception {
+    java.util.Set<String> sent = new java.util.TreeSet<>();
+    for (int i = 0; i < 16; i++) {
+      JsonNode r = a2a(i % 2 == 0 ? baseA : baseB, "{\"jsonrpc\":\"2.0\",\"id\":" + i + ",\"method\":\"message/send\","
+          + "\"params\":{\"message\":{\"role\":\"user\",\"messageId\":\"m" + i + "\",\"parts\":[{\"kind\":\"text\","
+          + "\"text\":\"n" + i + "\"}]},\"configuration\":{\"blocking\":false}}}");
+      sent.add(r.at("/result/id").asText());
+    }
+    for (String base : List.of(baseA, baseB)) {
+      java.util.Set<String> listed = new java.util.TreeSet<>();
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      while (!listed.equals(sent) && System.nanoTime() < deadline) {
+        listed.clear();
+        String token = "";
+        do { // page through, 5 at a time
+          JsonNode page = a2a(base, "{\"jsonrpc\":\"2.0\",\"id\":\"l\",\"method\":\"tasks/list\",\"params\":"
+              + "{\"pageSize\":5,\"pageToken\":\"" + token + "\"}}");
+          assertThat(page.has("result")).as(page.toString()).isTrue();
+          page.at("/result/tasks").forEach(t -> listed.add(t.get("id").asText()));
+          token = page.at("/result/nextPageToken").asText();
+        } while (!token.isEmpty());
+        if (!listed.equals(sent)) {
+          Thread.sleep(50); // created events fold asynchronously
+        }
+      }
+      assertThat(listed).as("tasks/list on " + base).isEqualTo(sent);
+    }
+  }
+
+  private static JsonNode a2a(String base, String body) throws Exception {
+    HttpResponse<String> r = send(HttpRequest.newBuilder(URI.create(base + "/a2a/")).header("X-API-Key", A2A_KEY)
+        .header("Content-Type", "application/json").header("Accept", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString(body)));
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+    return TaskHttp.json(r);
   }
 
   private static int awaitOk(String url) throws Exception {

@@ -10,6 +10,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import org.apache.kafka.streams.state.HostInfo;
 
@@ -20,6 +21,7 @@ import org.apache.kafka.streams.state.HostInfo;
  */
 final class RemoteTaskQueries {
   static final String PATH = "/internal/tasks/";
+  static final String LIST_PATH = "/internal/tasks";
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
   private final String token;
 
@@ -51,5 +53,30 @@ final class RemoteTaskQueries {
       default -> throw new ViewUnavailableException("owner " + owner + " of task " + taskId + " answered "
           + r.statusCode() + ", retry shortly", null);
     };
+  }
+
+  /** The owner's tasks in {@code replica}'s stores: {@code GET /internal/tasks?owner=} (no owner: none sent). */
+  List<TaskState> tasksOf(HostInfo replica, String owner) {
+    String query = owner == null ? "" : "?owner=" + URLEncoder.encode(owner, StandardCharsets.UTF_8);
+    URI uri = URI.create("http://" + replica.host() + ":" + replica.port() + LIST_PATH + query);
+    HttpResponse<byte[]> r;
+    try {
+      HttpRequest.Builder req = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10)).GET();
+      if (token != null) {
+        req.header(TaskViewConfig.INTERNAL_TOKEN_HEADER, token);
+      }
+      r = http.send(req.build(), HttpResponse.BodyHandlers.ofByteArray());
+    } catch (IOException e) {
+      throw new ViewUnavailableException("replica " + replica + " unreachable for a listing: " + e, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ViewUnavailableException("interrupted while asking " + replica, e);
+    }
+    if (r.statusCode() != 200) {
+      throw new ViewUnavailableException("replica " + replica + " answered " + r.statusCode()
+          + " to a listing" + (r.statusCode() == 403 ? ": every replica needs the same SVC_INTERNAL_TOKEN" : "")
+          + ", retry shortly", null);
+    }
+    return List.of(Json.read(r.body(), TaskState[].class));
   }
 }

@@ -1,6 +1,7 @@
 package io.taskmesh.topology;
 
 import io.taskmesh.schemas.TaskState;
+import java.util.List;
 import java.util.Optional;
 
 /** The read side the HTTP layer sees: the folded state of one task. */
@@ -22,4 +23,19 @@ public interface TaskQueries {
   default Optional<TaskState> getLocal(String taskId) {
     return get(taskId);
   }
+
+  /**
+   * The tasks of one owner (null: tasks created without one) in this replica's own store only
+   * (what a replica answers to a forwarded listing).
+   *
+   * @throws ViewUnavailableException while the store is rebalancing or restoring
+   */
+  List<TaskState> localTasksOf(String owner);
+
+  /**
+   * The tasks of one owner on every replica: this one's store and each other replica's answer.
+   *
+   * @throws ViewUnavailableException while a store moves or a replica cannot be reached
+   */
+  List<TaskState> tasksOf(String owner);
 }

@@ -166,6 +166,44 @@ public final class TaskView implements TaskQueries, TaskCommands, AutoCloseable 
     return out;
   }
 
+  @Override
+  public List<TaskState> localTasksOf(String owner) {
+    List<TaskState> out = new java.util.ArrayList<>();
+    try {
+      ReadOnlyKeyValueStore<String, TaskState> store = streams.store(
+          StoreQueryParameters.fromNameAndType(topics.storeName(), QueryableStoreTypes.keyValueStore()));
+      try (org.apache.kafka.streams.state.KeyValueIterator<String, TaskState> it = store.all()) {
+        it.forEachRemaining(kv -> {
+          if (kv.value != null && java.util.Objects.equals(owner, kv.value.owner())) {
+            out.add(kv.value);
+          }
+        });
+      }
+    } catch (InvalidStateStoreException e) {
+      throw new ViewUnavailableException("task view is rebalancing, retry shortly", e);
+    }
+    return out;
+  }
+
+  /**
+   * This replica's tasks of the owner plus every other replica's ({@code GET
+   * /internal/tasks?owner=} on each {@code application.server} Streams knows of). Each replica
+   * scans only its active stores, so a task is counted once.
+   */
+  @Override
+  public List<TaskState> tasksOf(String owner) {
+    List<TaskState> out = new java.util.ArrayList<>(localTasksOf(owner));
+    if (self == null) {
+      return out;
+    }
+    for (org.apache.kafka.streams.StreamsMetadata md : streams.metadataForAllStreamsClients()) {
+      if (!self.equals(md.hostInfo())) {
+        out.addAll(remote.tasksOf(md.hostInfo(), owner));
+      }
+    }
+    return out;
+  }
+
   public KafkaStreams.State state() {
     return streams.state();
   }
