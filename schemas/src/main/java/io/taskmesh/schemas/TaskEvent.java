@@ -14,7 +14,8 @@ import java.util.UUID;
  * child, {@code created.parent_id} set) carry {@code created}; {@code progress} carries
  * {@code progress}; {@code final} carries {@code final} (status succeeded or failed);
  * {@code paused} carries {@code final} as x-pause's sidecar sends it (status paused, metadata);
- * {@code canceled} and {@code deadline_expired} carry {@code reason}.
+ * {@code canceled}, {@code deadline_expired} and {@code resumed} (a paused task given new input)
+ * carry {@code reason}.
  */
 public record TaskEvent(
     @JsonProperty("event_id") String eventId,
@@ -33,8 +34,9 @@ public record TaskEvent(
   public static final String PAUSED = "paused";
   public static final String CANCELED = "canceled";
   public static final String DEADLINE_EXPIRED = "deadline_expired";
+  public static final String RESUMED = "resumed";
   public static final Set<String> TYPES =
-      Set.of(CREATED, CHILD_CREATED, PROGRESS, FINAL, PAUSED, CANCELED, DEADLINE_EXPIRED);
+      Set.of(CREATED, CHILD_CREATED, PROGRESS, FINAL, PAUSED, CANCELED, DEADLINE_EXPIRED, RESUMED);
 
   public TaskEvent {
     if (taskId == null || taskId.isBlank()) {
@@ -72,6 +74,11 @@ public record TaskEvent(
 
   public static TaskEvent finished(String taskId, FinalReport report) {
     return new TaskEvent(null, taskId, FINAL, null, null, null, report, null);
+  }
+
+  /** A paused task was given new input (A2A {@code message/send}) and goes on: paused -> running. */
+  public static TaskEvent resumed(String taskId, String reason) {
+    return new TaskEvent(null, taskId, RESUMED, null, null, null, null, reason);
   }
 
   public static TaskEvent paused(String taskId, FinalReport report) {

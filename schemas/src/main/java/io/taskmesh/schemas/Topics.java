@@ -15,6 +15,14 @@ public final class Topics {
     return "svc-" + namespace + "-" + actor;
   }
 
+  /**
+   * {@code svc-{namespace}-x-pause.resume}: where a resume of a parked envelope is produced
+   * (value {@code {"id": <envelope id>, "input": <json>}}); x-pause consumes it.
+   */
+  public static String pauseResume(String namespace) {
+    return actorQueue(namespace, PAUSE) + ".resume";
+  }
+
   /** The actor's dead-letter topic. */
   public static String deadLetter(String namespace, String actor) {
     return actorQueue(namespace, actor) + ".dlq";

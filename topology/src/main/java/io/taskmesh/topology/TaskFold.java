@@ -21,8 +21,9 @@ import java.util.Optional;
  * -> pending; progress: pending|running -> running (progress never decreases); {@code final}:
  * pending|running|paused -> succeeded|failed; {@code paused}: pending|running -> paused;
  * {@code canceled}: any non-final -> canceled; {@code deadline_expired}: any non-final -> failed
- * with a timeout error. Progress while paused is ignored (the spec has no resume; mesh-api's order
- * pending < running < paused < terminal says running never overwrites paused). Terminal
+ * with a timeout error; {@code resumed}: paused -> running (the gateway records it before it hands
+ * the new input to x-pause). Progress while paused is ignored (mesh-api's order pending < running
+ * < paused < terminal says running never overwrites paused; only a resume leaves paused). Terminal
  * statuses (succeeded, failed, canceled) are never overwritten.
  */
 public final class TaskFold {
@@ -50,6 +51,7 @@ public final class TaskFold {
       case TaskEvent.FINAL -> Optional.of(finish(state, event));
       case TaskEvent.PAUSED -> TaskStatus.PAUSED.equals(state.status()) ? Optional.empty() : Optional.of(pause(state, event));
       case TaskEvent.CANCELED -> Optional.of(cancel(state, event));
+      case TaskEvent.RESUMED -> TaskStatus.PAUSED.equals(state.status()) ? Optional.of(resume(state, event)) : Optional.empty();
       case TaskEvent.DEADLINE_EXPIRED -> Optional.of(expire(state, event));
       default -> Optional.empty(); // created again, or a type this version does not know
     };
@@ -122,6 +124,14 @@ public final class TaskFold {
     TaskUpdate update = new TaskUpdate(s.id(), s.seq() + 1, TaskStatus.PAUSED, s.progressPercent(),
         s.currentActorIdx(), null, actor, null, message, null, null, event.timestamp());
     return next(s, event, update, null, null, s.progressPercent(), s.currentActorIdx(), actor,
+        s.actorsCompleted(), s.totalActors());
+  }
+
+  private static Result resume(TaskState s, TaskEvent event) {
+    String message = "Task resumed" + (event.reason() == null || event.reason().isBlank() ? "" : ": " + event.reason());
+    TaskUpdate update = new TaskUpdate(s.id(), s.seq() + 1, TaskStatus.RUNNING, s.progressPercent(),
+        s.currentActorIdx(), null, s.currentActorName(), null, message, null, null, event.timestamp());
+    return next(s, event, update, null, null, s.progressPercent(), s.currentActorIdx(), s.currentActorName(),
         s.actorsCompleted(), s.totalActors());
   }
 

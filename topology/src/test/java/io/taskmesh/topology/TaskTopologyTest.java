@@ -166,6 +166,30 @@ class TaskTopologyTest {
   }
 
   @Test
+  void resumedMovesOnlyAPausedTaskBackToRunningAndProgressCountsAgain() {
+    Route route = Route.start("a", List.of("b"));
+    send(created("r1", route));
+    send(TaskEvent.resumed("r1", "too early")); // not paused: no-op
+    assertThat(store.get("r1").status()).isEqualTo("pending");
+    send(TaskEvent.progress("r1", ProgressReport.routeForm(route, "processing", null)));
+    send(TaskEvent.paused("r1", new FinalReport("r1", "paused", null, null, "x-pause", null)));
+    TaskEvent resume = TaskEvent.resumed("r1", "new input");
+    send(resume);
+    send(resume); // duplicate
+    TaskState resumed = store.get("r1");
+    assertThat(resumed.status()).isEqualTo("running");
+    assertThat(resumed.message()).isEqualTo("Task resumed: new input");
+    assertThat(resumed.progressPercent()).isEqualTo(25.0);
+    Route atB = new Route(List.of("a"), "b", List.of());
+    send(TaskEvent.progress("r1", ProgressReport.routeForm(atB, "received", null)));
+    assertThat(store.get("r1").progressPercent()).isGreaterThan(25.0);
+    send(TaskEvent.finished("r1", new FinalReport("r1", "succeeded", null, null, "x-sink", null)));
+    send(TaskEvent.resumed("r1", "after the end")); // terminal: no-op
+    assertThat(updates.readValuesToList()).extracting(TaskUpdate::status)
+        .containsExactly("pending", "running", "paused", "running", "running", "succeeded");
+  }
+
+  @Test
   void cancelMovesAnyNonFinalTaskToCanceledAndIsFinal() {
     Route route = Route.start("a", List.of());
     send(created("c1", route));
