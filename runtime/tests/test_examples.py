@@ -23,3 +23,18 @@ def test_text_pipeline_three_runtimes(shared_runtime):
 def test_echo_example(shared_runtime):
     r = shared_runtime("echo.handle").invoke(envelope([1, 2]))
     assert r.json()["frames"][0]["payload"] == [1, 2]
+
+
+def test_review_pauses_then_publishes_on_the_answer(shared_runtime):
+    r = shared_runtime("review.draft").invoke(envelope({"text": "hello"}, prev=[], curr="draft",
+                                                       next_=["publish"]))
+    assert r.status == 200, r
+    frame = r.json()["frames"][0]
+    assert frame["headers"]["x-svc-pause"] == "awaiting approval"
+    assert frame["route"] == {"prev": ["draft"], "curr": "publish", "next": []}
+    resumed = dict(frame["payload"], input={"text": " Yes "})
+    out = shared_runtime("review.publish").invoke(envelope(resumed, prev=["draft", "x-pause"], curr="publish"))
+    assert out.json()["frames"][0]["payload"] == {"draft": "Hello", "published": True, "answer": " Yes "}
+    no = shared_runtime("review.publish").invoke(envelope(dict(frame["payload"], input={"text": "no"}),
+                                                          prev=["draft"], curr="publish"))
+    assert no.json()["frames"][0]["payload"]["published"] is False

@@ -146,6 +146,52 @@ class WalkingSkeletonIT {
     assertThat(post("/tools/call", "{\"name\":\"missing\"}").statusCode()).isEqualTo(404);
   }
 
+  @Test
+  void anA2aMessageResumesATaskPausedByItsHandlerThroughTheRealXPause() throws Exception {
+    JsonNode sent = a2a("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"message/send\",\"params\":{\"message\":"
+        + "{\"kind\":\"message\",\"role\":\"user\",\"messageId\":\"r1\",\"parts\":[{\"kind\":\"text\","
+        + "\"text\":\"ship it\"}]},\"metadata\":{\"skill\":\"review\"},\"configuration\":{\"blocking\":false}}}");
+    String id = sent.at("/result/id").asText();
+    assertThat(id).as(sent.toString()).isNotEmpty();
+    // draft runs and pauses; x-pause parks the envelope and reports paused = input-required
+    JsonNode paused = awaitTask(id, "input-required");
+    assertThat(getJson("/tasks/" + id).get("status").asText()).isEqualTo("paused");
+
+    // the answer resumes it (blocking: one JSON answer at the next terminal state)
+    JsonNode done = a2a("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"message/send\",\"params\":{\"message\":"
+        + "{\"kind\":\"message\",\"role\":\"user\",\"messageId\":\"r2\",\"taskId\":\"" + id + "\","
+        + "\"parts\":[{\"kind\":\"text\",\"text\":\"yes\"}]}}}");
+    assertThat(done.at("/result/status/state").asText()).as(done.toString()).isEqualTo("completed");
+    JsonNode task = getJson("/tasks/" + id);
+    assertThat(task.get("status").asText()).isEqualTo("succeeded");
+    assertThat(task.get("result").get("draft").asText()).isEqualTo("Ship it");
+    assertThat(task.get("result").get("published").asBoolean()).isTrue();
+    assertThat(task.get("result").get("answer").asText()).isEqualTo("yes");
+    assertThat(paused.at("/status/state").asText()).isEqualTo("input-required");
+  }
+
+  private static JsonNode a2a(String body) throws Exception {
+    HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(base + "/a2a/"))
+        .header("Content-Type", "application/json").header("Accept", "application/json")
+        .timeout(Duration.ofSeconds(90)).POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+    return Json.MAPPER.readTree(r.body());
+  }
+
+  private static JsonNode awaitTask(String id, String state) throws Exception {
+    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    JsonNode t = null;
+    while (System.nanoTime() < deadline) {
+      t = a2a("{\"jsonrpc\":\"2.0\",\"id\":\"g\",\"method\":\"tasks/get\",\"params\":{\"id\":\"" + id + "\"}}");
+      if (state.equals(t.at("/result/status/state").asText())) {
+        return t.get("result");
+      }
+      Thread.sleep(50); // the actors and the fold run asynchronously
+    }
+    throw new AssertionError("task " + id + " never reached " + state + ": " + t);
+  }
+
   private static List<JsonNode> updates(List<SseReader.Event> events) {
     return events.stream().filter(e -> e.event().equals("update")).map(e -> {
       try {

@@ -1,5 +1,8 @@
 package io.taskmesh.gateway;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.NullNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.taskmesh.schemas.Envelope;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.Topics;
@@ -39,6 +42,25 @@ public final class EnvelopeDispatcher implements AutoCloseable {
       throw new EventLogException("interrupted while dispatching to " + topic, e);
     } catch (ExecutionException | TimeoutException | KafkaException e) {
       throw new EventLogException("cannot dispatch to " + topic + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Hands new input to a parked envelope: {@code {"id", "input"}} on x-pause's resume topic
+   * (sidecar/README.md, "Resume"), keyed by the envelope id; returns once the broker has it.
+   */
+  public void resume(String namespace, String envelopeId, JsonNode input) {
+    String topic = Topics.pauseResume(namespace);
+    ObjectNode value = Json.MAPPER.createObjectNode();
+    value.put("id", envelopeId);
+    value.set("input", input == null ? NullNode.getInstance() : input);
+    try {
+      producer.send(new ProducerRecord<>(topic, envelopeId, Json.write(value))).get(30, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new EventLogException("interrupted while resuming on " + topic, e);
+    } catch (ExecutionException | TimeoutException | KafkaException e) {
+      throw new EventLogException("cannot resume on " + topic + ": " + e.getMessage(), e);
     }
   }
 

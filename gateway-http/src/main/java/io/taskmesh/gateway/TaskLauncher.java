@@ -3,10 +3,13 @@ package io.taskmesh.gateway;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.taskmesh.schemas.Envelope;
 import io.taskmesh.schemas.EnvelopeStatus;
+import io.taskmesh.schemas.FinalReport;
 import io.taskmesh.schemas.FlowConfig;
 import io.taskmesh.schemas.Route;
 import io.taskmesh.schemas.TaskEvent;
+import io.taskmesh.schemas.TaskStatus;
 import io.taskmesh.schemas.Times;
+import io.taskmesh.schemas.Topics;
 import io.taskmesh.topology.TaskCommands;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -48,5 +51,22 @@ public final class TaskLauncher {
     EnvelopeStatus status = new EnvelopeStatus("pending", "gateway", 0, null, created, created, deadline, null, null);
     dispatcher.dispatch(namespace, new Envelope(id, null, route, status, input, headers));
     return id;
+  }
+
+  /**
+   * Resumes a paused task with new input: first the {@code resumed} event (paused -> running), so
+   * the next actor's reports, which can only come after x-pause has the input, always fold after
+   * it; then the resume record for x-pause. If the record cannot be written the task is put back
+   * to paused (its envelope is still parked) and the error goes to the caller.
+   */
+  public void resume(String taskId, JsonNode input) {
+    commands.append(TaskEvent.resumed(taskId, "new input"));
+    try {
+      dispatcher.resume(namespace, taskId, input);
+    } catch (RuntimeException e) {
+      commands.append(TaskEvent.paused(taskId, new FinalReport(taskId, TaskStatus.PAUSED, null, null,
+          Topics.PAUSE, Map.of("reason", "resume not delivered"))));
+      throw e;
+    }
   }
 }

@@ -15,6 +15,7 @@ import io.taskmesh.schemas.FlowConfig;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.TaskEvent;
 import io.taskmesh.schemas.TaskState;
+import io.taskmesh.schemas.TaskStatus;
 import io.taskmesh.schemas.TaskUpdate;
 import io.taskmesh.schemas.Times;
 import io.taskmesh.topology.EventLogException;
@@ -212,15 +213,8 @@ public final class A2aRoutes implements AutoCloseable {
       throws Exception {
     A2aMessages.Send send = A2aMessages.parseSend(params);
     if (send.taskId() != null) {
-      TaskState existing = visible(send.taskId(), principal);
-      String state = A2aTasks.state(existing.status());
-      if (A2aTasks.INPUT_REQUIRED.equals(state)) {
-        throw new A2aException(A2aException.UNSUPPORTED_OPERATION,
-            "Resuming an input-required (paused) task is not supported by this gateway yet");
-      }
-      throw new A2aException(A2aException.UNSUPPORTED_OPERATION, A2aTasks.TERMINAL.contains(state)
-          ? "Task " + send.taskId() + " is in a terminal state (" + state + ")"
-          : "Task " + send.taskId() + " does not take further messages while " + state);
+      resume(ctx, req, send, visible(send.taskId(), principal), streaming);
+      return;
     }
     FlowConfig flow = A2aMessages.chooseSkill(send.skill(), skills());
     ObjectNode pushConfig = send.pushConfig() == null ? null : push.validate(send.pushConfig(), null);
@@ -242,6 +236,42 @@ public final class A2aRoutes implements AutoCloseable {
     }
     CompletableFuture<TaskState> ended = awaitState(id, s -> A2aTasks.endsStream(A2aTasks.state(s.status())), 0);
     ctx.future(() -> ended.thenAccept(s -> json(ctx, JsonRpc.result(req.id(), A2aTasks.task(s, historyLength)))));
+  }
+
+  /**
+   * {@code message/send} with the id of the caller's task: an input-required (paused) task resumes
+   * with the message as its new input (the payload rule of a new task; x-pause sets it as
+   * {@code payload.input} of the parked envelope) and the answer follows it like a new send
+   * from there: SSE from {@code working} on, or one JSON answer (at once when not blocking, else at
+   * the next terminal or interrupted state). Any other state: -32004.
+   */
+  private void resume(Context ctx, JsonRpc.Request req, A2aMessages.Send send, TaskState existing, boolean streaming)
+      throws Exception {
+    String state = A2aTasks.state(existing.status());
+    if (!A2aTasks.INPUT_REQUIRED.equals(state)) {
+      throw new A2aException(A2aException.UNSUPPORTED_OPERATION, A2aTasks.TERMINAL.contains(state)
+          ? "Task " + send.taskId() + " is in a terminal state (" + state + ")"
+          : "Task " + send.taskId() + " does not take further messages while " + state);
+    }
+    String id = existing.id();
+    String contextId = A2aTasks.contextId(existing);
+    launcher.resume(id, send.payload());
+    ObjectNode working = A2aTasks.task(existing, send.historyLength());
+    working.set("status", A2aTasks.status(id, contextId, TaskStatus.RUNNING, "Task resumed: new input", null,
+        Times.now(), existing.seq() + 1));
+    if (streaming) {
+      // updates after the pause only: the resumed one (seq + 1) is what `working` already says
+      stream(ctx, req, id, List.of(working), new StreamMapper(id, contextId, existing.seq() + 1, A2aTasks.WORKING));
+      return;
+    }
+    if (Boolean.FALSE.equals(send.blocking())) {
+      json(ctx, JsonRpc.result(req.id(), working));
+      return;
+    }
+    long pausedAt = existing.seq();
+    CompletableFuture<TaskState> ended = awaitState(id,
+        s -> s.seq() > pausedAt + 1 && A2aTasks.endsStream(A2aTasks.state(s.status())), 0);
+    ctx.future(() -> ended.thenAccept(s -> json(ctx, JsonRpc.result(req.id(), A2aTasks.task(s, send.historyLength())))));
   }
 
   /** A task just created, before its created event is folded (for push bookkeeping). */

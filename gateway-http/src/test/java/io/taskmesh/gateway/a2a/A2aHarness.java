@@ -38,6 +38,7 @@ import java.util.concurrent.TimeUnit;
 
 /** A gateway with A2A auth (API key and JWT against a JWKS served here), plus HTTP/SSE helpers. */
 final class A2aHarness implements AutoCloseable {
+  final String namespace = "a2a" + UUID.randomUUID().toString().substring(0, 8);
   static final String API_KEY = "a2a-secret-key";
   static final String ISSUER = "https://issuer.test";
   static final String AUDIENCE = "taskmesh-a2a";
@@ -72,7 +73,7 @@ final class A2aHarness implements AutoCloseable {
     env.put("SVC_CONFIG_POLL_INTERVAL", "200ms");
     env.put("SVC_STATE_DIR", dir.resolve("state").toString());
     env.put("SVC_STREAMS_APPLICATION_ID", "a2a-it-" + UUID.randomUUID());
-    env.put("SVC_NAMESPACE", "a2a" + UUID.randomUUID().toString().substring(0, 8));
+    env.put("SVC_NAMESPACE", namespace);
     env.put("SVC_A2A_API_KEY", API_KEY);
     env.put("SVC_A2A_JWT_JWKS_URL", "http://127.0.0.1:" + jwks.getAddress().getPort() + "/jwks.json");
     env.put("SVC_A2A_JWT_ISSUER", ISSUER);

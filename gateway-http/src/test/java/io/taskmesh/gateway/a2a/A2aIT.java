@@ -231,9 +231,21 @@ class A2aIT {
       assertThat(rest).hasSize(1);
       assertThat(rest.get(0).at("/result/status/state").asText()).isEqualTo("input-required");
       assertThat(rest.get(0).at("/result/final").asBoolean()).isTrue();
-      JsonNode resume = h.call("message/send", "{\"message\":{\"kind\":\"message\",\"role\":\"user\",\"messageId\":\"m2\","
-          + "\"taskId\":\"" + id + "\",\"parts\":[{\"kind\":\"text\",\"text\":\"go on\"}]}}", KEY);
-      assertThat(resume.at("/error/code").asInt()).as("resume: not built").isEqualTo(-32004);
+      // a message/send with the task id resumes it: working at once, and x-pause's resume record
+      String resumeParams = "{\"message\":{\"kind\":\"message\",\"role\":\"user\",\"messageId\":\"m2\","
+          + "\"taskId\":\"" + id + "\",\"parts\":[{\"kind\":\"text\",\"text\":\"go on\"}]},"
+          + "\"configuration\":{\"blocking\":false}}";
+      JsonNode resume = h.call("message/send", resumeParams, KEY);
+      assertThat(resume.at("/result/id").asText()).as(resume.toString()).isEqualTo(id);
+      assertThat(resume.at("/result/status/state").asText()).isEqualTo("working");
+      h.awaitState(id, "working", KEY);
+      JsonNode record = resumeRecord(io.taskmesh.schemas.Topics.pauseResume(h.namespace), id);
+      assertThat(record.get("input").toString()).isEqualTo("{\"text\":\"go on\"}");
+      // a second resume while it works is refused; the task ends as usual
+      assertThat(h.call("message/send", resumeParams, KEY).at("/error/code").asInt()).isEqualTo(-32004);
+      h.post("/mesh/" + id + "/final", "{\"id\":\"" + id + "\",\"status\":\"succeeded\",\"result\":{\"ok\":1}}");
+      h.awaitState(id, "completed", KEY);
+      assertThat(h.call("message/send", resumeParams, KEY).at("/error/message").asText()).contains("terminal");
     }
   }
 
@@ -265,6 +277,29 @@ class A2aIT {
         + "\"parts\":[{\"kind\":\"text\",\"text\":\"x\"}]},\"metadata\":{\"skill\":\"echo\"},"
         + "\"configuration\":{\"blocking\":false}}", KEY);
     assertThat(nonBlocking.at("/result/status/state").asText()).isEqualTo("submitted");
+  }
+
+  /** The value of the resume record for {@code id} on x-pause's resume topic (read from the start). */
+  private static JsonNode resumeRecord(String topic, String id) throws Exception {
+    java.util.Properties p = new java.util.Properties();
+    p.put("bootstrap.servers", io.taskmesh.devkit.LocalKafka.shared().bootstrapServers());
+    p.put("group.id", "a2a-resume-" + java.util.UUID.randomUUID());
+    p.put("auto.offset.reset", "earliest");
+    try (org.apache.kafka.clients.consumer.KafkaConsumer<String, String> c = new org.apache.kafka.clients.consumer.KafkaConsumer<>(
+        p, new org.apache.kafka.common.serialization.StringDeserializer(), new org.apache.kafka.common.serialization.StringDeserializer())) {
+      c.subscribe(List.of(topic));
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (System.nanoTime() < deadline) {
+        for (var r : c.poll(java.time.Duration.ofMillis(200))) {
+          if (id.equals(r.key())) {
+            JsonNode v = Json.MAPPER.readTree(r.value());
+            assertThat(v.get("id").asText()).isEqualTo(id);
+            return v;
+          }
+        }
+      }
+    }
+    throw new AssertionError("no resume record for " + id + " on " + topic);
   }
 
   /** The newest task of the caller, as soon as one newer than the call exists. */
