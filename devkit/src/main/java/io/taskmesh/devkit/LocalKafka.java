@@ -141,9 +141,16 @@ public final class LocalKafka implements AutoCloseable {
   private Process runJava(List<String> mainAndArgs, Path log, boolean waitForExit) throws IOException {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    cmd.add("-Xms128m");
-    cmd.add("-Xmx768m");
-    cmd.add("-XX:+UseSerialGC");
+    // TASKMESH_KAFKA_JVM_OPTS replaces the defaults (small heap, serial GC: light for tests);
+    // benchmarks that care about tail latency can give the broker e.g. "-Xms1g -Xmx1g -XX:+UseG1GC"
+    String opts = System.getenv("TASKMESH_KAFKA_JVM_OPTS");
+    if (opts != null && !opts.isBlank()) {
+      cmd.addAll(List.of(opts.trim().split("\\s+")));
+    } else {
+      cmd.add("-Xms128m");
+      cmd.add("-Xmx768m");
+      cmd.add("-XX:+UseSerialGC");
+    }
     cmd.add("-cp");
     cmd.add(System.getProperty("java.class.path"));
     cmd.addAll(mainAndArgs);

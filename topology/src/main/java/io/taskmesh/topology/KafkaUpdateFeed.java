@@ -33,7 +33,11 @@ final class KafkaUpdateFeed implements UpdateFeed, AutoCloseable {
     this.topic = updates.name();
     this.consumer = new KafkaConsumer<>(Map.of(
         ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
-        ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
+        // read_uncommitted: a live update reaches SSE as soon as the fold produced it, not at the
+        // next exactly-once commit (up to commit.interval.ms + the commit later). Safe because the
+        // fold is deterministic: an aborted batch is folded again from the same log into updates
+        // with the same seq and content, and SSE sessions skip any seq they already sent.
+        ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_uncommitted",
         ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
         ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 50),
         updates.keySerde().deserializer(), updates.valueSerde().deserializer());
