@@ -11,7 +11,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -42,26 +41,18 @@ class AuthMatrixIT {
   static void start() throws Exception {
     Path flows = dir.resolve("flows.yaml");
     Files.writeString(flows, "flows:\n  - {name: echo, entrypoint: echo, mcp: {}, a2a: {}}\n");
-    Map<String, String> env = new HashMap<>();
+    Map<String, String> env = TaskHttp.env("auth-matrix-" + UUID.randomUUID().toString().substring(0, 8),
+        dir.resolve("state"), flows, TaskHttp.freePort());
     env.put("SVC_GATEWAY_MODE", "api");
-    env.put("KAFKA_BOOTSTRAP_SERVERS", LocalKafka.shared().bootstrapServers());
-    env.put("SVC_PORT", "0");
-    env.put("SVC_HOST", "127.0.0.1");
-    env.put("SVC_CONFIG_PATH", flows.toString());
     env.put("SVC_MCP_API_KEY", MCP_KEY);
     env.put("SVC_A2A_API_KEY", A2A_KEY);
-    env.put("SVC_STATE_DIR", dir.resolve("state").toString());
-    env.put("SVC_STREAMS_APPLICATION_ID", "auth-matrix-" + UUID.randomUUID());
-    env.put("SVC_NAMESPACE", "authit");
     gateway = Gateway.start(GatewayConfig.fromEnv(env));
     base = "http://127.0.0.1:" + gateway.port();
   }
 
   @AfterAll
   static void stop() {
-    if (gateway != null) {
-      gateway.close();
-    }
+    TaskHttp.closeAll(gateway);
   }
 
   @Test

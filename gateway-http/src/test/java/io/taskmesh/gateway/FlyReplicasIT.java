@@ -51,15 +51,7 @@ class FlyReplicasIT {
 
   @AfterAll
   static void stop() {
-    for (AutoCloseable c : new AutoCloseable[] {a, b, pg}) {
-      try {
-        if (c != null) {
-          c.close();
-        }
-      } catch (Exception e) {
-        // best effort
-      }
-    }
+    TaskHttp.closeAll(a, b, pg);
   }
 
   @Test

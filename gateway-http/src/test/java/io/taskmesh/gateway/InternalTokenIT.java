@@ -61,11 +61,7 @@ class InternalTokenIT {
 
   @AfterAll
   static void stop() {
-    for (Gateway g : new Gateway[] {a, b}) {
-      if (g != null) {
-        g.close();
-      }
-    }
+    TaskHttp.closeAll(a, b);
   }
 
   @Test

@@ -41,6 +41,19 @@ final class TaskHttp {
     return env;
   }
 
+  /** Closes each that is not null (gateways, databases), keeping on after a failure. */
+  static void closeAll(AutoCloseable... all) {
+    for (AutoCloseable c : all) {
+      try {
+        if (c != null) {
+          c.close();
+        }
+      } catch (Exception e) {
+        System.err.println("closing " + c + " failed: " + e);
+      }
+    }
+  }
+
   static Gateway start(Map<String, String> env) {
     return Gateway.start(GatewayConfig.fromEnv(env), TaskSettings.fromEnv(env));
   }

@@ -32,19 +32,7 @@ final class RemoteTaskQueries {
   Optional<TaskState> get(HostInfo owner, String taskId) {
     URI uri = URI.create("http://" + owner.host() + ":" + owner.port() + PATH
         + URLEncoder.encode(taskId, StandardCharsets.UTF_8).replace("+", "%20"));
-    HttpResponse<byte[]> r;
-    try {
-      HttpRequest.Builder req = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(5)).GET();
-      if (token != null) {
-        req.header(TaskViewConfig.INTERNAL_TOKEN_HEADER, token);
-      }
-      r = http.send(req.build(), HttpResponse.BodyHandlers.ofByteArray());
-    } catch (IOException e) {
-      throw new ViewUnavailableException("owner " + owner + " of task " + taskId + " unreachable: " + e, e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new ViewUnavailableException("interrupted while asking " + owner, e);
-    }
+    HttpResponse<byte[]> r = send(uri, Duration.ofSeconds(5), "owner " + owner + " of task " + taskId);
     return switch (r.statusCode()) {
       case 200 -> Optional.of(Json.read(r.body(), TaskState.class));
       case 404 -> Optional.empty();
@@ -59,24 +47,28 @@ final class RemoteTaskQueries {
   List<TaskState> tasksOf(HostInfo replica, String owner) {
     String query = owner == null ? "" : "?owner=" + URLEncoder.encode(owner, StandardCharsets.UTF_8);
     URI uri = URI.create("http://" + replica.host() + ":" + replica.port() + LIST_PATH + query);
-    HttpResponse<byte[]> r;
-    try {
-      HttpRequest.Builder req = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10)).GET();
-      if (token != null) {
-        req.header(TaskViewConfig.INTERNAL_TOKEN_HEADER, token);
-      }
-      r = http.send(req.build(), HttpResponse.BodyHandlers.ofByteArray());
-    } catch (IOException e) {
-      throw new ViewUnavailableException("replica " + replica + " unreachable for a listing: " + e, e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new ViewUnavailableException("interrupted while asking " + replica, e);
-    }
+    HttpResponse<byte[]> r = send(uri, Duration.ofSeconds(10), "replica " + replica + " (listing)");
     if (r.statusCode() != 200) {
       throw new ViewUnavailableException("replica " + replica + " answered " + r.statusCode()
           + " to a listing" + (r.statusCode() == 403 ? ": every replica needs the same SVC_INTERNAL_TOKEN" : "")
           + ", retry shortly", null);
     }
     return List.of(Json.read(r.body(), TaskState[].class));
+  }
+
+  /** A GET with the internal token; an unreachable replica is a {@link ViewUnavailableException}. */
+  private HttpResponse<byte[]> send(URI uri, Duration timeout, String whom) {
+    try {
+      HttpRequest.Builder req = HttpRequest.newBuilder(uri).timeout(timeout).GET();
+      if (token != null) {
+        req.header(TaskViewConfig.INTERNAL_TOKEN_HEADER, token);
+      }
+      return http.send(req.build(), HttpResponse.BodyHandlers.ofByteArray());
+    } catch (IOException e) {
+      throw new ViewUnavailableException(whom + " unreachable: " + e, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ViewUnavailableException("interrupted while asking " + whom, e);
+    }
   }
 }
