@@ -58,7 +58,7 @@ public record GatewayConfig(
 
   /** Whether clients authenticate at all (MCP bearer or A2A key/JWT): then tasks have owners to protect. */
   public boolean clientAuthEnabled() {
-    return !mcpApiKey.isEmpty() || a2a.authEnabled();
+    return !mcpApiKey.isEmpty() || (a2a != null && a2a.authEnabled());
   }
 
   /** Secrets stay out of logs: a record's default toString would print them. */
