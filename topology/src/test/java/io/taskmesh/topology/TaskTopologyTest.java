@@ -24,6 +24,7 @@ import org.apache.kafka.streams.state.KeyValueStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.Timeout;
 
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -34,12 +35,16 @@ class TaskTopologyTest {
   private TestOutputTopic<String, TaskUpdate> updates;
   private KeyValueStore<String, TaskState> store;
   private KeyValueStore<String, String> deadlines;
+  @TempDir java.nio.file.Path stateDir;
 
   @BeforeEach
   void setUp() {
     Properties props = new Properties();
     props.put(StreamsConfig.APPLICATION_ID_CONFIG, "topology-test");
     props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+    // own state dir: the default (/tmp/kafka-streams/<app id>) is shared by concurrent test JVMs,
+    // whose RocksDB locks then collide
+    props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
     driver = new TopologyTestDriver(TaskTopology.build(new StreamsBuilder(), topics).build(), props);
     events = driver.createInputTopic(topics.events().name(), topics.events().keySerde().serializer(),
         topics.events().valueSerde().serializer());
