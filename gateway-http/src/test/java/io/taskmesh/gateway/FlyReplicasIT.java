@@ -7,7 +7,6 @@ import io.taskmesh.devkit.SseReader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -17,7 +16,8 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * FLY at the HTTP level across two gateway replicas that share one broker and one Postgres: an
+ * FLY at the HTTP level across two gateway replicas that share one broker and one Postgres, as a
+ * deployment has them (A in {@code api} mode for clients, B in {@code mesh} mode for sidecars): an
  * event posted to {@code /mesh/{id}/fly} on replica B reaches an SSE client of {@code
  * /stream/{id}} on replica A (over NOTIFY/LISTEN), also after Postgres is stopped and restarted
  * under the replicas (they keep serving; the LISTEN connections come back by themselves).
@@ -37,16 +37,11 @@ class FlyReplicasIT {
     Path flows = dir.resolve("flows.yaml");
     Files.writeString(flows, "flows:\n  - {name: echo, entrypoint: echo, mcp: {}}\n");
     String prefix = "flyrep-" + UUID.randomUUID().toString().substring(0, 8);
-    a = TaskHttp.start(env(prefix, "a", flows));
-    b = TaskHttp.start(env(prefix, "b", flows));
+    // as deployed: clients on an api replica, sidecars post FLY to a mesh replica
+    a = TaskHttp.start(TaskHttp.flyReplicaEnv(prefix, dir.resolve("state-a"), flows, "api", pg.jdbcUrl()));
+    b = TaskHttp.start(TaskHttp.flyReplicaEnv(prefix, dir.resolve("state-b"), flows, "mesh", pg.jdbcUrl()));
     baseA = "http://127.0.0.1:" + a.port();
     baseB = "http://127.0.0.1:" + b.port();
-  }
-
-  private static Map<String, String> env(String prefix, String name, Path flows) {
-    Map<String, String> env = TaskHttp.env(prefix, dir.resolve("state-" + name), flows, TaskHttp.freePort());
-    env.put("SVC_DATABASE_URL", pg.jdbcUrl());
-    return env;
   }
 
   @AfterAll

@@ -13,8 +13,6 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.time.Duration;
-import java.util.HashMap;
-import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -39,7 +37,10 @@ public final class GatewayBench {
     Path flows = dir.resolve("flows.yaml");
     Files.writeString(flows, "flows:\n  - {name: echo, entrypoint: echo, mcp: {}}\n");
     String pg = LocalPostgres.shared().jdbcUrl();
-    try (Gateway a = start(dir, "a", flows, pg); Gateway b = start(dir, "b", flows, pg)) {
+    String prefix = "bench-" + UUID.randomUUID().toString().substring(0, 8);
+    // the replicas of FlyReplicasIT: A (api) takes tool calls and SSE clients, B (mesh) takes FLY posts
+    try (Gateway a = TaskHttp.start(TaskHttp.flyReplicaEnv(prefix, dir.resolve("state-a"), flows, "api", pg));
+        Gateway b = TaskHttp.start(TaskHttp.flyReplicaEnv(prefix, dir.resolve("state-b"), flows, "mesh", pg))) {
       String baseA = "http://127.0.0.1:" + a.port();
       String baseB = "http://127.0.0.1:" + b.port();
       for (int warm = 0; warm < 2; warm++) {
@@ -60,20 +61,6 @@ public final class GatewayBench {
     LocalPostgres.shared().close();
     LocalKafka.shared().close();
     System.exit(0); // non-daemon client threads would keep the JVM alive
-  }
-
-  private static Gateway start(Path dir, String name, Path flows, String pg) {
-    Map<String, String> env = new HashMap<>();
-    env.put("SVC_GATEWAY_MODE", "testing");
-    env.put("KAFKA_BOOTSTRAP_SERVERS", LocalKafka.shared().bootstrapServers());
-    env.put("SVC_PORT", "0");
-    env.put("SVC_HOST", "127.0.0.1");
-    env.put("SVC_CONFIG_PATH", flows.toString());
-    env.put("SVC_STATE_DIR", dir.resolve("state-" + name).toString());
-    env.put("SVC_STREAMS_APPLICATION_ID", "bench-" + name + "-" + UUID.randomUUID());
-    env.put("SVC_DATABASE_URL", pg);
-    env.put("SVC_NAMESPACE", "bench");
-    return Gateway.start(GatewayConfig.fromEnv(env));
   }
 
   /** Requests/s with 8 concurrent clients for {@code seconds}. */

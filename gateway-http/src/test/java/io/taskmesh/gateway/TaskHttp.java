@@ -41,6 +41,17 @@ final class TaskHttp {
     return env;
   }
 
+  /**
+   * The env of one replica of a FLY deployment: {@link #env} in {@code mode} with the Postgres
+   * that carries FLY between replicas ({@code SVC_DATABASE_URL}).
+   */
+  static Map<String, String> flyReplicaEnv(String prefix, Path stateDir, Path flows, String mode, String databaseUrl) {
+    Map<String, String> env = env(prefix, stateDir, flows, freePort());
+    env.put("SVC_GATEWAY_MODE", mode);
+    env.put("SVC_DATABASE_URL", databaseUrl);
+    return env;
+  }
+
   /** Closes each that is not null (gateways, databases), keeping on after a failure. */
   static void closeAll(AutoCloseable... all) {
     for (AutoCloseable c : all) {
