@@ -63,6 +63,8 @@ public final class A2aRoutes implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(A2aRoutes.class);
   static final long KEEPALIVE_SECONDS = 15;
   static final long CANCEL_WAIT_MS = 10_000;
+  /** How long a non-blocking message/send waits for its task to be folded before it answers. */
+  static final long VISIBLE_WAIT_MS = 5_000;
   static final int DEFAULT_PAGE_SIZE = 50;
   static final int MAX_PAGE_SIZE = 100;
   static final String PRINCIPAL_PREFIX = "a2a:";
@@ -229,9 +231,14 @@ public final class A2aRoutes implements AutoCloseable {
     }
     Integer historyLength = send.historyLength();
     if (Boolean.FALSE.equals(send.blocking())) {
-      Optional<TaskState> now = queries.get(id);
-      json(ctx, JsonRpc.result(req.id(), now.map(s -> A2aTasks.task(s, historyLength))
-          .orElseGet(() -> A2aTasks.submitted(id, Times.now()))));
+      // read-your-writes: answer once the created event is folded, so that a tasks/get or
+      // tasks/cancel sent right after this answer finds the task (after VISIBLE_WAIT_MS without
+      // it, the answer is the submitted task as launched)
+      CompletableFuture<TaskState> folded = awaitState(id, s -> true, VISIBLE_WAIT_MS);
+      ctx.future(() -> folded.handle((s, notYet) -> {
+        json(ctx, JsonRpc.result(req.id(), s != null ? A2aTasks.task(s, historyLength) : A2aTasks.submitted(id, Times.now())));
+        return null;
+      }));
       return;
     }
     CompletableFuture<TaskState> ended = awaitState(id, s -> A2aTasks.endsStream(A2aTasks.state(s.status())), 0);

@@ -279,6 +279,22 @@ class A2aIT {
     assertThat(nonBlocking.at("/result/status/state").asText()).isEqualTo("submitted");
   }
 
+  @Test
+  void aNonBlockingSendIsVisibleToTheCallsThatFollowIt() throws Exception {
+    // read-your-writes: a tasks/get or tasks/cancel sent right after the answer finds the task
+    // (it used to race the fold of the created event and answer task-not-found now and then)
+    for (int i = 0; i < 20; i++) {
+      JsonNode sent = h.call("message/send", "{\"message\":{\"kind\":\"message\",\"role\":\"user\",\"messageId\":\"nb" + i
+          + "\",\"parts\":[{\"kind\":\"text\",\"text\":\"x\"}]},\"metadata\":{\"skill\":\"echo\"},"
+          + "\"configuration\":{\"blocking\":false}}", alice);
+      String id = sent.at("/result/id").asText();
+      assertThat(sent.at("/result/status/state").asText()).isEqualTo("submitted");
+      assertThat(h.call("tasks/get", "{\"id\":\"" + id + "\"}", alice).at("/result/id").asText()).isEqualTo(id);
+      JsonNode canceled = h.call("tasks/cancel", "{\"id\":\"" + id + "\"}", alice);
+      assertThat(canceled.at("/result/status/state").asText()).as(canceled.toString()).isEqualTo("canceled");
+    }
+  }
+
   /** The value of the resume record for {@code id} on x-pause's resume topic (read from the start). */
   private static JsonNode resumeRecord(String topic, String id) throws Exception {
     java.util.Properties p = new java.util.Properties();
