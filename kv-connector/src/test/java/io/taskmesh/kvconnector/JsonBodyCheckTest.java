@@ -14,20 +14,20 @@ class JsonBodyCheckTest {
   @ValueSource(strings = {"{}", "[]", "1", "-2.5e10", "\"s\"", "null", "true", " {\"a\": [1, {\"b\": null}]} \n",
       "{\"s\":\"\\u00e9\\n\\\"\"}", "123456789012345678901234567890", "\"\u00e9\u4e2d\""})
   void acceptsOneValue(String body) {
-    assertDoesNotThrow(() -> KvApp.checkOneJsonValue(body.getBytes(StandardCharsets.UTF_8)));
+    assertDoesNotThrow(() -> JsonBodies.checkOneJsonValue(body.getBytes(StandardCharsets.UTF_8)));
   }
 
   @ParameterizedTest
   @ValueSource(strings = {"{'a':1}", "[1,2", "{\"a\":tru}", "\"abc\\q\"", "1 2", "{} {}", " ", "{\"a\":\"x\ny\"}",
       "{\"a\" 1}", "[1,]", "{\"a\":1,}", "nul", "01", "\"unterminated", "{\"a\":[1,2}]", "NaN", "{\"a\":1}]"})
   void refusesAnythingElse(String body) {
-    KvException e = assertThrows(KvException.class, () -> KvApp.checkOneJsonValue(body.getBytes(StandardCharsets.UTF_8)));
+    KvException e = assertThrows(KvException.class, () -> JsonBodies.checkOneJsonValue(body.getBytes(StandardCharsets.UTF_8)));
     assertEquals(400, e.status());
   }
 
   @org.junit.jupiter.api.Test
   void refusesInvalidUtf8() {
     byte[] bad = {'"', (byte) 0xc3, (byte) 0x28, '"'};
-    assertThrows(KvException.class, () -> KvApp.checkOneJsonValue(bad));
+    assertThrows(KvException.class, () -> JsonBodies.checkOneJsonValue(bad));
   }
 }

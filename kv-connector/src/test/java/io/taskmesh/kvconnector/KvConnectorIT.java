@@ -20,6 +20,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import io.taskmesh.kvconnector.client.HttpResponse;
+import io.taskmesh.kvconnector.client.UnixHttpClient;
 import org.eclipse.jetty.client.ContentResponse;
 import org.eclipse.jetty.client.InputStreamRequestContent;
 import org.junit.jupiter.api.AfterAll;
@@ -210,6 +212,30 @@ class KvConnectorIT {
   void badKeysAre400() throws Exception {
     assertError(http.put("/keys/" + "k".repeat(1025), "{}"), 400, "bad_request", "1..1024");
     assertError(http.put("/keys/a%01b", "{}"), 400, "bad_request", "control");
+    assertThat(rowCount()).isZero();
+  }
+
+  @Test
+  void keysDecodeAsPathParametersDo() throws Exception {
+    // '+' is a plus sign in a path, not a space; %2B is one too; UTF-8 escapes decode
+    assertThat(json(http.put("/keys/a+b", "{}")).path("key").asText()).isEqualTo("a+b");
+    assertThat(json(http.get("/keys/a%2Bb")).path("key").asText()).isEqualTo("a+b");
+    assertThat(json(http.put("/keys/caf%C3%A9", "{}")).path("key").asText()).isEqualTo("caf\u00e9");
+    assertThat(rowCount()).isEqualTo(2);
+  }
+
+  @Test
+  void malformedKeyEscapesAndOtherMethodsAre4xx() throws Exception {
+    // Jetty's client refuses such targets, so they go through the raw client (without a body:
+    // the server's parser refuses the target before any handler and closes the connection)
+    try (UnixHttpClient raw = new UnixHttpClient(kv.config.socket())) {
+      for (String target : List.of("/keys/a%zzb", "/keys/a%2")) {
+        HttpResponse r = raw.send("GET", target, Map.of(), null);
+        assertThat(r.status()).as(target + " " + r.bodyString()).isEqualTo(400);
+      }
+    }
+    assertError(http.post("/keys/a", "{}"), 405, "method_not_allowed", "POST /keys/a");
+    assertError(http.send("PATCH", "/keys/a", "{}"), 405, "method_not_allowed", "PATCH");
     assertThat(rowCount()).isZero();
   }
 
