@@ -1,5 +1,6 @@
 package io.taskmesh.schemas;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.List;
@@ -38,6 +39,7 @@ public record TaskState(
     recentEventIds = recentEventIds == null ? List.of() : List.copyOf(recentEventIds);
   }
 
+  @JsonIgnore // derived from status; written, it was an unknown field to buffer on every read
   public boolean isFinal() {
     return TaskStatus.isFinal(status);
   }

@@ -10,6 +10,8 @@ import java.util.function.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.slf4j.Logger;
@@ -23,7 +25,9 @@ import org.slf4j.LoggerFactory;
 final class KafkaUpdateFeed implements UpdateFeed, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(KafkaUpdateFeed.class);
 
-  private final KafkaConsumer<String, TaskUpdate> consumer;
+  // values stay bytes until a subscriber of the key wants them: most updates have no SSE client
+  private final KafkaConsumer<String, byte[]> consumer;
+  private final Deserializer<TaskUpdate> values;
   private final String topic;
   private final Map<String, List<Consumer<TaskUpdate>>> subscribers = new ConcurrentHashMap<>();
   private final Thread thread;
@@ -40,7 +44,8 @@ final class KafkaUpdateFeed implements UpdateFeed, AutoCloseable {
         ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_uncommitted",
         ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
         ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 50),
-        updates.keySerde().deserializer(), updates.valueSerde().deserializer());
+        updates.keySerde().deserializer(), new ByteArrayDeserializer());
+    this.values = updates.valueSerde().deserializer();
     this.thread = new Thread(this::run, "task-update-feed");
     this.thread.setDaemon(true);
   }
@@ -67,12 +72,19 @@ final class KafkaUpdateFeed implements UpdateFeed, AutoCloseable {
   private void run() {
     try {
       while (running) {
-        for (ConsumerRecord<String, TaskUpdate> r : consumer.poll(Duration.ofMillis(500))) {
+        for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(500))) {
           List<Consumer<TaskUpdate>> list = subscribers.get(r.key());
           if (list != null && r.value() != null) {
+            TaskUpdate update;
+            try {
+              update = values.deserialize(r.topic(), r.value());
+            } catch (RuntimeException e) {
+              LOG.warn("unreadable update of task {} at {}-{}@{}: {}", r.key(), r.topic(), r.partition(), r.offset(), e.toString());
+              continue;
+            }
             for (Consumer<TaskUpdate> l : list) {
               try {
-                l.accept(r.value());
+                l.accept(update);
               } catch (RuntimeException e) {
                 LOG.warn("update subscriber of task {} failed: {}", r.key(), e.toString());
               }

@@ -95,7 +95,7 @@ public final class TaskReplay {
       Map<TopicPartition, Long> earliest = offsets(admin, topics.events().name(), OffsetSpec.earliest());
       events = end.entrySet().stream().mapToLong(e -> e.getValue() - earliest.getOrDefault(e.getKey(), 0L)).sum();
     }
-    try (TaskView view = TaskView.start(config, topics, timeout); Admin admin = admin(config)) {
+    try (TaskView view = TaskView.startFoldOnly(config, topics, timeout); Admin admin = admin(config)) {
       long deadline = start + timeout.toNanos();
       while (!caughtUp(admin, config.applicationId(), end)) {
         if (System.nanoTime() > deadline) {

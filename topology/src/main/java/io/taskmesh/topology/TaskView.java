@@ -61,10 +61,24 @@ public final class TaskView implements TaskQueries, TaskCommands, AutoCloseable 
 
   /** Creates the topics when missing, starts the fold and the feed, and waits until both run. */
   public static TaskView start(TaskViewConfig config, TaskTopics topics, Duration timeout) {
+    return start(config, topics, timeout, true);
+  }
+
+  /**
+   * The fold alone, without the live update feed: for a replay, where nobody subscribes and the
+   * feed would only read back every update the fold writes.
+   */
+  static TaskView startFoldOnly(TaskViewConfig config, TaskTopics topics, Duration timeout) {
+    return start(config, topics, timeout, false);
+  }
+
+  private static TaskView start(TaskViewConfig config, TaskTopics topics, Duration timeout, boolean withFeed) {
     ensureTopics(config, topics);
     TaskView view = new TaskView(config, topics);
     try {
-      view.feed.start();
+      if (withFeed) {
+        view.feed.start();
+      }
       view.streams.start();
       view.awaitRunning(timeout);
       return view;

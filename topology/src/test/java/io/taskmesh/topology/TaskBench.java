@@ -29,9 +29,9 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * empty application, which is exactly a replay.
  *
  * <pre>
- * mvn -q -o install -pl schemas,devkit,topology -DskipTests
- * mvn -q -o -pl topology exec:java -Dexec.classpathScope=test \
- *     -Dexec.mainClass=io.taskmesh.topology.TaskBench -Dexec.args="1000000"
+ * mvn -q -o install -pl schemas,devkit -DskipTests
+ * mvn -q -o -pl topology test-compile dependency:build-classpath -Dmdep.outputFile=/tmp/tcp.txt -Dmdep.includeScope=test
+ * java -cp topology/target/test-classes:topology/target/classes:$(cat /tmp/tcp.txt) io.taskmesh.topology.TaskBench 1000000
  * </pre>
  *
  * Uses KAFKA_BOOTSTRAP_SERVERS when set, else starts a local one-node broker.
@@ -61,18 +61,18 @@ public final class TaskBench {
     double rawS = rawConsume(bootstrap, topics.events().name(), events);
     System.out.printf("raw consumer:   %,d events in %.2f s = %,.0f events/s%n", events, rawS, events / rawS);
 
-    System.gc();
-    long heapBefore = usedHeap();
+    Thread progress = progressPrinter(bootstrap, config.applicationId());
     TaskReplay.Result r = TaskReplay.rebuild(config, topics, Duration.ofMinutes(20));
+    progress.interrupt();
     double foldS = r.took().toNanos() / 1e9;
     System.gc();
     long heapAfter = usedHeap();
     System.out.printf("fold (replay):  %,d events in %.2f s = %,.0f events/s (incl. Streams start-up), %,d tasks%n",
         r.events(), foldS, r.events() / foldS, r.tasks());
     System.out.printf("ratio fold/raw: %.2f%n", (r.events() / foldS) / (events / rawS));
-    System.out.printf("memory: heap used %d MB before, %d MB after the replay (max heap %d MB); RocksDB+changelog "
-        + "state on disk %d MB%n", heapBefore >> 20, heapAfter >> 20, Runtime.getRuntime().maxMemory() >> 20,
-        dirSize(state) >> 20);
+    System.out.printf("memory: peak resident set of this JVM (heap + RocksDB native) %s; live heap after GC %d MB "
+        + "(max heap %d MB); RocksDB state on disk %d MB%n", peakRss(), heapAfter >> 20,
+        Runtime.getRuntime().maxMemory() >> 20, dirSize(state) >> 20);
     System.exit(0);
   }
 
@@ -139,6 +139,44 @@ public final class TaskBench {
         throw new IllegalStateException();
       }
       return (System.nanoTime() - t0) / 1e9;
+    }
+  }
+
+  /**
+   * Prints the fold's rate every 5 s (committed offsets of the application): the JIT of a fresh
+   * JVM makes the first tens of seconds slower than the steady state.
+   */
+  private static Thread progressPrinter(String bootstrap, String applicationId) {
+    Thread t = new Thread(() -> {
+      try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(
+          Map.<String, Object>of("bootstrap.servers", bootstrap))) {
+        long last = 0;
+        long t0 = System.nanoTime();
+        while (!Thread.currentThread().isInterrupted()) {
+          Thread.sleep(5000);
+          long sum = admin.listConsumerGroupOffsets(applicationId).partitionsToOffsetAndMetadata().get()
+              .values().stream().filter(java.util.Objects::nonNull).mapToLong(o -> o.offset()).sum();
+          System.out.printf("  fold at %3.0f s: %,d offsets committed, %,.0f events/s in the last 5 s%n",
+              (System.nanoTime() - t0) / 1e9, sum, (sum - last) / 5.0);
+          last = sum;
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } catch (Exception e) {
+        System.out.println("  (progress: " + e + ")");
+      }
+    }, "bench-progress");
+    t.setDaemon(true);
+    t.start();
+    return t;
+  }
+
+  /** VmHWM of /proc/self/status: the most memory this process has held, Java heap and native. */
+  private static String peakRss() {
+    try (Stream<String> lines = Files.lines(Path.of("/proc/self/status"))) {
+      return lines.filter(l -> l.startsWith("VmHWM:")).map(l -> l.substring(6).trim()).findFirst().orElse("n/a");
+    } catch (IOException e) {
+      return "n/a";
     }
   }
 

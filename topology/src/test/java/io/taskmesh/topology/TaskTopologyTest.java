@@ -60,6 +60,25 @@ class TaskTopologyTest {
   }
 
   @Test
+  void aTaskOutOfTheProcessorsRecentStatesIsReadBackFromTheStore() {
+    Route route = Route.start("a", List.of("b"));
+    send(created("old", route));
+    send(TaskEvent.progress("old", ProgressReport.routeForm(route, "received", null)));
+    for (int i = 0; i < TaskTopology.RECENT_STATES + 10; i++) {
+      send(created("filler-" + i, route)); // pushes "old" out of the processor's recent states
+    }
+    updates.readValuesToList();
+    send(TaskEvent.progress("old", ProgressReport.routeForm(route, "completed", null)));
+    send(TaskEvent.progress("old", ProgressReport.routeForm(route, "received", null))); // stale: no update
+
+    List<TaskUpdate> out = updates.readValuesToList();
+    assertThat(out).extracting(TaskUpdate::seq).containsExactly(3L);
+    assertThat(out.get(0).progressPercent()).isEqualTo(50.0);
+    assertThat(store.get("old").seq()).isEqualTo(3L);
+    assertThat(store.get("old").history()).extracting(TaskUpdate::seq).containsExactly(1L, 2L, 3L);
+  }
+
+  @Test
   void foldsOneTaskFromCreatedToSucceeded() {
     Route route = Route.start("a", List.of("b"));
     send(created("t1", route));
