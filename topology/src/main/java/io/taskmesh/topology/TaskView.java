@@ -42,7 +42,12 @@ public final class TaskView implements TaskQueries, TaskCommands, AutoCloseable 
   private final HostInfo self;
   private final RemoteTaskQueries remote;
 
-  private TaskView(TaskViewConfig config, TaskTopics topics) {
+  /** Live: consumers of the update topic that read committed see an update at most this late. */
+  static final int LIVE_COMMIT_INTERVAL_MS = 100;
+  /** Replay: nobody waits for the updates, and fewer transactions fold faster (1M events: ~62 -> ~58 s). */
+  static final int REPLAY_COMMIT_INTERVAL_MS = 1000;
+
+  private TaskView(TaskViewConfig config, TaskTopics topics, int commitIntervalMs) {
     this.config = config;
     this.topics = topics;
     this.remote = new RemoteTaskQueries(config.internalToken());
@@ -54,7 +59,9 @@ public final class TaskView implements TaskQueries, TaskCommands, AutoCloseable 
         ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000,
         ProducerConfig.MAX_BLOCK_MS_CONFIG, 10_000),
         topics.events().keySerde().serializer(), topics.events().valueSerde().serializer());
-    this.streams = new KafkaStreams(TaskTopology.build(new StreamsBuilder(), topics).build(), streamsProps(config));
+    Properties props = streamsProps(config);
+    props.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, commitIntervalMs);
+    this.streams = new KafkaStreams(TaskTopology.build(new StreamsBuilder(), topics).build(), props);
     this.feed = new KafkaUpdateFeed(config.bootstrapServers(), topics.updates());
     this.self = config.applicationServer() == null ? null : HostInfo.buildFromEndpoint(config.applicationServer());
   }
@@ -65,8 +72,8 @@ public final class TaskView implements TaskQueries, TaskCommands, AutoCloseable 
   }
 
   /**
-   * The fold alone, without the live update feed: for a replay, where nobody subscribes and the
-   * feed would only read back every update the fold writes.
+   * The fold alone, without the live update feed and with a longer commit interval: for a
+   * replay, where nobody subscribes and the feed would only read back every update the fold writes.
    */
   static TaskView startFoldOnly(TaskViewConfig config, TaskTopics topics, Duration timeout) {
     return start(config, topics, timeout, false);
@@ -74,7 +81,7 @@ public final class TaskView implements TaskQueries, TaskCommands, AutoCloseable 
 
   private static TaskView start(TaskViewConfig config, TaskTopics topics, Duration timeout, boolean withFeed) {
     ensureTopics(config, topics);
-    TaskView view = new TaskView(config, topics);
+    TaskView view = new TaskView(config, topics, withFeed ? LIVE_COMMIT_INTERVAL_MS : REPLAY_COMMIT_INTERVAL_MS);
     try {
       if (withFeed) {
         view.feed.start();
@@ -255,7 +262,7 @@ public final class TaskView implements TaskQueries, TaskCommands, AutoCloseable 
     p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
     p.put(StreamsConfig.STATE_DIR_CONFIG, config.stateDir().toString());
     p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
-    p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 100);
+    p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, LIVE_COMMIT_INTERVAL_MS);
     // the fold forwards its updates itself, so a store cache does not delay them; it collapses the
     // changelog writes of a task's burst of events into one per commit (replay speed)
     p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 32L * 1024 * 1024);
