@@ -39,6 +39,13 @@ public record TaskState(
     recentEventIds = recentEventIds == null ? List.of() : List.copyOf(recentEventIds);
   }
 
+  /** The same state with another history (the view keeps the history in a store of its own). */
+  public TaskState withHistory(List<TaskUpdate> updates) {
+    return new TaskState(id, parentId, contextId, flow, owner, status, message, result, error, route, payload,
+        progressPercent, currentActorIdx, currentActorName, actorsCompleted, totalActors, createdAt, updatedAt,
+        deadlineAt, seq, updates, recentEventIds);
+  }
+
   @JsonIgnore // derived from status; written, it was an unknown field to buffer on every read
   public boolean isFinal() {
     return TaskStatus.isFinal(status);

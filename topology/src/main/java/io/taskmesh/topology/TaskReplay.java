@@ -103,7 +103,7 @@ public final class TaskReplay {
         }
         TimeUnit.MILLISECONDS.sleep(50);
       }
-      int tasks = view.localTasks().size();
+      int tasks = view.localTaskCount();
       return new Result(events, tasks, Duration.ofNanos(System.nanoTime() - start));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

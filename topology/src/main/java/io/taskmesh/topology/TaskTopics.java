@@ -13,7 +13,8 @@ public record TaskTopics(Topic<TaskEvent> events, Topic<TaskUpdate> updates, Str
 
   public record Topic<V>(String name, Serde<String> keySerde, Serde<V> valueSerde) {}
 
-  public static final Serde<TaskState> STATE_SERDE = new StateSerde();
+  public static final Serde<TaskState> STATE_SERDE = new SmileSerde<>(TaskState.class);
+  public static final Serde<TaskUpdate> HISTORY_SERDE = new SmileSerde<>(TaskUpdate.class);
 
   public static TaskTopics defaults() {
     return named(Topics.TASK_EVENTS, Topics.TASK_UPDATES, "tasks");

@@ -54,9 +54,13 @@ public final class TaskTopology {
         Stores.persistentKeyValueStore(topics.storeName()), Serdes.String(), TaskTopics.STATE_SERDE));
     builder.addStateStore(Stores.keyValueStoreBuilder(
         Stores.persistentKeyValueStore(deadlines), Serdes.String(), Serdes.String()));
+    String history = TaskHistory.storeName(topics);
+    builder.addStateStore(Stores.keyValueStoreBuilder(
+        Stores.persistentKeyValueStore(history), Serdes.String(), TaskTopics.HISTORY_SERDE));
     KStream<String, Output> out = builder.stream(topics.events().name(),
             Consumed.with(topics.events().keySerde(), topics.events().valueSerde()))
-        .process(() -> new FoldProcessor(topics.storeName(), deadlines, deadlineScan), topics.storeName(), deadlines);
+        .process(() -> new FoldProcessor(topics.storeName(), deadlines, history, deadlineScan),
+            topics.storeName(), deadlines, history);
     out.filter((k, v) -> v.update() != null).mapValues(Output::update)
         .to(topics.updates().name(), Produced.with(topics.updates().keySerde(), topics.updates().valueSerde()));
     out.filter((k, v) -> v.event() != null).mapValues(Output::event)
@@ -80,10 +84,12 @@ public final class TaskTopology {
     private static final Logger LOG = LoggerFactory.getLogger(FoldProcessor.class);
     private final String storeName;
     private final String deadlineStoreName;
+    private final String historyStoreName;
     private final Duration scanInterval;
     private ProcessorContext<String, Output> context;
     private KeyValueStore<String, TaskState> store;
     private KeyValueStore<String, String> deadlines;
+    private KeyValueStore<String, TaskUpdate> history;
     /**
      * The deserialized states of the tasks folded last. The store keeps bytes, and reading a
      * task's whole state back from them for each of its events cost about as much as writing it
@@ -98,9 +104,10 @@ public final class TaskTopology {
       }
     };
 
-    FoldProcessor(String storeName, String deadlineStoreName, Duration scanInterval) {
+    FoldProcessor(String storeName, String deadlineStoreName, String historyStoreName, Duration scanInterval) {
       this.storeName = storeName;
       this.deadlineStoreName = deadlineStoreName;
+      this.historyStoreName = historyStoreName;
       this.scanInterval = scanInterval;
     }
 
@@ -110,6 +117,7 @@ public final class TaskTopology {
       this.recent.clear();
       this.store = context.getStateStore(storeName);
       this.deadlines = context.getStateStore(deadlineStoreName);
+      this.history = context.getStateStore(historyStoreName);
       context.schedule(scanInterval, PunctuationType.WALL_CLOCK_TIME, this::fireDue);
     }
 
@@ -136,9 +144,22 @@ public final class TaskTopology {
       return s != null ? s : store.get(taskId);
     }
 
+    /**
+     * The state goes to the store without its history; its updates (the new one; all of them
+     * once for a state an earlier version stored with its history inline) go to the history
+     * store first, so a reader that sees the state's seq finds its update there.
+     */
     private void put(String taskId, TaskState state) {
-      store.put(taskId, state);
-      recent.put(taskId, state);
+      for (TaskUpdate u : state.history()) {
+        history.put(TaskHistory.key(taskId, u.seq()), u);
+        long dropped = u.seq() - TaskFold.MAX_HISTORY;
+        if (dropped > 0) {
+          history.delete(TaskHistory.key(taskId, dropped));
+        }
+      }
+      TaskState bare = state.history().isEmpty() ? state : state.withHistory(List.of());
+      store.put(taskId, bare);
+      recent.put(taskId, bare);
     }
 
     @Override

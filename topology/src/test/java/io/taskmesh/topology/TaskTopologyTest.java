@@ -35,6 +35,7 @@ class TaskTopologyTest {
   private TestOutputTopic<String, TaskUpdate> updates;
   private KeyValueStore<String, TaskState> store;
   private KeyValueStore<String, String> deadlines;
+  private KeyValueStore<String, TaskUpdate> history;
   @TempDir java.nio.file.Path stateDir;
 
   @BeforeEach
@@ -52,6 +53,7 @@ class TaskTopologyTest {
         topics.updates().valueSerde().deserializer());
     store = driver.getKeyValueStore(topics.storeName());
     deadlines = driver.getKeyValueStore(TaskTopology.deadlineStoreName(topics));
+    history = driver.getKeyValueStore(TaskHistory.storeName(topics));
   }
 
   @AfterEach
@@ -75,7 +77,7 @@ class TaskTopologyTest {
     assertThat(out).extracting(TaskUpdate::seq).containsExactly(3L);
     assertThat(out.get(0).progressPercent()).isEqualTo(50.0);
     assertThat(store.get("old").seq()).isEqualTo(3L);
-    assertThat(store.get("old").history()).extracting(TaskUpdate::seq).containsExactly(1L, 2L, 3L);
+    assertThat(withHistory("old").history()).extracting(TaskUpdate::seq).containsExactly(1L, 2L, 3L);
   }
 
   @Test
@@ -101,7 +103,8 @@ class TaskTopologyTest {
     assertThat(state.progressPercent()).isEqualTo(100.0);
     assertThat(state.totalActors()).isEqualTo(2);
     assertThat(state.actorsCompleted()).isEqualTo(2);
-    assertThat(state.history()).hasSize(5);
+    assertThat(withHistory("t1").history()).extracting(TaskUpdate::seq).containsExactly(1L, 2L, 3L, 4L, 5L);
+    assertThat(state.history()).as("the state store keeps no history").isEmpty();
   }
 
   @Test
@@ -335,6 +338,56 @@ class TaskTopologyTest {
       it.forEachRemaining(kv -> ids.add(kv.value));
     }
     return ids;
+  }
+
+  @Test
+  void theHistoryStoreKeepsTheLastUpdatesOfATaskAndTheStateNone() {
+    int reports = TaskFold.MAX_HISTORY + 44;
+    List<String> actors = java.util.stream.IntStream.range(0, reports).mapToObj(i -> "a" + i).toList();
+    send(created("long", Route.start("a0", actors.subList(1, actors.size()))));
+    for (int i = 0; i < reports; i++) {
+      send(TaskEvent.progress("long", new ProgressReport(null, null, null, actors, i, "completed", null)));
+    }
+    long last = reports + 1; // created is seq 1
+    assertThat(store.get("long").seq()).isEqualTo(last);
+    assertThat(store.get("long").history()).isEmpty();
+    List<Long> seqs = new java.util.ArrayList<>();
+    try (var it = history.all()) {
+      it.forEachRemaining(kv -> seqs.add(kv.value.seq()));
+    }
+    assertThat(seqs).hasSize(TaskFold.MAX_HISTORY).first().isEqualTo(last - TaskFold.MAX_HISTORY + 1);
+    assertThat(withHistory("long").history()).extracting(TaskUpdate::seq).isEqualTo(seqs).isSorted();
+  }
+
+  @Test
+  void aStateWrittenWithItsHistoryInlineKeepsItAndMovesItToTheHistoryStore() {
+    Route route = Route.start("a", List.of("b"));
+    // folded by the pure function, so the history is inline, as an earlier version stored it
+    TaskState folded = TaskFold.apply(null, created("legacy", route)).orElseThrow().state();
+    folded = TaskFold.apply(folded, TaskEvent.progress("legacy", ProgressReport.routeForm(route, "received", null)))
+        .orElseThrow().state();
+    store.put("legacy", folded);
+    assertThat(withHistory("legacy").history()).extracting(TaskUpdate::seq).containsExactly(1L, 2L);
+
+    send(TaskEvent.progress("legacy", ProgressReport.routeForm(route, "completed", null)));
+    assertThat(store.get("legacy").history()).isEmpty();
+    assertThat(withHistory("legacy").history()).extracting(TaskUpdate::seq).containsExactly(1L, 2L, 3L);
+  }
+
+  @Test
+  void anIdThatStartsWithAnotherIdAndABarDoesNotLendItsHistory() {
+    Route route = Route.start("a", List.of("b"));
+    send(created("x", route));
+    send(TaskEvent.progress("x", ProgressReport.routeForm(route, "received", null)));
+    send(TaskEvent.progress("x", ProgressReport.routeForm(route, "completed", null)));
+    String sneaky = "x|0000000000000000002|y";
+    send(created(sneaky, route)); // its key sorts between x's updates 2 and 3
+    assertThat(withHistory("x").history()).extracting(TaskUpdate::id).containsOnly("x");
+    assertThat(withHistory(sneaky).history()).extracting(TaskUpdate::id).containsExactly(sneaky);
+  }
+
+  private TaskState withHistory(String id) {
+    return TaskHistory.attach(history, store.get(id));
   }
 
   private void send(TaskEvent e) {

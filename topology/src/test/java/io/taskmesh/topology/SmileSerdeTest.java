@@ -16,8 +16,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
-class StateSerdeTest {
-  private final StateSerde serde = new StateSerde();
+class SmileSerdeTest {
+  private final SmileSerde<TaskState> serde = new SmileSerde<>(TaskState.class);
 
   private static TaskState folded() {
     Route route = Route.start("a", List.of("b"));
