@@ -4,10 +4,6 @@ import io.taskmesh.devkit.LocalKafka;
 import java.io.BufferedReader;
 import java.io.InputStream;
 import java.io.InputStreamReader;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -41,62 +37,97 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * so every client measures report-sent -> SSE update received. Baseline in the same run: raw
  * Kafka produce -> consume latency of the same rate (acks=all, one record per event).
  *
- * <p>Args: clients (1000), events/s (1000), seconds (10).
+ * <p>Both sides first run a warm-up at the same rate (default 15 s) whose samples are not counted:
+ * until the JIT has compiled the paths, every figure here is several times worse (the first
+ * seconds of a cold run are printed separately).
+ *
+ * <p>Args: clients (1000), events/s (1000), seconds (10), warm-up seconds (15).
  */
 public final class SseLatencyBench {
   private static final Pattern SENT = Pattern.compile("\"message\":\"sent:(\\d+)\"");
-  private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+  private static final int POSTERS = 32;
+  /**
+   * {@code -Dingest=kafka} (default): progress events are produced straight to the task event
+   * topic, as the gateway's own append does (acks=all), so the figure is event -> SSE;
+   * {@code -Dingest=http}: they are POSTed to the gateway, which adds its HTTP ingest.
+   */
+  private static final boolean KAFKA_INGEST = !"http".equals(System.getProperty("ingest", "kafka"));
+
+  /** One latency sample: when it was sent (nanoTime) and how long it took. */
+  private record Sample(long sentAt, long nanos) {}
 
   public static void main(String[] args) throws Exception {
     int clients = args.length > 0 ? Integer.parseInt(args[0]) : 1000;
     int rate = args.length > 1 ? Integer.parseInt(args[1]) : 1000;
     int seconds = args.length > 2 ? Integer.parseInt(args[2]) : 10;
+    int warmup = args.length > 3 ? Integer.parseInt(args[3]) : 15;
     String bootstrap = LocalKafka.shared().bootstrapServers();
 
-    long[] raw = rawKafka(bootstrap, rate, seconds);
+    Window raw = rawKafka(bootstrap, rate, warmup, seconds);
     Path dir = Files.createTempDirectory("sse-bench");
     Path flows = dir.resolve("flows.yaml");
     Files.writeString(flows, "flows:\n  - {name: echo, entrypoint: echo, mcp: {}}\n");
-    try (Gateway g = start(dir, flows, bootstrap)) {
+    String prefix = "ssebench-" + UUID.randomUUID().toString().substring(0, 8);
+    String eventsTopic = prefix + ".task-events";
+    try (Gateway g = start(dir, flows, bootstrap, prefix)) {
       String base = "http://127.0.0.1:" + g.port();
       List<String> ids = new ArrayList<>();
       for (int i = 0; i < clients; i++) {
         ids.add(TaskHttp.callTool(base, "echo"));
       }
       TaskHttp.await(base + "/tasks/" + ids.get(ids.size() - 1), n -> true, Duration.ofSeconds(60));
-      ConcurrentLinkedQueue<Long> latencies = new ConcurrentLinkedQueue<>();
+      ConcurrentLinkedQueue<Sample> samples = new ConcurrentLinkedQueue<>();
       CountDownLatch open = new CountDownLatch(clients);
       AtomicInteger failed = new AtomicInteger();
-      List<Thread> readers = new ArrayList<>();
       for (String id : ids) {
-        Thread t = new Thread(() -> read(base + "/stream/" + id, open, latencies, failed), "sse-" + id);
+        Thread t = new Thread(() -> read(g.port(), "/stream/" + id, open, samples, failed), "sse-" + id);
         t.setDaemon(true);
         t.start();
-        readers.add(t);
       }
       if (!open.await(120, TimeUnit.SECONDS)) {
         throw new IllegalStateException("only " + (clients - open.getCount()) + " SSE clients connected");
       }
       Thread.sleep(1000); // every client has read its replayed "created" update
-      int sent = post(base, ids, rate, seconds);
+      long start = System.nanoTime();
+      int sent = KAFKA_INGEST
+          ? produce(bootstrap, eventsTopic, ids, rate, warmup + seconds)
+          : post(g.port(), ids, rate, warmup + seconds);
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-      while (latencies.size() < sent && System.nanoTime() < deadline) {
+      while (samples.size() < sent && System.nanoTime() < deadline) {
         Thread.sleep(50); // stragglers
       }
-      long[] gw = latencies.stream().mapToLong(Long::longValue).sorted().toArray();
-      System.out.printf("SSE: %d clients, %d reports at %d/s for %d s; %d updates received (%d clients failed)%n",
-          clients, sent, rate, seconds, gw.length, failed.get());
-      System.out.printf("report -> SSE update: p50 %.1f ms, p90 %.1f ms, p99 %.1f ms, max %.1f ms%n",
-          ms(gw, 50), ms(gw, 90), ms(gw, 99), ms(gw, 100));
-      System.out.printf("raw Kafka produce -> consume at %d/s: p50 %.1f ms, p90 %.1f ms, p99 %.1f ms, max %.1f ms%n",
-          rate, ms(raw, 50), ms(raw, 90), ms(raw, 99), ms(raw, 100));
-      System.out.printf("ratio p99 gateway / raw: %.1f%n", ms(gw, 99) / Math.max(0.001, ms(raw, 99)));
+      Window gw = Window.of(samples, start, warmup);
+      System.out.printf("SSE: %d clients, %d progress events (%s) at %d/s for %d s (%d s warm-up); %d updates received"
+          + " (%d clients failed)%n", clients, sent, KAFKA_INGEST ? "produced to the task event topic" : "HTTP POST /mesh/{id}/progress",
+          rate, warmup + seconds, warmup, samples.size(), failed.get());
+      gw.print("report -> SSE update");
+      raw.print("raw Kafka produce -> consume");
+      System.out.printf("ratio p99 gateway / raw (after warm-up): %.1f%n",
+          ms(gw.measured, 99) / Math.max(0.001, ms(raw.measured, 99)));
     }
     LocalKafka.shared().close();
     System.exit(0);
   }
 
-  private static Gateway start(Path dir, Path flows, String bootstrap) {
+  /** The samples of a run split into its first seconds (cold), and those after the warm-up. */
+  private record Window(long[] cold, long[] measured, int warmup) {
+    static Window of(java.util.Collection<Sample> samples, long start, int warmup) {
+      long warmEnd = start + TimeUnit.SECONDS.toNanos(warmup);
+      long coldEnd = start + TimeUnit.SECONDS.toNanos(Math.min(5, warmup));
+      long[] cold = samples.stream().filter(x -> x.sentAt() < coldEnd).mapToLong(Sample::nanos).sorted().toArray();
+      long[] measured = samples.stream().filter(x -> x.sentAt() >= warmEnd).mapToLong(Sample::nanos).sorted().toArray();
+      return new Window(cold, measured, warmup);
+    }
+
+    void print(String what) {
+      System.out.printf("%s, after the warm-up (%d samples): p50 %.1f ms, p90 %.1f ms, p99 %.1f ms, max %.1f ms%n",
+          what, measured.length, ms(measured, 50), ms(measured, 90), ms(measured, 99), ms(measured, 100));
+      System.out.printf("%s, first 5 s of the cold run (%d samples): p50 %.1f ms, p99 %.1f ms, max %.1f ms%n",
+          what, cold.length, ms(cold, 50), ms(cold, 99), ms(cold, 100));
+    }
+  }
+
+  private static Gateway start(Path dir, Path flows, String bootstrap, String prefix) {
     Map<String, String> env = new HashMap<>();
     env.put("SVC_GATEWAY_MODE", "testing");
     env.put("KAFKA_BOOTSTRAP_SERVERS", bootstrap);
@@ -104,31 +135,37 @@ public final class SseLatencyBench {
     env.put("SVC_HOST", "127.0.0.1");
     env.put("SVC_CONFIG_PATH", flows.toString());
     env.put("SVC_STATE_DIR", dir.resolve("state").toString());
-    String prefix = "ssebench-" + UUID.randomUUID().toString().substring(0, 8);
     env.put("SVC_STREAMS_APPLICATION_ID", prefix + "-app");
     env.put("SVC_TASK_EVENTS_TOPIC", prefix + ".task-events");
     env.put("SVC_TASK_UPDATES_TOPIC", prefix + ".task-updates");
     env.put("SVC_NAMESPACE", prefix);
-    return Gateway.start(GatewayConfig.fromEnv(env));
+    return Gateway.start(GatewayConfig.fromEnv(env), TaskSettings.fromEnv(env));
   }
 
-  private static void read(String url, CountDownLatch open, ConcurrentLinkedQueue<Long> latencies, AtomicInteger failed) {
-    try {
-      HttpResponse<InputStream> r = HTTP.send(HttpRequest.newBuilder(URI.create(url)).GET().build(),
-          HttpResponse.BodyHandlers.ofInputStream());
+  /**
+   * One SSE client on a plain socket with a blocking reader thread: an HTTP/1.1 GET, then lines.
+   * (The JDK HttpClient cost the bench more CPU than the gateway's own SSE path.) The body is
+   * chunked; chunk-size lines are not {@code data:} lines and are skipped like comments.
+   */
+  private static void read(int port, String path, CountDownLatch open, ConcurrentLinkedQueue<Sample> samples,
+      AtomicInteger failed) {
+    try (java.net.Socket socket = new java.net.Socket("127.0.0.1", port)) {
+      socket.getOutputStream().write(("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+          + "Accept: text/event-stream\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+      BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
+      String status = in.readLine();
       open.countDown();
-      if (r.statusCode() != 200) {
+      if (status == null || !status.contains(" 200 ")) {
         failed.incrementAndGet();
         return;
       }
-      try (BufferedReader in = new BufferedReader(new InputStreamReader(r.body(), StandardCharsets.UTF_8))) {
-        String line;
-        while ((line = in.readLine()) != null) {
-          if (line.startsWith("data:")) {
-            Matcher m = SENT.matcher(line);
-            if (m.find()) {
-              latencies.add(System.nanoTime() - Long.parseLong(m.group(1)));
-            }
+      String line;
+      while ((line = in.readLine()) != null) {
+        if (line.startsWith("data:")) {
+          Matcher m = SENT.matcher(line);
+          if (m.find()) {
+            long sentAt = Long.parseLong(m.group(1));
+            samples.add(new Sample(sentAt, System.nanoTime() - sentAt));
           }
         }
       }
@@ -138,66 +175,132 @@ public final class SseLatencyBench {
     }
   }
 
-  /** Progress reports at {@code rate}/s, round-robin over the tasks, each higher than the last. */
-  private static int post(String base, List<String> ids, int rate, int seconds) throws Exception {
+  /**
+   * Progress reports at {@code rate}/s for {@code seconds}, round-robin over the tasks, each higher
+   * than the last of its task, POSTed by 32 threads over keep-alive plain-socket connections (a
+   * shared schedule paces them), so the rate does not depend on how long one POST takes and the
+   * client's own cost stays small.
+   */
+  private static int post(int port, List<String> ids, int rate, int seconds) throws Exception {
     int total = rate * seconds;
-    int posters = 8;
+    String actors = actors(total / ids.size() + 1);
     AtomicInteger next = new AtomicInteger();
+    AtomicInteger errors = new AtomicInteger();
     long start = System.nanoTime();
     long interval = TimeUnit.SECONDS.toNanos(1) / rate;
     List<Thread> threads = new ArrayList<>();
-    for (int p = 0; p < posters; p++) {
-      Thread t = new Thread(() -> {
-        int i;
-        while ((i = next.getAndIncrement()) < total) {
-          long due = start + i * interval;
-          long wait = due - System.nanoTime();
-          if (wait > 0) {
-            java.util.concurrent.locks.LockSupport.parkNanos(wait); // pacing to the target rate
-          }
-          String id = ids.get(i % ids.size());
-          int idx = i / ids.size(); // this task's n-th report: index form, strictly increasing
-          String body = "{\"actors\":" + actors(total / ids.size() + 1) + ",\"current_actor_idx\":" + idx
-              + ",\"status\":\"completed\",\"message\":\"sent:" + System.nanoTime() + "\"}";
-          try {
-            HttpResponse<Void> r = HTTP.send(HttpRequest.newBuilder(URI.create(base + "/mesh/" + id + "/progress"))
-                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build(),
-                HttpResponse.BodyHandlers.discarding());
-            if (r.statusCode() != 200) {
-              throw new IllegalStateException("progress answered " + r.statusCode());
+    for (int t = 0; t < POSTERS; t++) {
+      Thread thread = new Thread(() -> {
+        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", port)) {
+          socket.setTcpNoDelay(true);
+          java.io.OutputStream out = socket.getOutputStream();
+          java.io.DataInputStream in = new java.io.DataInputStream(new java.io.BufferedInputStream(socket.getInputStream()));
+          int i;
+          while ((i = next.getAndIncrement()) < total) {
+            long wait = start + i * interval - System.nanoTime();
+            if (wait > 0) {
+              java.util.concurrent.locks.LockSupport.parkNanos(wait); // pacing to the target rate
             }
-          } catch (Exception e) {
-            throw new IllegalStateException(e);
+            String id = ids.get(i % ids.size());
+            int idx = i / ids.size(); // this task's n-th report: index form, strictly increasing
+            byte[] body = ("{\"actors\":" + actors + ",\"current_actor_idx\":" + idx
+                + ",\"status\":\"completed\",\"message\":\"sent:" + System.nanoTime() + "\"}")
+                .getBytes(StandardCharsets.UTF_8);
+            out.write(("POST /mesh/" + id + "/progress HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                + "Content-Type: application/json\r\nContent-Length: " + body.length + "\r\n\r\n")
+                .getBytes(StandardCharsets.US_ASCII));
+            out.write(body);
+            out.flush();
+            if (!readResponse(in)) {
+              errors.incrementAndGet();
+            }
           }
+        } catch (java.io.IOException e) {
+          errors.incrementAndGet();
         }
-      });
-      t.start();
-      threads.add(t);
+      }, "poster-" + t);
+      thread.start();
+      threads.add(thread);
     }
-    for (Thread t : threads) {
-      t.join();
+    for (Thread thread : threads) {
+      thread.join();
     }
     double took = (System.nanoTime() - start) / 1e9;
-    System.out.printf("posted %d reports in %.1f s (%.0f/s)%n", total, took, total / took);
+    System.out.printf("posted %d reports in %.1f s (%.0f/s), %d failed%n", total, took, total / took, errors.get());
+    if (errors.get() > 0) {
+      throw new IllegalStateException(errors.get() + " progress reports failed");
+    }
     return total;
   }
 
-  private static String actorsJson;
+  /** Reads one HTTP/1.1 response with a Content-Length body; true when it is a 200. */
+  private static boolean readResponse(java.io.DataInputStream in) throws java.io.IOException {
+    String status = readLine(in);
+    int length = 0;
+    String line;
+    while (!(line = readLine(in)).isEmpty()) {
+      if (line.regionMatches(true, 0, "Content-Length:", 0, 15)) {
+        length = Integer.parseInt(line.substring(15).trim());
+      }
+    }
+    in.skipNBytes(length);
+    return status.contains(" 200 ");
+  }
+
+  private static String readLine(java.io.DataInputStream in) throws java.io.IOException {
+    StringBuilder b = new StringBuilder();
+    int c;
+    while ((c = in.read()) != '\n') {
+      if (c < 0) {
+        throw new java.io.EOFException("connection closed mid-response");
+      }
+      if (c != '\r') {
+        b.append((char) c);
+      }
+    }
+    return b.toString();
+  }
+
+  /** As {@link #post}, but each report is a task event produced to the event topic. */
+  private static int produce(String bootstrap, String topic, List<String> ids, int rate, int seconds) {
+    int total = rate * seconds;
+    List<String> actors = actorNames(total / ids.size() + 1);
+    Properties pp = new Properties();
+    pp.put("bootstrap.servers", bootstrap);
+    pp.put("acks", "all");
+    pp.put("linger.ms", 0);
+    try (KafkaProducer<String, io.taskmesh.schemas.TaskEvent> p = new KafkaProducer<>(pp, new StringSerializer(),
+        new io.taskmesh.schemas.JsonSerde<>(io.taskmesh.schemas.TaskEvent.class).serializer())) {
+      long start = System.nanoTime();
+      long interval = TimeUnit.SECONDS.toNanos(1) / rate;
+      for (int i = 0; i < total; i++) {
+        long wait = start + i * interval - System.nanoTime();
+        if (wait > 0) {
+          java.util.concurrent.locks.LockSupport.parkNanos(wait);
+        }
+        String id = ids.get(i % ids.size());
+        int idx = i / ids.size();
+        p.send(new ProducerRecord<>(topic, id, io.taskmesh.schemas.TaskEvent.progress(id,
+            new io.taskmesh.schemas.ProgressReport(null, null, null, actors, idx, "completed", "sent:" + System.nanoTime()))));
+      }
+      p.flush();
+      double took = (System.nanoTime() - start) / 1e9;
+      System.out.printf("produced %d progress events in %.1f s (%.0f/s)%n", total, took, total / took);
+    }
+    return total;
+  }
 
   /** As few actors as the reports per task need (the list is stored with every update). */
-  private static synchronized String actors(int count) {
-    if (actorsJson == null) {
-      StringBuilder b = new StringBuilder("[");
-      for (int i = 0; i < count; i++) {
-        b.append(i == 0 ? "" : ",").append("\"a").append(i).append('"');
-      }
-      actorsJson = b.append(']').toString();
-    }
-    return actorsJson;
+  private static List<String> actorNames(int count) {
+    return java.util.stream.IntStream.range(0, count).mapToObj(i -> "a" + i).toList();
+  }
+
+  private static String actors(int count) {
+    return io.taskmesh.schemas.Json.write(actorNames(count));
   }
 
   /** Raw Kafka: one producer (acks=all) at {@code rate}/s, one consumer; latency from the send time in the value. */
-  private static long[] rawKafka(String bootstrap, int rate, int seconds) throws Exception {
+  private static Window rawKafka(String bootstrap, int rate, int warmup, int seconds) throws Exception {
     String topic = "sse-bench-raw-" + UUID.randomUUID();
     try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
       admin.createTopics(List.of(new NewTopic(topic, 3, (short) 1))).all().get();
@@ -206,20 +309,16 @@ public final class SseLatencyBench {
     cp.put("bootstrap.servers", bootstrap);
     cp.put("group.id", topic);
     cp.put("auto.offset.reset", "earliest");
-    int total = rate * seconds;
-    long[] out = new long[total];
-    AtomicInteger got = new AtomicInteger();
+    int total = rate * (warmup + seconds);
+    ConcurrentLinkedQueue<Sample> samples = new ConcurrentLinkedQueue<>();
     Thread consumer = new Thread(() -> {
       try (KafkaConsumer<String, String> c = new KafkaConsumer<>(cp, new StringDeserializer(), new StringDeserializer())) {
         c.subscribe(List.of(topic));
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds + 60L);
-        while (got.get() < total && System.nanoTime() < deadline) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(warmup + seconds + 60L);
+        while (samples.size() < total && System.nanoTime() < deadline) {
           for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(100))) {
-            long now = System.nanoTime();
-            int n = got.getAndIncrement();
-            if (n < total) {
-              out[n] = now - Long.parseLong(r.value());
-            }
+            long sentAt = Long.parseLong(r.value());
+            samples.add(new Sample(sentAt, System.nanoTime() - sentAt));
           }
         }
       }
@@ -230,8 +329,8 @@ public final class SseLatencyBench {
     pp.put("bootstrap.servers", bootstrap);
     pp.put("acks", "all");
     pp.put("linger.ms", 0);
+    long start = System.nanoTime();
     try (KafkaProducer<String, String> p = new KafkaProducer<>(pp, new StringSerializer(), new StringSerializer())) {
-      long start = System.nanoTime();
       long interval = TimeUnit.SECONDS.toNanos(1) / rate;
       for (int i = 0; i < total; i++) {
         long wait = start + i * interval - System.nanoTime();
@@ -242,9 +341,7 @@ public final class SseLatencyBench {
       }
     }
     consumer.join();
-    long[] sorted = Arrays.copyOf(out, Math.min(got.get(), total));
-    Arrays.sort(sorted);
-    return sorted;
+    return Window.of(samples, start, warmup);
   }
 
   private static double ms(long[] sorted, int pct) {
