@@ -48,7 +48,7 @@ public final class TaskView implements TaskQueries, TaskCommands, AutoCloseable 
   /** Replay: nobody waits for the updates, and fewer transactions fold faster (1M events: ~62 -> ~58 s). */
   static final int REPLAY_COMMIT_INTERVAL_MS = 1000;
 
-  private TaskView(TaskViewConfig config, TaskTopics topics, int commitIntervalMs) {
+  private TaskView(TaskViewConfig config, TaskTopics topics, boolean replay) {
     this.config = config;
     this.topics = topics;
     this.remote = new RemoteTaskQueries(config.internalToken());
@@ -61,8 +61,9 @@ public final class TaskView implements TaskQueries, TaskCommands, AutoCloseable 
         ProducerConfig.MAX_BLOCK_MS_CONFIG, 10_000),
         topics.events().keySerde().serializer(), topics.events().valueSerde().serializer());
     Properties props = streamsProps(config);
-    props.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, commitIntervalMs);
-    this.streams = new KafkaStreams(TaskTopology.build(new StreamsBuilder(), topics).build(), props);
+    props.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, replay ? REPLAY_COMMIT_INTERVAL_MS : LIVE_COMMIT_INTERVAL_MS);
+    this.streams = new KafkaStreams(TaskTopology.build(new StreamsBuilder(), topics,
+        TaskTopology.DEFAULT_DEADLINE_SCAN, replay).build(), props);
     this.feed = new KafkaUpdateFeed(config.bootstrapServers(), topics.updates());
     this.self = config.applicationServer() == null ? null : HostInfo.buildFromEndpoint(config.applicationServer());
   }
@@ -82,7 +83,7 @@ public final class TaskView implements TaskQueries, TaskCommands, AutoCloseable 
 
   private static TaskView start(TaskViewConfig config, TaskTopics topics, Duration timeout, boolean withFeed) {
     ensureTopics(config, topics);
-    TaskView view = new TaskView(config, topics, withFeed ? LIVE_COMMIT_INTERVAL_MS : REPLAY_COMMIT_INTERVAL_MS);
+    TaskView view = new TaskView(config, topics, !withFeed);
     try {
       if (withFeed) {
         view.feed.start();
@@ -294,8 +295,8 @@ public final class TaskView implements TaskQueries, TaskCommands, AutoCloseable 
     p.put(StreamsConfig.STATE_DIR_CONFIG, config.stateDir().toString());
     p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
     p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, LIVE_COMMIT_INTERVAL_MS);
-    // the fold forwards its updates itself, so a store cache does not delay them; it collapses the
-    // changelog writes of a task's burst of events into one per commit (replay speed)
+    // the record cache of the stores a replay caches (TaskTopology.build, cacheStates): it collapses
+    // the writes of a task's burst of events into one per commit; the live view's stores are uncached
     p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 32L * 1024 * 1024);
     p.put(StreamsConfig.producerPrefix(org.apache.kafka.clients.producer.ProducerConfig.COMPRESSION_TYPE_CONFIG), "lz4");
     // Streams' own producer default is linger.ms=100: every update would wait up to 100 ms
