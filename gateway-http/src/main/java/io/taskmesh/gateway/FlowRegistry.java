@@ -42,18 +42,32 @@ public final class FlowRegistry {
     return registry;
   }
 
+  /**
+   * How long a changed file must stay byte-for-byte the same before it is applied: a writer that
+   * truncates and then writes (a shell redirect, {@code Files.writeString}) can otherwise be read
+   * empty or half-written, and clients would be told the tools went away.
+   */
+  static final long SETTLE_MS = 100;
+
   /** Re-reads the file; returns true when the flows changed. */
   public synchronized boolean reload() {
     Map<String, FlowConfig> next;
-    if (file == null || !Files.exists(file)) {
-      next = Map.of();
-    } else {
-      try {
-        next = parse(file);
-      } catch (IllegalArgumentException e) {
-        LOG.warn("flow config {} is invalid, keeping the last good one: {}", file, e.getMessage());
-        return false;
+    try {
+      byte[] seen = read();
+      next = seen == null ? Map.of() : parse(seen, String.valueOf(file));
+      if (!next.equals(flows)) {
+        Thread.sleep(SETTLE_MS);
+        if (!java.util.Arrays.equals(seen, read())) {
+          LOG.info("flow config {} is being written; the next reload reads it", file);
+          return false;
+        }
       }
+    } catch (IllegalArgumentException e) {
+      LOG.warn("flow config {} is invalid, keeping the last good one: {}", file, e.getMessage());
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
     }
     if (next.equals(flows)) {
       return false;
@@ -64,6 +78,20 @@ public final class FlowRegistry {
     return true;
   }
 
+  /** The file's bytes, or null when there is no file (no flows). */
+  private byte[] read() {
+    if (file == null) {
+      return null;
+    }
+    try {
+      return Files.readAllBytes(file);
+    } catch (java.nio.file.NoSuchFileException e) {
+      return null;
+    } catch (IOException e) {
+      throw new IllegalArgumentException(file + ": " + e.getMessage(), e);
+    }
+  }
+
   /** Called with the new flows after every change. */
   public void onChange(Consumer<Map<String, FlowConfig>> listener) {
     listeners.add(listener);
@@ -72,7 +100,15 @@ public final class FlowRegistry {
   /** Parses a flow config file; throws {@link IllegalArgumentException} naming what is wrong. */
   public static Map<String, FlowConfig> parse(Path file) {
     try {
-      JsonNode root = YAML.readTree(file.toFile());
+      return parse(Files.readAllBytes(file), file.toString());
+    } catch (IOException e) {
+      throw new IllegalArgumentException(file + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static Map<String, FlowConfig> parse(byte[] yaml, String file) {
+    try {
+      JsonNode root = YAML.readTree(yaml);
       Map<String, FlowConfig> out = new LinkedHashMap<>();
       JsonNode list = root == null ? null : root.get("flows");
       if (list == null || list.isNull()) {

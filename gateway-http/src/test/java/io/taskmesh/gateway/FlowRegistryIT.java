@@ -53,4 +53,30 @@ class FlowRegistryIT {
     assertThat(registry.all()).isEmpty();
     assertThat(changes).hasSize(3);
   }
+
+  @Test
+  void aFileReadWhileItIsBeingRewrittenIsNotApplied() throws Exception {
+    Path file = dir.resolve("flows.yaml");
+    String two = "flows:\n  - {name: a, entrypoint: x, mcp: {}}\n  - {name: b, entrypoint: y, mcp: {}}\n";
+    Files.writeString(file, two);
+    FlowRegistry registry = FlowRegistry.load(file);
+    List<Map<String, FlowConfig>> changes = new ArrayList<>();
+    registry.onChange(changes::add);
+
+    Files.writeString(file, ""); // a writer has truncated the file and not written yet
+    java.util.concurrent.atomic.AtomicBoolean applied = new java.util.concurrent.atomic.AtomicBoolean(true);
+    Thread reloader = new Thread(() -> applied.set(registry.reload()));
+    reloader.start();
+    while (reloader.getState() != Thread.State.TIMED_WAITING && reloader.isAlive()) {
+      Thread.onSpinWait(); // until it has read the empty file and waits for it to settle
+    }
+    Files.writeString(file, two + "  - {name: c, entrypoint: z, mcp: {}}\n");
+    reloader.join();
+
+    assertThat(applied.get()).as("the half-written file was not applied").isFalse();
+    assertThat(changes).isEmpty();
+    assertThat(registry.all()).containsOnlyKeys("a", "b");
+    assertThat(registry.reload()).as("the written file is").isTrue();
+    assertThat(registry.all()).containsOnlyKeys("a", "b", "c");
+  }
 }
