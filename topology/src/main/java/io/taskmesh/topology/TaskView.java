@@ -70,7 +70,7 @@ public final class TaskView implements TaskQueries, TaskCommands, AutoCloseable 
 
   /** Creates the topics when missing, starts the fold and the feed, and waits until both run. */
   public static TaskView start(TaskViewConfig config, TaskTopics topics, Duration timeout) {
-    return start(config, topics, timeout, true);
+    return start(config, topics, timeout, false);
   }
 
   /**
@@ -78,14 +78,14 @@ public final class TaskView implements TaskQueries, TaskCommands, AutoCloseable 
    * replay, where nobody subscribes and the feed would only read back every update the fold writes.
    */
   static TaskView startFoldOnly(TaskViewConfig config, TaskTopics topics, Duration timeout) {
-    return start(config, topics, timeout, false);
+    return start(config, topics, timeout, true);
   }
 
-  private static TaskView start(TaskViewConfig config, TaskTopics topics, Duration timeout, boolean withFeed) {
+  private static TaskView start(TaskViewConfig config, TaskTopics topics, Duration timeout, boolean replay) {
     ensureTopics(config, topics);
-    TaskView view = new TaskView(config, topics, !withFeed);
+    TaskView view = new TaskView(config, topics, replay);
     try {
-      if (withFeed) {
+      if (!replay) {
         view.feed.start();
       }
       view.streams.start();
@@ -176,20 +176,9 @@ public final class TaskView implements TaskQueries, TaskCommands, AutoCloseable 
 
   /** How many tasks this replica's local stores hold (a full scan, without their histories). */
   public int localTaskCount() {
-    try {
-      ReadOnlyKeyValueStore<String, TaskState> store = streams.store(
-          StoreQueryParameters.fromNameAndType(topics.storeName(), QueryableStoreTypes.keyValueStore()));
-      int n = 0;
-      try (org.apache.kafka.streams.state.KeyValueIterator<String, TaskState> it = store.all()) {
-        while (it.hasNext()) {
-          it.next();
-          n++;
-        }
-      }
-      return n;
-    } catch (InvalidStateStoreException e) {
-      throw new ViewUnavailableException("task view is rebalancing, retry shortly", e);
-    }
+    int[] n = {0};
+    scanLocal(s -> n[0]++);
+    return n[0];
   }
 
   /**
@@ -198,44 +187,45 @@ public final class TaskView implements TaskQueries, TaskCommands, AutoCloseable 
    */
   public List<TaskState> localTasks() {
     List<TaskState> out = new java.util.ArrayList<>();
-    try {
-      ReadOnlyKeyValueStore<String, TaskState> store = streams.store(
-          StoreQueryParameters.fromNameAndType(topics.storeName(), QueryableStoreTypes.keyValueStore()));
-      ReadOnlyKeyValueStore<String, TaskUpdate> history = historyStore();
-      try (org.apache.kafka.streams.state.KeyValueIterator<String, TaskState> it = store.all()) {
-        it.forEachRemaining(kv -> out.add(TaskHistory.attach(history, kv.value)));
-      }
-    } catch (InvalidStateStoreException e) {
-      throw new ViewUnavailableException("task view is rebalancing, retry shortly", e);
-    }
+    ReadOnlyKeyValueStore<String, TaskUpdate> history = store(TaskHistory.storeName(topics));
+    scanLocal(s -> out.add(TaskHistory.attach(history, s)));
     out.sort(java.util.Comparator.comparing(TaskState::id));
     return out;
-  }
-
-  /** The history store of every partition this replica owns. */
-  private ReadOnlyKeyValueStore<String, TaskUpdate> historyStore() {
-    return streams.store(
-        StoreQueryParameters.fromNameAndType(TaskHistory.storeName(topics), QueryableStoreTypes.keyValueStore()));
   }
 
   @Override
   public List<TaskState> localTasksOf(String owner) {
     List<TaskState> out = new java.util.ArrayList<>();
-    try {
-      ReadOnlyKeyValueStore<String, TaskState> store = streams.store(
-          StoreQueryParameters.fromNameAndType(topics.storeName(), QueryableStoreTypes.keyValueStore()));
-      ReadOnlyKeyValueStore<String, TaskUpdate> history = historyStore();
-      try (org.apache.kafka.streams.state.KeyValueIterator<String, TaskState> it = store.all()) {
-        it.forEachRemaining(kv -> {
-          if (kv.value != null && java.util.Objects.equals(owner, kv.value.owner())) {
-            out.add(TaskHistory.attach(history, kv.value));
-          }
-        });
+    ReadOnlyKeyValueStore<String, TaskUpdate> history = store(TaskHistory.storeName(topics));
+    scanLocal(s -> {
+      if (java.util.Objects.equals(owner, s.owner())) {
+        out.add(TaskHistory.attach(history, s));
       }
+    });
+    return out;
+  }
+
+  /** Hands every task state of this replica's local stores (without its history) to {@code each}. */
+  private void scanLocal(java.util.function.Consumer<TaskState> each) {
+    ReadOnlyKeyValueStore<String, TaskState> states = store(topics.storeName());
+    try (org.apache.kafka.streams.state.KeyValueIterator<String, TaskState> it = states.all()) {
+      it.forEachRemaining(kv -> {
+        if (kv.value != null) {
+          each.accept(kv.value);
+        }
+      });
     } catch (InvalidStateStoreException e) {
       throw new ViewUnavailableException("task view is rebalancing, retry shortly", e);
     }
-    return out;
+  }
+
+  /** A store of every partition this replica owns. */
+  private <V> ReadOnlyKeyValueStore<String, V> store(String name) {
+    try {
+      return streams.store(StoreQueryParameters.fromNameAndType(name, QueryableStoreTypes.<String, V>keyValueStore()));
+    } catch (InvalidStateStoreException e) {
+      throw new ViewUnavailableException("task view is rebalancing, retry shortly", e);
+    }
   }
 
   /**
