@@ -38,7 +38,7 @@ public final class FlowRegistry {
   /** Loads the file now; start-up with no (or an invalid) file starts with no flows. */
   public static FlowRegistry load(Path file) {
     FlowRegistry registry = new FlowRegistry(file);
-    registry.reload();
+    registry.reload(false); // nobody listens yet, and the next reload corrects a torn read
     return registry;
   }
 
@@ -51,31 +51,40 @@ public final class FlowRegistry {
 
   /** Re-reads the file; returns true when the flows changed. */
   public synchronized boolean reload() {
+    return reload(true);
+  }
+
+  private synchronized boolean reload(boolean settle) {
     Map<String, FlowConfig> next;
     try {
       byte[] seen = read();
       next = seen == null ? Map.of() : parse(seen, String.valueOf(file));
-      if (!next.equals(flows)) {
-        Thread.sleep(SETTLE_MS);
-        if (!java.util.Arrays.equals(seen, read())) {
-          LOG.info("flow config {} is being written; the next reload reads it", file);
-          return false;
-        }
+      if (next.equals(flows)) {
+        return false;
+      }
+      if (settle && !settled(seen)) {
+        LOG.info("flow config {} is being written; the next reload reads it", file);
+        return false;
       }
     } catch (IllegalArgumentException e) {
       LOG.warn("flow config {} is invalid, keeping the last good one: {}", file, e.getMessage());
-      return false;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return false;
-    }
-    if (next.equals(flows)) {
       return false;
     }
     flows = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(next));
     LOG.info("flow config loaded: {}", flows.keySet());
     listeners.forEach(l -> l.accept(flows));
     return true;
+  }
+
+  /** True when the file still reads {@code seen} after {@link #SETTLE_MS}. */
+  private boolean settled(byte[] seen) {
+    try {
+      Thread.sleep(SETTLE_MS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+    return java.util.Arrays.equals(seen, read());
   }
 
   /** The file's bytes, or null when there is no file (no flows). */
