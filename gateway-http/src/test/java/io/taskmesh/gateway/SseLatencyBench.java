@@ -197,10 +197,7 @@ public final class SseLatencyBench {
           java.io.DataInputStream in = new java.io.DataInputStream(new java.io.BufferedInputStream(socket.getInputStream()));
           int i;
           while ((i = next.getAndIncrement()) < total) {
-            long wait = start + i * interval - System.nanoTime();
-            if (wait > 0) {
-              java.util.concurrent.locks.LockSupport.parkNanos(wait); // pacing to the target rate
-            }
+            paceTo(start + i * interval);
             String id = ids.get(i % ids.size());
             int idx = i / ids.size(); // this task's n-th report: index form, strictly increasing
             byte[] body = ("{\"actors\":" + actors + ",\"current_actor_idx\":" + idx
@@ -274,10 +271,7 @@ public final class SseLatencyBench {
       long start = System.nanoTime();
       long interval = TimeUnit.SECONDS.toNanos(1) / rate;
       for (int i = 0; i < total; i++) {
-        long wait = start + i * interval - System.nanoTime();
-        if (wait > 0) {
-          java.util.concurrent.locks.LockSupport.parkNanos(wait);
-        }
+        paceTo(start + i * interval);
         String id = ids.get(i % ids.size());
         int idx = i / ids.size();
         p.send(new ProducerRecord<>(topic, id, io.taskmesh.schemas.TaskEvent.progress(id,
@@ -333,15 +327,20 @@ public final class SseLatencyBench {
     try (KafkaProducer<String, String> p = new KafkaProducer<>(pp, new StringSerializer(), new StringSerializer())) {
       long interval = TimeUnit.SECONDS.toNanos(1) / rate;
       for (int i = 0; i < total; i++) {
-        long wait = start + i * interval - System.nanoTime();
-        if (wait > 0) {
-          java.util.concurrent.locks.LockSupport.parkNanos(wait);
-        }
+        paceTo(start + i * interval);
         p.send(new ProducerRecord<>(topic, "k" + (i % 1000), Long.toString(System.nanoTime())));
       }
     }
     consumer.join();
     return Window.of(samples, start, warmup);
+  }
+
+  /** Waits until {@code nanoTime} reaches {@code due}: every sender keeps one shared schedule. */
+  private static void paceTo(long due) {
+    long wait = due - System.nanoTime();
+    if (wait > 0) {
+      java.util.concurrent.locks.LockSupport.parkNanos(wait);
+    }
   }
 
   private static double ms(long[] sorted, int pct) {
