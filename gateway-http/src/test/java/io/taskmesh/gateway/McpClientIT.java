@@ -104,6 +104,9 @@ class McpClientIT {
       }
     } finally {
       Files.writeString(flows, FLOWS);
+      // the next run's client must not connect while "extra" is still being withdrawn: it would
+      // hear that withdrawal as the change it waits for
+      awaitUnknownTool("extra");
     }
     assertThat(node.waitFor(60, TimeUnit.SECONDS)).isTrue();
     assertThat(node.exitValue()).as(events.toString()).isZero();
@@ -206,6 +209,21 @@ class McpClientIT {
       out.flush();
       return new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.UTF_8)).readLine();
     }
+  }
+
+  /** Waits until {@code POST /tools/call} answers 404 for the tool (the poller applied the config). */
+  private static void awaitUnknownTool(String name) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    int status = 0;
+    while (System.nanoTime() < deadline) {
+      status = HTTP.send(post("/tools/call", "{\"name\":\"" + name + "\",\"arguments\":{}}")
+          .header("Authorization", "Bearer " + KEY).build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+      if (status == 404) {
+        return;
+      }
+      Thread.sleep(50);
+    }
+    assertThat(status).as("tool " + name + " still known after the flow config was restored").isEqualTo(404);
   }
 
   private static HttpRequest.Builder post(String path, String body) {
