@@ -27,6 +27,8 @@ import org.slf4j.LoggerFactory;
  */
 final class EnvelopeProcessor implements ActorLoop.Handler {
   private static final Logger LOG = LoggerFactory.getLogger(EnvelopeProcessor.class);
+  /** How long routing waits for this actor's progress reports (a slow gateway must not stall the actor). */
+  static final Duration REPORT_WAIT = Duration.ofSeconds(2);
   private static final List<String> TRACE_HEADERS = List.of("traceparent", "tracestate");
 
   private final SidecarConfig config;
@@ -61,7 +63,10 @@ final class EnvelopeProcessor implements ActorLoop.Handler {
           "route.curr is '" + e.route().curr() + "' but this is actor '" + config.actorName() + "'")));
     }
     reporter.progress(e, e.route(), "received", null);
-    return invokeWithPolicy(e);
+    Outcome outcome = invokeWithPolicy(e);
+    // the next hop's reports, and x-sink's final one, must not overtake this actor's
+    reporter.awaitSent(REPORT_WAIT);
+    return outcome;
   }
 
   private Outcome invokeWithPolicy(Envelope e) {

@@ -16,6 +16,9 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,7 +36,10 @@ public final class GatewayReporter implements AutoCloseable {
 
   private final String defaultUrl;
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-  private final BlockingQueue<HttpRequest> lane = new ArrayBlockingQueue<>(10_000);
+  /** HTTP requests, and markers ({@link CompletableFuture}) a caller waits on to see the lane drained up to them. */
+  private final BlockingQueue<Object> lane = new ArrayBlockingQueue<>(10_000);
+  /** Requests queued and not yet sent or failed (one may be in flight while the lane is empty). */
+  private final java.util.concurrent.atomic.AtomicInteger unsent = new java.util.concurrent.atomic.AtomicInteger();
   private final Thread sender;
   private volatile boolean closed;
 
@@ -131,8 +137,35 @@ public final class GatewayReporter implements AutoCloseable {
     if (base == null || closed) {
       return;
     }
+    unsent.incrementAndGet();
     if (!lane.offer(request(base, e.id(), kind, body))) {
+      unsent.decrementAndGet();
       LOG.warn("report queue full: {} report for {} dropped", kind, e.id());
+    }
+  }
+
+  /**
+   * Waits (at most {@code max}) until every report queued before this call was sent or failed.
+   * The sidecar calls it before routing an envelope on, so the next actor's reports and x-sink's
+   * final report cannot overtake this actor's: a {@code completed} that reached the gateway after
+   * the final one would be dropped as stale.
+   */
+  public void awaitSent(Duration max) {
+    if (closed || unsent.get() == 0) {
+      return;
+    }
+    CompletableFuture<Void> marker = new CompletableFuture<>();
+    if (!lane.offer(marker)) {
+      return; // full: the reports are being dropped anyway
+    }
+    try {
+      marker.get(max.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (TimeoutException slow) {
+      LOG.warn("progress reports not sent within {} ms; routing on", max.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException cannotHappen) {
+      // markers are only ever completed normally
     }
   }
 
@@ -146,13 +179,17 @@ public final class GatewayReporter implements AutoCloseable {
 
   private void drain() {
     while (!closed || !lane.isEmpty()) {
-      HttpRequest req;
+      Object item;
       try {
-        req = lane.poll(200, TimeUnit.MILLISECONDS);
+        item = lane.poll(200, TimeUnit.MILLISECONDS);
       } catch (InterruptedException e) {
         return;
       }
-      if (req == null) {
+      if (item instanceof CompletableFuture<?> marker) {
+        marker.complete(null);
+        continue;
+      }
+      if (!(item instanceof HttpRequest req)) {
         continue;
       }
       try {
@@ -164,6 +201,8 @@ public final class GatewayReporter implements AutoCloseable {
         return;
       } catch (Exception e) {
         LOG.warn("{} failed: {}", req.uri(), e.toString());
+      } finally {
+        unsent.decrementAndGet();
       }
     }
   }
