@@ -54,6 +54,9 @@ final class ActorLoop implements AutoCloseable {
   @FunctionalInterface
   interface Handler {
     Outcome handle(ConsumerRecord<String, byte[]> record);
+
+    /** Runs once per batch before its outputs are committed, i.e. before anyone downstream can read them. */
+    default void beforeCommit() {}
   }
 
   private final SidecarConfig config;
@@ -273,6 +276,9 @@ final class ActorLoop implements AutoCloseable {
       return true;
     }
     admin.ensure(outputs.stream().map(Outcome.Output::topic).distinct().toList());
+    if (!outputs.isEmpty()) {
+      handler.beforeCommit();
+    }
     try {
       producer.beginTransaction();
       for (Outcome.Output o : outputs) {

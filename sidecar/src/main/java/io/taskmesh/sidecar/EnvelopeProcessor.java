@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
  */
 final class EnvelopeProcessor implements ActorLoop.Handler {
   private static final Logger LOG = LoggerFactory.getLogger(EnvelopeProcessor.class);
-  /** How long routing waits for this actor's progress reports (a slow gateway must not stall the actor). */
+  /** How long a batch's commit waits for this actor's progress reports (a slow gateway must not stall the actor). */
   static final Duration REPORT_WAIT = Duration.ofSeconds(2);
   private static final List<String> TRACE_HEADERS = List.of("traceparent", "tracestate");
 
@@ -63,10 +63,17 @@ final class EnvelopeProcessor implements ActorLoop.Handler {
           "route.curr is '" + e.route().curr() + "' but this is actor '" + config.actorName() + "'")));
     }
     reporter.progress(e, e.route(), "received", null);
-    Outcome outcome = invokeWithPolicy(e);
-    // the next hop's reports, and x-sink's final one, must not overtake this actor's
+    return invokeWithPolicy(e);
+  }
+
+  /**
+   * The batch's outputs become readable downstream at its commit: from then on the next actor's
+   * reports, and x-sink's final one, could overtake this actor's. So they are sent first; once
+   * per batch, not once per envelope.
+   */
+  @Override
+  public void beforeCommit() {
     reporter.awaitSent(REPORT_WAIT);
-    return outcome;
   }
 
   private Outcome invokeWithPolicy(Envelope e) {
