@@ -46,7 +46,7 @@ class AuthMatrixIT {
     env.put("SVC_GATEWAY_MODE", "api");
     env.put("SVC_MCP_API_KEY", MCP_KEY);
     env.put("SVC_A2A_API_KEY", A2A_KEY);
-    gateway = Gateway.start(GatewayConfig.fromEnv(env));
+    gateway = TaskHttp.start(env);
     base = "http://127.0.0.1:" + gateway.port();
   }
 
