@@ -20,6 +20,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,7 +40,7 @@ public final class GatewayReporter implements AutoCloseable {
   /** HTTP requests, and markers ({@link CompletableFuture}) a caller waits on to see the lane drained up to them. */
   private final BlockingQueue<Object> lane = new ArrayBlockingQueue<>(10_000);
   /** Requests queued and not yet sent or failed (one may be in flight while the lane is empty). */
-  private final java.util.concurrent.atomic.AtomicInteger unsent = new java.util.concurrent.atomic.AtomicInteger();
+  private final AtomicInteger unsent = new AtomicInteger();
   private final Thread sender;
   private volatile boolean closed;
 
@@ -146,9 +147,9 @@ public final class GatewayReporter implements AutoCloseable {
 
   /**
    * Waits (at most {@code max}) until every report queued before this call was sent or failed.
-   * The sidecar calls it before routing an envelope on, so the next actor's reports and x-sink's
-   * final report cannot overtake this actor's: a {@code completed} that reached the gateway after
-   * the final one would be dropped as stale.
+   * The sidecar calls it before committing a batch's outputs, so the next actor's reports and
+   * x-sink's final report cannot overtake this actor's: a {@code completed} that reached the
+   * gateway after the final one would be dropped as stale.
    */
   public void awaitSent(Duration max) {
     if (closed || unsent.get() == 0) {
@@ -161,7 +162,7 @@ public final class GatewayReporter implements AutoCloseable {
     try {
       marker.get(max.toMillis(), TimeUnit.MILLISECONDS);
     } catch (TimeoutException slow) {
-      LOG.warn("progress reports not sent within {} ms; routing on", max.toMillis());
+      LOG.warn("progress reports not sent within {} ms; committing the batch anyway", max.toMillis());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (ExecutionException cannotHappen) {
