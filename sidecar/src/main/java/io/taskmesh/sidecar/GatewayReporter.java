@@ -14,6 +14,8 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
@@ -27,9 +29,10 @@ import org.slf4j.LoggerFactory;
 /**
  * Reports to the gateway's legacy mesh routes ({@code /mesh/{id}/progress|final|fly}), or, when
  * the envelope carries {@code x-svc-gateway-protocol: events} (mesh-api stamps it), to mesh-api's
- * {@code POST {url}/mesh/{id}/events} with {@code {type: status|fly, ...}} bodies. Progress and FLY go through one ordered lane (a
- * bounded queue drained by one thread) so reports keep their order and never block routing; a
- * full queue or a failed POST is logged and dropped. Final reports are sent synchronously with a
+ * {@code POST {url}/mesh/{id}/events} with {@code {type: status|fly, ...}} bodies. Progress and FLY go through ordered lanes (bounded
+ * queues, each drained by one thread; a task's reports always take the same lane, so they keep
+ * their order, while different tasks' reports are sent in parallel); a full queue or a failed
+ * POST is logged and dropped. {@link #awaitSent} lets the sidecar wait for them before a commit. Final reports are sent synchronously with a
  * few retries, since they end the task.
  */
 public final class GatewayReporter implements AutoCloseable {
@@ -37,18 +40,61 @@ public final class GatewayReporter implements AutoCloseable {
 
   private final String defaultUrl;
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-  /** HTTP requests, and markers ({@link CompletableFuture}) a caller waits on to see the lane drained up to them. */
-  private final BlockingQueue<Object> lane = new ArrayBlockingQueue<>(10_000);
-  /** Requests queued and not yet sent or failed (one may be in flight while the lane is empty). */
-  private final AtomicInteger unsent = new AtomicInteger();
-  private final Thread sender;
+  /** Report lanes: one sequential HTTP/1.1 sender caps a sidecar at one report per round trip. */
+  static final int LANES = 4;
+  private final Lane[] lanes = new Lane[LANES];
   private volatile boolean closed;
 
   public GatewayReporter(String defaultUrl) {
     this.defaultUrl = defaultUrl;
-    this.sender = new Thread(this::drain, "gateway-reporter");
-    sender.setDaemon(true);
-    sender.start();
+    for (int i = 0; i < LANES; i++) {
+      lanes[i] = new Lane("gateway-reporter-" + i);
+    }
+  }
+
+  /** One ordered lane: a bounded queue and the thread that sends it. */
+  private final class Lane {
+    /** HTTP requests, and markers ({@link CompletableFuture}) a caller waits on to see the lane drained up to them. */
+    final BlockingQueue<Object> queue = new ArrayBlockingQueue<>(10_000 / LANES);
+    /** Requests queued and not yet sent or failed (one may be in flight while the queue is empty). */
+    final AtomicInteger unsent = new AtomicInteger();
+    final Thread sender;
+
+    Lane(String name) {
+      sender = new Thread(this::drain, name);
+      sender.setDaemon(true);
+      sender.start();
+    }
+
+    private void drain() {
+      while (!closed || !queue.isEmpty()) {
+        Object item;
+        try {
+          item = queue.poll(200, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+          return;
+        }
+        if (item instanceof CompletableFuture<?> marker) {
+          marker.complete(null);
+          continue;
+        }
+        if (!(item instanceof HttpRequest req)) {
+          continue;
+        }
+        try {
+          HttpResponse<Void> r = http.send(req, HttpResponse.BodyHandlers.discarding());
+          if (r.statusCode() / 100 != 2) {
+            LOG.warn("{} answered {}", req.uri(), r.statusCode());
+          }
+        } catch (InterruptedException e) {
+          return;
+        } catch (Exception e) {
+          LOG.warn("{} failed: {}", req.uri(), e.toString());
+        } finally {
+          unsent.decrementAndGet();
+        }
+      }
+    }
   }
 
   /** The header {@code x-svc-gateway-url} when present, else the configured URL, else null (no reports). */
@@ -138,9 +184,10 @@ public final class GatewayReporter implements AutoCloseable {
     if (base == null || closed) {
       return;
     }
-    unsent.incrementAndGet();
-    if (!lane.offer(request(base, e.id(), kind, body))) {
-      unsent.decrementAndGet();
+    Lane lane = lanes[Math.floorMod(e.id().hashCode(), LANES)];
+    lane.unsent.incrementAndGet();
+    if (!lane.queue.offer(request(base, e.id(), kind, body))) {
+      lane.unsent.decrementAndGet();
       LOG.warn("report queue full: {} report for {} dropped", kind, e.id());
     }
   }
@@ -152,15 +199,21 @@ public final class GatewayReporter implements AutoCloseable {
    * gateway after the final one would be dropped as stale.
    */
   public void awaitSent(Duration max) {
-    if (closed || unsent.get() == 0) {
+    if (closed) {
       return;
     }
-    CompletableFuture<Void> marker = new CompletableFuture<>();
-    if (!lane.offer(marker)) {
-      return; // full: the reports are being dropped anyway
+    List<CompletableFuture<Void>> markers = new ArrayList<>();
+    for (Lane lane : lanes) {
+      CompletableFuture<Void> marker = new CompletableFuture<>();
+      if (lane.unsent.get() > 0 && lane.queue.offer(marker)) { // a full lane is dropping reports anyway
+        markers.add(marker);
+      }
+    }
+    if (markers.isEmpty()) {
+      return;
     }
     try {
-      marker.get(max.toMillis(), TimeUnit.MILLISECONDS);
+      CompletableFuture.allOf(markers.toArray(CompletableFuture[]::new)).get(max.toMillis(), TimeUnit.MILLISECONDS);
     } catch (TimeoutException slow) {
       LOG.warn("progress reports not sent within {} ms; committing the batch anyway", max.toMillis());
     } catch (InterruptedException e) {
@@ -178,46 +231,19 @@ public final class GatewayReporter implements AutoCloseable {
         .build();
   }
 
-  private void drain() {
-    while (!closed || !lane.isEmpty()) {
-      Object item;
-      try {
-        item = lane.poll(200, TimeUnit.MILLISECONDS);
-      } catch (InterruptedException e) {
-        return;
-      }
-      if (item instanceof CompletableFuture<?> marker) {
-        marker.complete(null);
-        continue;
-      }
-      if (!(item instanceof HttpRequest req)) {
-        continue;
-      }
-      try {
-        HttpResponse<Void> r = http.send(req, HttpResponse.BodyHandlers.discarding());
-        if (r.statusCode() / 100 != 2) {
-          LOG.warn("{} answered {}", req.uri(), r.statusCode());
-        }
-      } catch (InterruptedException e) {
-        return;
-      } catch (Exception e) {
-        LOG.warn("{} failed: {}", req.uri(), e.toString());
-      } finally {
-        unsent.decrementAndGet();
-      }
-    }
-  }
-
   /** Sends what is queued (up to 5 s), then stops. */
   @Override
   public void close() {
     closed = true;
-    try {
-      sender.join(5_000);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    for (Lane lane : lanes) {
+      try {
+        lane.sender.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      lane.sender.interrupt();
     }
-    sender.interrupt();
   }
 
   private static void sleep(long ms) {

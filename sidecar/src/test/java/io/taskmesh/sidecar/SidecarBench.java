@@ -30,7 +30,8 @@ import org.apache.kafka.common.serialization.StringSerializer;
 /**
  * Benchmarks of issue 4 item 7, each beside its baseline from the same run (not a test; see the
  * README for the command). Real broker (LocalKafka, or {@code KAFKA_BOOTSTRAP_SERVERS}), real
- * Python runtimes, no gateway reports.
+ * Python runtimes; no gateway reports, or with {@code -Dreports=true} every sidecar reports to a
+ * real local HTTP server ({@link GatewayRecorder}) and waits for its reports before each commit.
  *
  * <ol>
  *   <li>envelopes/s through one actor (trivial echo handler) vs raw {@code /invoke} round trips
@@ -45,7 +46,9 @@ public final class SidecarBench {
   private final String bootstrap;
   private final List<AutoCloseable> closing = new ArrayList<>();
   private final KafkaProducer<String, byte[]> producer;
-  private final GatewayReporter noReports = new GatewayReporter(null);
+  private static final boolean REPORTS = Boolean.getBoolean("reports");
+  private final GatewayRecorder gateway;
+  private final GatewayReporter reporter;
 
   private SidecarBench(String bootstrap) {
     this.bootstrap = bootstrap;
@@ -55,6 +58,8 @@ public final class SidecarBench {
     p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
     p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
     producer = new KafkaProducer<>(p);
+    gateway = REPORTS ? new GatewayRecorder() : null;
+    reporter = new GatewayReporter(REPORTS ? gateway.url() : null);
   }
 
   public static void main(String[] args) throws Exception {
@@ -65,8 +70,10 @@ public final class SidecarBench {
     if (bootstrap == null) {
       bootstrap = LocalKafka.shared().bootstrapServers();
     }
-    System.out.printf("sidecar bench: %d cores, java %s, broker %s%n", Runtime.getRuntime().availableProcessors(),
-        System.getProperty("java.version"), bootstrap);
+    // the JDK HttpServer writes headers and body apart: with Nagle each answer waits for a delayed ACK
+    System.setProperty("sun.net.httpserver.nodelay", "true");
+    System.out.printf("sidecar bench: %d cores, java %s, broker %s, gateway reports %s%n",
+        Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"), bootstrap, REPORTS ? "on" : "off");
     SidecarBench b = new SidecarBench(bootstrap);
     try {
       b.oneActor(envelopes);
@@ -204,7 +211,7 @@ public final class SidecarBench {
 
   private void sidecar(RuntimeProcess rt, SidecarConfig cfg) {
     RuntimeClient client = new RuntimeClient(rt.socketPath());
-    Sidecar s = new Sidecar(cfg, client, noReports, status -> {
+    Sidecar s = new Sidecar(cfg, client, reporter, status -> {
       throw new IllegalStateException("sidecar exit " + status);
     }, Duration.ofSeconds(30));
     s.start();
@@ -306,7 +313,10 @@ public final class SidecarBench {
         // best effort
       }
     }
-    noReports.close();
+    reporter.close();
+    if (gateway != null) {
+      gateway.close();
+    }
     producer.close();
   }
 }
