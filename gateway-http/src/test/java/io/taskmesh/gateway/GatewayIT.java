@@ -58,9 +58,6 @@ class GatewayIT {
     env.put("SVC_CONFIG_PATH", flows.toString());
     env.put("SVC_STATE_DIR", dir.resolve("state").toString());
     env.put("SVC_STREAMS_APPLICATION_ID", "gateway-it-" + UUID.randomUUID());
-    // its own task topics: the process env's defaults would fold every other test class's events
-    env.put("SVC_TASK_EVENTS_TOPIC", env.get("SVC_STREAMS_APPLICATION_ID") + ".task-events");
-    env.put("SVC_TASK_UPDATES_TOPIC", env.get("SVC_STREAMS_APPLICATION_ID") + ".task-updates");
     gateway = TaskHttp.start(env);
     base = "http://127.0.0.1:" + gateway.port();
   }

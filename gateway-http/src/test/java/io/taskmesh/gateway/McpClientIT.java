@@ -74,9 +74,6 @@ class McpClientIT {
     env.put("SVC_STATE_DIR", dir.resolve("state").toString());
     env.put("SVC_STREAMS_APPLICATION_ID", "mcp-it-" + UUID.randomUUID());
     env.put("SVC_NAMESPACE", "mcpit");
-    // its own task topics: the process env's defaults would fold every other test class's events
-    env.put("SVC_TASK_EVENTS_TOPIC", env.get("SVC_STREAMS_APPLICATION_ID") + ".task-events");
-    env.put("SVC_TASK_UPDATES_TOPIC", env.get("SVC_STREAMS_APPLICATION_ID") + ".task-updates");
     gateway = TaskHttp.start(env);
     base = "http://127.0.0.1:" + gateway.port();
     nodeDir = NodeClients.ensureInstalled();

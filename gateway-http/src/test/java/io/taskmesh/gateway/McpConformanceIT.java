@@ -40,9 +40,6 @@ class McpConformanceIT {
     env.put("SVC_CONFIG_PATH", flows.toString());
     env.put("SVC_STATE_DIR", dir.resolve("state").toString());
     env.put("SVC_STREAMS_APPLICATION_ID", "mcp-conformance-" + UUID.randomUUID());
-    // its own task topics: the process env's defaults would fold every other test class's events
-    env.put("SVC_TASK_EVENTS_TOPIC", env.get("SVC_STREAMS_APPLICATION_ID") + ".task-events");
-    env.put("SVC_TASK_UPDATES_TOPIC", env.get("SVC_STREAMS_APPLICATION_ID") + ".task-updates");
     gateway = TaskHttp.start(env);
     nodeDir = NodeClients.ensureInstalled();
   }

@@ -139,7 +139,7 @@ public final class SseLatencyBench {
     env.put("SVC_TASK_EVENTS_TOPIC", prefix + ".task-events");
     env.put("SVC_TASK_UPDATES_TOPIC", prefix + ".task-updates");
     env.put("SVC_NAMESPACE", prefix);
-    return Gateway.start(GatewayConfig.fromEnv(env), TaskSettings.fromEnv(env));
+    return TaskHttp.start(env);
   }
 
   /**

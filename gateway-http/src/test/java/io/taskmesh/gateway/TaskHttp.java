@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
 /** Test helpers for the task side of the gateway: env of a replica, HTTP calls, waiting on a read model. */
-final class TaskHttp {
+public final class TaskHttp {
   static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
   private TaskHttp() {}
@@ -65,8 +65,18 @@ final class TaskHttp {
     }
   }
 
-  static Gateway start(Map<String, String> env) {
-    return Gateway.start(GatewayConfig.fromEnv(env), TaskSettings.fromEnv(env));
+  /**
+   * Starts a gateway on the task topics of {@code env}; a test that names none gets topics of its
+   * own, after its application id (the defaults would fold every other test class's events).
+   */
+  public static Gateway start(Map<String, String> env) {
+    Map<String, String> own = new HashMap<>(env);
+    String app = env.get("SVC_STREAMS_APPLICATION_ID");
+    if (app != null) {
+      own.putIfAbsent("SVC_TASK_EVENTS_TOPIC", app + ".task-events");
+      own.putIfAbsent("SVC_TASK_UPDATES_TOPIC", app + ".task-updates");
+    }
+    return Gateway.start(GatewayConfig.fromEnv(own), TaskSettings.fromEnv(own));
   }
 
   static int freePort() {

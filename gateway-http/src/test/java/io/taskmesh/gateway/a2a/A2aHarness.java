@@ -13,8 +13,7 @@ import com.nimbusds.jwt.SignedJWT;
 import com.sun.net.httpserver.HttpServer;
 import io.taskmesh.devkit.LocalKafka;
 import io.taskmesh.gateway.Gateway;
-import io.taskmesh.gateway.GatewayConfig;
-import io.taskmesh.gateway.TaskSettings;
+import io.taskmesh.gateway.TaskHttp;
 import io.taskmesh.schemas.Json;
 import java.io.BufferedReader;
 import java.io.InputStream;
@@ -81,10 +80,7 @@ final class A2aHarness implements AutoCloseable {
     env.put("SVC_A2A_JWT_AUDIENCE", AUDIENCE);
     env.put("SVC_A2A_PUSH_ALLOW_PRIVATE", "true");
     env.putAll(extraEnv);
-    // its own task topics: the process env's defaults would fold every other test class's events
-    env.put("SVC_TASK_EVENTS_TOPIC", env.get("SVC_STREAMS_APPLICATION_ID") + ".task-events");
-    env.put("SVC_TASK_UPDATES_TOPIC", env.get("SVC_STREAMS_APPLICATION_ID") + ".task-updates");
-    gateway = Gateway.start(GatewayConfig.fromEnv(env), TaskSettings.fromEnv(env));
+    gateway = TaskHttp.start(env);
     base = "http://127.0.0.1:" + gateway.port();
   }
 
