@@ -29,19 +29,21 @@ import org.slf4j.LoggerFactory;
 /**
  * Reports to the gateway's legacy mesh routes ({@code /mesh/{id}/progress|final|fly}), or, when
  * the envelope carries {@code x-svc-gateway-protocol: events} (mesh-api stamps it), to mesh-api's
- * {@code POST {url}/mesh/{id}/events} with {@code {type: status|fly, ...}} bodies. Progress and FLY go through ordered lanes (bounded
- * queues, each drained by one thread; a task's reports always take the same lane, so they keep
- * their order, while different tasks' reports are sent in parallel); a full queue or a failed
- * POST is logged and dropped. {@link #awaitSent} lets the sidecar wait for them before a commit. Final reports are sent synchronously with a
- * few retries, since they end the task.
+ * {@code POST {url}/mesh/{id}/events} with {@code {type: status|fly, ...}} bodies.
+ *
+ * <p>Progress and FLY go through ordered lanes: bounded queues, each drained by one thread. A
+ * task's reports always take the same lane, so they keep their order; different tasks' reports
+ * are sent in parallel. A full queue or a failed POST is logged and dropped. {@link #awaitSent}
+ * lets the sidecar wait for them before a commit. Final reports are sent synchronously with a few
+ * retries, since they end the task.
  */
 public final class GatewayReporter implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(GatewayReporter.class);
+  /** Report lanes: one sequential HTTP/1.1 sender caps a sidecar at one report per round trip. */
+  static final int LANES = 4;
 
   private final String defaultUrl;
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-  /** Report lanes: one sequential HTTP/1.1 sender caps a sidecar at one report per round trip. */
-  static final int LANES = 4;
   private final Lane[] lanes = new Lane[LANES];
   private volatile boolean closed;
 

@@ -65,13 +65,13 @@ class TaskTopologyTest {
   void aTaskOutOfTheProcessorsRecentStatesIsReadBackFromTheStore() {
     Route route = Route.start("a", List.of("b"));
     send(created("old", route));
-    send(TaskEvent.progress("old", ProgressReport.routeForm(route, "received", null)));
+    send(progress("old", route, "received"));
     for (int i = 0; i < TaskTopology.RECENT_STATES + 10; i++) {
       send(created("filler-" + i, route)); // pushes "old" out of the processor's recent states
     }
     updates.readValuesToList();
-    send(TaskEvent.progress("old", ProgressReport.routeForm(route, "completed", null)));
-    send(TaskEvent.progress("old", ProgressReport.routeForm(route, "received", null))); // stale: no update
+    send(progress("old", route, "completed"));
+    send(progress("old", route, "received")); // stale: no update
 
     List<TaskUpdate> out = updates.readValuesToList();
     assertThat(out).extracting(TaskUpdate::seq).containsExactly(3L);
@@ -84,10 +84,10 @@ class TaskTopologyTest {
   void foldsOneTaskFromCreatedToSucceeded() {
     Route route = Route.start("a", List.of("b"));
     send(created("t1", route));
-    send(TaskEvent.progress("t1", ProgressReport.routeForm(route, "received", null)));
-    send(TaskEvent.progress("t1", ProgressReport.routeForm(route, "completed", null)));
+    send(progress("t1", route, "received"));
+    send(progress("t1", route, "completed"));
     Route second = new Route(List.of("a"), "b", List.of());
-    send(TaskEvent.progress("t1", ProgressReport.routeForm(second, "processing", null)));
+    send(progress("t1", second, "processing"));
     send(TaskEvent.finished("t1", new FinalReport("t1", "succeeded",
         JsonNodeFactory.instance.objectNode().put("text", "done"), null, "b", null)));
 
@@ -110,14 +110,14 @@ class TaskTopologyTest {
   @Test
   void duplicateStaleAndLateEventsChangeNothing() {
     Route route = Route.start("a", List.of());
-    TaskEvent processing = TaskEvent.progress("t2", ProgressReport.routeForm(route, "processing", null));
+    TaskEvent processing = progress("t2", route, "processing");
     send(created("t2", route));
     send(processing);
     send(processing); // same event id: re-delivery
-    send(TaskEvent.progress("t2", ProgressReport.routeForm(route, "received", null))); // stale
+    send(progress("t2", route, "received")); // stale
     send(TaskEvent.finished("t2", new FinalReport("t2", "failed", null, "boom", "a", null)));
     send(TaskEvent.finished("t2", new FinalReport("t2", "succeeded", null, null, "a", null))); // after terminal
-    send(TaskEvent.progress("t2", ProgressReport.routeForm(route, "completed", null))); // after terminal
+    send(progress("t2", route, "completed")); // after terminal
 
     assertThat(updates.readValuesToList()).extracting(TaskUpdate::status)
         .containsExactly("pending", "running", "failed");
@@ -152,7 +152,7 @@ class TaskTopologyTest {
     Route route = Route.start("a", List.of("b"));
     send(created("p1", route));
     send(TaskEvent.progress("p1", new ProgressReport(null, null, null, List.of("a", "b"), 1, "received", null)));
-    send(TaskEvent.progress("p1", ProgressReport.routeForm(route, "completed", null))); // 50 < 55: stale
+    send(progress("p1", route, "completed")); // 50 < 55: stale
     send(TaskEvent.progress("p1", new ProgressReport(null, null, null, List.of("a", "b"), 1, "received", null)));
     send(TaskEvent.progress("p1", new ProgressReport(List.of("a"), "b", List.of(), null, null, "processing", null)));
     assertThat(updates.readValuesToList()).extracting(TaskUpdate::progressPercent).containsExactly(0.0, 55.0, 75.0);
@@ -171,12 +171,12 @@ class TaskTopologyTest {
   void pausedThenFinalOrCanceled() {
     Route route = Route.start("a", List.of("b"));
     send(created("q1", route));
-    send(TaskEvent.progress("q1", ProgressReport.routeForm(route, "processing", null)));
+    send(progress("q1", route, "processing"));
     TaskEvent pause = TaskEvent.paused("q1", new FinalReport("q1", "paused", null, null, "a", null));
     send(pause);
     send(pause); // duplicate
     send(TaskEvent.paused("q1", new FinalReport("q1", "paused", null, null, "a", null))); // already paused
-    send(TaskEvent.progress("q1", ProgressReport.routeForm(route, "completed", null))); // late report
+    send(progress("q1", route, "completed")); // late report
     TaskState paused = store.get("q1");
     assertThat(paused.status()).isEqualTo("paused");
     assertThat(paused.progressPercent()).isEqualTo(25.0);
@@ -198,7 +198,7 @@ class TaskTopologyTest {
     send(created("r1", route));
     send(TaskEvent.resumed("r1", "too early")); // not paused: no-op
     assertThat(store.get("r1").status()).isEqualTo("pending");
-    send(TaskEvent.progress("r1", ProgressReport.routeForm(route, "processing", null)));
+    send(progress("r1", route, "processing"));
     send(TaskEvent.paused("r1", new FinalReport("r1", "paused", null, null, "x-pause", null)));
     TaskEvent resume = TaskEvent.resumed("r1", "new input");
     send(resume);
@@ -208,7 +208,7 @@ class TaskTopologyTest {
     assertThat(resumed.message()).isEqualTo("Task resumed: new input");
     assertThat(resumed.progressPercent()).isEqualTo(25.0);
     Route atB = new Route(List.of("a"), "b", List.of());
-    send(TaskEvent.progress("r1", ProgressReport.routeForm(atB, "received", null)));
+    send(progress("r1", atB, "received"));
     assertThat(store.get("r1").progressPercent()).isGreaterThan(25.0);
     send(TaskEvent.finished("r1", new FinalReport("r1", "succeeded", null, null, "x-sink", null)));
     send(TaskEvent.resumed("r1", "after the end")); // terminal: no-op
@@ -220,10 +220,10 @@ class TaskTopologyTest {
   void cancelMovesAnyNonFinalTaskToCanceledAndIsFinal() {
     Route route = Route.start("a", List.of());
     send(created("c1", route));
-    send(TaskEvent.progress("c1", ProgressReport.routeForm(route, "received", null)));
+    send(progress("c1", route, "received"));
     send(TaskEvent.canceled("c1", null));
     send(TaskEvent.finished("c1", new FinalReport("c1", "succeeded", null, null, "x-sink", null)));
-    send(TaskEvent.progress("c1", ProgressReport.routeForm(route, "completed", null)));
+    send(progress("c1", route, "completed"));
     send(TaskEvent.paused("c1", new FinalReport("c1", "paused", null, null, "a", null)));
     send(TaskEvent.canceled("c1", "again"));
     send(TaskEvent.canceled("unknown", "no such task"));
@@ -280,7 +280,7 @@ class TaskTopologyTest {
     send(createdWithDeadline("d1", route, start.plusSeconds(5)));
     send(createdWithDeadline("d2", route, start.plusSeconds(5)));
     send(createdWithDeadline("d3", route, start.plusSeconds(60)));
-    send(TaskEvent.progress("d1", ProgressReport.routeForm(route, "processing", null)));
+    send(progress("d1", route, "processing"));
     send(TaskEvent.finished("d2", new FinalReport("d2", "succeeded", null, null, "x-sink", null)));
     assertThat(indexed()).containsExactlyInAnyOrder("d1", "d3"); // d2 is final: out of the index
     updates.readValuesToList();
@@ -364,12 +364,12 @@ class TaskTopologyTest {
     Route route = Route.start("a", List.of("b"));
     // folded by the pure function, so the history is inline, as an earlier version stored it
     TaskState folded = TaskFold.apply(null, created("legacy", route)).orElseThrow().state();
-    folded = TaskFold.apply(folded, TaskEvent.progress("legacy", ProgressReport.routeForm(route, "received", null)))
+    folded = TaskFold.apply(folded, progress("legacy", route, "received"))
         .orElseThrow().state();
     store.put("legacy", folded);
     assertThat(withHistory("legacy").history()).extracting(TaskUpdate::seq).containsExactly(1L, 2L);
 
-    send(TaskEvent.progress("legacy", ProgressReport.routeForm(route, "completed", null)));
+    send(progress("legacy", route, "completed"));
     assertThat(store.get("legacy").history()).isEmpty();
     assertThat(withHistory("legacy").history()).extracting(TaskUpdate::seq).containsExactly(1L, 2L, 3L);
   }
@@ -378,12 +378,17 @@ class TaskTopologyTest {
   void anIdThatStartsWithAnotherIdAndABarDoesNotLendItsHistory() {
     Route route = Route.start("a", List.of("b"));
     send(created("x", route));
-    send(TaskEvent.progress("x", ProgressReport.routeForm(route, "received", null)));
-    send(TaskEvent.progress("x", ProgressReport.routeForm(route, "completed", null)));
+    send(progress("x", route, "received"));
+    send(progress("x", route, "completed"));
     String sneaky = "x|0000000000000000002|y";
     send(created(sneaky, route)); // its key sorts between x's updates 2 and 3
     assertThat(withHistory("x").history()).extracting(TaskUpdate::id).containsOnly("x");
     assertThat(withHistory(sneaky).history()).extracting(TaskUpdate::id).containsExactly(sneaky);
+  }
+
+  /** A route-form progress report without a message. */
+  private static TaskEvent progress(String id, Route route, String state) {
+    return TaskEvent.progress(id, ProgressReport.routeForm(route, state, null));
   }
 
   private TaskState withHistory(String id) {
