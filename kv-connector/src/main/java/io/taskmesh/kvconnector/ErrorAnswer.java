@@ -2,7 +2,7 @@ package io.taskmesh.kvconnector;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.javalin.http.HttpResponseException;
+import io.vertx.pgclient.PgException;
 import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
 import java.util.Map;
@@ -10,26 +10,30 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The one mapping from errors to answers ({@code {error, message}} bodies), shared by the Javalin
- * routes and the key routes served by {@link KeyRoutes}.
+ * The one mapping from errors to answers ({@code {error, message}} bodies): domain errors, pgjdbc's
+ * {@link SQLException}s and the reactive client's {@link PgException}s by SQLSTATE class.
  */
 record ErrorAnswer(int status, String body, boolean retryAfter) {
   private static final Logger LOG = LoggerFactory.getLogger(ErrorAnswer.class);
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  static ErrorAnswer of(Exception e, String method, String path) {
+  static ErrorAnswer of(Throwable e, String method, String path) {
     if (e instanceof KvException k) {
-      return new ErrorAnswer(k.status(), json(k.error(), k.getMessage()), false);
+      if (k.status() == 503) {
+        LOG.warn("503 on {} {}: {}", method, path, k.getMessage());
+      }
+      return new ErrorAnswer(k.status(), json(k.error(), k.getMessage()), k.status() == 503);
     }
-    if (e instanceof HttpResponseException h) {
-      int status = h.getStatus();
-      String error = switch (status) {
-        case 404 -> "not_found";
-        case 405 -> "method_not_allowed";
-        case 413 -> "payload_too_large";
-        default -> status >= 500 ? "internal" : "bad_request";
-      };
-      return new ErrorAnswer(status, json(error, h.getMessage()), false);
+    if (e instanceof PgException pg && pg.getSqlState() != null) {
+      String state = pg.getSqlState();
+      if (state.startsWith("08") || state.startsWith("57P") || state.startsWith("53")) {
+        String message = "database unavailable: " + firstLine(pg.getErrorMessage());
+        LOG.warn("503 on {} {}: {}", method, path, message);
+        return new ErrorAnswer(503, json("unavailable", message), true);
+      }
+      if (state.startsWith("22")) {
+        return new ErrorAnswer(400, json("bad_request", "value rejected by the database: " + firstLine(pg.getErrorMessage())), false);
+      }
     }
     if (e instanceof SQLException sql && isUnavailable(sql)) {
       String message = "database unavailable: " + firstLine(sql.getMessage());

@@ -5,35 +5,44 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
-import io.javalin.Javalin;
-import io.javalin.compression.CompressionStrategy;
-import io.javalin.http.Context;
+import io.vertx.core.AbstractVerticle;
+import io.vertx.core.DeploymentOptions;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.core.file.FileSystemOptions;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.net.SocketAddress;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.sql.SQLException;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.eclipse.jetty.server.HttpConnectionFactory;
-import org.eclipse.jetty.unixdomain.server.UnixDomainServerConnector;
-import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The connector's HTTP/1.1 API on a Unix socket. Built, not started, by the constructor so that
- * {@link Main} and the tests share the wiring; {@link #start()} removes a stale socket file, binds
- * and applies the socket mode.
+ * The connector's HTTP/1.1 API on a Unix socket, served by Vert.x. One server per event loop
+ * (connections are spread over the loops); the key routes ({@link KeyRoutes}) run on the loop
+ * with the reactive Postgres client, the others ({@code /healthz} aside) on worker threads with
+ * {@link KvStore} (pgjdbc), whose SQL is built per request. The constructor only keeps the
+ * wiring, so that {@link Main} and the tests share it; {@link #start()} removes a stale socket
+ * file, binds and applies the socket mode.
  */
 public final class KvApp implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(KvApp.class);
   static final int MAX_KEY_LENGTH = 1024;
   /** Keep-alive connections idle this long are closed by the server (clients should drop theirs sooner). */
   public static final long IDLE_TIMEOUT_MS = 60_000;
-  static final int MIN_THREADS = 4;
-  static final int MAX_THREADS = 64;
+  /** A percent-encoded key of 1024 characters can take ~9 KiB of request line. */
+  static final int MAX_REQUEST_LINE = 16 * 1024;
   private static final ObjectMapper STRICT = JsonMapper.builder()
       .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
       .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
@@ -42,50 +51,14 @@ public final class KvApp implements AutoCloseable {
   private final KvConfig config;
   private final KvStore store;
   private final QueryCompiler compiler;
-  private final Javalin javalin;
+  private final int loops;
+  private Vertx vertx;
 
   public KvApp(KvConfig config, KvStore store) {
     this.config = config;
     this.store = store;
     this.compiler = new QueryCompiler(config.indexes());
-    this.javalin = Javalin.create(cfg -> {
-      cfg.startup.showJavalinBanner = false;
-      cfg.startup.showOldJavalinVersionWarning = false;
-      cfg.http.maxRequestSize = config.maxBodyBytes();
-      // a local socket: compressing small JSON answers only costs CPU (Javalin wraps every
-      // response in its compression stream unless the strategy is NONE)
-      cfg.http.compressionStrategy = CompressionStrategy.NONE;
-      cfg.http.generateEtags = false;
-      QueuedThreadPool pool = new QueuedThreadPool(MAX_THREADS, MIN_THREADS, 60_000);
-      pool.setName("kv-connector");
-      cfg.jetty.threadPool = pool;
-      cfg.jetty.modifyHttpConfiguration(h -> {
-        h.setSendServerVersion(false);
-        h.setSendXPoweredBy(false);
-        h.setSendDateHeader(false);
-      });
-      cfg.jetty.addConnector((server, httpConfig) -> {
-        UnixDomainServerConnector c = new UnixDomainServerConnector(server, new HttpConnectionFactory(httpConfig));
-        c.setUnixDomainPath(config.socket());
-        c.setIdleTimeout(IDLE_TIMEOUT_MS);
-        c.setAcceptQueueSize(256);
-        return c;
-      });
-      // GET/HEAD/PUT/DELETE /keys/{key} are served in front of Javalin (its servlet context
-      // becomes this wrapper's child); the other routes are Javalin's
-      cfg.jetty.modifyServer(server -> server.setHandler(new KeyRoutes(store, config.maxBodyBytes())));
-      cfg.routes.get("/healthz", this::health);
-      cfg.routes.get("/keys/", this::list);
-      cfg.routes.post("/query", this::query);
-      cfg.routes.exception(Exception.class, this::onError);
-      // Javalin's own "no such route" / "method not allowed" answers get the same {error, message}
-      cfg.routes.error(404, "*", ctx -> jsonIfPlain(ctx, "not_found"));
-      cfg.routes.error(405, "*", ctx -> jsonIfPlain(ctx, "method_not_allowed"));
-    });
-  }
-
-  public Javalin javalin() {
-    return javalin;
+    this.loops = Math.max(1, Math.min(Runtime.getRuntime().availableProcessors(), config.poolSize()));
   }
 
   public KvApp start() {
@@ -94,19 +67,41 @@ public final class KvApp implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    javalin.start();
+    vertx = Vertx.vertx(new VertxOptions()
+        .setPreferNativeTransport(true)
+        .setEventLoopPoolSize(loops)
+        // no .vertx cache directory in the working directory: this server serves no files
+        .setFileSystemOptions(new FileSystemOptions().setFileCachingEnabled(false).setClassPathResolvingEnabled(false)));
     try {
+      if (!vertx.isNativeTransportEnabled()) {
+        throw new IllegalStateException("Unix sockets need Netty's native epoll transport, which did not load",
+            vertx.unavailableNativeTransportCause());
+      }
+      // each loop gets its share of the connections (at least one)
+      int perLoop = Math.max(1, config.poolSize() / loops);
+      await(vertx.deployVerticle(() -> new Server(perLoop), new DeploymentOptions().setInstances(loops)));
       Files.setPosixFilePermissions(config.socket(), config.socketMode());
     } catch (IOException e) {
+      close();
       throw new UncheckedIOException("cannot set the mode of " + config.socket(), e);
+    } catch (RuntimeException e) {
+      close();
+      throw e;
     }
-    LOG.info("kv-connector listening on {}", config.socket());
+    LOG.info("kv-connector listening on {} ({} event loops)", config.socket(), loops);
     return this;
   }
 
   @Override
   public void close() {
-    javalin.stop();
+    if (vertx != null) {
+      try {
+        await(vertx.close());
+      } catch (RuntimeException e) {
+        LOG.warn("stopping the server: {}", e.toString());
+      }
+      vertx = null;
+    }
     try {
       Files.deleteIfExists(config.socket());
     } catch (IOException ignored) {
@@ -114,24 +109,106 @@ public final class KvApp implements AutoCloseable {
     }
   }
 
-  // ---- handlers
-
-  private void health(Context ctx) {
-    if (store.ping()) {
-      json(ctx, 200, "{\"status\":\"ready\"}");
-    } else {
-      throw KvException.unavailable("database unavailable");
+  private static <T> T await(Future<T> f) {
+    try {
+      return f.toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    } catch (ExecutionException e) {
+      throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    } catch (TimeoutException e) {
+      throw new IllegalStateException("the server did not start or stop within 30 s", e);
     }
   }
 
-  private void list(Context ctx) throws SQLException {
-    String prefix = Optional.ofNullable(ctx.queryParam("prefix")).orElse("");
-    String delimiter = ctx.queryParam("delimiter");
+  /** One event loop's server, with that loop's database connections. */
+  private final class Server extends AbstractVerticle {
+    private final int connections;
+    private KeyStatements db;
+    private KeyRoutes keys;
+
+    Server(int connections) {
+      this.connections = connections;
+    }
+
+    @Override
+    public void start(Promise<Void> started) {
+      db = new KeyStatements(vertx, config, connections);
+      keys = new KeyRoutes(db, config.maxBodyBytes());
+      HttpServerOptions options = new HttpServerOptions()
+          .setIdleTimeout((int) IDLE_TIMEOUT_MS).setIdleTimeoutUnit(TimeUnit.MILLISECONDS)
+          .setAcceptBacklog(256)
+          .setMaxInitialLineLength(MAX_REQUEST_LINE)
+          .setHandle100ContinueAutomatically(true)
+          .setCompressionSupported(false);
+      vertx.createHttpServer(options).requestHandler(this::route)
+          .listen(SocketAddress.domainSocketAddress(config.socket().toString()))
+          .<Void>mapEmpty().onComplete(started);
+    }
+
+    @Override
+    public void stop(Promise<Void> stopped) {
+      db.close().onComplete(stopped);
+    }
+
+    private void route(HttpServerRequest req) {
+      try {
+        String path = req.path();
+        if (path.startsWith(KeyRoutes.PREFIX) && path.length() > KeyRoutes.PREFIX.length()) {
+          keys.handle(req, path);
+          return;
+        }
+        String method = req.method().name();
+        switch (path) {
+          case "/healthz" -> only(req, "GET", () -> Answers.reply(req, db.ping()
+              .recover(e -> Future.succeededFuture(false))
+              .map(up -> {
+                if (!up) {
+                  throw KvException.unavailable("database unavailable");
+                }
+                return Answers.ok(200, "{\"status\":\"ready\"}");
+              })));
+          case "/keys/", "/keys" -> only(req, "GET", () -> blocking(req, () -> list(req)));
+          case "/query" -> only(req, "POST", () -> Answers.readBody(req, config.maxBodyBytes(),
+              body -> vertx.executeBlocking(() -> query(body), false)));
+          default -> throw KvException.notFound("no route for " + method + " " + path);
+        }
+      } catch (RuntimeException e) {
+        Answers.error(req, e);
+      }
+    }
+
+    private void only(HttpServerRequest req, String method, Runnable serve) {
+      if (!req.method().name().equals(method)) {
+        throw new KvException(405, "method_not_allowed", "no route for " + req.method().name() + " " + req.path());
+      }
+      serve.run();
+    }
+
+    /** Runs {@code work} (JDBC) on a worker thread and answers its result on this loop. */
+    private void blocking(HttpServerRequest req, Callable<Answers.Answer> work) {
+      Answers.reply(req, vertx.executeBlocking(work, false));
+    }
+  }
+
+  // ---- the routes served on worker threads
+
+  private Answers.Answer list(HttpServerRequest req) throws Exception {
+    String prefix;
+    String delimiter;
+    String rawLimit;
+    try {
+      prefix = Optional.ofNullable(req.getParam("prefix")).orElse("");
+      delimiter = req.getParam("delimiter");
+      rawLimit = req.getParam("limit");
+    } catch (IllegalArgumentException e) {
+      throw KvException.badRequest("the query string is not validly percent-encoded: " + e.getMessage());
+    }
     if (delimiter != null && delimiter.isEmpty()) {
       delimiter = null;
     }
     Long limit = null;
-    String rawLimit = ctx.queryParam("limit");
     if (rawLimit != null) {
       try {
         limit = Long.parseLong(rawLimit);
@@ -143,19 +220,17 @@ public final class KvApp implements AutoCloseable {
       }
     }
     KvStore.Listing l = store.list(prefix, delimiter, limit);
-    json(ctx, 200, toJson(Map.of("keys", l.keys(), "prefixes", l.prefixes())));
+    return Answers.ok(200, STRICT.writeValueAsString(Map.of("keys", l.keys(), "prefixes", l.prefixes())));
   }
 
-  private void query(Context ctx) throws SQLException {
-    String body = jsonBody(ctx);
+  private Answers.Answer query(String body) throws Exception {
     JsonNode tree;
     try {
       tree = STRICT.readTree(body);
     } catch (JsonProcessingException e) {
       throw KvException.badRequest("invalid JSON: " + e.getOriginalMessage());
     }
-    Query q = compiler.compile(tree);
-    KvStore.QueryResult r = store.query(q);
+    KvStore.QueryResult r = store.query(compiler.compile(tree));
     StringBuilder sb = new StringBuilder(256).append("{\"rows\":[");
     List<KvRecord> rows = r.rows();
     for (int i = 0; i < rows.size(); i++) {
@@ -168,7 +243,7 @@ public final class KvApp implements AutoCloseable {
     if (r.total() != null) {
       sb.append(",\"total\":").append(r.total());
     }
-    json(ctx, 200, sb.append('}').toString());
+    return Answers.ok(200, sb.append('}').toString());
   }
 
   // ---- input checks
@@ -184,62 +259,5 @@ public final class KvApp implements AutoCloseable {
       }
     }
     return key;
-  }
-
-  private String jsonBody(Context ctx) {
-    try {
-      return JsonBodies.read(ctx.req().getInputStream(), ctx.req().getContentLengthLong(), config.maxBodyBytes());
-    } catch (IOException e) {
-      throw KvException.badRequest("cannot read the request body: " + e.getMessage());
-    }
-  }
-
-  // ---- output and errors
-
-  /**
-   * Writes the answer straight to the response with its Content-Length. ({@code ctx.result(String)}
-   * would go through an InputStream that Javalin copies with a fresh 8 KiB buffer per response.)
-   */
-  private static void json(Context ctx, int status, String body) {
-    if (status >= 400) {
-      // errors keep Javalin's own write path (e.g. a 413 sent while the client is still uploading)
-      ctx.status(status).contentType("application/json").result(body);
-      return;
-    }
-    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-    ctx.status(status).contentType("application/json");
-    ctx.res().setContentLength(bytes.length);
-    try {
-      ctx.res().getOutputStream().write(bytes);
-    } catch (IOException e) {
-      throw new UncheckedIOException("client went away", e);
-    }
-  }
-
-  private static void jsonIfPlain(Context ctx, String error) {
-    String type = ctx.res().getContentType();
-    if (type == null || !type.startsWith("application/json")) {
-      String msg = ctx.result();
-      json(ctx, ctx.statusCode(), ErrorAnswer.json(error, msg == null || msg.isBlank()
-          ? "no route for " + ctx.method() + " " + ctx.path() : msg));
-    }
-  }
-
-
-  private static String toJson(Object o) {
-    try {
-      return STRICT.writeValueAsString(o);
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException(e);
-    }
-  }
-
-  /** Errors to {@code {error, message}} answers, through the mapping shared with {@link KeyRoutes}. */
-  private void onError(Exception e, Context ctx) {
-    ErrorAnswer a = ErrorAnswer.of(e, ctx.method().name(), ctx.path());
-    if (a.retryAfter()) {
-      ctx.header("Retry-After", "1");
-    }
-    json(ctx, a.status(), a.body());
   }
 }

@@ -11,12 +11,14 @@ import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.TreeSet;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** The {@code kv} table: schema at start-up, then one parameterized statement per operation. */
+/**
+ * The {@code kv} table through pgjdbc: the schema at start-up, listing and {@code POST /query}
+ * (SQL built per request, every value a parameter). The per-key statements are {@link KeyStatements}.
+ */
 public final class KvStore implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(KvStore.class);
   private static final String COLUMNS = "key, value::text AS value, created_at, updated_at";
@@ -97,97 +99,8 @@ public final class KvStore implements AutoCloseable {
     ddl(st, sql);
   }
 
-  public boolean ping() {
-    try (Connection c = ds.getConnection(); Statement st = c.createStatement()) {
-      st.execute("SELECT 1");
-      return true;
-    } catch (SQLException e) {
-      return false;
-    }
-  }
-
-  public Optional<KvRecord> get(String key) throws SQLException {
-    try (Connection c = ds.getConnection();
-         PreparedStatement ps = c.prepareStatement("SELECT " + COLUMNS + " FROM kv WHERE key = ?")) {
-      ps.setString(1, key);
-      try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() ? Optional.of(row(rs)) : Optional.empty();
-      }
-    }
-  }
-
-  public boolean exists(String key) throws SQLException {
-    try (Connection c = ds.getConnection();
-         PreparedStatement ps = c.prepareStatement("SELECT 1 FROM kv WHERE key = ?")) {
-      ps.setString(1, key);
-      try (ResultSet rs = ps.executeQuery()) {
-        return rs.next();
-      }
-    }
-  }
-
-  /** Outcome of a write. */
+  /** Outcome of a write (the key routes' statements are in {@link KeyStatements}). */
   public record PutResult(boolean created, Instant createdAt, Instant updatedAt) {}
-
-  public PutResult upsert(String key, String json) throws SQLException {
-    try (Connection c = ds.getConnection();
-         PreparedStatement ps = c.prepareStatement("INSERT INTO kv (key, value) VALUES (?, ?::jsonb) "
-             + "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated_at = now() "
-             + "RETURNING created_at, updated_at, (xmax = 0) AS inserted")) {
-      ps.setString(1, key);
-      ps.setString(2, json);
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        return new PutResult(rs.getBoolean(3), instant(rs, 1), instant(rs, 2));
-      }
-    }
-  }
-
-  /** {@code If-None-Match: *}: insert only; empty when the key exists. */
-  public Optional<PutResult> create(String key, String json) throws SQLException {
-    try (Connection c = ds.getConnection();
-         PreparedStatement ps = c.prepareStatement("INSERT INTO kv (key, value) VALUES (?, ?::jsonb) "
-             + "ON CONFLICT (key) DO NOTHING RETURNING created_at, updated_at")) {
-      ps.setString(1, key);
-      ps.setString(2, json);
-      try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() ? Optional.of(new PutResult(true, instant(rs, 1), instant(rs, 2))) : Optional.empty();
-      }
-    }
-  }
-
-  /** Writes only when the stored {@code status} field equals {@code ifStatus}; empty otherwise. */
-  public Optional<PutResult> putIfStatus(String key, String json, String ifStatus) throws SQLException {
-    try (Connection c = ds.getConnection();
-         PreparedStatement ps = c.prepareStatement("UPDATE kv SET value = ?::jsonb, updated_at = now() "
-             + "WHERE key = ? AND (value->>'status') = ? RETURNING created_at, updated_at")) {
-      ps.setString(1, json);
-      ps.setString(2, key);
-      ps.setString(3, ifStatus);
-      try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() ? Optional.of(new PutResult(false, instant(rs, 1), instant(rs, 2))) : Optional.empty();
-      }
-    }
-  }
-
-  /** The stored {@code status} (for a 409 message); empty when the key is missing. */
-  public Optional<String> storedStatus(String key) throws SQLException {
-    try (Connection c = ds.getConnection();
-         PreparedStatement ps = c.prepareStatement("SELECT value->>'status' FROM kv WHERE key = ?")) {
-      ps.setString(1, key);
-      try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() ? Optional.of(String.valueOf(rs.getString(1))) : Optional.empty();
-      }
-    }
-  }
-
-  public boolean delete(String key) throws SQLException {
-    try (Connection c = ds.getConnection();
-         PreparedStatement ps = c.prepareStatement("DELETE FROM kv WHERE key = ?")) {
-      ps.setString(1, key);
-      return ps.executeUpdate() > 0;
-    }
-  }
 
   /** Keys under {@code prefix} in key order; with a delimiter, deeper keys fold into {@code prefixes}. */
   public record Listing(List<String> keys, List<String> prefixes) {}

@@ -69,9 +69,6 @@ public final class KvBench {
             }
           }
         });
-        if (Boolean.getBoolean("store")) {
-          ops.put("KvStore.get in-process (no HTTP)", k -> kv.store.get("bench:" + k).orElseThrow());
-        }
         ops.put("kv socket GET, UnixHttpClient", k -> check(unix.send("GET", "/keys/bench:" + k, null, null), 200));
         if (JETTY) {
           ops.put("kv socket GET, Jetty HttpClient", k -> check(kv.http.get("/keys/bench:" + k), 200));
@@ -103,17 +100,22 @@ public final class KvBench {
         }
         Map<String, double[]> results = new LinkedHashMap<>();
         Map<String, double[]> cpu = new LinkedHashMap<>();
+        Map<String, double[]> pgCpu = new LinkedHashMap<>();
         ops.keySet().forEach(n -> cpu.put(n, new double[ROUNDS]));
         ops.keySet().forEach(n -> results.put(n, new double[ROUNDS]));
         for (int round = 0; round < ROUNDS; round++) {
           for (Map.Entry<String, Op> e : ops.entrySet()) {
             long cpu0 = OS.getProcessCpuTime();
+            long pg0 = postgresCpuTicks();
             long n = run(e.getValue(), RUN_MS);
             double cpuUs = (OS.getProcessCpuTime() - cpu0) / 1000.0 / Math.max(1, n);
+            double pgUs = (postgresCpuTicks() - pg0) * 10_000.0 / Math.max(1, n);
+            pgCpu.computeIfAbsent(e.getKey(), x -> new double[ROUNDS])[round] = pgUs;
             double perSec = n * 1000.0 / RUN_MS;
             results.get(e.getKey())[round] = perSec;
             cpu.get(e.getKey())[round] = cpuUs;
-            System.out.printf("round %d  %-44s %9.0f ops/s  %6.1f us JVM CPU/op%n", round + 1, e.getKey(), perSec, cpuUs);
+            System.out.printf("round %d  %-44s %9.0f ops/s  %6.1f us JVM CPU/op  %6.1f us Postgres CPU/op%n",
+                round + 1, e.getKey(), perSec, cpuUs, pgUs);
           }
         }
         System.out.printf("%nmedian of %d rounds, %d client threads, connector pool %d:%n", ROUNDS, THREADS, POOL);
@@ -122,13 +124,33 @@ public final class KvBench {
         for (Map.Entry<String, double[]> e : results.entrySet()) {
           double m = median(e.getValue());
           double base = e.getKey().contains("GET") ? directGet : directPut;
-          System.out.printf("%-44s %9.0f ops/s  %.2fx direct  %6.1f us JVM CPU/op (client+connector)%n",
-              e.getKey(), m, m / base, median(cpu.get(e.getKey())));
+          System.out.printf("%-44s %9.0f ops/s  %.2fx direct  %6.1f us JVM CPU/op (client+connector)  %6.1f us Postgres CPU/op%n",
+              e.getKey(), m, m / base, median(cpu.get(e.getKey())), median(pgCpu.get(e.getKey())));
         }
         System.out.printf("UnixHttpClient connections opened: %d%n", unix.connectionsOpened());
       }
     }
     System.exit(0);
+  }
+
+  /** utime + stime of every process named postgres, in clock ticks (1/100 s on Linux). */
+  static long postgresCpuTicks() {
+    long ticks = 0;
+    java.io.File[] procs = new java.io.File("/proc").listFiles((d, name) -> name.chars().allMatch(Character::isDigit));
+    for (java.io.File p : procs == null ? new java.io.File[0] : procs) {
+      try {
+        String stat = java.nio.file.Files.readString(p.toPath().resolve("stat"));
+        int close = stat.lastIndexOf(')');
+        if (!stat.substring(stat.indexOf('(') + 1, close).equals("postgres")) {
+          continue;
+        }
+        String[] f = stat.substring(close + 2).split(" ");
+        ticks += Long.parseLong(f[11]) + Long.parseLong(f[12]);
+      } catch (java.io.IOException | RuntimeException e) {
+        // the process ended meanwhile
+      }
+    }
+    return ticks;
   }
 
   static double median(double[] xs) {

@@ -1,0 +1,160 @@
+package io.taskmesh.kvconnector;
+
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.pgclient.PgBuilder;
+import io.vertx.pgclient.PgConnectOptions;
+import io.vertx.pgclient.PgException;
+import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.PoolOptions;
+import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.RowSet;
+import io.vertx.sqlclient.Tuple;
+import java.net.URI;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The per-key statements ({@code GET/HEAD/PUT/DELETE /keys/{key}}) on Vert.x's reactive Postgres
+ * client. One instance per event loop, created on it: its connections live on that loop, so a
+ * request is read, queried and answered by one thread with no hand-off (the README's benchmark).
+ * Each statement runs in autocommit; a future completes only after Postgres answered, so a 2xx
+ * is sent for committed writes only. A failure that is not a Postgres error (refused connection,
+ * connection closed mid-statement, no connection within the timeout) becomes a 503.
+ */
+final class KeyStatements {
+  private static final String SELECT = "SELECT key, value::text, created_at, updated_at FROM kv WHERE key = $1";
+  private static final String EXISTS = "SELECT 1 FROM kv WHERE key = $1";
+  // $2::text::jsonb: a Java String bound to a jsonb parameter would be stored as a JSON string
+  private static final String UPSERT = "INSERT INTO kv (key, value) VALUES ($1, $2::text::jsonb) "
+      + "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated_at = now() "
+      + "RETURNING created_at, updated_at, (xmax = 0) AS inserted";
+  private static final String CREATE = "INSERT INTO kv (key, value) VALUES ($1, $2::text::jsonb) "
+      + "ON CONFLICT (key) DO NOTHING RETURNING created_at, updated_at";
+  private static final String PUT_IF_STATUS = "UPDATE kv SET value = $2::text::jsonb, updated_at = now() "
+      + "WHERE key = $1 AND (value->>'status') = $3 RETURNING created_at, updated_at";
+  private static final String STORED_STATUS = "SELECT value->>'status' FROM kv WHERE key = $1";
+  private static final String DELETE = "DELETE FROM kv WHERE key = $1";
+
+  private final Pool pool;
+
+  KeyStatements(Vertx vertx, KvConfig config, int connections) {
+    PgConnectOptions connect = connectOptions(config);
+    connect.setConnectTimeout((int) config.pgTimeout().toMillis());
+    connect.setCachePreparedStatements(true);
+    connect.setTcpKeepAlive(true);
+    // one statement per connection at a time, as with pgjdbc: a broken connection fails one request
+    connect.setPipeliningLimit(1);
+    PoolOptions options = new PoolOptions().setMaxSize(connections)
+        .setConnectionTimeout((int) config.pgTimeout().toMillis()).setConnectionTimeoutUnit(TimeUnit.MILLISECONDS)
+        .setName("kv-connector-keys");
+    this.pool = PgBuilder.pool().with(options).connectingTo(connect).using(vertx).build();
+  }
+
+  /** {@link KvConfig#jdbcUrl()} (host, port, database, {@code user}/{@code password} parameters) as Vert.x options. */
+  static PgConnectOptions connectOptions(KvConfig config) {
+    URI uri = URI.create(config.jdbcUrl().substring("jdbc:".length()));
+    PgConnectOptions o = new PgConnectOptions()
+        .setHost(uri.getHost() == null ? "localhost" : uri.getHost())
+        .setPort(uri.getPort() > 0 ? uri.getPort() : 5432)
+        .setDatabase(uri.getPath() == null || uri.getPath().length() <= 1 ? "postgres" : uri.getPath().substring(1));
+    o.addProperty("application_name", "kv-connector");
+    if (uri.getRawQuery() != null) {
+      for (String param : uri.getRawQuery().split("&")) {
+        String[] kv = param.split("=", 2);
+        String value = kv.length > 1 ? URLDecoder.decode(kv[1], StandardCharsets.UTF_8) : "";
+        switch (kv[0]) {
+          case "user" -> o.setUser(value);
+          case "password" -> o.setPassword(value);
+          default -> { } // pgjdbc-only parameters (ssl settings aside, none matter on these statements)
+        }
+      }
+    }
+    if (config.pgUser() != null) {
+      o.setUser(config.pgUser());
+    }
+    if (config.pgPassword() != null) {
+      o.setPassword(config.pgPassword());
+    }
+    return o;
+  }
+
+  Future<Optional<KvRecord>> get(String key) {
+    return run(SELECT, Tuple.of(key)).map(rows -> {
+      if (rows.size() == 0) {
+        return Optional.empty();
+      }
+      Row r = rows.iterator().next();
+      return Optional.of(new KvRecord(r.getString(0), r.getString(1), instant(r, 2), instant(r, 3)));
+    });
+  }
+
+  Future<Boolean> exists(String key) {
+    return run(EXISTS, Tuple.of(key)).map(rows -> rows.size() > 0);
+  }
+
+  Future<KvStore.PutResult> upsert(String key, String json) {
+    return run(UPSERT, Tuple.of(key, json)).map(rows -> {
+      Row r = rows.iterator().next();
+      return new KvStore.PutResult(r.getBoolean(2), instant(r, 0), instant(r, 1));
+    });
+  }
+
+  /** {@code If-None-Match: *}: insert only; empty when the key exists. */
+  Future<Optional<KvStore.PutResult>> create(String key, String json) {
+    return run(CREATE, Tuple.of(key, json)).map(rows -> written(rows, true));
+  }
+
+  /** Writes only when the stored {@code status} field equals {@code ifStatus}; empty otherwise. */
+  Future<Optional<KvStore.PutResult>> putIfStatus(String key, String json, String ifStatus) {
+    return run(PUT_IF_STATUS, Tuple.of(key, json, ifStatus)).map(rows -> written(rows, false));
+  }
+
+  /** The stored {@code status} (for a 409 message); empty when the key is missing. */
+  Future<Optional<String>> storedStatus(String key) {
+    return run(STORED_STATUS, Tuple.of(key)).map(rows -> rows.size() == 0
+        ? Optional.empty() : Optional.of(String.valueOf(rows.iterator().next().getString(0))));
+  }
+
+  Future<Boolean> delete(String key) {
+    return run(DELETE, Tuple.of(key)).map(rows -> rows.rowCount() > 0);
+  }
+
+  Future<Boolean> ping() {
+    return run("SELECT 1", Tuple.tuple()).map(rows -> true);
+  }
+
+  Future<Void> close() {
+    return pool.close();
+  }
+
+  private Future<RowSet<Row>> run(String sql, Tuple params) {
+    return pool.preparedQuery(sql).execute(params).recover(KeyStatements::classify);
+  }
+
+  /** Postgres errors keep their SQLSTATE (ErrorAnswer maps them); anything else is the database being unreachable. */
+  private static Future<RowSet<Row>> classify(Throwable e) {
+    if (e instanceof PgException) {
+      return Future.failedFuture(e);
+    }
+    String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+    return Future.failedFuture(KvException.unavailable("database unavailable: " + message));
+  }
+
+  private static Optional<KvStore.PutResult> written(RowSet<Row> rows, boolean created) {
+    if (rows.size() == 0) {
+      return Optional.empty();
+    }
+    Row r = rows.iterator().next();
+    return Optional.of(new KvStore.PutResult(created, instant(r, 0), instant(r, 1)));
+  }
+
+  private static Instant instant(Row r, int col) {
+    OffsetDateTime t = r.getOffsetDateTime(col);
+    return t == null ? null : t.toInstant();
+  }
+}
