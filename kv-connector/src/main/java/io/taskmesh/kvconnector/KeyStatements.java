@@ -47,6 +47,9 @@ final class KeyStatements {
     connect.setConnectTimeout((int) config.pgTimeout().toMillis());
     connect.setCachePreparedStatements(true);
     connect.setTcpKeepAlive(true);
+    // like pgjdbc's socketTimeout: a connection silent for 30 s (a statement Postgres never
+    // answers) is closed, and its request gets a 503; idle pooled connections are reopened on demand
+    connect.setIdleTimeout(30).setIdleTimeoutUnit(TimeUnit.SECONDS);
     // one statement per connection at a time, as with pgjdbc: a broken connection fails one request
     connect.setPipeliningLimit(1);
     PoolOptions options = new PoolOptions().setMaxSize(connections)

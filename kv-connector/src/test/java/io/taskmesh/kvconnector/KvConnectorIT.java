@@ -5,10 +5,16 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.taskmesh.kvconnector.client.HttpResponse;
+import io.taskmesh.kvconnector.client.UnixHttpClient;
 import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
 import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -20,8 +26,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import io.taskmesh.kvconnector.client.HttpResponse;
-import io.taskmesh.kvconnector.client.UnixHttpClient;
 import org.eclipse.jetty.client.ContentResponse;
 import org.eclipse.jetty.client.InputStreamRequestContent;
 import org.junit.jupiter.api.AfterAll;
@@ -209,6 +213,26 @@ class KvConnectorIT {
   }
 
   @Test
+  void aBodyTooLargeToDrainIsRefusedAtOnceAndTheConnectionClosed() throws Exception {
+    // Content-Length far beyond the limit and what the server drains: the 413 comes before the
+    // body is sent (the client writes only the head), then the server closes the connection
+    try (SocketChannel ch = SocketChannel.open(
+        UnixDomainSocketAddress.of(kv.config.socket()))) {
+      ch.write(ByteBuffer.wrap(("PUT /keys/huge HTTP/1.1\r\nHost: kv\r\nContent-Type: application/json\r\n"
+          + "Content-Length: 50000000\r\n\r\n{\"a\":\"").getBytes(StandardCharsets.US_ASCII)));
+      ByteArrayOutputStream answer = new ByteArrayOutputStream();
+      ByteBuffer buf = ByteBuffer.allocate(4096);
+      while (ch.read(buf.clear()) >= 0) { // ends when the server closes
+        answer.write(buf.array(), 0, buf.position());
+      }
+      String text = answer.toString(StandardCharsets.UTF_8);
+      assertThat(text).startsWith("HTTP/1.1 413").contains("payload_too_large");
+    }
+    assertThat(http.get("/keys/huge").status()).isEqualTo(404);
+    assertThat(rowCount()).isZero();
+  }
+
+  @Test
   void badKeysAre400() throws Exception {
     assertError(http.put("/keys/" + "k".repeat(1025), "{}"), 400, "bad_request", "1..1024");
     assertError(http.put("/keys/a%01b", "{}"), 400, "bad_request", "control");
@@ -247,6 +271,22 @@ class KvConnectorIT {
     UnixHttp.Resp p = http.post("/keys/x", "{}");
     assertThat(p.status()).isIn(404, 405);
     assertThat(json(p).has("error")).isTrue();
+    assertError(http.post("/healthz", "{}"), 405, "method_not_allowed", "POST /healthz");
+    assertError(http.get("/query"), 405, "method_not_allowed", "GET /query");
+    assertError(http.send("DELETE", "/keys/", null), 405, "method_not_allowed", "DELETE /keys/");
+  }
+
+  @Test
+  void malformedQueryStringsAre400AndChangeNothing() throws Exception {
+    http.put("/keys/q1", "{\"status\":\"pending\"}");
+    try (UnixHttpClient raw = new UnixHttpClient(kv.config.socket())) {
+      HttpResponse put = raw.send("PUT", "/keys/q1?if_status=%zz", Map.of(), "{\"status\":\"x\"}".getBytes());
+      assertThat(put.status()).as(put.bodyString()).isEqualTo(400);
+      assertThat(put.bodyString()).contains("percent-encoded");
+      HttpResponse list = raw.send("GET", "/keys/?prefix=%g1", Map.of(), null);
+      assertThat(list.status()).as(list.bodyString()).isEqualTo(400);
+    }
+    assertThat(json(http.get("/keys/q1")).path("value").path("status").asText()).isEqualTo("pending");
   }
 
   // ---- conditional writes
