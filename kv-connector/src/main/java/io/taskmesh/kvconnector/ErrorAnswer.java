@@ -26,7 +26,7 @@ record ErrorAnswer(int status, String body, boolean retryAfter) {
     }
     if (e instanceof PgException pg && pg.getSqlState() != null) {
       String state = pg.getSqlState();
-      if (state.startsWith("08") || state.startsWith("57P") || state.startsWith("53")) {
+      if (unavailableState(state)) {
         String message = "database unavailable: " + firstLine(pg.getErrorMessage());
         LOG.warn("503 on {} {}: {}", method, path, message);
         return new ErrorAnswer(503, json("unavailable", message), true);
@@ -62,12 +62,21 @@ record ErrorAnswer(int status, String body, boolean retryAfter) {
       }
       if (t instanceof SQLException s && s.getSQLState() != null) {
         String st = s.getSQLState();
-        if (st.startsWith("08") || st.startsWith("57P") || st.startsWith("53")) {
+        if (unavailableState(st)) {
           return true;
         }
       }
     }
     return false;
+  }
+
+  /**
+   * SQLSTATE classes that mean "the database cannot serve us now": connection exceptions (08),
+   * operator intervention such as a shutdown (57P), insufficient resources (53), and a login the
+   * server refused (28, e.g. a wrong password: the configuration's fault, not the request's).
+   */
+  private static boolean unavailableState(String state) {
+    return state.startsWith("08") || state.startsWith("57P") || state.startsWith("53") || state.startsWith("28");
   }
 
   private static String firstLine(String s) {

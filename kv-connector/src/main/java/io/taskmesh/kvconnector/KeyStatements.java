@@ -2,6 +2,7 @@ package io.taskmesh.kvconnector;
 
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.core.net.NetClientOptions;
 import io.vertx.pgclient.PgBuilder;
 import io.vertx.pgclient.PgConnectOptions;
 import io.vertx.pgclient.PgException;
@@ -44,18 +45,19 @@ final class KeyStatements {
 
   KeyStatements(Vertx vertx, KvConfig config, int connections) {
     PgConnectOptions connect = connectOptions(config);
-    connect.setConnectTimeout((int) config.pgTimeout().toMillis());
     connect.setCachePreparedStatements(true);
-    connect.setTcpKeepAlive(true);
-    // like pgjdbc's socketTimeout: a connection silent for 30 s (a statement Postgres never
-    // answers) is closed, and its request gets a 503; idle pooled connections are reopened on demand
-    connect.setIdleTimeout(30).setIdleTimeoutUnit(TimeUnit.SECONDS);
     // one statement per connection at a time, as with pgjdbc: a broken connection fails one request
     connect.setPipeliningLimit(1);
+    NetClientOptions transport = new NetClientOptions()
+        .setConnectTimeout((int) config.pgTimeout().toMillis())
+        .setTcpKeepAlive(true)
+        // like pgjdbc's socketTimeout: a connection silent for 30 s (a statement Postgres never
+        // answers) is closed, and its request gets a 503; idle pooled connections are reopened on demand
+        .setIdleTimeout(30).setIdleTimeoutUnit(TimeUnit.SECONDS);
     PoolOptions options = new PoolOptions().setMaxSize(connections)
         .setConnectionTimeout((int) config.pgTimeout().toMillis()).setConnectionTimeoutUnit(TimeUnit.MILLISECONDS)
         .setName("kv-connector-keys");
-    this.pool = PgBuilder.pool().with(options).connectingTo(connect).using(vertx).build();
+    this.pool = PgBuilder.pool().with(options).with(transport).connectingTo(connect).using(vertx).build();
   }
 
   /** {@link KvConfig#jdbcUrl()} (host, port, database, {@code user}/{@code password} parameters) as Vert.x options. */
@@ -127,8 +129,8 @@ final class KeyStatements {
     return run(DELETE, Tuple.of(key)).map(rows -> rows.rowCount() > 0);
   }
 
-  Future<Boolean> ping() {
-    return run("SELECT 1", Tuple.tuple()).map(rows -> true);
+  Future<Void> ping() {
+    return run("SELECT 1", Tuple.tuple()).mapEmpty();
   }
 
   Future<Void> close() {
