@@ -75,7 +75,9 @@ final class KeyStatements {
         switch (kv[0]) {
           case "user" -> o.setUser(value);
           case "password" -> o.setPassword(value);
-          default -> { } // pgjdbc-only parameters (ssl settings aside, none matter on these statements)
+          case "ApplicationName" -> o.addProperty("application_name", value);
+          // KvConfig admits only SUPPORTED_PARAMETERS: sslmode can only be "disable", this client's default
+          default -> { }
         }
       }
     }

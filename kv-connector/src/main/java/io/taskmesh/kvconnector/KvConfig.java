@@ -13,6 +13,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * The connector's whole configuration, read once from the environment and validated eagerly.
@@ -87,6 +88,8 @@ public record KvConfig(
   static String[] toJdbc(String raw) {
     String var = "STATE_PROXY_PG_URL";
     if (raw.startsWith("jdbc:postgresql://")) {
+      int q = raw.indexOf('?');
+      checkParameters(q < 0 ? null : raw.substring(q + 1));
       return new String[] {raw, null, null};
     }
     if (!raw.startsWith("postgres://") && !raw.startsWith("postgresql://")) {
@@ -109,9 +112,33 @@ public record KvConfig(
       user = decode(up[0]);
       password = up.length > 1 ? decode(up[1]) : null;
     }
+    checkParameters(uri.getRawQuery());
     String url = "jdbc:postgresql://" + uri.getHost() + (uri.getPort() > 0 ? ":" + uri.getPort() : "")
         + "/" + db + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery());
     return new String[] {url, user, password};
+  }
+
+  /**
+   * URL parameters both database clients honour the same way (pgjdbc for schema, listing and
+   * query; Vert.x's reactive client for the key routes, see KeyStatements): anything else, such as
+   * a schema or TLS setting only one of them would apply, is refused rather than half applied.
+   */
+  static final Set<String> SUPPORTED_PARAMETERS = Set.of("user", "password", "sslmode", "ApplicationName");
+
+  private static void checkParameters(String rawQuery) {
+    if (rawQuery == null || rawQuery.isEmpty()) {
+      return;
+    }
+    for (String param : rawQuery.split("&")) {
+      String[] kv = param.split("=", 2);
+      if (!SUPPORTED_PARAMETERS.contains(kv[0])) {
+        throw new ConfigException("STATE_PROXY_PG_URL", "parameter '" + kv[0] + "' is not supported (supported: "
+            + String.join(", ", new TreeSet<>(SUPPORTED_PARAMETERS)) + ")");
+      }
+      if (kv[0].equals("sslmode") && !(kv.length > 1 && kv[1].equals("disable"))) {
+        throw new ConfigException("STATE_PROXY_PG_URL", "TLS to Postgres is not built yet: only sslmode=disable is accepted");
+      }
+    }
   }
 
   private static String decode(String s) {
