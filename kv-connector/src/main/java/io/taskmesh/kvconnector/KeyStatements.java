@@ -2,10 +2,13 @@ package io.taskmesh.kvconnector;
 
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.core.net.ClientSSLOptions;
 import io.vertx.core.net.NetClientOptions;
+import io.vertx.core.net.PemTrustOptions;
 import io.vertx.pgclient.PgBuilder;
 import io.vertx.pgclient.PgConnectOptions;
 import io.vertx.pgclient.PgException;
+import io.vertx.pgclient.SslMode;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.PoolOptions;
 import io.vertx.sqlclient.Row;
@@ -68,6 +71,7 @@ final class KeyStatements {
         .setPort(uri.getPort() > 0 ? uri.getPort() : 5432)
         .setDatabase(uri.getPath() == null || uri.getPath().length() <= 1 ? "postgres" : uri.getPath().substring(1));
     o.addProperty("application_name", "kv-connector");
+    ClientSSLOptions ssl = new ClientSSLOptions();
     if (uri.getRawQuery() != null) {
       for (String param : uri.getRawQuery().split("&")) {
         String[] kv = param.split("=", 2);
@@ -76,10 +80,19 @@ final class KeyStatements {
           case "user" -> o.setUser(value);
           case "password" -> o.setPassword(value);
           case "ApplicationName" -> o.addProperty("application_name", value);
-          // KvConfig admits only SUPPORTED_PARAMETERS: sslmode can only be "disable", this client's default
-          default -> { }
+          case "sslmode" -> o.setSslMode(SslMode.of(value));
+          case "sslrootcert" -> ssl.setTrustOptions(new PemTrustOptions().addCertPath(value));
+          default -> { } // KvConfig admits no other parameter
         }
       }
+    }
+    // as pgjdbc: require encrypts without checking the certificate; verify-ca checks it against
+    // sslrootcert; verify-full also checks that it names the host
+    switch (o.getSslMode()) {
+      case REQUIRE -> o.setSslOptions(ssl.setTrustAll(true));
+      case VERIFY_CA -> o.setSslOptions(ssl.setHostnameVerificationAlgorithm(""));
+      case VERIFY_FULL -> o.setSslOptions(ssl.setHostnameVerificationAlgorithm("HTTPS"));
+      default -> { }
     }
     if (config.pgUser() != null) {
       o.setUser(config.pgUser());

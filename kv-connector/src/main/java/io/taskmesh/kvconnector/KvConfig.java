@@ -121,23 +121,39 @@ public record KvConfig(
   /**
    * URL parameters both database clients honour the same way (pgjdbc for schema, listing and
    * query; Vert.x's reactive client for the key routes, see KeyStatements): anything else, such as
-   * a schema or TLS setting only one of them would apply, is refused rather than half applied.
+   * a schema setting only one of them would apply, is refused rather than half applied.
    */
-  static final Set<String> SUPPORTED_PARAMETERS = Set.of("user", "password", "sslmode", "ApplicationName");
+  static final Set<String> SUPPORTED_PARAMETERS = Set.of("user", "password", "ApplicationName", "sslmode", "sslrootcert");
+  /**
+   * {@code disable}; {@code require} (TLS, the certificate not checked); {@code verify-ca} and
+   * {@code verify-full} (checked against {@code sslrootcert}; full also checks the host name).
+   * {@code allow}/{@code prefer} would fall back to plain text, and are refused.
+   */
+  static final Set<String> SSL_MODES = Set.of("disable", "require", "verify-ca", "verify-full");
 
   private static void checkParameters(String rawQuery) {
     if (rawQuery == null || rawQuery.isEmpty()) {
       return;
     }
+    Map<String, String> params = new java.util.HashMap<>();
     for (String param : rawQuery.split("&")) {
       String[] kv = param.split("=", 2);
       if (!SUPPORTED_PARAMETERS.contains(kv[0])) {
         throw new ConfigException("STATE_PROXY_PG_URL", "parameter '" + kv[0] + "' is not supported (supported: "
             + String.join(", ", new TreeSet<>(SUPPORTED_PARAMETERS)) + ")");
       }
-      if (kv[0].equals("sslmode") && !(kv.length > 1 && kv[1].equals("disable"))) {
-        throw new ConfigException("STATE_PROXY_PG_URL", "TLS to Postgres is not built yet: only sslmode=disable is accepted");
-      }
+      params.put(kv[0], kv.length > 1 ? decode(kv[1]) : "");
+    }
+    String mode = params.get("sslmode");
+    if (mode != null && !SSL_MODES.contains(mode)) {
+      throw new ConfigException("STATE_PROXY_PG_URL", "sslmode '" + mode + "' is not supported (supported: "
+          + String.join(", ", new TreeSet<>(SSL_MODES)) + ")");
+    }
+    boolean verifies = "verify-ca".equals(mode) || "verify-full".equals(mode);
+    if (verifies != params.containsKey("sslrootcert")) {
+      throw new ConfigException("STATE_PROXY_PG_URL", verifies
+          ? "sslmode=" + mode + " needs sslrootcert=<path of the CA certificate, PEM>"
+          : "sslrootcert is only used with sslmode=verify-ca or verify-full");
     }
   }
 

@@ -62,8 +62,10 @@ class KvConfigTest {
       "STATE_PROXY_PG_URL|postgres://h h/db | STATE_PROXY_PG_URL: not a valid URL",
       "STATE_PROXY_PG_URL|postgres://h/db?currentSchema=s | STATE_PROXY_PG_URL: parameter 'currentSchema' is not supported",
       "STATE_PROXY_PG_URL|jdbc:postgresql://h/db?user=x&options=-c%20search_path%3Ds | STATE_PROXY_PG_URL: parameter 'options' is not supported",
-      "STATE_PROXY_PG_URL|postgres://h/db?sslmode=require | STATE_PROXY_PG_URL: TLS to Postgres is not built yet",
-      "STATE_PROXY_PG_URL|jdbc:postgresql://h/db?sslmode | STATE_PROXY_PG_URL: TLS to Postgres is not built yet",
+      "STATE_PROXY_PG_URL|postgres://h/db?sslmode=prefer | STATE_PROXY_PG_URL: sslmode 'prefer' is not supported",
+      "STATE_PROXY_PG_URL|jdbc:postgresql://h/db?sslmode | STATE_PROXY_PG_URL: sslmode '' is not supported",
+      "STATE_PROXY_PG_URL|postgres://h/db?sslmode=verify-full | STATE_PROXY_PG_URL: sslmode=verify-full needs sslrootcert",
+      "STATE_PROXY_PG_URL|postgres://h/db?sslmode=require&sslrootcert=/ca.pem | STATE_PROXY_PG_URL: sslrootcert is only used with",
       "CONNECTOR_SOCKET_MODE|rw-rw-rw- | CONNECTOR_SOCKET_MODE:",
       "CONNECTOR_SOCKET_MODE|0999   | CONNECTOR_SOCKET_MODE:",
       "CONNECTOR_MAX_BODY_BYTES|big | CONNECTOR_MAX_BODY_BYTES: 'big' is not an integer",
@@ -74,6 +76,30 @@ class KvConfigTest {
   void badVariablesAreNamed(String name, String value, String message) {
     assertThatThrownBy(() -> KvConfig.fromEnv(env(name, value))).isInstanceOf(ConfigException.class)
         .hasMessageStartingWith(message.trim());
+  }
+
+  @Test
+  void theReactiveClientGetsTheSameDatabaseUserAndTlsSettings() {
+    var full = KeyStatements.connectOptions(KvConfig.fromEnv(env("STATE_PROXY_PG_URL",
+        "postgres://u:p%20w@db.local:5433/app?sslmode=verify-full&sslrootcert=/etc/ca%20dir/ca.pem&ApplicationName=kv1")));
+    assertThat(full.getHost()).isEqualTo("db.local");
+    assertThat(full.getPort()).isEqualTo(5433);
+    assertThat(full.getDatabase()).isEqualTo("app");
+    assertThat(full.getUser()).isEqualTo("u");
+    assertThat(full.getPassword()).isEqualTo("p w");
+    assertThat(full.getProperties()).containsEntry("application_name", "kv1");
+    assertThat(full.getSslMode()).isEqualTo(io.vertx.pgclient.SslMode.VERIFY_FULL);
+    assertThat(full.getSslOptions().getHostnameVerificationAlgorithm()).isEqualTo("HTTPS");
+    assertThat(((io.vertx.core.net.PemTrustOptions) full.getSslOptions().getTrustOptions()).getCertPaths())
+        .containsExactly("/etc/ca dir/ca.pem");
+    var ca = KeyStatements.connectOptions(KvConfig.fromEnv(env("STATE_PROXY_PG_URL",
+        "jdbc:postgresql://h/db?user=x&sslmode=verify-ca&sslrootcert=/ca.pem")));
+    assertThat(ca.getUser()).isEqualTo("x");
+    assertThat(ca.getSslOptions().getHostnameVerificationAlgorithm()).isEmpty();
+    var require = KeyStatements.connectOptions(KvConfig.fromEnv(env("STATE_PROXY_PG_URL", "postgres://h/db?sslmode=require")));
+    assertThat(require.getSslOptions().isTrustAll()).isTrue();
+    var plain = KeyStatements.connectOptions(KvConfig.fromEnv(env("STATE_PROXY_PG_URL", "postgres://h/db")));
+    assertThat(plain.getSslMode()).isEqualTo(io.vertx.pgclient.SslMode.DISABLE);
   }
 
   @Test
