@@ -49,7 +49,8 @@ public final class LocalKafka implements AutoCloseable {
 
   /** Starts (formatting the storage the first time) a broker on {@code port} (0 = any free). */
   public static LocalKafka start(Path dataDir, int port) {
-    LocalKafka kafka = new LocalKafka(dataDir, port == 0 ? freePort() : port, freePort());
+    int brokerPort = port == 0 ? freePort() : port;
+    LocalKafka kafka = new LocalKafka(dataDir, brokerPort, freePortOtherThan(brokerPort));
     kafka.startProcess();
     return kafka;
   }
@@ -197,6 +198,19 @@ public final class LocalKafka implements AutoCloseable {
       Thread.currentThread().interrupt();
       throw new IllegalStateException(e);
     }
+  }
+
+  /**
+   * The controller's port. Two calls of {@link #freePort()} in a row can return the same port
+   * (the first socket is closed again at once), and the broker then refuses to format its
+   * storage: "two listeners on the same port" (seen once in CI).
+   */
+  static int freePortOtherThan(int taken) {
+    int p = freePort();
+    while (p == taken) {
+      p = freePort();
+    }
+    return p;
   }
 
   static int freePort() {
