@@ -3,14 +3,18 @@ package io.taskmesh.kvconnector;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.taskmesh.devkit.LocalPostgres;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.security.KeyStore;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Base64;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -20,7 +24,7 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * TLS to Postgres, for both database clients: a Postgres of its own with {@code ssl=on} and a
- * self-signed certificate made by openssl. {@code verify-full} and {@code require} work and every
+ * self-signed certificate made with keytool. {@code verify-full} and {@code require} work and every
  * connection of the connector is encrypted (pg_stat_ssl); a certificate from another CA is
  * refused (503, nothing written).
  */
@@ -96,15 +100,33 @@ class KvTlsIT {
     return "jdbc:postgresql://127.0.0.1:" + pg.port() + "/postgres?user=postgres";
   }
 
-  /** A self-signed certificate for localhost / 127.0.0.1 ({@code name.crt}, key {@code name.key}). */
+  /**
+   * A self-signed certificate for localhost / 127.0.0.1, made with the JDK's keytool and written
+   * as PEM ({@code name.crt}) with its PKCS#8 key ({@code name.key}), the files Postgres reads.
+   */
   private static Path selfSigned(Path in, String name) throws Exception {
-    Process p = new ProcessBuilder("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
-        "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
-        "-keyout", in.resolve(name + ".key").toString(), "-out", in.resolve(name + ".crt").toString())
+    Path store = in.resolve(name + ".p12");
+    char[] pass = "changeit".toCharArray();
+    Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
+        "-genkeypair", "-alias", name, "-keyalg", "RSA", "-keysize", "2048", "-validity", "2",
+        "-dname", "CN=localhost", "-ext", "san=dns:localhost,ip:127.0.0.1",
+        "-storetype", "PKCS12", "-keystore", store.toString(), "-storepass", new String(pass))
         .redirectErrorStream(true).start();
     String out = new String(p.getInputStream().readAllBytes());
     assertThat(p.waitFor()).as(out).isZero();
+    KeyStore ks = KeyStore.getInstance("PKCS12");
+    try (InputStream is = Files.newInputStream(store)) {
+      ks.load(is, pass);
+    }
+    Files.writeString(in.resolve(name + ".crt"), pem("CERTIFICATE", ks.getCertificate(name).getEncoded()));
+    Files.writeString(in.resolve(name + ".key"), pem("PRIVATE KEY", ks.getKey(name, pass).getEncoded()));
     return in.resolve(name + ".crt");
+  }
+
+  private static String pem(String type, byte[] der) {
+    return "-----BEGIN " + type + "-----\n"
+        + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII)).encodeToString(der)
+        + "\n-----END " + type + "-----\n";
   }
 
   private record Started(KvStore store, KvApp app, UnixHttp http) implements AutoCloseable {
