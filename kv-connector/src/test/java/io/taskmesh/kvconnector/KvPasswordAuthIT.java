@@ -8,9 +8,7 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -36,19 +34,19 @@ class KvPasswordAuthIT {
       assertThat(direct.isValid(1)).as("pgjdbc logs in with the password").isTrue();
     }
     String url = "postgres://" + ROLE + ":" + ENCODED + "@127.0.0.1:" + pg.port() + "/" + db;
-    try (Started kv = start(url)) {
-      assertThat(kv.http.get("/healthz").status()).isEqualTo(200);
-      UnixHttp.Resp put = kv.http.put("/keys/auth/1", "{\"status\":\"pending\"}");
+    try (ConnectorOn kv = ConnectorOn.url(url)) {
+      assertThat(kv.http().get("/healthz").status()).isEqualTo(200);
+      UnixHttp.Resp put = kv.http().put("/keys/auth/1", "{\"status\":\"pending\"}");
       assertThat(put.status()).as(put.body()).isEqualTo(201);
-      assertThat(kv.http.put("/keys/auth/1?if_status=pending", "{\"status\":\"running\"}").status()).isEqualTo(200);
-      assertThat(kv.http.get("/keys/auth/1").body()).contains("\"running\"");
-      UnixHttp.Resp q = kv.http.post("/query", "{\"filter\":{\"status\":\"running\"},\"count\":true}");
+      assertThat(kv.http().put("/keys/auth/1?if_status=pending", "{\"status\":\"running\"}").status()).isEqualTo(200);
+      assertThat(kv.http().get("/keys/auth/1").body()).contains("\"running\"");
+      UnixHttp.Resp q = kv.http().post("/query", "{\"filter\":{\"status\":\"running\"},\"count\":true}");
       assertThat(q.status()).as(q.body()).isEqualTo(200);
       assertThat(q.body()).contains("\"total\":1");
     }
-    try (Started kv = start(url.replace(ENCODED, "wrong"))) {
-      assertThat(kv.http.get("/healthz").status()).isEqualTo(503);
-      UnixHttp.Resp put = kv.http.put("/keys/auth/2", "{\"status\":\"pending\"}");
+    try (ConnectorOn kv = ConnectorOn.url(url.replace(ENCODED, "wrong"))) {
+      assertThat(kv.http().get("/healthz").status()).isEqualTo(503);
+      UnixHttp.Resp put = kv.http().put("/keys/auth/2", "{\"status\":\"pending\"}");
       assertThat(put.status()).isEqualTo(503);
       assertThat(put.body()).contains("unavailable").doesNotContain("wrong");
     }
@@ -82,27 +80,5 @@ class KvPasswordAuthIT {
       st.execute("ALTER ROLE " + ROLE + " PASSWORD '" + PASSWORD + "'");
     }
     return db;
-  }
-
-  private record Started(KvStore store, KvApp app, UnixHttp http) implements AutoCloseable {
-    @Override
-    public void close() throws Exception {
-      http.close();
-      app.close();
-      store.close();
-    }
-  }
-
-  private static Started start(String url) throws Exception {
-    Path dir = Files.createTempDirectory("kvauth");
-    KvConfig config = KvConfig.fromEnv(Map.of("CONNECTOR_SOCKET", dir.resolve("kv.sock").toString(),
-        "STATE_PROXY_PG_URL", url, "STATE_PROXY_PG_INDEXES", "status"));
-    KvStore store = new KvStore(config);
-    try {
-      store.ensureSchema();
-    } catch (SQLException e) {
-      // the wrong-password case: no schema, the connector still serves (503s)
-    }
-    return new Started(store, new KvApp(config, store).start(), new UnixHttp(config.socket()));
   }
 }

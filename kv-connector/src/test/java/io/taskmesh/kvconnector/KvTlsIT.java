@@ -54,12 +54,12 @@ class KvTlsIT {
   @Test
   void verifyFullEncryptsEveryConnectionOfBothClients() throws Exception {
     String url = base() + "&sslmode=verify-full&sslrootcert=" + cert;
-    try (Started kv = start(url)) {
-      assertThat(kv.http.get("/healthz").status()).isEqualTo(200);
-      assertThat(kv.http.put("/keys/tls/1", "{\"status\":\"pending\"}").status()).isEqualTo(201);
-      assertThat(kv.http.put("/keys/tls/1?if_status=pending", "{\"status\":\"running\"}").status()).isEqualTo(200);
-      assertThat(kv.http.get("/keys/tls/1").body()).contains("\"running\"");
-      UnixHttp.Resp q = kv.http.post("/query", "{\"prefix\":\"tls/1\",\"count\":true}");
+    try (ConnectorOn kv = ConnectorOn.url(url)) {
+      assertThat(kv.http().get("/healthz").status()).isEqualTo(200);
+      assertThat(kv.http().put("/keys/tls/1", "{\"status\":\"pending\"}").status()).isEqualTo(201);
+      assertThat(kv.http().put("/keys/tls/1?if_status=pending", "{\"status\":\"running\"}").status()).isEqualTo(200);
+      assertThat(kv.http().get("/keys/tls/1").body()).contains("\"running\"");
+      UnixHttp.Resp q = kv.http().post("/query", "{\"prefix\":\"tls/1\",\"count\":true}");
       assertThat(q.body()).contains("\"total\":1");
       try (Connection c = DriverManager.getConnection(pg.jdbcUrl()); Statement st = c.createStatement();
            ResultSet rs = st.executeQuery("SELECT count(*) FILTER (WHERE s.ssl), count(*) FILTER (WHERE NOT s.ssl) "
@@ -73,18 +73,18 @@ class KvTlsIT {
 
   @Test
   void requireEncryptsWithoutCheckingTheCertificate() throws Exception {
-    try (Started kv = start(base() + "&sslmode=require")) {
-      assertThat(kv.http.put("/keys/tls/req", "{\"status\":\"pending\"}").status()).isEqualTo(201);
-      assertThat(kv.http.get("/keys/tls/req").status()).isEqualTo(200);
+    try (ConnectorOn kv = ConnectorOn.url(base() + "&sslmode=require")) {
+      assertThat(kv.http().put("/keys/tls/req", "{\"status\":\"pending\"}").status()).isEqualTo(201);
+      assertThat(kv.http().get("/keys/tls/req").status()).isEqualTo(200);
     }
   }
 
   @Test
   void aCertificateFromAnotherAuthorityIsRefused() throws Exception {
     Path other = selfSigned(Files.createTempDirectory("kvtls-other"), "other");
-    try (Started kv = start(base() + "&sslmode=verify-full&sslrootcert=" + other)) {
-      assertThat(kv.http.get("/healthz").status()).isEqualTo(503);
-      UnixHttp.Resp put = kv.http.put("/keys/tls/untrusted", "{\"status\":\"pending\"}");
+    try (ConnectorOn kv = ConnectorOn.url(base() + "&sslmode=verify-full&sslrootcert=" + other)) {
+      assertThat(kv.http().get("/healthz").status()).isEqualTo(503);
+      UnixHttp.Resp put = kv.http().put("/keys/tls/untrusted", "{\"status\":\"pending\"}");
       assertThat(put.status()).as(put.body()).isEqualTo(503);
     }
     try (Connection c = DriverManager.getConnection(pg.jdbcUrl()); Statement st = c.createStatement();
@@ -127,26 +127,5 @@ class KvTlsIT {
     return "-----BEGIN " + type + "-----\n"
         + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII)).encodeToString(der)
         + "\n-----END " + type + "-----\n";
-  }
-
-  private record Started(KvStore store, KvApp app, UnixHttp http) implements AutoCloseable {
-    @Override
-    public void close() throws Exception {
-      http.close();
-      app.close();
-      store.close();
-    }
-  }
-
-  private static Started start(String url) throws Exception {
-    Path sock = Files.createTempDirectory("kvtls-sock").resolve("kv.sock");
-    KvConfig config = KvConfig.fromEnv(Map.of("CONNECTOR_SOCKET", sock.toString(), "STATE_PROXY_PG_URL", url));
-    KvStore store = new KvStore(config);
-    try {
-      store.ensureSchema();
-    } catch (SQLException e) {
-      // the untrusted-certificate case: no schema, the connector still serves (503s)
-    }
-    return new Started(store, new KvApp(config, store).start(), new UnixHttp(config.socket()));
   }
 }
