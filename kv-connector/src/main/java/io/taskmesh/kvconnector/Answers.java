@@ -132,7 +132,7 @@ final class Answers {
         }
         byte[] raw = bytes.getBytes();
         JsonBodies.checkOneJsonValue(raw);
-        reply(req, then.apply(bytes.toString(StandardCharsets.UTF_8)));
+        reply(req, then.apply(new String(raw, StandardCharsets.UTF_8)));
       } catch (RuntimeException e) {
         error(req, e);
       }

@@ -75,7 +75,7 @@ final class KeyRoutes {
     return db.upsert(key, json).map(r -> written(key, r));
   }
 
-  private static Answers.Answer written(String key, KvStore.PutResult r) {
+  private static Answers.Answer written(String key, KeyStatements.PutResult r) {
     StringBuilder sb = new StringBuilder("{\"key\":\"");
     JsonStringEncoder.getInstance().quoteAsString(key, sb);
     sb.append("\",\"created_at\":\"").append(r.createdAt()).append("\",\"updated_at\":\"")

@@ -15,8 +15,6 @@ import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.RowSet;
 import io.vertx.sqlclient.Tuple;
 import java.net.URI;
-import java.net.URLDecoder;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.Optional;
@@ -43,6 +41,9 @@ final class KeyStatements {
       + "WHERE key = $1 AND (value->>'status') = $3 RETURNING created_at, updated_at";
   private static final String STORED_STATUS = "SELECT value->>'status' FROM kv WHERE key = $1";
   private static final String DELETE = "DELETE FROM kv WHERE key = $1";
+
+  /** Outcome of a write. */
+  record PutResult(boolean created, Instant createdAt, Instant updatedAt) {}
 
   private final Pool pool;
 
@@ -72,20 +73,16 @@ final class KeyStatements {
         .setDatabase(uri.getPath() == null || uri.getPath().length() <= 1 ? "postgres" : uri.getPath().substring(1));
     o.addProperty("application_name", "kv-connector");
     ClientSSLOptions ssl = new ClientSSLOptions();
-    if (uri.getRawQuery() != null) {
-      for (String param : uri.getRawQuery().split("&")) {
-        String[] kv = param.split("=", 2);
-        String value = kv.length > 1 ? URLDecoder.decode(kv[1], StandardCharsets.UTF_8) : "";
-        switch (kv[0]) {
-          case "user" -> o.setUser(value);
-          case "password" -> o.setPassword(value);
-          case "ApplicationName" -> o.addProperty("application_name", value);
-          case "sslmode" -> o.setSslMode(SslMode.of(value));
-          case "sslrootcert" -> ssl.setTrustOptions(new PemTrustOptions().addCertPath(value));
-          default -> { } // KvConfig admits no other parameter
-        }
+    KvConfig.urlParameters(config.jdbcUrl()).forEach((name, value) -> {
+      switch (name) {
+        case "user" -> o.setUser(value);
+        case "password" -> o.setPassword(value);
+        case "ApplicationName" -> o.addProperty("application_name", value);
+        case "sslmode" -> o.setSslMode(SslMode.of(value));
+        case "sslrootcert" -> ssl.setTrustOptions(new PemTrustOptions().addCertPath(value));
+        default -> { } // KvConfig admits no other parameter
       }
-    }
+    });
     // as pgjdbc: require encrypts without checking the certificate; verify-ca checks it against
     // sslrootcert; verify-full also checks that it names the host
     switch (o.getSslMode()) {
@@ -117,20 +114,20 @@ final class KeyStatements {
     return run(EXISTS, Tuple.of(key)).map(rows -> rows.size() > 0);
   }
 
-  Future<KvStore.PutResult> upsert(String key, String json) {
+  Future<PutResult> upsert(String key, String json) {
     return run(UPSERT, Tuple.of(key, json)).map(rows -> {
       Row r = rows.iterator().next();
-      return new KvStore.PutResult(r.getBoolean(2), instant(r, 0), instant(r, 1));
+      return new PutResult(r.getBoolean(2), instant(r, 0), instant(r, 1));
     });
   }
 
   /** {@code If-None-Match: *}: insert only; empty when the key exists. */
-  Future<Optional<KvStore.PutResult>> create(String key, String json) {
+  Future<Optional<PutResult>> create(String key, String json) {
     return run(CREATE, Tuple.of(key, json)).map(rows -> written(rows, true));
   }
 
   /** Writes only when the stored {@code status} field equals {@code ifStatus}; empty otherwise. */
-  Future<Optional<KvStore.PutResult>> putIfStatus(String key, String json, String ifStatus) {
+  Future<Optional<PutResult>> putIfStatus(String key, String json, String ifStatus) {
     return run(PUT_IF_STATUS, Tuple.of(key, json, ifStatus)).map(rows -> written(rows, false));
   }
 
@@ -165,12 +162,12 @@ final class KeyStatements {
     return Future.failedFuture(KvException.unavailable("database unavailable: " + message));
   }
 
-  private static Optional<KvStore.PutResult> written(RowSet<Row> rows, boolean created) {
+  private static Optional<PutResult> written(RowSet<Row> rows, boolean created) {
     if (rows.size() == 0) {
       return Optional.empty();
     }
     Row r = rows.iterator().next();
-    return Optional.of(new KvStore.PutResult(created, instant(r, 0), instant(r, 1)));
+    return Optional.of(new PutResult(created, instant(r, 0), instant(r, 1)));
   }
 
   private static Instant instant(Row r, int col) {

@@ -9,6 +9,7 @@ import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -132,17 +133,12 @@ public record KvConfig(
   static final Set<String> SSL_MODES = Set.of("disable", "require", "verify-ca", "verify-full");
 
   private static void checkParameters(String rawQuery) {
-    if (rawQuery == null || rawQuery.isEmpty()) {
-      return;
-    }
-    Map<String, String> params = new java.util.HashMap<>();
-    for (String param : rawQuery.split("&")) {
-      String[] kv = param.split("=", 2);
-      if (!SUPPORTED_PARAMETERS.contains(kv[0])) {
-        throw new ConfigException("STATE_PROXY_PG_URL", "parameter '" + kv[0] + "' is not supported (supported: "
+    Map<String, String> params = parameters(rawQuery);
+    for (String name : params.keySet()) {
+      if (!SUPPORTED_PARAMETERS.contains(name)) {
+        throw new ConfigException("STATE_PROXY_PG_URL", "parameter '" + name + "' is not supported (supported: "
             + String.join(", ", new TreeSet<>(SUPPORTED_PARAMETERS)) + ")");
       }
-      params.put(kv[0], kv.length > 1 ? decode(kv[1]) : "");
     }
     String mode = params.get("sslmode");
     if (mode != null && !SSL_MODES.contains(mode)) {
@@ -155,6 +151,23 @@ public record KvConfig(
           ? "sslmode=" + mode + " needs sslrootcert=<path of the CA certificate, PEM>"
           : "sslrootcert is only used with sslmode=verify-ca or verify-full");
     }
+  }
+
+  /** The query parameters of {@code jdbcUrl}, decoded as pgjdbc decodes them; the one parser for both clients. */
+  static Map<String, String> urlParameters(String jdbcUrl) {
+    int q = jdbcUrl.indexOf('?');
+    return parameters(q < 0 ? null : jdbcUrl.substring(q + 1));
+  }
+
+  private static Map<String, String> parameters(String rawQuery) {
+    Map<String, String> params = new LinkedHashMap<>();
+    if (rawQuery != null && !rawQuery.isEmpty()) {
+      for (String param : rawQuery.split("&")) {
+        String[] kv = param.split("=", 2);
+        params.put(kv[0], kv.length > 1 ? URLDecoder.decode(kv[1], StandardCharsets.UTF_8) : "");
+      }
+    }
+    return params;
   }
 
   private static String decode(String s) {

@@ -99,9 +99,6 @@ public final class KvStore implements AutoCloseable {
     ddl(st, sql);
   }
 
-  /** Outcome of a write (the key routes' statements are in {@link KeyStatements}). */
-  public record PutResult(boolean created, Instant createdAt, Instant updatedAt) {}
-
   /** Keys under {@code prefix} in key order; with a delimiter, deeper keys fold into {@code prefixes}. */
   public record Listing(List<String> keys, List<String> prefixes) {}
 
