@@ -21,7 +21,6 @@ import java.nio.file.Files;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -163,8 +162,12 @@ public final class KvApp implements AutoCloseable {
         switch (path) {
           // a failed ping is a 503 naming the cause (KeyStatements turns it into "database unavailable: ...")
           case "/healthz" -> only(req, "GET", () -> Answers.reply(req, db.ping()
-              .map(up -> Answers.ok(200, "{\"status\":\"ready\"}"))));
-          case "/keys/", "/keys" -> only(req, "GET", () -> blocking(req, () -> list(req)));
+              .map(v -> Answers.ok(200, "{\"status\":\"ready\"}"))));
+          case "/keys/", "/keys" -> only(req, "GET", () -> {
+            // the request is read on this loop; only the statement runs on a worker thread
+            Listing listing = listing(req);
+            Answers.reply(req, vertx.executeBlocking(() -> list(listing), false));
+          });
           case "/query" -> only(req, "POST", () -> Answers.readBody(req, config.maxBodyBytes(),
               body -> vertx.executeBlocking(() -> query(body), false)));
           default -> throw KvException.notFound("no route for " + method + " " + path);
@@ -180,16 +183,14 @@ public final class KvApp implements AutoCloseable {
       }
       serve.run();
     }
-
-    /** Runs {@code work} (JDBC) on a worker thread and answers its result on this loop. */
-    private void blocking(HttpServerRequest req, Callable<Answers.Answer> work) {
-      Answers.reply(req, vertx.executeBlocking(work, false));
-    }
   }
 
   // ---- the routes served on worker threads
 
-  private Answers.Answer list(HttpServerRequest req) throws Exception {
+  /** {@code GET /keys/} parameters, checked. */
+  private record Listing(String prefix, String delimiter, Long limit) {}
+
+  private static Listing listing(HttpServerRequest req) {
     String prefix;
     String delimiter;
     String rawLimit;
@@ -214,7 +215,11 @@ public final class KvApp implements AutoCloseable {
         throw KvException.badRequest("'limit' must be a non-negative integer");
       }
     }
-    KvStore.Listing l = store.list(prefix, delimiter, limit);
+    return new Listing(prefix, delimiter, limit);
+  }
+
+  private Answers.Answer list(Listing q) throws Exception {
+    KvStore.Listing l = store.list(q.prefix(), q.delimiter(), q.limit());
     return Answers.ok(200, STRICT.writeValueAsString(Map.of("keys", l.keys(), "prefixes", l.prefixes())));
   }
 
