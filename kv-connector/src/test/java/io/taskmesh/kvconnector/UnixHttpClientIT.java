@@ -149,6 +149,35 @@ class UnixHttpClientIT {
   }
 
   @Test
+  void anInterruptedCallerStopsWaitingAndTheConnectionIsNotReused() throws Exception {
+    Path dir = Files.createTempDirectory("uhc");
+    Path sock = dir.resolve("s.sock");
+    try (ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+         UnixHttpClient c = new UnixHttpClient(sock)) {
+      server.bind(UnixDomainSocketAddress.of(sock));
+      java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
+      Thread caller = new Thread(() -> {
+        try {
+          c.send("GET", "/x", null, null);
+        } catch (Throwable e) {
+          failure.set(e);
+        }
+      });
+      caller.start();
+      try (SocketChannel peer = server.accept()) {
+        readRequest(peer); // the request arrived: the caller now waits for an answer that never comes
+        caller.interrupt();
+        caller.join(5_000);
+        assertThat(caller.isAlive()).as("the caller still waits after its interrupt").isFalse();
+        assertThat(failure.get()).isInstanceOf(java.nio.channels.ClosedByInterruptException.class);
+        // the client closed its end: the server reads end-of-stream
+        assertThat(peer.read(ByteBuffer.allocate(16))).isEqualTo(-1);
+      }
+      assertThat(c.connectionsOpened()).isEqualTo(1);
+    }
+  }
+
+  @Test
   void noServerIsAnIoError() throws Exception {
     Path sock = Files.createTempDirectory("uhc").resolve("none.sock");
     try (UnixHttpClient c = new UnixHttpClient(sock)) {

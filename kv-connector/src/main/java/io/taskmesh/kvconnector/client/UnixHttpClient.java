@@ -5,13 +5,15 @@ import java.io.InputStream;
 import java.net.UnixDomainSocketAddress;
 import java.net.StandardProtocolFamily;
 import java.nio.ByteBuffer;
-import java.nio.channels.AsynchronousCloseException;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -44,37 +46,6 @@ public final class UnixHttpClient implements AutoCloseable {
   public static final class TimeoutException extends IOException {
     public TimeoutException(String message) {
       super(message);
-    }
-  }
-
-  /**
-   * Timeouts without a timer task per request: every open connection is registered here, a busy
-   * one carries its deadline, and one daemon thread closes the overdue ones every 50 ms (a
-   * per-request {@code schedule}/{@code cancel} costs a lock and often a wake-up of the timer
-   * thread, which showed up under load).
-   */
-  private static final java.util.Set<Conn> OPEN = java.util.concurrent.ConcurrentHashMap.newKeySet();
-  static final long WATCHDOG_PERIOD_MS = 50;
-  static {
-    Thread t = new Thread(UnixHttpClient::watchdog, "unix-http-timeouts");
-    t.setDaemon(true);
-    t.start();
-  }
-
-  private static void watchdog() {
-    while (true) {
-      try {
-        Thread.sleep(WATCHDOG_PERIOD_MS);
-      } catch (InterruptedException e) {
-        return;
-      }
-      long now = System.nanoTime();
-      for (Conn c : OPEN) {
-        long d = c.deadline;
-        if (d != 0 && now - d > 0) {
-          c.expire();
-        }
-      }
     }
   }
 
@@ -133,7 +104,7 @@ public final class UnixHttpClient implements AutoCloseable {
         if (c.timedOut) {
           throw timeout(method, target);
         }
-        if (!(reused && retryable)) {
+        if (!(reused && retryable) || e instanceof java.nio.channels.ClosedByInterruptException) {
           throw e;
         }
         // a stale pooled connection: try again (the loop takes the next idle one or opens one)
@@ -213,19 +184,9 @@ public final class UnixHttpClient implements AutoCloseable {
   }
 
   private HttpResponse exchange(Conn c, byte[] head, byte[] body, boolean headRequest) throws IOException {
-    long d = System.nanoTime() + options.timeout().toNanos();
-    c.deadline = d == 0 ? 1 : d;
-    try {
-      c.write(head, body);
-      return c.reader.read(headRequest);
-    } catch (AsynchronousCloseException e) {
-      if (c.timedOut) {
-        throw new java.nio.channels.ClosedChannelException();
-      }
-      throw e;
-    } finally {
-      c.deadline = 0;
-    }
+    c.deadline = System.nanoTime() + options.timeout().toNanos();
+    c.write(head, body);
+    return c.reader.read(headRequest);
   }
 
   private Conn pooled() {
@@ -250,9 +211,14 @@ public final class UnixHttpClient implements AutoCloseable {
       ch.close();
       throw e;
     }
+    Conn c;
+    try {
+      c = new Conn(ch, options.maxResponseBytes());
+    } catch (IOException e) {
+      ch.close();
+      throw e;
+    }
     opened.incrementAndGet();
-    Conn c = new Conn(ch, options.maxResponseBytes());
-    OPEN.add(c);
     return c;
   }
 
@@ -283,19 +249,35 @@ public final class UnixHttpClient implements AutoCloseable {
     drain();
   }
 
-  /** One connection: the channel, a read buffer and the parser on top of it. */
+  /**
+   * One connection: the channel, a read buffer and the parser on top of it. The channel is
+   * non-blocking and waits on its own {@link Selector} (epoll) for the response. A thread asleep
+   * in a blocking {@code read} on a Unix socket is also woken each time the server reads the
+   * request (the kernel's write-space wake-up of the client's socket, which carries no data): an
+   * extra pair of context switches per exchange. epoll only wakes for the readiness asked for.
+   */
   private static final class Conn {
     final SocketChannel ch;
+    final Selector selector;
+    final SelectionKey key;
     final ByteBuffer in = ByteBuffer.allocate(16 * 1024);
     final HttpResponseReader reader;
-    volatile boolean timedOut;
-    /** System.nanoTime() by which the current exchange must end; 0 = not in an exchange. */
-    volatile long deadline;
+    boolean timedOut;
+    /** System.nanoTime() by which the current exchange must end. */
+    long deadline;
     boolean gotBytes;
     long lastUsed;
 
-    Conn(SocketChannel ch, int maxBody) {
+    Conn(SocketChannel ch, int maxBody) throws IOException {
       this.ch = ch;
+      ch.configureBlocking(false);
+      this.selector = Selector.open();
+      try {
+        this.key = ch.register(selector, 0);
+      } catch (IOException | RuntimeException e) {
+        selector.close();
+        throw e;
+      }
       in.flip();
       this.reader = new HttpResponseReader(new Input(), maxBody);
     }
@@ -312,37 +294,67 @@ public final class UnixHttpClient implements AutoCloseable {
           b = ByteBuffer.wrap(all);
         }
         while (b.hasRemaining()) {
-          ch.write(b);
+          if (ch.write(b) == 0) {
+            await(SelectionKey.OP_WRITE);
+          }
         }
       } else {
         ByteBuffer[] bs = {ByteBuffer.wrap(head), ByteBuffer.wrap(body)};
         while (bs[1].hasRemaining()) {
-          ch.write(bs);
+          if (ch.write(bs) == 0) {
+            await(SelectionKey.OP_WRITE);
+          }
         }
       }
     }
 
-    void expire() {
-      timedOut = true;
-      close();
+    /** Waits until the channel is ready for {@code op}, or fails with a timeout at the deadline. */
+    void await(int op) throws IOException {
+      key.interestOps(op);
+      while (true) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          timedOut = true;
+          throw new java.nio.channels.ClosedChannelException();
+        }
+        // select(ms) rounds down: never 0 (which would wait forever)
+        int ready = selector.select(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+        selector.selectedKeys().clear();
+        if (ready > 0) {
+          return;
+        }
+        if (Thread.currentThread().isInterrupted()) {
+          // select returns at once while the flag is set: give up, as a blocking channel would
+          throw new java.nio.channels.ClosedByInterruptException();
+        }
+      }
     }
 
     void close() {
-      OPEN.remove(this);
       try {
         ch.close();
       } catch (IOException ignored) {
         // nothing to do
       }
+      try {
+        selector.close();
+      } catch (IOException ignored) {
+        // nothing to do
+      }
     }
 
-    /** The channel as a buffered InputStream. */
+    /** The channel as a buffered InputStream; each refill waits for data first. */
     final class Input extends InputStream {
       private boolean fill() throws IOException {
         in.clear();
         int n;
         try {
-          n = ch.read(in);
+          // wait first: right after the request the answer is rarely there yet (a read would be
+          // one more system call, returning nothing)
+          do {
+            await(SelectionKey.OP_READ);
+            n = ch.read(in);
+          } while (n == 0);
         } finally {
           in.flip();
         }
