@@ -27,7 +27,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <pre>
  * mvn -o -q -pl kv-connector test-compile dependency:build-classpath -Dmdep.outputFile=/tmp/kvcp.txt -Dmdep.includeScope=test
- * java -Dthreads=8 [-Drounds=3] [-DrunMs=3000] [-Djetty=false] -cp kv-connector/target/test-classes:kv-connector/target/classes:$(cat /tmp/kvcp.txt) io.taskmesh.kvconnector.KvBench
+ * java -Dthreads=8 [-Drounds=3] [-DrunMs=10000] [-DpreMs=1000] [-Djetty=false] -cp kv-connector/target/test-classes:kv-connector/target/classes:$(cat /tmp/kvcp.txt) io.taskmesh.kvconnector.KvBench
  * </pre>
  */
 public final class KvBench {
@@ -39,7 +39,14 @@ public final class KvBench {
   static final int THREADS = Integer.getInteger("threads", 8);
   static final int ROUNDS = Integer.getInteger("rounds", 3);
   static final long WARMUP_MS = Long.getLong("warmupMs", 2000);
-  static final long RUN_MS = Long.getLong("runMs", 3000);
+  static final long RUN_MS = Long.getLong("runMs", 10000);
+  /**
+   * Each measured window is preceded by this much of the same op, unmeasured: switching ops makes
+   * the JIT recompile (the event loops' code is deoptimized while they sit idle), and with short
+   * windows that burst of C2 work (up to 30% of the CPU for ~0.7 s) landed in the connector's
+   * windows more than in the direct ones.
+   */
+  static final long PRE_MS = Long.getLong("preMs", 1000);
   static final boolean JETTY = Boolean.parseBoolean(System.getProperty("jetty", "true"));
   static final int POOL = Integer.getInteger("pool", 8);
   static final com.sun.management.OperatingSystemMXBean OS =
@@ -105,6 +112,7 @@ public final class KvBench {
         ops.keySet().forEach(n -> results.put(n, new double[ROUNDS]));
         for (int round = 0; round < ROUNDS; round++) {
           for (Map.Entry<String, Op> e : ops.entrySet()) {
+            run(e.getValue(), PRE_MS);
             long cpu0 = OS.getProcessCpuTime();
             long pg0 = postgresCpuTicks();
             long n = run(e.getValue(), RUN_MS);
@@ -118,7 +126,8 @@ public final class KvBench {
                 round + 1, e.getKey(), perSec, cpuUs, pgUs);
           }
         }
-        System.out.printf("%nmedian of %d rounds, %d client threads, connector pool %d:%n", ROUNDS, THREADS, POOL);
+        System.out.printf("%nmedian of %d rounds of %d ms (each after %d ms of the same op), %d client threads, connector pool %d:%n",
+            ROUNDS, RUN_MS, PRE_MS, THREADS, POOL);
         double directGet = median(results.get("direct pgjdbc GET (SELECT by key)"));
         double directPut = median(results.get("direct pgjdbc conditional UPDATE"));
         for (Map.Entry<String, double[]> e : results.entrySet()) {
