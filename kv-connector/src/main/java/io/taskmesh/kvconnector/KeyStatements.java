@@ -1,6 +1,8 @@
 package io.taskmesh.kvconnector;
 
+import io.vertx.core.Context;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.net.ClientSSLOptions;
 import io.vertx.core.net.NetClientOptions;
@@ -17,13 +19,17 @@ import io.vertx.sqlclient.Tuple;
 import java.net.URI;
 import java.time.Instant;
 import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The per-key statements ({@code GET/HEAD/PUT/DELETE /keys/{key}}) on Vert.x's reactive Postgres
  * client. One instance per event loop, created on it: its connections live on that loop, so a
  * request is read, queried and answered by one thread with no hand-off (the README's benchmark).
+ * The GETs of one pass of the loop share a round trip ({@link #get}).
  * Each statement runs in autocommit; a future completes only after Postgres answered, so a 2xx
  * is sent for committed writes only. A failure that is not a Postgres error (refused connection,
  * connection closed mid-statement, no connection within the timeout) becomes a 503.
@@ -45,9 +51,22 @@ final class KeyStatements {
   /** Outcome of a write. */
   record PutResult(boolean created, Instant createdAt, Instant updatedAt) {}
 
-  private final Pool pool;
+  /** A pass rarely holds more GETs than the loop has client connections; this bounds one message. */
+  static final int MAX_READ_BATCH = 64;
+  static volatile boolean batchReads = true;
+  private static final LongAdder readBatches = new LongAdder();
+  private static final LongAdder readsBatched = new LongAdder();
 
-  KeyStatements(Vertx vertx, KvConfig config, int connections) {
+  private record PendingRead(String key, Promise<Optional<KvRecord>> answer) {}
+
+  private final Pool pool;
+  private final Context context;
+  /** GETs read in the loop's current pass, not yet sent; touched by the loop's thread only. */
+  private final List<PendingRead> pendingReads = new ArrayList<>();
+
+  /** Called on the event loop whose {@code context} this is. */
+  KeyStatements(Vertx vertx, Context context, KvConfig config, int connections) {
+    this.context = context;
     PgConnectOptions connect = connectOptions(config);
     connect.setCachePreparedStatements(true);
     // one statement per connection at a time, as with pgjdbc: a broken connection fails one request
@@ -100,14 +119,76 @@ final class KeyStatements {
     return o;
   }
 
+  /**
+   * A GET joins the reads of this loop's current pass; the pass's reads go to Postgres together
+   * when it ends ({@link #sendReads}). Only {@link KvBench} turns this off, to measure the
+   * difference in the same run.
+   */
   Future<Optional<KvRecord>> get(String key) {
-    return run(SELECT, Tuple.of(key)).map(rows -> {
-      if (rows.size() == 0) {
-        return Optional.empty();
+    if (!batchReads) {
+      return run(SELECT, Tuple.of(key)).map(KeyStatements::record);
+    }
+    Promise<Optional<KvRecord>> answer = Promise.promise();
+    pendingReads.add(new PendingRead(key, answer));
+    if (pendingReads.size() == 1) {
+      // runs after the loop has handled every connection that was ready in this pass
+      context.runOnContext(v -> sendReads());
+    }
+    return answer.future();
+  }
+
+  /**
+   * Sends the pending GETs: one alone as a plain statement; several as one batch of the same
+   * prepared statement (Bind/Execute per key, one Sync: one write, one wake-up of the backend, one
+   * flush of its answers). The batch is one implicit transaction, but under read committed each
+   * SELECT still takes its own snapshot, so every GET reads what was committed before it was sent,
+   * as alone. If the batch fails, each of its GETs gets that failure (a 503 when the connection
+   * failed); a SELECT by primary key has no error of its own that could fail its neighbours.
+   */
+  private void sendReads() {
+    List<PendingRead> all = new ArrayList<>(pendingReads);
+    pendingReads.clear();
+    for (int from = 0; from < all.size(); from += MAX_READ_BATCH) {
+      List<PendingRead> batch = all.subList(from, Math.min(all.size(), from + MAX_READ_BATCH));
+      readBatches.increment();
+      readsBatched.add(batch.size());
+      if (batch.size() == 1) {
+        PendingRead read = batch.get(0);
+        run(SELECT, Tuple.of(read.key())).map(KeyStatements::record).onComplete(read.answer());
+        continue;
       }
-      Row r = rows.iterator().next();
-      return Optional.of(new KvRecord(r.getString(0), r.getString(1), instant(r, 2), instant(r, 3)));
-    });
+      List<Tuple> keys = new ArrayList<>(batch.size());
+      batch.forEach(read -> keys.add(Tuple.of(read.key())));
+      pool.preparedQuery(SELECT).executeBatch(keys).recover(KeyStatements::classify).onComplete(done -> {
+        if (done.failed()) {
+          batch.forEach(read -> read.answer().fail(done.cause()));
+          return;
+        }
+        RowSet<Row> rows = done.result();
+        for (PendingRead read : batch) {
+          read.answer().complete(record(rows));
+          rows = rows.next();
+        }
+      });
+    }
+  }
+
+  /** Round trips that batched GETs took so far, over every instance (benchmark, tests). */
+  static long readRoundTrips() {
+    return readBatches.sum();
+  }
+
+  /** GETs sent in those round trips. */
+  static long readsSent() {
+    return readsBatched.sum();
+  }
+
+  private static Optional<KvRecord> record(RowSet<Row> rows) {
+    if (rows.size() == 0) {
+      return Optional.empty();
+    }
+    Row r = rows.iterator().next();
+    return Optional.of(new KvRecord(r.getString(0), r.getString(1), instant(r, 2), instant(r, 3)));
   }
 
   Future<Boolean> exists(String key) {

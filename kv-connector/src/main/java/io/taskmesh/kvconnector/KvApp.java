@@ -133,7 +133,7 @@ public final class KvApp implements AutoCloseable {
 
     @Override
     public void start(Promise<Void> started) {
-      db = new KeyStatements(vertx, config, connections);
+      db = new KeyStatements(vertx, context, config, connections);
       keys = new KeyRoutes(db, config.maxBodyBytes());
       HttpServerOptions options = new HttpServerOptions()
           .setIdleTimeout((int) IDLE_TIMEOUT_MS).setIdleTimeoutUnit(TimeUnit.MILLISECONDS)

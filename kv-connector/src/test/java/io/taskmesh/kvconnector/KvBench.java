@@ -76,7 +76,15 @@ public final class KvBench {
             }
           }
         });
-        ops.put("kv socket GET, UnixHttpClient", k -> check(unix.send("GET", "/keys/bench:" + k, null, null), 200));
+        ops.put("kv socket GET, UnixHttpClient", k -> {
+          KeyStatements.batchReads = true;
+          check(unix.send("GET", "/keys/bench:" + k, null, null), 200);
+        });
+        // the same, one statement per GET (before the reads of a loop's pass were batched)
+        ops.put("kv socket GET unbatched, UnixHttpClient", k -> {
+          KeyStatements.batchReads = false;
+          check(unix.send("GET", "/keys/bench:" + k, null, null), 200);
+        });
         if (JETTY) {
           ops.put("kv socket GET, Jetty HttpClient", k -> check(kv.http.get("/keys/bench:" + k), 200));
         }
@@ -136,7 +144,8 @@ public final class KvBench {
           System.out.printf("%-44s %9.0f ops/s  %.2fx direct  %6.1f us JVM CPU/op (client+connector)  %6.1f us Postgres CPU/op%n",
               e.getKey(), m, m / base, median(cpu.get(e.getKey())), median(pgCpu.get(e.getKey())));
         }
-        System.out.printf("UnixHttpClient connections opened: %d%n", unix.connectionsOpened());
+        System.out.printf("UnixHttpClient connections opened: %d; GETs per round trip to Postgres (batched): %.2f%n",
+            unix.connectionsOpened(), KeyStatements.readsSent() / Math.max(1.0, KeyStatements.readRoundTrips()));
       }
     }
     System.exit(0);

@@ -1,0 +1,193 @@
+package io.taskmesh.kvconnector;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.taskmesh.kvconnector.client.HttpResponse;
+import io.taskmesh.kvconnector.client.UnixHttpClient;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import java.nio.file.Files;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The GETs of one event-loop pass share a round trip to Postgres ({@link KeyStatements#get}): each
+ * still gets its own row (or none), a batch is split at {@link KeyStatements#MAX_READ_BATCH}, a
+ * failed batch fails each of its GETs with a 503, and concurrent GETs over the socket each get the
+ * record of their own key.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class KeyStatementsIT {
+
+  @Test
+  void theGetsOfOnePassShareARoundTripAndEachGetsItsOwnRow() throws Exception {
+    try (KvFixture kv = KvFixture.start(Map.of())) {
+      insert(kv, 150);
+      Vertx vertx = Vertx.vertx();
+      try {
+        Context context = vertx.getOrCreateContext();
+        KeyStatements db = onContext(context, () -> new KeyStatements(vertx, context, kv.config, 2));
+        // warm the pool: the first statement opens a connection and prepares
+        await(onContext(context, () -> db.get("k0")));
+
+        List<String> keys = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+          keys.add(i % 3 == 2 ? "missing-" + i : "k" + i);
+        }
+        long trips0 = KeyStatements.readRoundTrips();
+        long sent0 = KeyStatements.readsSent();
+        List<Optional<KvRecord>> got = getAllInOnePass(context, db, keys);
+        assertThat(KeyStatements.readRoundTrips() - trips0).isEqualTo(1);
+        assertThat(KeyStatements.readsSent() - sent0).isEqualTo(10);
+        for (int i = 0; i < keys.size(); i++) {
+          if (keys.get(i).startsWith("missing-")) {
+            assertThat(got.get(i)).as(keys.get(i)).isEmpty();
+          } else {
+            assertThat(got.get(i)).as(keys.get(i)).isPresent();
+            assertThat(got.get(i).get().key()).isEqualTo(keys.get(i));
+            assertThat(got.get(i).get().valueJson()).isEqualTo(valueOf(keys.get(i)));
+          }
+        }
+
+        // 150 in one pass: split into batches of at most MAX_READ_BATCH, still one answer per key
+        List<String> many = new ArrayList<>();
+        for (int i = 149; i >= 0; i--) {
+          many.add("k" + i);
+        }
+        trips0 = KeyStatements.readRoundTrips();
+        got = getAllInOnePass(context, db, many);
+        assertThat(KeyStatements.readRoundTrips() - trips0).isEqualTo(3);
+        for (int i = 0; i < many.size(); i++) {
+          assertThat(got.get(i).orElseThrow().valueJson()).isEqualTo(valueOf(many.get(i)));
+        }
+        await(onContext(context, db::close));
+      } finally {
+        await(vertx.close());
+      }
+    }
+  }
+
+  @Test
+  void aBatchThatCannotReachPostgresFailsEachGetWith503() throws Exception {
+    int closedPort;
+    try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      closedPort = s.getLocalPort(); // nothing listens there once closed
+    }
+    KvConfig config = KvConfig.fromEnv(Map.of(
+        "CONNECTOR_SOCKET", Files.createTempDirectory("kvs").resolve("kv.sock").toString(),
+        "STATE_PROXY_PG_URL", "jdbc:postgresql://127.0.0.1:" + closedPort + "/kv?user=nobody",
+        "CONNECTOR_PG_TIMEOUT_MS", "500"));
+    Vertx vertx = Vertx.vertx();
+    try {
+      Context context = vertx.getOrCreateContext();
+      KeyStatements db = onContext(context, () -> new KeyStatements(vertx, context, config, 1));
+      List<Future<Optional<KvRecord>>> answers = onContext(context, () -> {
+        List<Future<Optional<KvRecord>>> fs = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+          fs.add(db.get("k" + i));
+        }
+        return fs;
+      });
+      for (Future<Optional<KvRecord>> f : answers) {
+        Throwable failure = f.toCompletionStage().toCompletableFuture().handle((ok, e) -> e).get(30, TimeUnit.SECONDS);
+        assertThat(failure).isInstanceOf(KvException.class);
+        assertThat(((KvException) failure).status()).isEqualTo(503);
+      }
+    } finally {
+      await(vertx.close());
+    }
+  }
+
+  @Test
+  void concurrentGetsOverTheSocketEachGetTheirOwnKey() throws Exception {
+    try (KvFixture kv = KvFixture.start(Map.of());
+         UnixHttpClient client = new UnixHttpClient(kv.config.socket())) {
+      insert(kv, 200);
+      ConcurrentLinkedQueue<String> wrong = new ConcurrentLinkedQueue<>();
+      List<Thread> threads = new ArrayList<>();
+      for (int t = 0; t < 12; t++) {
+        int thread = t;
+        Thread th = new Thread(() -> {
+          try {
+            for (int i = 0; i < 300; i++) {
+              int n = (i * 7 + thread * 31) % 230; // 200..229 do not exist
+              HttpResponse r = client.send("GET", "/keys/k" + n, null, null);
+              String body = r.bodyString();
+              boolean ok = n < 200
+                  ? r.status() == 200 && body.contains("\"key\":\"k" + n + "\"") && body.contains("\"n\": " + n + "}")
+                  : r.status() == 404;
+              if (!ok) {
+                wrong.add("k" + n + " -> " + r.status() + " " + body);
+              }
+            }
+          } catch (Exception e) {
+            wrong.add(e.toString());
+          }
+        });
+        th.start();
+        threads.add(th);
+      }
+      for (Thread th : threads) {
+        th.join();
+      }
+      assertThat(wrong).isEmpty();
+    }
+  }
+
+  private static void insert(KvFixture kv, int n) throws Exception {
+    try (Connection c = kv.jdbc();
+         PreparedStatement ps = c.prepareStatement("INSERT INTO kv (key, value) VALUES (?, ?::jsonb)")) {
+      for (int i = 0; i < n; i++) {
+        ps.setString(1, "k" + i);
+        ps.setString(2, valueOf("k" + i));
+        ps.addBatch();
+      }
+      ps.executeBatch();
+    }
+  }
+
+  private static String valueOf(String key) {
+    return "{\"n\": " + key.substring(1) + "}";
+  }
+
+  /** Calls {@code get} for every key inside one task of the loop, so that all join one pass. */
+  private static List<Optional<KvRecord>> getAllInOnePass(Context context, KeyStatements db, List<String> keys)
+      throws Exception {
+    List<Future<Optional<KvRecord>>> fs = onContext(context, () -> {
+      List<Future<Optional<KvRecord>>> out = new ArrayList<>();
+      keys.forEach(k -> out.add(db.get(k)));
+      return out;
+    });
+    List<Optional<KvRecord>> got = new ArrayList<>();
+    for (Future<Optional<KvRecord>> f : fs) {
+      got.add(await(f));
+    }
+    return got;
+  }
+
+  private static <T> T onContext(Context context, java.util.concurrent.Callable<T> task) throws Exception {
+    CompletableFuture<T> result = new CompletableFuture<>();
+    context.runOnContext(v -> {
+      try {
+        result.complete(task.call());
+      } catch (Throwable e) {
+        result.completeExceptionally(e);
+      }
+    });
+    return result.get(30, TimeUnit.SECONDS);
+  }
+
+  private static <T> T await(Future<T> f) throws Exception {
+    return f.toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+  }
+}
