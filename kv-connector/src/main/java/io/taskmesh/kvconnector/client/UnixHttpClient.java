@@ -99,25 +99,29 @@ public final class UnixHttpClient implements AutoCloseable {
         HttpResponse r = exchange(c, head, payload, head_);
         release(c, r.reusable());
         return r;
+      } catch (DeadlinePassed e) {
+        c.close();
+        throw timeout(method, target);
       } catch (HttpResponseReader.NoResponseException | java.nio.channels.ClosedChannelException e) {
         c.close();
-        if (c.timedOut) {
-          throw timeout(method, target);
-        }
         if (!(reused && retryable) || e instanceof java.nio.channels.ClosedByInterruptException) {
           throw e;
         }
         // a stale pooled connection: try again (the loop takes the next idle one or opens one)
       } catch (IOException | RuntimeException e) {
         c.close();
-        if (c.timedOut) {
-          throw timeout(method, target);
-        }
         if (reused && retryable && e instanceof IOException && !c.gotBytes && isStale(e)) {
           continue;
         }
         throw e;
       }
+    }
+  }
+
+  /** A connection's wait reached the exchange's deadline ({@link #send} names the request in the {@link TimeoutException}). */
+  private static final class DeadlinePassed extends IOException {
+    DeadlinePassed() {
+      super("deadline passed");
     }
   }
 
@@ -262,7 +266,6 @@ public final class UnixHttpClient implements AutoCloseable {
     final SelectionKey key;
     final ByteBuffer in = ByteBuffer.allocate(16 * 1024);
     final HttpResponseReader reader;
-    boolean timedOut;
     /** System.nanoTime() by which the current exchange must end. */
     long deadline;
     boolean gotBytes;
@@ -314,8 +317,7 @@ public final class UnixHttpClient implements AutoCloseable {
       while (true) {
         long left = deadline - System.nanoTime();
         if (left <= 0) {
-          timedOut = true;
-          throw new java.nio.channels.ClosedChannelException();
+          throw new DeadlinePassed();
         }
         // select(ms) rounds down: never 0 (which would wait forever)
         int ready = selector.select(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
