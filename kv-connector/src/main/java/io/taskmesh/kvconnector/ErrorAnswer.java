@@ -25,26 +25,35 @@ record ErrorAnswer(int status, String body, boolean retryAfter) {
       return new ErrorAnswer(k.status(), json(k.error(), k.getMessage()), k.status() == 503);
     }
     if (e instanceof PgException pg && pg.getSqlState() != null) {
-      String state = pg.getSqlState();
-      if (unavailableState(state)) {
-        String message = "database unavailable: " + firstLine(pg.getErrorMessage());
-        LOG.warn("503 on {} {}: {}", method, path, message);
-        return new ErrorAnswer(503, json("unavailable", message), true);
+      if (unavailableState(pg.getSqlState())) {
+        return unavailable(method, path, pg.getErrorMessage());
       }
-      if (state.startsWith("22")) {
-        return new ErrorAnswer(400, json("bad_request", "value rejected by the database: " + firstLine(pg.getErrorMessage())), false);
+      if (pg.getSqlState().startsWith("22")) {
+        return rejected(pg.getErrorMessage());
       }
     }
-    if (e instanceof SQLException sql && isUnavailable(sql)) {
-      String message = "database unavailable: " + firstLine(sql.getMessage());
-      LOG.warn("503 on {} {}: {}", method, path, message);
-      return new ErrorAnswer(503, json("unavailable", message), true);
-    }
-    if (e instanceof SQLException sql && sql.getSQLState() != null && sql.getSQLState().startsWith("22")) {
-      return new ErrorAnswer(400, json("bad_request", "value rejected by the database: " + firstLine(sql.getMessage())), false);
+    if (e instanceof SQLException sql) {
+      if (isUnavailable(sql)) {
+        return unavailable(method, path, sql.getMessage());
+      }
+      if (sql.getSQLState() != null && sql.getSQLState().startsWith("22")) {
+        return rejected(sql.getMessage());
+      }
     }
     LOG.error("unexpected error on {} {}", method, path, e);
     return new ErrorAnswer(500, json("internal", "internal error: " + e.getClass().getSimpleName()), false);
+  }
+
+  /** 503 with Retry-After: the database cannot serve us now. */
+  private static ErrorAnswer unavailable(String method, String path, String databaseMessage) {
+    String message = "database unavailable: " + firstLine(databaseMessage);
+    LOG.warn("503 on {} {}: {}", method, path, message);
+    return new ErrorAnswer(503, json("unavailable", message), true);
+  }
+
+  /** 400: the database refused a value (SQLSTATE class 22, data exception). */
+  private static ErrorAnswer rejected(String databaseMessage) {
+    return new ErrorAnswer(400, json("bad_request", "value rejected by the database: " + firstLine(databaseMessage)), false);
   }
 
   static String json(String error, String message) {
