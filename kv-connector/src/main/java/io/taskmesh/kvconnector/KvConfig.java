@@ -89,8 +89,7 @@ public record KvConfig(
   static String[] toJdbc(String raw) {
     String var = "STATE_PROXY_PG_URL";
     if (raw.startsWith("jdbc:postgresql://")) {
-      int q = raw.indexOf('?');
-      checkParameters(q < 0 ? null : raw.substring(q + 1));
+      checkParameters(urlParameters(raw));
       return new String[] {raw, null, null};
     }
     if (!raw.startsWith("postgres://") && !raw.startsWith("postgresql://")) {
@@ -113,7 +112,7 @@ public record KvConfig(
       user = decode(up[0]);
       password = up.length > 1 ? decode(up[1]) : null;
     }
-    checkParameters(uri.getRawQuery());
+    checkParameters(parameters(uri.getRawQuery()));
     String url = "jdbc:postgresql://" + uri.getHost() + (uri.getPort() > 0 ? ":" + uri.getPort() : "")
         + "/" + db + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery());
     return new String[] {url, user, password};
@@ -132,8 +131,7 @@ public record KvConfig(
    */
   static final Set<String> SSL_MODES = Set.of("disable", "require", "verify-ca", "verify-full");
 
-  private static void checkParameters(String rawQuery) {
-    Map<String, String> params = parameters(rawQuery);
+  private static void checkParameters(Map<String, String> params) {
     for (String name : params.keySet()) {
       if (!SUPPORTED_PARAMETERS.contains(name)) {
         throw new ConfigException("STATE_PROXY_PG_URL", "parameter '" + name + "' is not supported (supported: "
