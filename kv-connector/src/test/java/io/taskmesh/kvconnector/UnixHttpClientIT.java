@@ -86,11 +86,9 @@ class UnixHttpClientIT {
 
   @Test
   void staleConnectionIsRetriedForGetButNotForPut() throws Exception {
-    Path dir = Files.createTempDirectory("uhc");
-    Path sock = dir.resolve("s.sock");
-    try (ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+    Path sock = Files.createTempDirectory("uhc").resolve("s.sock");
+    try (ServerSocketChannel server = listeningOn(sock);
          UnixHttpClient c = new UnixHttpClient(sock)) {
-      server.bind(UnixDomainSocketAddress.of(sock));
       // peer 1 answers one request, then closes the (pooled) connection without a word
       Thread peer = new Thread(() -> {
         try {
@@ -137,11 +135,9 @@ class UnixHttpClientIT {
 
   @Test
   void aSilentServerTimesOut() throws Exception {
-    Path dir = Files.createTempDirectory("uhc");
-    Path sock = dir.resolve("s.sock");
-    try (ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+    Path sock = Files.createTempDirectory("uhc").resolve("s.sock");
+    try (ServerSocketChannel server = listeningOn(sock);
          UnixHttpClient c = new UnixHttpClient(sock, UnixHttpClient.Options.defaults().withTimeout(Duration.ofMillis(300)))) {
-      server.bind(UnixDomainSocketAddress.of(sock));
       long t0 = System.nanoTime();
       assertThatThrownBy(() -> c.send("GET", "/x", null, null)).isInstanceOf(UnixHttpClient.TimeoutException.class);
       assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(10));
@@ -150,11 +146,9 @@ class UnixHttpClientIT {
 
   @Test
   void anInterruptedCallerStopsWaitingAndTheConnectionIsNotReused() throws Exception {
-    Path dir = Files.createTempDirectory("uhc");
-    Path sock = dir.resolve("s.sock");
-    try (ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+    Path sock = Files.createTempDirectory("uhc").resolve("s.sock");
+    try (ServerSocketChannel server = listeningOn(sock);
          UnixHttpClient c = new UnixHttpClient(sock)) {
-      server.bind(UnixDomainSocketAddress.of(sock));
       java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
       Thread caller = new Thread(() -> {
         try {
@@ -183,6 +177,18 @@ class UnixHttpClientIT {
     try (UnixHttpClient c = new UnixHttpClient(sock)) {
       assertThatThrownBy(() -> c.send("GET", "/x", null, null)).isInstanceOf(IOException.class);
     }
+  }
+
+  /** A bare peer on {@code sock}: the test accepts and answers (or not) by hand. */
+  private static ServerSocketChannel listeningOn(Path sock) throws IOException {
+    ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+    try {
+      server.bind(UnixDomainSocketAddress.of(sock));
+    } catch (IOException e) {
+      server.close();
+      throw e;
+    }
+    return server;
   }
 
   private static void readRequest(SocketChannel s) throws IOException {
