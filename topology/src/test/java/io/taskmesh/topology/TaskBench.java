@@ -64,6 +64,17 @@ public final class TaskBench {
     System.out.printf("raw consumer that also parses each event: %,d events in %.2f s = %,.0f events/s%n",
         events, parsedS, events / parsedS);
 
+    double copyRawS = rawCopy(bootstrap, topics.events().name(), prefix + ".raw-copy", events);
+    System.out.printf("raw consumer + raw producer copying each record to a topic (no transactions): %,d events in %.2f s = %,.0f events/s%n",
+        events, copyRawS, events / copyRawS);
+    // what the Streams runtime itself costs under the fold's settings, with no work per record
+    double countS = streamsCeiling(config, topics.events().name(), events, null);
+    System.out.printf("exactly-once Streams app that only counts each record:        %,d events in %.2f s = %,.0f events/s%n",
+        events, countS, events / countS);
+    double copyS = streamsCeiling(config, topics.events().name(), events, prefix + ".ceiling-copy");
+    System.out.printf("exactly-once Streams app that copies each record to a topic: %,d events in %.2f s = %,.0f events/s%n",
+        events, copyS, events / copyS);
+
     Thread progress = progressPrinter(bootstrap, config.applicationId());
     TaskReplay.Result r = TaskReplay.rebuild(config, topics, Duration.ofMinutes(20));
     progress.interrupt();
@@ -74,6 +85,9 @@ public final class TaskBench {
         r.events(), foldS, r.events() / foldS, r.tasks());
     System.out.printf("ratio fold/raw: %.2f (fold/parsing consumer: %.2f)%n", (r.events() / foldS) / (events / rawS),
         (r.events() / foldS) / (events / parsedS));
+    System.out.printf("ceilings as a share of raw: raw copy %.2f, exactly-once Streams counting app %.2f, "
+        + "exactly-once Streams copying app %.2f; fold/exactly-once copying app %.2f%n",
+        rawS / copyRawS, rawS / countS, rawS / copyS, copyS / foldS);
     System.out.printf("memory: peak resident set of this JVM (heap + RocksDB native) %s; live heap after GC %d MB "
         + "(max heap %d MB); RocksDB state on disk %d MB%n", peakRss(), heapAfter >> 20,
         Runtime.getRuntime().maxMemory() >> 20, dirSize(state) >> 20);
@@ -156,6 +170,76 @@ public final class TaskBench {
         throw new IllegalStateException();
       }
       return (System.nanoTime() - t0) / 1e9;
+    }
+  }
+
+  /**
+   * Writing one record per event is the least the fold does (each accepted event emits an update;
+   * the stores' changelogs come on top): a plain consumer and a plain producer (lz4, 256 kB
+   * batches, no transactions) copying the topic, timed until the last copy is acknowledged.
+   */
+  private static double rawCopy(String bootstrap, String topic, String copyTo, int events) {
+    try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(Map.of(
+        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+        ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
+        ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 2000,
+        ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false),
+        new ByteArrayDeserializer(), new ByteArrayDeserializer());
+         KafkaProducer<byte[], byte[]> p = new KafkaProducer<>(Map.of(
+             ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+             ProducerConfig.LINGER_MS_CONFIG, 5,
+             ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024,
+             ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4"),
+             new org.apache.kafka.common.serialization.ByteArraySerializer(),
+             new org.apache.kafka.common.serialization.ByteArraySerializer())) {
+      List<TopicPartition> parts = c.partitionsFor(topic).stream()
+          .map(pi -> new TopicPartition(topic, pi.partition())).toList();
+      c.assign(parts);
+      c.seekToBeginning(parts);
+      long t0 = System.nanoTime();
+      long n = 0;
+      while (n < events) {
+        for (var r : c.poll(Duration.ofMillis(500))) {
+          p.send(new ProducerRecord<>(copyTo, r.key(), r.value()));
+          n++;
+        }
+      }
+      p.flush();
+      return (System.nanoTime() - t0) / 1e9;
+    }
+  }
+
+  /**
+   * A Streams application with the fold's settings (exactly-once v2, the replay's commit
+   * interval, the same consumer and producer settings) that does nothing with a record but count
+   * it, or copy it to {@code copyTo}: the most any topology can get through on this machine, so
+   * the fold's distance to raw can be split into the runtime's share and the fold's own work.
+   * Timed like the replay: from start-up until the last event is counted.
+   */
+  private static double streamsCeiling(TaskViewConfig fold, String topic, int events, String copyTo) throws Exception {
+    TaskViewConfig config = new TaskViewConfig(fold.bootstrapServers(), fold.applicationId() + "-ceiling-"
+        + (copyTo == null ? "count" : "copy"), fold.stateDir(), fold.partitions(), fold.replicationFactor());
+    java.util.Properties props = TaskView.streamsProps(config);
+    props.put(org.apache.kafka.streams.StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, TaskView.REPLAY_COMMIT_INTERVAL_MS);
+    props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    java.util.concurrent.atomic.LongAdder seen = new java.util.concurrent.atomic.LongAdder();
+    org.apache.kafka.streams.StreamsBuilder b = new org.apache.kafka.streams.StreamsBuilder();
+    var bytes = org.apache.kafka.common.serialization.Serdes.ByteArray();
+    var in = b.stream(topic, org.apache.kafka.streams.kstream.Consumed.with(bytes, bytes));
+    if (copyTo == null) {
+      in.foreach((k, v) -> seen.increment());
+    } else {
+      in.peek((k, v) -> seen.increment()).to(copyTo, org.apache.kafka.streams.kstream.Produced.with(bytes, bytes));
+    }
+    long t0 = System.nanoTime();
+    try (org.apache.kafka.streams.KafkaStreams streams = new org.apache.kafka.streams.KafkaStreams(b.build(), props)) {
+      streams.start();
+      while (seen.sum() < events) {
+        Thread.sleep(20); // a poll of a counter, not a wait for time: the loop ends when all are counted
+      }
+      double took = (System.nanoTime() - t0) / 1e9;
+      streams.close(Duration.ofSeconds(30));
+      return took;
     }
   }
 
