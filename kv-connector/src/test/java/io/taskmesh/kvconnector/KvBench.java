@@ -144,6 +144,24 @@ public final class KvBench {
           System.out.printf("%-44s %9.0f ops/s  %.2fx direct  %6.1f us JVM CPU/op (client+connector)  %6.1f us Postgres CPU/op%n",
               e.getKey(), m, m / base, median(cpu.get(e.getKey())), median(pgCpu.get(e.getKey())));
         }
+        // each round's ratio against the direct op of the same round: load that comes and goes on
+        // the machine over a run (the direct GET moved between 33k and 52k/s within one run) hits
+        // both sides of a pair alike
+        System.out.printf("%nmedian of the per-round ratios (op / direct op of the same round):%n");
+        double[] directGets = results.get("direct pgjdbc GET (SELECT by key)");
+        double[] directPuts = results.get("direct pgjdbc conditional UPDATE");
+        for (Map.Entry<String, double[]> e : results.entrySet()) {
+          if (e.getKey().startsWith("direct")) {
+            continue;
+          }
+          double[] base = e.getKey().contains("GET") ? directGets : directPuts;
+          double[] ratios = new double[ROUNDS];
+          for (int round = 0; round < ROUNDS; round++) {
+            ratios[round] = e.getValue()[round] / base[round];
+          }
+          System.out.printf("%-44s %.2fx  (rounds: %s)%n", e.getKey(), median(ratios), Arrays.toString(
+              Arrays.stream(ratios).map(x -> Math.round(x * 100) / 100.0).toArray()));
+        }
         System.out.printf("UnixHttpClient connections opened: %d; GETs per round trip to Postgres (batched): %.2f%n",
             unix.connectionsOpened(), KeyStatements.readsSent() / Math.max(1.0, KeyStatements.readRoundTrips()));
       }
