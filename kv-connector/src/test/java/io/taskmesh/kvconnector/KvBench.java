@@ -36,6 +36,7 @@ public final class KvBench {
   }
 
   static final int KEYS = 1000;
+  static final String VALUE = "{\"status\":\"pending\",\"n\":1,\"data\":{\"actor\":\"echo\",\"progress\":0}}";
   static final int THREADS = Integer.getInteger("threads", 8);
   static final int ROUNDS = Integer.getInteger("rounds", 3);
   static final long WARMUP_MS = Long.getLong("warmupMs", 2000);
@@ -56,56 +57,8 @@ public final class KvBench {
     try (KvFixture kv = KvFixture.start(Map.of("STATE_PROXY_PG_INDEXES", "status",
         "CONNECTOR_PG_POOL_SIZE", String.valueOf(POOL)));
          UnixHttpClient unix = new UnixHttpClient(kv.config.socket())) {
-      String value = "{\"status\":\"pending\",\"n\":1,\"data\":{\"actor\":\"echo\",\"progress\":0}}";
-      byte[] valueBytes = value.getBytes(StandardCharsets.UTF_8);
-      for (int i = 0; i < KEYS; i++) {
-        kv.http.put("/keys/bench:" + i, value);
-      }
-      HikariConfig hc = new HikariConfig();
-      hc.setJdbcUrl(kv.jdbcUrl);
-      hc.setMaximumPoolSize(8);
-      try (HikariDataSource ds = new HikariDataSource(hc)) {
-        Map<String, Op> ops = new LinkedHashMap<>();
-        ops.put("direct pgjdbc GET (SELECT by key)", k -> {
-          try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
-              "SELECT key, value::text, created_at, updated_at FROM kv WHERE key = ?")) {
-            ps.setString(1, "bench:" + k);
-            try (ResultSet rs = ps.executeQuery()) {
-              rs.next();
-              rs.getString(2);
-            }
-          }
-        });
-        ops.put("kv socket GET, UnixHttpClient", k -> {
-          KeyStatements.batchReads = true;
-          check(unix.send("GET", "/keys/bench:" + k, null, null), 200);
-        });
-        // the same, one statement per GET (before the reads of a loop's pass were batched)
-        ops.put("kv socket GET unbatched, UnixHttpClient", k -> {
-          KeyStatements.batchReads = false;
-          check(unix.send("GET", "/keys/bench:" + k, null, null), 200);
-        });
-        if (JETTY) {
-          ops.put("kv socket GET, Jetty HttpClient", k -> check(kv.http.get("/keys/bench:" + k), 200));
-        }
-        ops.put("direct pgjdbc conditional UPDATE", k -> {
-          try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
-              "UPDATE kv SET value = ?::jsonb, updated_at = now() WHERE key = ? AND (value->>'status') = ? "
-                  + "RETURNING created_at, updated_at")) {
-            ps.setString(1, value);
-            ps.setString(2, "bench:" + k);
-            ps.setString(3, "pending");
-            try (ResultSet rs = ps.executeQuery()) {
-              rs.next();
-            }
-          }
-        });
-        ops.put("kv socket PUT ?if_status, UnixHttpClient", k ->
-            check(unix.send("PUT", "/keys/bench:" + k + "?if_status=pending", null, valueBytes), 200));
-        if (JETTY) {
-          ops.put("kv socket PUT ?if_status, Jetty HttpClient", k ->
-              check(kv.http.put("/keys/bench:" + k + "?if_status=pending", value), 200));
-        }
+      try (HikariDataSource ds = prepare(kv, THREADS)) {
+        Map<String, Op> ops = ops(kv, unix, ds, JETTY);
         String only = System.getProperty("only");
         if (only != null) {
           ops.keySet().removeIf(n -> !n.contains(only) && !n.startsWith("direct"));
@@ -169,6 +122,65 @@ public final class KvBench {
     System.exit(0);
   }
 
+  /** Writes the keys the ops read and update; a pgjdbc pool with one connection per client thread for the direct ops. */
+  static HikariDataSource prepare(KvFixture kv, int threads) throws Exception {
+    for (int i = 0; i < KEYS; i++) {
+      kv.http.put("/keys/bench:" + i, VALUE);
+    }
+    HikariConfig hc = new HikariConfig();
+    hc.setJdbcUrl(kv.jdbcUrl);
+    hc.setMaximumPoolSize(Math.max(8, threads));
+    return new HikariDataSource(hc);
+  }
+
+  /** Direct GET, kv GETs (batched, unbatched), direct conditional UPDATE, kv PUT ?if_status; Jetty's client too if asked. */
+  static Map<String, Op> ops(KvFixture kv, UnixHttpClient unix, HikariDataSource ds, boolean jetty) {
+    String value = VALUE;
+    byte[] valueBytes = value.getBytes(StandardCharsets.UTF_8);
+    Map<String, Op> ops = new LinkedHashMap<>();
+    ops.put("direct pgjdbc GET (SELECT by key)", k -> {
+      try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
+          "SELECT key, value::text, created_at, updated_at FROM kv WHERE key = ?")) {
+        ps.setString(1, "bench:" + k);
+        try (ResultSet rs = ps.executeQuery()) {
+          rs.next();
+          rs.getString(2);
+        }
+      }
+    });
+    ops.put("kv socket GET, UnixHttpClient", k -> {
+      KeyStatements.batchReads = true;
+      check(unix.send("GET", "/keys/bench:" + k, null, null), 200);
+    });
+    // the same, one statement per GET (before the reads of a loop's pass were batched)
+    ops.put("kv socket GET unbatched, UnixHttpClient", k -> {
+      KeyStatements.batchReads = false;
+      check(unix.send("GET", "/keys/bench:" + k, null, null), 200);
+    });
+    if (jetty) {
+      ops.put("kv socket GET, Jetty HttpClient", k -> check(kv.http.get("/keys/bench:" + k), 200));
+    }
+    ops.put("direct pgjdbc conditional UPDATE", k -> {
+      try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
+          "UPDATE kv SET value = ?::jsonb, updated_at = now() WHERE key = ? AND (value->>'status') = ? "
+              + "RETURNING created_at, updated_at")) {
+        ps.setString(1, value);
+        ps.setString(2, "bench:" + k);
+        ps.setString(3, "pending");
+        try (ResultSet rs = ps.executeQuery()) {
+          rs.next();
+        }
+      }
+    });
+    ops.put("kv socket PUT ?if_status, UnixHttpClient", k ->
+        check(unix.send("PUT", "/keys/bench:" + k + "?if_status=pending", null, valueBytes), 200));
+    if (jetty) {
+      ops.put("kv socket PUT ?if_status, Jetty HttpClient", k ->
+          check(kv.http.put("/keys/bench:" + k + "?if_status=pending", value), 200));
+    }
+    return ops;
+  }
+
   /** utime + stime of every process named postgres, in clock ticks (1/100 s on Linux). */
   static long postgresCpuTicks() {
     long ticks = 0;
@@ -208,11 +220,16 @@ public final class KvBench {
   }
 
   static long run(Op op, long millis) throws Exception {
+    return run(op, millis, THREADS);
+  }
+
+  /** Runs {@code op} on {@code threadCount} threads, each back to back for {@code millis}; the ops done. */
+  static long run(Op op, long millis, int threadCount) throws Exception {
     AtomicLong count = new AtomicLong();
     long end = System.currentTimeMillis() + millis;
     List<Thread> threads = new ArrayList<>();
     List<Exception> errors = new CopyOnWriteArrayList<>();
-    for (int t = 0; t < THREADS; t++) {
+    for (int t = 0; t < threadCount; t++) {
       Thread th = new Thread(() -> {
         try {
           while (System.currentTimeMillis() < end) {
