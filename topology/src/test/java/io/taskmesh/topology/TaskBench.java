@@ -143,16 +143,7 @@ public final class TaskBench {
    */
   private static double rawConsume(String bootstrap, String topic, int events,
       org.apache.kafka.common.serialization.Deserializer<TaskEvent> parse) {
-    try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(Map.of(
-        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-        ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
-        ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 2000,
-        ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false),
-        new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-      List<TopicPartition> parts = c.partitionsFor(topic).stream()
-          .map(pi -> new TopicPartition(topic, pi.partition())).toList();
-      c.assign(parts);
-      c.seekToBeginning(parts);
+    try (KafkaConsumer<byte[], byte[]> c = fromTheStart(bootstrap, topic)) {
       long t0 = System.nanoTime();
       long n = 0;
       long bytes = 0;
@@ -173,18 +164,28 @@ public final class TaskBench {
     }
   }
 
+  /** A plain consumer of every partition of {@code topic}, without a group, at its first offsets. */
+  private static KafkaConsumer<byte[], byte[]> fromTheStart(String bootstrap, String topic) {
+    KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(Map.of(
+        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+        ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
+        ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 2000,
+        ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false),
+        new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    List<TopicPartition> parts = c.partitionsFor(topic).stream()
+        .map(pi -> new TopicPartition(topic, pi.partition())).toList();
+    c.assign(parts);
+    c.seekToBeginning(parts);
+    return c;
+  }
+
   /**
    * Writing one record per event is the least the fold does (each accepted event emits an update;
    * the stores' changelogs come on top): a plain consumer and a plain producer (lz4, 256 kB
    * batches, no transactions) copying the topic, timed until the last copy is acknowledged.
    */
   private static double rawCopy(String bootstrap, String topic, String copyTo, int events) {
-    try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(Map.of(
-        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-        ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
-        ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 2000,
-        ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false),
-        new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    try (KafkaConsumer<byte[], byte[]> c = fromTheStart(bootstrap, topic);
          KafkaProducer<byte[], byte[]> p = new KafkaProducer<>(Map.of(
              ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
              ProducerConfig.LINGER_MS_CONFIG, 5,
@@ -192,10 +193,6 @@ public final class TaskBench {
              ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4"),
              new org.apache.kafka.common.serialization.ByteArraySerializer(),
              new org.apache.kafka.common.serialization.ByteArraySerializer())) {
-      List<TopicPartition> parts = c.partitionsFor(topic).stream()
-          .map(pi -> new TopicPartition(topic, pi.partition())).toList();
-      c.assign(parts);
-      c.seekToBeginning(parts);
       long t0 = System.nanoTime();
       long n = 0;
       while (n < events) {
