@@ -24,11 +24,20 @@ public final class ChildJvm implements AutoCloseable {
     this.log = log;
   }
 
-  /** Starts {@code mainClass} with {@code env} added to this JVM's environment. */
+  /**
+   * Starts {@code mainClass} with {@code env} added to this JVM's environment, with settings that
+   * start fast and stay small (serial GC, C1 only): right for tests, not for measuring.
+   */
   public static ChildJvm start(String mainClass, Map<String, String> env, Path log) {
-    List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
-        mainClass));
+    return start(mainClass, List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"), env, log);
+  }
+
+  /** Starts {@code mainClass} with these JVM options (none: the JVM's defaults, as a plain {@code java} runs it). */
+  public static ChildJvm start(String mainClass, List<String> jvmOptions, Map<String, String> env, Path log) {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.addAll(jvmOptions);
+    cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), mainClass));
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     pb.environment().putAll(env);

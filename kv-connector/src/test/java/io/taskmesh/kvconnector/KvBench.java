@@ -54,10 +54,11 @@ public final class KvBench {
       (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
 
   public static void main(String[] args) throws Exception {
-    try (KvFixture kv = KvFixture.start(Map.of("STATE_PROXY_PG_INDEXES", "status",
+    try (BenchConnector kv = BenchConnector.start(Map.of("STATE_PROXY_PG_INDEXES", "status",
         "CONNECTOR_PG_POOL_SIZE", String.valueOf(POOL)));
-         UnixHttpClient unix = new UnixHttpClient(kv.config.socket())) {
-      try (HikariDataSource ds = prepare(kv, THREADS)) {
+         UnixHttpClient unix = new UnixHttpClient(kv.socket())) {
+      System.out.println("connector " + kv.describe());
+      try (HikariDataSource ds = prepare(kv, unix, THREADS)) {
         Map<String, Op> ops = ops(kv, unix, ds, JETTY);
         String only = System.getProperty("only");
         if (only != null) {
@@ -74,12 +75,12 @@ public final class KvBench {
         for (int round = 0; round < ROUNDS; round++) {
           for (Map.Entry<String, Op> e : ops.entrySet()) {
             run(e.getValue(), PRE_MS);
-            long cpu0 = OS.getProcessCpuTime();
-            long loop0 = eventLoopCpuNanos();
+            long cpu0 = OS.getProcessCpuTime() + kv.processCpuNanos();
+            long loop0 = kv.eventLoopCpuNanos();
             long pg0 = postgresCpuTicks();
             long n = run(e.getValue(), RUN_MS);
-            double cpuUs = (OS.getProcessCpuTime() - cpu0) / 1000.0 / Math.max(1, n);
-            double loopUs = (eventLoopCpuNanos() - loop0) / 1000.0 / Math.max(1, n);
+            double cpuUs = (OS.getProcessCpuTime() + kv.processCpuNanos() - cpu0) / 1000.0 / Math.max(1, n);
+            double loopUs = (kv.eventLoopCpuNanos() - loop0) / 1000.0 / Math.max(1, n);
             double pgUs = (postgresCpuTicks() - pg0) * 10_000.0 / Math.max(1, n);
             pgCpu.computeIfAbsent(e.getKey(), x -> new double[ROUNDS])[round] = pgUs;
             double perSec = n * 1000.0 / RUN_MS;
@@ -117,26 +118,39 @@ public final class KvBench {
           System.out.printf("%-44s %.2fx  (rounds: %s)%n", e.getKey(), median(ratios), Arrays.toString(
               Arrays.stream(ratios).map(x -> Math.round(x * 100) / 100.0).toArray()));
         }
-        System.out.printf("UnixHttpClient connections opened: %d; GETs per round trip to Postgres (batched): %.2f%n",
-            unix.connectionsOpened(), KeyStatements.readsSent() / Math.max(1.0, KeyStatements.readRoundTrips()));
+        System.out.printf("UnixHttpClient connections opened: %d%n", unix.connectionsOpened());
+        if (kv.fixture() != null) {
+          System.out.printf("GETs per round trip to Postgres (batched): %.2f%n",
+              KeyStatements.readsSent() / Math.max(1.0, KeyStatements.readRoundTrips()));
+        }
       }
     }
     System.exit(0);
   }
 
   /** Writes the keys the ops read and update; a pgjdbc pool with one connection per client thread for the direct ops. */
-  static HikariDataSource prepare(KvFixture kv, int threads) throws Exception {
+  static HikariDataSource prepare(BenchConnector kv, UnixHttpClient unix, int threads) throws Exception {
+    byte[] value = VALUE.getBytes(StandardCharsets.UTF_8);
     for (int i = 0; i < KEYS; i++) {
-      kv.http.put("/keys/bench:" + i, VALUE);
+      HttpResponse r = unix.send("PUT", "/keys/bench:" + i, null, value);
+      if (r.status() != 200 && r.status() != 201) {
+        throw new IllegalStateException(r.status() + " " + r.bodyString());
+      }
     }
     HikariConfig hc = new HikariConfig();
-    hc.setJdbcUrl(kv.jdbcUrl);
+    hc.setJdbcUrl(kv.jdbcUrl());
     hc.setMaximumPoolSize(Math.max(8, threads));
     return new HikariDataSource(hc);
   }
 
-  /** Direct GET, kv GETs (batched, unbatched), direct conditional UPDATE, kv PUT ?if_status; Jetty's client too if asked. */
-  static Map<String, Op> ops(KvFixture kv, UnixHttpClient unix, HikariDataSource ds, boolean jetty) {
+  /**
+   * Direct GET, kv GET, direct conditional UPDATE, kv PUT ?if_status; with the connector in this
+   * JVM also the kv GET unbatched (the switch is a static of the connector's) and, if asked,
+   * through Jetty's client.
+   */
+  static Map<String, Op> ops(BenchConnector connector, UnixHttpClient unix, HikariDataSource ds, boolean jetty) {
+    KvFixture kv = connector.fixture();
+    jetty = jetty && kv != null;
     String value = VALUE;
     byte[] valueBytes = value.getBytes(StandardCharsets.UTF_8);
     Map<String, Op> ops = new LinkedHashMap<>();
@@ -154,11 +168,13 @@ public final class KvBench {
       KeyStatements.batchReads = true;
       check(unix.send("GET", "/keys/bench:" + k, null, null), 200);
     });
-    // the same, one statement per GET (before the reads of a loop's pass were batched)
-    ops.put("kv socket GET unbatched, UnixHttpClient", k -> {
-      KeyStatements.batchReads = false;
-      check(unix.send("GET", "/keys/bench:" + k, null, null), 200);
-    });
+    if (kv != null) {
+      // the same, one statement per GET (before the reads of a loop's pass were batched)
+      ops.put("kv socket GET unbatched, UnixHttpClient", k -> {
+        KeyStatements.batchReads = false;
+        check(unix.send("GET", "/keys/bench:" + k, null, null), 200);
+      });
+    }
     if (jetty) {
       ops.put("kv socket GET, Jetty HttpClient", k -> check(kv.http.get("/keys/bench:" + k), 200));
     }
@@ -181,18 +197,6 @@ public final class KvBench {
           check(kv.http.put("/keys/bench:" + k + "?if_status=pending", value), 200));
     }
     return ops;
-  }
-
-  /** CPU time of the connector's event-loop threads (it runs in this JVM), user + system. */
-  static long eventLoopCpuNanos() {
-    java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
-    long sum = 0;
-    for (Thread t : Thread.getAllStackTraces().keySet()) {
-      if (t.getName().startsWith("vert.x-eventloop-thread")) {
-        sum += Math.max(0, mx.getThreadCpuTime(t.getId()));
-      }
-    }
-    return sum;
   }
 
   /** utime + stime of every process named postgres, in clock ticks (1/100 s on Linux). */

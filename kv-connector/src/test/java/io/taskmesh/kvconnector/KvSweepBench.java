@@ -34,10 +34,11 @@ public final class KvSweepBench {
     int rounds = Integer.getInteger("rounds", 3);
     long runMs = Long.getLong("runMs", 5000);
     int most = Arrays.stream(levels).max().orElseThrow();
-    try (KvFixture kv = KvFixture.start(Map.of("STATE_PROXY_PG_INDEXES", "status",
+    try (BenchConnector kv = BenchConnector.start(Map.of("STATE_PROXY_PG_INDEXES", "status",
         "CONNECTOR_PG_POOL_SIZE", String.valueOf(KvBench.POOL)));
-         UnixHttpClient unix = new UnixHttpClient(kv.config.socket());
-         HikariDataSource ds = KvBench.prepare(kv, most)) {
+         UnixHttpClient unix = new UnixHttpClient(kv.socket());
+         HikariDataSource ds = KvBench.prepare(kv, unix, most)) {
+      System.out.println("connector " + kv.describe());
       Map<String, KvBench.Op> all = KvBench.ops(kv, unix, ds, false);
       Map<String, KvBench.Op> ops = new LinkedHashMap<>();
       for (String name : List.of(DIRECT_GET, KV_GET, DIRECT_PUT, KV_PUT)) {

@@ -1,0 +1,190 @@
+package io.taskmesh.kvconnector;
+
+import io.taskmesh.devkit.ChildJvm;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The connector a benchmark measures, on a fresh database of the shared Postgres: in a JVM of its
+ * own started as a plain {@code java ... io.taskmesh.kvconnector.Main} runs it (the JVM's default
+ * settings, as {@code ./taskmesh kv-connector} starts it), or, with {@code -Dconnector=inproc}, in
+ * the benchmark's JVM ({@link KvFixture}).
+ *
+ * <p>Why its own JVM by default: in one JVM the JIT compiles the connector's code and the direct
+ * pgjdbc path's side by side, and every switch between them in a benchmark deoptimizes and
+ * recompiles shared code (a profile of an in-process run had the C2 compiler threads at a fifth of
+ * the JVM's CPU samples); and the connector's CPU could only be told from the client's by thread
+ * names. Deployed, the connector is its own process; so it is here.
+ */
+abstract class BenchConnector implements AutoCloseable {
+  /** Where the connector listens. */
+  abstract Path socket();
+
+  /** Its database (the direct ops use the same one). */
+  abstract String jdbcUrl();
+
+  /** CPU of the connector's process, user + system; 0 when it runs in this JVM (counted with it). */
+  abstract long processCpuNanos();
+
+  /** CPU of the connector's event-loop threads, user + system. */
+  abstract long eventLoopCpuNanos();
+
+  /** The in-process fixture, for what only it offers (Jetty's client, the batching switch); null otherwise. */
+  abstract KvFixture fixture();
+
+  /** Which kind it is, for the report. */
+  abstract String describe();
+
+  static BenchConnector start(Map<String, String> env) throws Exception {
+    return "inproc".equals(System.getProperty("connector", "process"))
+        ? new InProcess(KvFixture.start(env)) : OwnJvm.start(env);
+  }
+
+  /** The connector in this JVM. */
+  static final class InProcess extends BenchConnector {
+    private final KvFixture kv;
+
+    InProcess(KvFixture kv) {
+      this.kv = kv;
+    }
+
+    @Override
+    Path socket() {
+      return kv.config.socket();
+    }
+
+    @Override
+    String jdbcUrl() {
+      return kv.jdbcUrl;
+    }
+
+    @Override
+    long processCpuNanos() {
+      return 0;
+    }
+
+    @Override
+    long eventLoopCpuNanos() {
+      java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+      long sum = 0;
+      for (Thread t : Thread.getAllStackTraces().keySet()) {
+        if (t.getName().startsWith("vert.x-eventloop-thread")) {
+          sum += Math.max(0, mx.getThreadCpuTime(t.getId()));
+        }
+      }
+      return sum;
+    }
+
+    @Override
+    KvFixture fixture() {
+      return kv;
+    }
+
+    @Override
+    String describe() {
+      return "in the benchmark's JVM";
+    }
+
+    @Override
+    public void close() throws Exception {
+      kv.close();
+    }
+  }
+
+  /** The connector's Main in a child JVM with the JVM's defaults. */
+  static final class OwnJvm extends BenchConnector {
+    /** /proc's clock ticks (USER_HZ) are 1/100 s on Linux. */
+    private static final long NANOS_PER_TICK = 10_000_000L;
+    private final ChildJvm jvm;
+    private final Path socket;
+    private final String jdbcUrl;
+
+    private OwnJvm(ChildJvm jvm, Path socket, String jdbcUrl) {
+      this.jvm = jvm;
+      this.socket = socket;
+      this.jdbcUrl = jdbcUrl;
+    }
+
+    static OwnJvm start(Map<String, String> extraEnv) throws Exception {
+      String jdbc = KvFixture.freshDatabase();
+      Path dir = Files.createTempDirectory("kvc");
+      Path socket = dir.resolve("kv.sock");
+      Map<String, String> env = new java.util.HashMap<>(extraEnv);
+      env.put("CONNECTOR_SOCKET", socket.toString());
+      env.put("STATE_PROXY_PG_URL", jdbc);
+      ChildJvm jvm = ChildJvm.start("io.taskmesh.kvconnector.Main", List.of(), env, dir.resolve("kv-connector.log"));
+      try {
+        jvm.awaitLine(l -> l.startsWith("kv-connector: ready on"), 60, TimeUnit.SECONDS);
+      } catch (RuntimeException e) {
+        jvm.close();
+        throw e;
+      }
+      return new OwnJvm(jvm, socket, jdbc);
+    }
+
+    @Override
+    Path socket() {
+      return socket;
+    }
+
+    @Override
+    String jdbcUrl() {
+      return jdbcUrl;
+    }
+
+    @Override
+    long processCpuNanos() {
+      return ticks(Path.of("/proc", String.valueOf(jvm.pid()), "stat")) * NANOS_PER_TICK;
+    }
+
+    @Override
+    long eventLoopCpuNanos() {
+      long sum = 0;
+      try (var tasks = Files.list(Path.of("/proc", String.valueOf(jvm.pid()), "task"))) {
+        for (Path t : (Iterable<Path>) tasks::iterator) {
+          try {
+            // comm is cut at 15 characters: "vert.x-eventloo"
+            if (Files.readString(t.resolve("comm")).startsWith("vert.x-eventloo")) {
+              sum += ticks(t.resolve("stat"));
+            }
+          } catch (IOException ended) {
+            // the thread ended meanwhile
+          }
+        }
+      } catch (IOException e) {
+        return 0;
+      }
+      return sum * NANOS_PER_TICK;
+    }
+
+    @Override
+    KvFixture fixture() {
+      return null;
+    }
+
+    @Override
+    String describe() {
+      return "in its own JVM (pid " + jvm.pid() + ", JVM defaults)";
+    }
+
+    @Override
+    public void close() {
+      jvm.close();
+    }
+
+    /** utime + stime of a /proc stat file, in ticks. */
+    static long ticks(Path stat) {
+      try {
+        String s = Files.readString(stat);
+        String[] f = s.substring(s.lastIndexOf(')') + 2).split(" ");
+        return Long.parseLong(f[11]) + Long.parseLong(f[12]);
+      } catch (IOException | RuntimeException e) {
+        return 0;
+      }
+    }
+  }
+}
