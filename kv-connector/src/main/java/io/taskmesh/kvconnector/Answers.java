@@ -3,6 +3,7 @@ package io.taskmesh.kvconnector;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import java.nio.charset.StandardCharsets;
@@ -10,7 +11,9 @@ import java.util.function.Function;
 
 /** Writing answers and reading bodies for the connector's Vert.x handlers: one place for status, headers and errors. */
 final class Answers {
-  private static final String JSON = "application/json";
+  /** Header name and value encoded once (Vert.x writes such a CharSequence's bytes as they are). */
+  private static final CharSequence CONTENT_TYPE = HttpHeaders.CONTENT_TYPE;
+  private static final CharSequence JSON = HttpHeaders.createOptimized("application/json");
   /** Bytes read and thrown away after an over-limit body, so a client still uploading gets its 413. */
   static final int DRAIN_LIMIT = 256 * 1024;
 
@@ -57,7 +60,7 @@ final class Answers {
     if (a.header() != null) {
       res.putHeader(a.header(), a.headerValue());
     }
-    return a.body() == null ? res.end() : res.putHeader("Content-Type", JSON).end(a.body());
+    return a.body() == null ? res.end() : res.putHeader(CONTENT_TYPE, JSON).end(a.body());
   }
 
   /**

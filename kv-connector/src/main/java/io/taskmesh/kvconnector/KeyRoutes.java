@@ -78,8 +78,11 @@ final class KeyRoutes {
   private static Answers.Answer written(String key, KeyStatements.PutResult r) {
     StringBuilder sb = new StringBuilder("{\"key\":\"");
     JsonStringEncoder.getInstance().quoteAsString(key, sb);
-    sb.append("\",\"created_at\":\"").append(r.createdAt()).append("\",\"updated_at\":\"")
-        .append(r.updatedAt()).append("\"}");
+    sb.append("\",\"created_at\":\"");
+    IsoInstant.append(sb, r.createdAt());
+    sb.append("\",\"updated_at\":\"");
+    IsoInstant.append(sb, r.updatedAt());
+    sb.append("\"}");
     return Answers.ok(r.created() ? 201 : 200, sb.toString());
   }
 

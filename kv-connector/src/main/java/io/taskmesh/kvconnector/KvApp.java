@@ -140,7 +140,10 @@ public final class KvApp implements AutoCloseable {
           .setAcceptBacklog(256)
           .setMaxInitialLineLength(MAX_REQUEST_LINE)
           .setHandle100ContinueAutomatically(true)
-          .setCompressionSupported(false);
+          .setCompressionSupported(false)
+          // every answer is written on the event loop that read its request (the worker-thread
+          // routes complete their futures back on it), so writes skip Vert.x's cross-thread queue
+          .setStrictThreadMode(true);
       vertx.createHttpServer(options).requestHandler(this::route)
           .listen(SocketAddress.domainSocketAddress(config.socket().toString()))
           .<Void>mapEmpty().onComplete(started);

@@ -16,8 +16,20 @@ public record KvRecord(String key, String valueJson, Instant createdAt, Instant 
   void appendTo(StringBuilder sb) {
     sb.append("{\"key\":\"");
     JsonStringEncoder.getInstance().quoteAsString(key, sb);
-    sb.append("\",\"value\":").append(valueJson)
-        .append(",\"created_at\":\"").append(createdAt).append("\",\"updated_at\":\"").append(updatedAt)
-        .append("\"}");
+    sb.append("\",\"value\":").append(valueJson).append(",\"created_at\":");
+    appendInstant(sb, createdAt);
+    sb.append(",\"updated_at\":");
+    appendInstant(sb, updatedAt);
+    sb.append('}');
+  }
+
+  private static void appendInstant(StringBuilder sb, Instant t) {
+    if (t == null) {
+      sb.append("null");
+      return;
+    }
+    sb.append('"');
+    IsoInstant.append(sb, t);
+    sb.append('"');
   }
 }
