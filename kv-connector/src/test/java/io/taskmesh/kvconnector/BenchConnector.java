@@ -41,7 +41,7 @@ abstract class BenchConnector implements AutoCloseable {
 
   static BenchConnector start(Map<String, String> env) throws Exception {
     return "inproc".equals(System.getProperty("connector", "process"))
-        ? new InProcess(KvFixture.start(env)) : OwnJvm.start(env);
+        ? new InProcess(KvFixture.start(env)) : OwnJvm.start(env, System.getProperty("connectorJvm", ""));
   }
 
   /** The connector in this JVM. */
@@ -103,27 +103,32 @@ abstract class BenchConnector implements AutoCloseable {
     private final Path socket;
     private final String jdbcUrl;
 
-    private OwnJvm(ChildJvm jvm, Path socket, String jdbcUrl) {
+    private final List<String> options;
+
+    private OwnJvm(ChildJvm jvm, List<String> options, Path socket, String jdbcUrl) {
       this.jvm = jvm;
+      this.options = options;
       this.socket = socket;
       this.jdbcUrl = jdbcUrl;
     }
 
-    static OwnJvm start(Map<String, String> extraEnv) throws Exception {
+    /** {@code options}: JVM options, space-separated (a profiler agent, another GC...); empty: the JVM's defaults. */
+    static OwnJvm start(Map<String, String> extraEnv, String options) throws Exception {
       String jdbc = KvFixture.freshDatabase();
       Path dir = Files.createTempDirectory("kvc");
       Path socket = dir.resolve("kv.sock");
       Map<String, String> env = new java.util.HashMap<>(extraEnv);
       env.put("CONNECTOR_SOCKET", socket.toString());
       env.put("STATE_PROXY_PG_URL", jdbc);
-      ChildJvm jvm = ChildJvm.start("io.taskmesh.kvconnector.Main", List.of(), env, dir.resolve("kv-connector.log"));
+      List<String> jvmOptions = options.isBlank() ? List.of() : List.of(options.trim().split("\\s+"));
+      ChildJvm jvm = ChildJvm.start("io.taskmesh.kvconnector.Main", jvmOptions, env, dir.resolve("kv-connector.log"));
       try {
         jvm.awaitLine(l -> l.startsWith("kv-connector: ready on"), 60, TimeUnit.SECONDS);
       } catch (RuntimeException e) {
         jvm.close();
         throw e;
       }
-      return new OwnJvm(jvm, socket, jdbc);
+      return new OwnJvm(jvm, jvmOptions, socket, jdbc);
     }
 
     @Override
@@ -168,7 +173,7 @@ abstract class BenchConnector implements AutoCloseable {
 
     @Override
     String describe() {
-      return "in its own JVM (pid " + jvm.pid() + ", JVM defaults)";
+      return "in its own JVM (pid " + jvm.pid() + (options.isEmpty() ? ", the JVM's defaults)" : ", " + options + ")");
     }
 
     @Override

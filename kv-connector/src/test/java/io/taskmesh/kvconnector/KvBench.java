@@ -20,14 +20,19 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * On-demand benchmark (not a test): kv GET and conditional PUT over the Unix socket against the
  * same statements straight through pgjdbc, same Postgres, same run, same client threads. The
- * socket is measured with both clients: {@link UnixHttpClient} (JDK SocketChannel, keep-alive
- * pool; what mesh-api uses) and Jetty's HttpClient on the TCPUnix transport (the previous
- * client). Each op runs once per round, rounds interleaved, and the median of the rounds is
+ * socket is measured with {@link UnixHttpClient} (JDK SocketChannel, keep-alive pool; what
+ * mesh-api uses) and, with the connector in this JVM, also with Jetty's HttpClient on the TCPUnix
+ * transport (the previous client). The connector runs as {@link BenchConnector} says (its own JVM
+ * by default). Each op runs once per round, rounds interleaved, and the median of the rounds is
  * reported, so that load from other processes on the machine hits every op alike.
+ * {@code -DconnectorJvmB} starts a second connector with other JVM options and measures its ops
+ * in the same rounds, named with a " [B]" suffix: the way to compare two settings here, where the
+ * direct baseline moves by a quarter from one run to the next.
  *
  * <pre>
  * mvn -o -q -pl kv-connector test-compile dependency:build-classpath -Dmdep.outputFile=/tmp/kvcp.txt -Dmdep.includeScope=test
- * java -Dthreads=8 [-Drounds=3] [-DrunMs=10000] [-DpreMs=1000] [-Djetty=false] -cp kv-connector/target/test-classes:kv-connector/target/classes:$(cat /tmp/kvcp.txt) io.taskmesh.kvconnector.KvBench
+ * java -Dthreads=8 [-Drounds=3] [-DrunMs=10000] [-DpreMs=1000] [-DwarmupMs=10000] [-Djetty=false] [-Dconnector=inproc]
+ *   [-DconnectorJvm="JVM options"] [-DconnectorJvmB="JVM options"] -cp kv-connector/target/test-classes:kv-connector/target/classes:$(cat /tmp/kvcp.txt) io.taskmesh.kvconnector.KvBench
  * </pre>
  */
 public final class KvBench {
@@ -39,7 +44,8 @@ public final class KvBench {
   static final String VALUE = "{\"status\":\"pending\",\"n\":1,\"data\":{\"actor\":\"echo\",\"progress\":0}}";
   static final int THREADS = Integer.getInteger("threads", 8);
   static final int ROUNDS = Integer.getInteger("rounds", 3);
-  static final long WARMUP_MS = Long.getLong("warmupMs", 2000);
+  /** Each op runs this long before the rounds: the connector's JVM starts cold, and its first 2 s ran at a third of its speed. */
+  static final long WARMUP_MS = Long.getLong("warmupMs", 10000);
   static final long RUN_MS = Long.getLong("runMs", 10000);
   /**
    * Each measured window is preceded by this much of the same op, unmeasured: switching ops makes
@@ -54,12 +60,20 @@ public final class KvBench {
       (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
 
   public static void main(String[] args) throws Exception {
-    try (BenchConnector kv = BenchConnector.start(Map.of("STATE_PROXY_PG_INDEXES", "status",
-        "CONNECTOR_PG_POOL_SIZE", String.valueOf(POOL)));
-         UnixHttpClient unix = new UnixHttpClient(kv.socket())) {
-      System.out.println("connector " + kv.describe());
+    Map<String, String> env = Map.of("STATE_PROXY_PG_INDEXES", "status", "CONNECTOR_PG_POOL_SIZE", String.valueOf(POOL));
+    // -DconnectorJvmB="JVM options": a second connector in its own JVM, measured in the same rounds (A/B)
+    String optionsB = System.getProperty("connectorJvmB");
+    try (BenchConnector kv = BenchConnector.start(env);
+         UnixHttpClient unix = new UnixHttpClient(kv.socket());
+         BenchConnector kvB = optionsB == null ? null : BenchConnector.OwnJvm.start(env, optionsB);
+         UnixHttpClient unixB = kvB == null ? null : new UnixHttpClient(kvB.socket())) {
+      System.out.println("connector " + kv.describe() + (kvB == null ? "" : "; [B]: " + kvB.describe()));
       try (HikariDataSource ds = prepare(kv, unix, THREADS)) {
         Map<String, Op> ops = ops(kv, unix, ds, JETTY);
+        if (kvB != null) {
+          prepare(kvB, unixB, THREADS).close();
+          ops = withB(ops, ops(kvB, unixB, ds, false));
+        }
         String only = System.getProperty("only");
         if (only != null) {
           ops.keySet().removeIf(n -> !n.contains(only) && !n.startsWith("direct"));
@@ -75,12 +89,13 @@ public final class KvBench {
         for (int round = 0; round < ROUNDS; round++) {
           for (Map.Entry<String, Op> e : ops.entrySet()) {
             run(e.getValue(), PRE_MS);
-            long cpu0 = OS.getProcessCpuTime() + kv.processCpuNanos();
-            long loop0 = kv.eventLoopCpuNanos();
+            BenchConnector owner = e.getKey().endsWith("[B]") ? kvB : kv;
+            long cpu0 = OS.getProcessCpuTime() + owner.processCpuNanos();
+            long loop0 = owner.eventLoopCpuNanos();
             long pg0 = postgresCpuTicks();
             long n = run(e.getValue(), RUN_MS);
-            double cpuUs = (OS.getProcessCpuTime() + kv.processCpuNanos() - cpu0) / 1000.0 / Math.max(1, n);
-            double loopUs = (kv.eventLoopCpuNanos() - loop0) / 1000.0 / Math.max(1, n);
+            double cpuUs = (OS.getProcessCpuTime() + owner.processCpuNanos() - cpu0) / 1000.0 / Math.max(1, n);
+            double loopUs = (owner.eventLoopCpuNanos() - loop0) / 1000.0 / Math.max(1, n);
             double pgUs = (postgresCpuTicks() - pg0) * 10_000.0 / Math.max(1, n);
             pgCpu.computeIfAbsent(e.getKey(), x -> new double[ROUNDS])[round] = pgUs;
             double perSec = n * 1000.0 / RUN_MS;
@@ -126,6 +141,18 @@ public final class KvBench {
       }
     }
     System.exit(0);
+  }
+
+  /** {@code a}'s ops, each of {@code b}'s kv ops after the same op of {@code a}, named with a " [B]" suffix. */
+  static Map<String, Op> withB(Map<String, Op> a, Map<String, Op> b) {
+    Map<String, Op> both = new LinkedHashMap<>();
+    a.forEach((name, op) -> {
+      both.put(name, op);
+      if (b.containsKey(name) && !name.startsWith("direct")) {
+        both.put(name + " [B]", b.get(name));
+      }
+    });
+    return both;
   }
 
   /** Writes the keys the ops read and update; a pgjdbc pool with one connection per client thread for the direct ops. */
