@@ -97,8 +97,6 @@ abstract class BenchConnector implements AutoCloseable {
 
   /** The connector's Main in a child JVM with the JVM's defaults. */
   static final class OwnJvm extends BenchConnector {
-    /** /proc's clock ticks (USER_HZ) are 1/100 s on Linux. */
-    private static final long NANOS_PER_TICK = 10_000_000L;
     private final ChildJvm jvm;
     private final Path socket;
     private final String jdbcUrl;
@@ -143,7 +141,8 @@ abstract class BenchConnector implements AutoCloseable {
 
     @Override
     long processCpuNanos() {
-      return ticks(Path.of("/proc", String.valueOf(jvm.pid()), "stat")) * NANOS_PER_TICK;
+      return ProcStat.read(Path.of("/proc", String.valueOf(jvm.pid()), "stat")).map(ProcStat::cpuTicks).orElse(0L)
+          * ProcStat.NANOS_PER_TICK;
     }
 
     @Override
@@ -151,19 +150,14 @@ abstract class BenchConnector implements AutoCloseable {
       long sum = 0;
       try (var tasks = Files.list(Path.of("/proc", String.valueOf(jvm.pid()), "task"))) {
         for (Path t : (Iterable<Path>) tasks::iterator) {
-          try {
-            // comm is cut at 15 characters: "vert.x-eventloo"
-            if (Files.readString(t.resolve("comm")).startsWith("vert.x-eventloo")) {
-              sum += ticks(t.resolve("stat"));
-            }
-          } catch (IOException ended) {
-            // the thread ended meanwhile
-          }
+          // comm is cut at 15 characters: "vert.x-eventloo"
+          sum += ProcStat.read(t.resolve("stat")).filter(st -> st.name().startsWith("vert.x-eventloo"))
+              .map(ProcStat::cpuTicks).orElse(0L);
         }
       } catch (IOException e) {
         return 0;
       }
-      return sum * NANOS_PER_TICK;
+      return sum * ProcStat.NANOS_PER_TICK;
     }
 
     @Override
@@ -179,17 +173,6 @@ abstract class BenchConnector implements AutoCloseable {
     @Override
     public void close() {
       jvm.close();
-    }
-
-    /** utime + stime of a /proc stat file, in ticks. */
-    static long ticks(Path stat) {
-      try {
-        String s = Files.readString(stat);
-        String[] f = s.substring(s.lastIndexOf(')') + 2).split(" ");
-        return Long.parseLong(f[11]) + Long.parseLong(f[12]);
-      } catch (IOException | RuntimeException e) {
-        return 0;
-      }
     }
   }
 }

@@ -231,17 +231,8 @@ public final class KvBench {
     long ticks = 0;
     java.io.File[] procs = new java.io.File("/proc").listFiles((d, name) -> name.chars().allMatch(Character::isDigit));
     for (java.io.File p : procs == null ? new java.io.File[0] : procs) {
-      try {
-        String stat = java.nio.file.Files.readString(p.toPath().resolve("stat"));
-        int close = stat.lastIndexOf(')');
-        if (!stat.substring(stat.indexOf('(') + 1, close).equals("postgres")) {
-          continue;
-        }
-        String[] f = stat.substring(close + 2).split(" ");
-        ticks += Long.parseLong(f[11]) + Long.parseLong(f[12]);
-      } catch (java.io.IOException | RuntimeException e) {
-        // the process ended meanwhile
-      }
+      ticks += ProcStat.read(p.toPath().resolve("stat")).filter(st -> st.name().equals("postgres"))
+          .map(ProcStat::cpuTicks).orElse(0L);
     }
     return ticks;
   }
