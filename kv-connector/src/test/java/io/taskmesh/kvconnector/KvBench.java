@@ -84,6 +84,7 @@ public final class KvBench {
         Map<String, double[]> results = new LinkedHashMap<>();
         Map<String, double[]> cpu = new LinkedHashMap<>();
         Map<String, double[]> pgCpu = new LinkedHashMap<>();
+        Map<String, double[]> busyPct = new LinkedHashMap<>();
         ops.keySet().forEach(n -> cpu.put(n, new double[ROUNDS]));
         ops.keySet().forEach(n -> results.put(n, new double[ROUNDS]));
         for (int round = 0; round < ROUNDS; round++) {
@@ -93,7 +94,12 @@ public final class KvBench {
             long cpu0 = OS.getProcessCpuTime() + owner.processCpuNanos();
             long loop0 = owner.eventLoopCpuNanos();
             long pg0 = postgresCpuTicks();
+            long[] machine0 = ProcStat.machineTicks();
             long n = run(e.getValue(), RUN_MS);
+            long[] machine1 = ProcStat.machineTicks();
+            // how busy both cores were: near 100% the op is bound by CPU work, well below by waiting
+            double busy = 100.0 * (machine1[0] - machine0[0]) / Math.max(1, machine1[1] - machine0[1]);
+            busyPct.computeIfAbsent(e.getKey(), x -> new double[ROUNDS])[round] = busy;
             double cpuUs = (OS.getProcessCpuTime() + owner.processCpuNanos() - cpu0) / 1000.0 / Math.max(1, n);
             double loopUs = (owner.eventLoopCpuNanos() - loop0) / 1000.0 / Math.max(1, n);
             double pgUs = (postgresCpuTicks() - pg0) * 10_000.0 / Math.max(1, n);
@@ -101,8 +107,8 @@ public final class KvBench {
             double perSec = n * 1000.0 / RUN_MS;
             results.get(e.getKey())[round] = perSec;
             cpu.get(e.getKey())[round] = cpuUs;
-            System.out.printf("round %d  %-44s %9.0f ops/s  %6.1f us JVM CPU/op (%5.1f of it the connector's event loops)  %6.1f us Postgres CPU/op%n",
-                round + 1, e.getKey(), perSec, cpuUs, loopUs, pgUs);
+            System.out.printf("round %d  %-44s %9.0f ops/s  %6.1f us JVM CPU/op (%5.1f of it the connector's event loops)  %6.1f us Postgres CPU/op  machine %3.0f%% busy%n",
+                round + 1, e.getKey(), perSec, cpuUs, loopUs, pgUs, busy);
           }
         }
         System.out.printf("%nmedian of %d rounds of %d ms (each after %d ms of the same op), %d client threads, connector pool %d:%n",
@@ -112,8 +118,9 @@ public final class KvBench {
         for (Map.Entry<String, double[]> e : results.entrySet()) {
           double m = median(e.getValue());
           double base = e.getKey().contains("GET") ? directGet : directPut;
-          System.out.printf("%-44s %9.0f ops/s  %.2fx direct  %6.1f us JVM CPU/op (client+connector)  %6.1f us Postgres CPU/op%n",
-              e.getKey(), m, m / base, median(cpu.get(e.getKey())), median(pgCpu.get(e.getKey())));
+          System.out.printf("%-44s %9.0f ops/s  %.2fx direct  %6.1f us JVM CPU/op (client+connector)  %6.1f us Postgres CPU/op  machine %3.0f%% busy%n",
+              e.getKey(), m, m / base, median(cpu.get(e.getKey())), median(pgCpu.get(e.getKey())),
+              median(busyPct.get(e.getKey())));
         }
         // each round's ratio against the direct op of the same round: load that comes and goes on
         // the machine over a run (the direct GET moved between 33k and 52k/s within one run) hits
