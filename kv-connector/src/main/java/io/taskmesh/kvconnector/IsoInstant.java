@@ -15,6 +15,17 @@ final class IsoInstant {
 
   private IsoInstant() {}
 
+  /** {@code "2026-..."} with its quotes, as a JSON string; JSON {@code null} for null. */
+  static void appendQuoted(StringBuilder sb, Instant t) {
+    if (t == null) {
+      sb.append("null");
+      return;
+    }
+    sb.append('"');
+    append(sb, t);
+    sb.append('"');
+  }
+
   static void append(StringBuilder sb, Instant t) {
     long seconds = t.getEpochSecond();
     if (seconds < 0 || seconds >= YEAR_10000) {

@@ -78,11 +78,11 @@ final class KeyRoutes {
   private static Answers.Answer written(String key, KeyStatements.PutResult r) {
     StringBuilder sb = new StringBuilder("{\"key\":\"");
     JsonStringEncoder.getInstance().quoteAsString(key, sb);
-    sb.append("\",\"created_at\":\"");
-    IsoInstant.append(sb, r.createdAt());
-    sb.append("\",\"updated_at\":\"");
-    IsoInstant.append(sb, r.updatedAt());
-    sb.append("\"}");
+    sb.append("\",\"created_at\":");
+    IsoInstant.appendQuoted(sb, r.createdAt());
+    sb.append(",\"updated_at\":");
+    IsoInstant.appendQuoted(sb, r.updatedAt());
+    sb.append('}');
     return Answers.ok(r.created() ? 201 : 200, sb.toString());
   }
 

@@ -17,19 +17,9 @@ public record KvRecord(String key, String valueJson, Instant createdAt, Instant 
     sb.append("{\"key\":\"");
     JsonStringEncoder.getInstance().quoteAsString(key, sb);
     sb.append("\",\"value\":").append(valueJson).append(",\"created_at\":");
-    appendInstant(sb, createdAt);
+    IsoInstant.appendQuoted(sb, createdAt);
     sb.append(",\"updated_at\":");
-    appendInstant(sb, updatedAt);
+    IsoInstant.appendQuoted(sb, updatedAt);
     sb.append('}');
-  }
-
-  private static void appendInstant(StringBuilder sb, Instant t) {
-    if (t == null) {
-      sb.append("null");
-      return;
-    }
-    sb.append('"');
-    IsoInstant.append(sb, t);
-    sb.append('"');
   }
 }
