@@ -100,7 +100,7 @@ abstract class BenchConnector implements AutoCloseable {
     private final ChildJvm jvm;
     private final Path socket;
     private final String jdbcUrl;
-
+    /** The JVM options it was started with, for the report. */
     private final List<String> options;
 
     private OwnJvm(ChildJvm jvm, List<String> options, Path socket, String jdbcUrl) {

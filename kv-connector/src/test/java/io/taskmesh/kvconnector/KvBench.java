@@ -1,6 +1,5 @@
 package io.taskmesh.kvconnector;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.taskmesh.kvconnector.client.HttpResponse;
 import io.taskmesh.kvconnector.client.UnixHttpClient;
@@ -60,121 +59,81 @@ public final class KvBench {
       (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
 
   public static void main(String[] args) throws Exception {
-    Map<String, String> env = Map.of("STATE_PROXY_PG_INDEXES", "status", "CONNECTOR_PG_POOL_SIZE", String.valueOf(POOL));
-    // -DconnectorJvmB="JVM options": a second connector in its own JVM, measured in the same rounds (A/B)
-    String optionsB = System.getProperty("connectorJvmB");
-    try (BenchConnector kv = BenchConnector.start(env);
-         UnixHttpClient unix = new UnixHttpClient(kv.socket());
-         BenchConnector kvB = optionsB == null ? null : BenchConnector.OwnJvm.start(env, optionsB);
-         UnixHttpClient unixB = kvB == null ? null : new UnixHttpClient(kvB.socket())) {
-      System.out.println("connector " + kv.describe() + (kvB == null ? "" : "; [B]: " + kvB.describe()));
-      try (HikariDataSource ds = prepare(kv, unix, THREADS)) {
-        Map<String, Op> ops = ops(kv, unix, ds, JETTY);
-        if (kvB != null) {
-          prepare(kvB, unixB, THREADS).close();
-          ops = withB(ops, ops(kvB, unixB, ds, false));
+    try (BenchSetup setup = BenchSetup.start(THREADS)) {
+      Map<String, Op> ops = setup.ops(JETTY);
+      String only = System.getProperty("only");
+      if (only != null) {
+        ops.keySet().removeIf(n -> !n.contains(only) && !n.startsWith("direct"));
+      }
+      for (Op op : ops.values()) {
+        run(op, WARMUP_MS);
+      }
+      Map<String, double[]> results = new LinkedHashMap<>();
+      Map<String, double[]> cpu = new LinkedHashMap<>();
+      Map<String, double[]> pgCpu = new LinkedHashMap<>();
+      Map<String, double[]> busyPct = new LinkedHashMap<>();
+      ops.keySet().forEach(n -> cpu.put(n, new double[ROUNDS]));
+      ops.keySet().forEach(n -> results.put(n, new double[ROUNDS]));
+      for (int round = 0; round < ROUNDS; round++) {
+        for (Map.Entry<String, Op> e : ops.entrySet()) {
+          run(e.getValue(), PRE_MS);
+          BenchConnector owner = setup.connectorOf(e.getKey());
+          long cpu0 = OS.getProcessCpuTime() + owner.processCpuNanos();
+          long loop0 = owner.eventLoopCpuNanos();
+          long pg0 = postgresCpuTicks();
+          long[] machine0 = ProcStat.machineTicks();
+          long n = run(e.getValue(), RUN_MS);
+          long[] machine1 = ProcStat.machineTicks();
+          // how busy both cores were: near 100% the op is bound by CPU work, well below by waiting
+          double busy = 100.0 * (machine1[0] - machine0[0]) / Math.max(1, machine1[1] - machine0[1]);
+          busyPct.computeIfAbsent(e.getKey(), x -> new double[ROUNDS])[round] = busy;
+          double cpuUs = (OS.getProcessCpuTime() + owner.processCpuNanos() - cpu0) / 1000.0 / Math.max(1, n);
+          double loopUs = (owner.eventLoopCpuNanos() - loop0) / 1000.0 / Math.max(1, n);
+          double pgUs = (postgresCpuTicks() - pg0) * (ProcStat.NANOS_PER_TICK / 1000.0) / Math.max(1, n);
+          pgCpu.computeIfAbsent(e.getKey(), x -> new double[ROUNDS])[round] = pgUs;
+          double perSec = n * 1000.0 / RUN_MS;
+          results.get(e.getKey())[round] = perSec;
+          cpu.get(e.getKey())[round] = cpuUs;
+          System.out.printf("round %d  %-44s %9.0f ops/s  %6.1f us JVM CPU/op (%5.1f of it the connector's event loops)  %6.1f us Postgres CPU/op  machine %3.0f%% busy%n",
+              round + 1, e.getKey(), perSec, cpuUs, loopUs, pgUs, busy);
         }
-        String only = System.getProperty("only");
-        if (only != null) {
-          ops.keySet().removeIf(n -> !n.contains(only) && !n.startsWith("direct"));
+      }
+      System.out.printf("%nmedian of %d rounds of %d ms (each after %d ms of the same op), %d client threads, connector pool %d:%n",
+          ROUNDS, RUN_MS, PRE_MS, THREADS, POOL);
+      double directGet = median(results.get("direct pgjdbc GET (SELECT by key)"));
+      double directPut = median(results.get("direct pgjdbc conditional UPDATE"));
+      for (Map.Entry<String, double[]> e : results.entrySet()) {
+        double m = median(e.getValue());
+        double base = e.getKey().contains("GET") ? directGet : directPut;
+        System.out.printf("%-44s %9.0f ops/s  %.2fx direct  %6.1f us JVM CPU/op (client+connector)  %6.1f us Postgres CPU/op  machine %3.0f%% busy%n",
+            e.getKey(), m, m / base, median(cpu.get(e.getKey())), median(pgCpu.get(e.getKey())),
+            median(busyPct.get(e.getKey())));
+      }
+      // each round's ratio against the direct op of the same round: load that comes and goes on
+      // the machine over a run (the direct GET moved between 33k and 52k/s within one run) hits
+      // both sides of a pair alike
+      System.out.printf("%nmedian of the per-round ratios (op / direct op of the same round):%n");
+      double[] directGets = results.get("direct pgjdbc GET (SELECT by key)");
+      double[] directPuts = results.get("direct pgjdbc conditional UPDATE");
+      for (Map.Entry<String, double[]> e : results.entrySet()) {
+        if (e.getKey().startsWith("direct")) {
+          continue;
         }
-        for (Op op : ops.values()) {
-          run(op, WARMUP_MS);
-        }
-        Map<String, double[]> results = new LinkedHashMap<>();
-        Map<String, double[]> cpu = new LinkedHashMap<>();
-        Map<String, double[]> pgCpu = new LinkedHashMap<>();
-        Map<String, double[]> busyPct = new LinkedHashMap<>();
-        ops.keySet().forEach(n -> cpu.put(n, new double[ROUNDS]));
-        ops.keySet().forEach(n -> results.put(n, new double[ROUNDS]));
+        double[] base = e.getKey().contains("GET") ? directGets : directPuts;
+        double[] ratios = new double[ROUNDS];
         for (int round = 0; round < ROUNDS; round++) {
-          for (Map.Entry<String, Op> e : ops.entrySet()) {
-            run(e.getValue(), PRE_MS);
-            BenchConnector owner = e.getKey().endsWith("[B]") ? kvB : kv;
-            long cpu0 = OS.getProcessCpuTime() + owner.processCpuNanos();
-            long loop0 = owner.eventLoopCpuNanos();
-            long pg0 = postgresCpuTicks();
-            long[] machine0 = ProcStat.machineTicks();
-            long n = run(e.getValue(), RUN_MS);
-            long[] machine1 = ProcStat.machineTicks();
-            // how busy both cores were: near 100% the op is bound by CPU work, well below by waiting
-            double busy = 100.0 * (machine1[0] - machine0[0]) / Math.max(1, machine1[1] - machine0[1]);
-            busyPct.computeIfAbsent(e.getKey(), x -> new double[ROUNDS])[round] = busy;
-            double cpuUs = (OS.getProcessCpuTime() + owner.processCpuNanos() - cpu0) / 1000.0 / Math.max(1, n);
-            double loopUs = (owner.eventLoopCpuNanos() - loop0) / 1000.0 / Math.max(1, n);
-            double pgUs = (postgresCpuTicks() - pg0) * 10_000.0 / Math.max(1, n);
-            pgCpu.computeIfAbsent(e.getKey(), x -> new double[ROUNDS])[round] = pgUs;
-            double perSec = n * 1000.0 / RUN_MS;
-            results.get(e.getKey())[round] = perSec;
-            cpu.get(e.getKey())[round] = cpuUs;
-            System.out.printf("round %d  %-44s %9.0f ops/s  %6.1f us JVM CPU/op (%5.1f of it the connector's event loops)  %6.1f us Postgres CPU/op  machine %3.0f%% busy%n",
-                round + 1, e.getKey(), perSec, cpuUs, loopUs, pgUs, busy);
-          }
+          ratios[round] = e.getValue()[round] / base[round];
         }
-        System.out.printf("%nmedian of %d rounds of %d ms (each after %d ms of the same op), %d client threads, connector pool %d:%n",
-            ROUNDS, RUN_MS, PRE_MS, THREADS, POOL);
-        double directGet = median(results.get("direct pgjdbc GET (SELECT by key)"));
-        double directPut = median(results.get("direct pgjdbc conditional UPDATE"));
-        for (Map.Entry<String, double[]> e : results.entrySet()) {
-          double m = median(e.getValue());
-          double base = e.getKey().contains("GET") ? directGet : directPut;
-          System.out.printf("%-44s %9.0f ops/s  %.2fx direct  %6.1f us JVM CPU/op (client+connector)  %6.1f us Postgres CPU/op  machine %3.0f%% busy%n",
-              e.getKey(), m, m / base, median(cpu.get(e.getKey())), median(pgCpu.get(e.getKey())),
-              median(busyPct.get(e.getKey())));
-        }
-        // each round's ratio against the direct op of the same round: load that comes and goes on
-        // the machine over a run (the direct GET moved between 33k and 52k/s within one run) hits
-        // both sides of a pair alike
-        System.out.printf("%nmedian of the per-round ratios (op / direct op of the same round):%n");
-        double[] directGets = results.get("direct pgjdbc GET (SELECT by key)");
-        double[] directPuts = results.get("direct pgjdbc conditional UPDATE");
-        for (Map.Entry<String, double[]> e : results.entrySet()) {
-          if (e.getKey().startsWith("direct")) {
-            continue;
-          }
-          double[] base = e.getKey().contains("GET") ? directGets : directPuts;
-          double[] ratios = new double[ROUNDS];
-          for (int round = 0; round < ROUNDS; round++) {
-            ratios[round] = e.getValue()[round] / base[round];
-          }
-          System.out.printf("%-44s %.2fx  (rounds: %s)%n", e.getKey(), median(ratios), Arrays.toString(
-              Arrays.stream(ratios).map(x -> Math.round(x * 100) / 100.0).toArray()));
-        }
-        System.out.printf("UnixHttpClient connections opened: %d%n", unix.connectionsOpened());
-        if (kv.fixture() != null) {
-          System.out.printf("GETs per round trip to Postgres (batched): %.2f%n",
-              KeyStatements.readsSent() / Math.max(1.0, KeyStatements.readRoundTrips()));
-        }
+        System.out.printf("%-44s %.2fx  (rounds: %s)%n", e.getKey(), median(ratios), Arrays.toString(
+            Arrays.stream(ratios).map(x -> Math.round(x * 100) / 100.0).toArray()));
+      }
+      System.out.printf("UnixHttpClient connections opened: %d%n", setup.unix.connectionsOpened());
+      if (setup.kv.fixture() != null) {
+        System.out.printf("GETs per round trip to Postgres (batched): %.2f%n",
+            KeyStatements.readsSent() / Math.max(1.0, KeyStatements.readRoundTrips()));
       }
     }
     System.exit(0);
-  }
-
-  /** {@code a}'s ops, each of {@code b}'s kv ops after the same op of {@code a}, named with a " [B]" suffix. */
-  static Map<String, Op> withB(Map<String, Op> a, Map<String, Op> b) {
-    Map<String, Op> both = new LinkedHashMap<>();
-    a.forEach((name, op) -> {
-      both.put(name, op);
-      if (b.containsKey(name) && !name.startsWith("direct")) {
-        both.put(name + " [B]", b.get(name));
-      }
-    });
-    return both;
-  }
-
-  /** Writes the keys the ops read and update; a pgjdbc pool with one connection per client thread for the direct ops. */
-  static HikariDataSource prepare(BenchConnector kv, UnixHttpClient unix, int threads) throws Exception {
-    byte[] value = VALUE.getBytes(StandardCharsets.UTF_8);
-    for (int i = 0; i < KEYS; i++) {
-      HttpResponse r = unix.send("PUT", "/keys/bench:" + i, null, value);
-      if (r.status() != 200 && r.status() != 201) {
-        throw new IllegalStateException(r.status() + " " + r.bodyString());
-      }
-    }
-    HikariConfig hc = new HikariConfig();
-    hc.setJdbcUrl(kv.jdbcUrl());
-    hc.setMaximumPoolSize(Math.max(8, threads));
-    return new HikariDataSource(hc);
   }
 
   /**

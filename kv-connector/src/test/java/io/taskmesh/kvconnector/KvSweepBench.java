@@ -1,7 +1,5 @@
 package io.taskmesh.kvconnector;
 
-import com.zaxxer.hikari.HikariDataSource;
-import io.taskmesh.kvconnector.client.UnixHttpClient;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -34,22 +32,11 @@ public final class KvSweepBench {
     int rounds = Integer.getInteger("rounds", 3);
     long runMs = Long.getLong("runMs", 5000);
     int most = Arrays.stream(levels).max().orElseThrow();
-    Map<String, String> env = Map.of("STATE_PROXY_PG_INDEXES", "status", "CONNECTOR_PG_POOL_SIZE", String.valueOf(KvBench.POOL));
-    // -DconnectorJvmB="JVM options": a second connector in its own JVM, measured in the same rounds (A/B)
-    String optionsB = System.getProperty("connectorJvmB");
-    try (BenchConnector kv = BenchConnector.start(env);
-         UnixHttpClient unix = new UnixHttpClient(kv.socket());
-         HikariDataSource ds = KvBench.prepare(kv, unix, most);
-         BenchConnector kvB = optionsB == null ? null : BenchConnector.OwnJvm.start(env, optionsB);
-         UnixHttpClient unixB = kvB == null ? null : new UnixHttpClient(kvB.socket())) {
-      System.out.println("connector " + kv.describe() + (kvB == null ? "" : "; [B]: " + kvB.describe()));
-      Map<String, KvBench.Op> all = KvBench.ops(kv, unix, ds, false);
-      if (kvB != null) {
-        KvBench.prepare(kvB, unixB, most).close();
-        all = KvBench.withB(all, KvBench.ops(kvB, unixB, ds, false));
-      }
+    try (BenchSetup setup = BenchSetup.start(most)) {
+      BenchConnector kvB = setup.kvB;
+      Map<String, KvBench.Op> all = setup.ops(false);
       Map<String, KvBench.Op> ops = new LinkedHashMap<>();
-      for (String name : List.of(DIRECT_GET, KV_GET, KV_GET + " [B]", DIRECT_PUT, KV_PUT, KV_PUT + " [B]")) {
+      for (String name : List.of(DIRECT_GET, KV_GET, KV_GET + BenchSetup.B, DIRECT_PUT, KV_PUT, KV_PUT + BenchSetup.B)) {
         if (all.containsKey(name)) {
           ops.put(name, all.get(name));
         }
@@ -87,18 +74,18 @@ public final class KvSweepBench {
         System.out.printf("%n[B] at each level, against the same direct op:%n");
         for (int l = 0; l < levels.length; l++) {
           System.out.printf("%-8d kv GET [B] %9.0f %6.2fx   kv PUT [B] %9.0f %6.2fx%n", levels[l],
-              KvBench.median(perSec.get(KV_GET + " [B]")[l]),
-              pairedRatio(perSec.get(KV_GET + " [B]")[l], perSec.get(DIRECT_GET)[l]),
-              KvBench.median(perSec.get(KV_PUT + " [B]")[l]),
-              pairedRatio(perSec.get(KV_PUT + " [B]")[l], perSec.get(DIRECT_PUT)[l]));
+              KvBench.median(perSec.get(KV_GET + BenchSetup.B)[l]),
+              pairedRatio(perSec.get(KV_GET + BenchSetup.B)[l], perSec.get(DIRECT_GET)[l]),
+              KvBench.median(perSec.get(KV_PUT + BenchSetup.B)[l]),
+              pairedRatio(perSec.get(KV_PUT + BenchSetup.B)[l], perSec.get(DIRECT_PUT)[l]));
         }
       }
       System.out.printf("%npeak of each path over the levels (its best level's median):%n");
       peak("GET", perSec.get(KV_GET), perSec.get(DIRECT_GET), levels);
       peak("PUT ?if_status", perSec.get(KV_PUT), perSec.get(DIRECT_PUT), levels);
       if (kvB != null) {
-        peak("GET [B]", perSec.get(KV_GET + " [B]"), perSec.get(DIRECT_GET), levels);
-        peak("PUT [B]", perSec.get(KV_PUT + " [B]"), perSec.get(DIRECT_PUT), levels);
+        peak("GET [B]", perSec.get(KV_GET + BenchSetup.B), perSec.get(DIRECT_GET), levels);
+        peak("PUT [B]", perSec.get(KV_PUT + BenchSetup.B), perSec.get(DIRECT_PUT), levels);
       }
     }
     System.exit(0);
