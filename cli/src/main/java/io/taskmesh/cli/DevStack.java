@@ -189,8 +189,9 @@ public final class DevStack implements AutoCloseable {
     return env;
   }
 
+  /** Stops what started, newest first; a second call (the dev-stop hook after an orderly stop) does nothing. */
   @Override
-  public void close() {
+  public synchronized void close() {
     while (!started.isEmpty()) {
       AutoCloseable c = started.pop();
       try {

@@ -40,6 +40,10 @@ public final class Main implements Runnable {
     @Option(names = "--mesh-internal-port", description = "mesh-api internal port (default 8081; 0 = any free port)")
     int meshInternalPort = 8081;
 
+    @Option(names = "--kafka", description = "bootstrap servers of a running Kafka to use "
+        + "(default: start a local KRaft broker under --data)")
+    String kafka;
+
     @Option(names = "--data", description = "where Kafka, Postgres and the task view keep their data "
         + "(default: .taskmesh/ in the repository)")
     Path data;
@@ -49,15 +53,12 @@ public final class Main implements Runnable {
       Path root = repoRoot();
       DevConfig devConfig = DevConfig.load((config != null ? config : root.resolve("examples")).toAbsolutePath());
       DevStack.Options options = new DevStack.Options(root, devConfig,
-          (data != null ? data : root.resolve(".taskmesh")).toAbsolutePath(), null,
+          (data != null ? data : root.resolve(".taskmesh")).toAbsolutePath(), kafka,
           System.getenv("SVC_DATABASE_URL"), port, meshPort, meshInternalPort, "default");
+      CountDownLatch stopRequested = StopSignals.install();
       DevStack stack = DevStack.start(options, System.out::println);
-      CountDownLatch stopped = new CountDownLatch(1);
-      Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-        System.out.println("stopping...");
-        stack.close();
-        stopped.countDown();
-      }, "dev-stop"));
+      // any other way out (e.g. SIGHUP) still closes the stack, though not in order with Postgres's hook
+      Runtime.getRuntime().addShutdownHook(new Thread(stack::close, "dev-stop"));
       String url = stack.gatewayUrl();
       System.out.println("gateway: " + url);
       System.out.println();
@@ -67,7 +68,10 @@ public final class Main implements Runnable {
       System.out.println("  curl -s " + url + "/tasks/<task_id>");
       System.out.println("  curl -sN " + url + "/mesh/<task_id>/stream");
       System.out.println("Flows: " + String.join(", ", devConfig.flows().keySet()) + ". Ctrl-C stops everything.");
-      stopped.await();
+      stopRequested.await();
+      System.out.println("stopping...");
+      stack.close();
+      System.out.println("stopped");
       return 0;
     }
   }

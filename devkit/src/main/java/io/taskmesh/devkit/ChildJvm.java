@@ -34,10 +34,17 @@ public final class ChildJvm implements AutoCloseable {
 
   /** Starts {@code mainClass} with these JVM options (none: the JVM's defaults, as a plain {@code java} runs it). */
   public static ChildJvm start(String mainClass, List<String> jvmOptions, Map<String, String> env, Path log) {
+    return start(mainClass, jvmOptions, List.of(), env, log);
+  }
+
+  /** As above, with these arguments to {@code main}. */
+  public static ChildJvm start(String mainClass, List<String> jvmOptions, List<String> args,
+      Map<String, String> env, Path log) {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.addAll(jvmOptions);
     cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), mainClass));
+    cmd.addAll(args);
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     pb.environment().putAll(env);
@@ -112,12 +119,17 @@ public final class ChildJvm implements AutoCloseable {
     }
   }
 
+  /** SIGTERM, then waits up to {@code seconds} for the process to end; true when it ended. */
+  public boolean terminate(int seconds) {
+    process.destroy();
+    waitFor(seconds);
+    return !process.isAlive();
+  }
+
   /** SIGTERM, then SIGKILL if it has not stopped after 15 s. */
   @Override
   public void close() {
-    if (process.isAlive()) {
-      process.destroy();
-      waitFor(15);
+    if (process.isAlive() && !terminate(15)) {
       process.destroyForcibly();
     }
   }
