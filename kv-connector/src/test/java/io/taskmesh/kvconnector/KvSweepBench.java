@@ -9,13 +9,15 @@ import java.util.Map;
  * On-demand benchmark (not a test): the ops of {@link KvBench} (direct GET, kv GET, direct
  * conditional UPDATE, kv {@code PUT ?if_status}) at several numbers of client threads, each level
  * against the direct op at the same level, and each path's peak against the other's. One
- * concurrency alone says little: a direct pgjdbc call saturates this machine's two cores at about
- * 8 threads, while the connector batches more GETs per round trip the more requests wait. Levels
- * and ops are interleaved in every round, so load from other processes hits them alike.
+ * concurrency alone says little: a direct pgjdbc GET peaks on this machine's two cores at 2
+ * threads (one client and one backend per core), while the connector batches more GETs per round
+ * trip the more requests wait and peaks at 16-32. A peak at the first or last level is flagged: it
+ * was not bracketed, so the real one may lie outside the levels. Levels and ops are interleaved in
+ * every round, so load from other processes hits them alike.
  *
  * <pre>
  * mvn -o -q -pl kv-connector test-compile dependency:build-classpath -Dmdep.outputFile=/tmp/kvcp.txt -Dmdep.includeScope=test
- * java [-Dlevels=4,8,16,32] [-Drounds=3] [-DrunMs=5000] [-DpreMs=1000] -cp kv-connector/target/test-classes:kv-connector/target/classes:$(cat /tmp/kvcp.txt) io.taskmesh.kvconnector.KvSweepBench
+ * java [-Dlevels=1,2,4,8,16,32] [-Drounds=3] [-DrunMs=5000] [-DpreMs=1000] -cp kv-connector/target/test-classes:kv-connector/target/classes:$(cat /tmp/kvcp.txt) io.taskmesh.kvconnector.KvSweepBench
  * </pre>
  */
 public final class KvSweepBench {
@@ -27,7 +29,7 @@ public final class KvSweepBench {
   private KvSweepBench() {}
 
   public static void main(String[] args) throws Exception {
-    int[] levels = Arrays.stream(System.getProperty("levels", "4,8,16,32").split(","))
+    int[] levels = Arrays.stream(System.getProperty("levels", "1,2,4,8,16,32").split(","))
         .mapToInt(l -> Integer.parseInt(l.trim())).toArray();
     int rounds = Integer.getInteger("rounds", 3);
     long runMs = Long.getLong("runMs", 5000);
@@ -104,8 +106,14 @@ public final class KvSweepBench {
     int bestDirect = best(direct);
     double kvPeak = KvBench.median(kv[bestKv]);
     double directPeak = KvBench.median(direct[bestDirect]);
-    System.out.printf("%-15s kv %9.0f ops/s (%d threads), direct %9.0f ops/s (%d threads): %.2fx%n", what, kvPeak,
-        levels[bestKv], directPeak, levels[bestDirect], kvPeak / directPeak);
+    System.out.printf("%-15s kv %9.0f ops/s (%d threads%s), direct %9.0f ops/s (%d threads%s): %.2fx%n", what, kvPeak,
+        levels[bestKv], edge(bestKv, levels), directPeak, levels[bestDirect], edge(bestDirect, levels),
+        kvPeak / directPeak);
+  }
+
+  /** A peak at the first or last level was not bracketed: the path may do better outside the levels. */
+  private static String edge(int level, int[] levels) {
+    return level == 0 || level == levels.length - 1 ? ", EDGE of the levels: not bracketed" : "";
   }
 
   private static int best(double[][] byLevel) {
