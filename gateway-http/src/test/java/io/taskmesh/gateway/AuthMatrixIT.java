@@ -3,6 +3,7 @@ package io.taskmesh.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.taskmesh.devkit.Closing;
 import io.taskmesh.devkit.LocalKafka;
 import io.taskmesh.schemas.Json;
 import java.net.URI;
@@ -52,7 +53,7 @@ class AuthMatrixIT {
 
   @AfterAll
   static void stop() {
-    TaskHttp.closeAll(gateway);
+    Closing.closeAll(gateway);
   }
 
   @Test

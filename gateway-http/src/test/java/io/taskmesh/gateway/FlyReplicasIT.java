@@ -2,6 +2,7 @@ package io.taskmesh.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.taskmesh.devkit.Closing;
 import io.taskmesh.devkit.LocalPostgres;
 import io.taskmesh.devkit.SseReader;
 import java.nio.file.Files;
@@ -46,7 +47,7 @@ class FlyReplicasIT {
 
   @AfterAll
   static void stop() {
-    TaskHttp.closeAll(a, b, pg);
+    Closing.closeAll(a, b, pg);
   }
 
   @Test

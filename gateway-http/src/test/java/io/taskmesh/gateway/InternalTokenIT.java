@@ -3,6 +3,7 @@ package io.taskmesh.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.taskmesh.devkit.Closing;
 import io.taskmesh.topology.TaskViewConfig;
 import java.net.URI;
 import java.net.http.HttpRequest;
@@ -61,7 +62,7 @@ class InternalTokenIT {
 
   @AfterAll
   static void stop() {
-    TaskHttp.closeAll(a, b);
+    Closing.closeAll(a, b);
   }
 
   @Test

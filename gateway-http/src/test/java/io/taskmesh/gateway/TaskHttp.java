@@ -52,19 +52,6 @@ public final class TaskHttp {
     return env;
   }
 
-  /** Closes each that is not null (gateways, databases), keeping on after a failure. */
-  static void closeAll(AutoCloseable... all) {
-    for (AutoCloseable c : all) {
-      try {
-        if (c != null) {
-          c.close();
-        }
-      } catch (Exception e) {
-        System.err.println("closing " + c + " failed: " + e);
-      }
-    }
-  }
-
   /**
    * Starts a gateway on the task topics of {@code env}; a test that names none gets topics of its
    * own, after its application id (the defaults would fold every other test class's events).

@@ -2,6 +2,7 @@ package io.taskmesh.kvconnector;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.taskmesh.devkit.Closing;
 import io.taskmesh.kvconnector.client.HttpResponse;
 import io.taskmesh.kvconnector.client.UnixHttpClient;
 import java.nio.charset.StandardCharsets;
@@ -56,7 +57,7 @@ final class BenchSetup implements AutoCloseable {
       System.out.println("connector " + kv.describe() + (kvB == null ? "" : ";" + B + ": " + kvB.describe()));
       return setup;
     } catch (Exception | Error e) {
-      closeAll(unixB, kvB, unix, kv);
+      Closing.closeAll(unixB, kvB, unix, kv);
       throw e;
     }
   }
@@ -95,15 +96,7 @@ final class BenchSetup implements AutoCloseable {
   }
 
   @Override
-  public void close() throws Exception {
-    closeAll(direct, unixB, kvB, unix, kv);
-  }
-
-  private static void closeAll(AutoCloseable... all) throws Exception {
-    for (AutoCloseable c : all) {
-      if (c != null) {
-        c.close();
-      }
-    }
+  public void close() {
+    Closing.closeAll(direct, unixB, kvB, unix, kv);
   }
 }
