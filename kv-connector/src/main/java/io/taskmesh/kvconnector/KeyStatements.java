@@ -20,6 +20,7 @@ import java.net.URI;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -51,22 +52,31 @@ final class KeyStatements {
   /** Outcome of a write. */
   record PutResult(boolean created, Instant createdAt, Instant updatedAt) {}
 
-  /** A pass rarely holds more GETs than the loop has client connections; this bounds one message. */
-  static final int MAX_READ_BATCH = 64;
   static volatile boolean batchReads = true;
   private static final LongAdder readBatches = new LongAdder();
   private static final LongAdder readsBatched = new LongAdder();
 
   private record PendingRead(String key, Promise<Optional<KvRecord>> answer) {}
 
+  private static final LongAdder writeBatches = new LongAdder();
+  private static final LongAdder writesBatched = new LongAdder();
+
+  private record PendingPut(String key, String json, String ifStatus, Promise<Optional<PutResult>> answer) {
+    Tuple params() {
+      return Tuple.of(key, json, ifStatus);
+    }
+  }
+
   private final Pool pool;
-  private final Context context;
-  /** GETs read in the loop's current pass, not yet sent; touched by the loop's thread only. */
-  private final List<PendingRead> pendingReads = new ArrayList<>();
+  /** GETs read in the loop's current pass, not yet sent. */
+  private final PassBatcher<PendingRead> reads;
+  /** Conditional PUTs read in the loop's current pass, not yet sent. */
+  private final PassBatcher<PendingPut> puts;
 
   /** Called on the event loop whose {@code context} this is. */
   KeyStatements(Vertx vertx, Context context, KvConfig config, int connections) {
-    this.context = context;
+    this.reads = new PassBatcher<>(context, this::sendReads, readBatches, readsBatched);
+    this.puts = new PassBatcher<>(context, this::sendPuts, writeBatches, writesBatched);
     PgConnectOptions connect = connectOptions(config);
     connect.setCachePreparedStatements(true);
     // one statement per connection at a time, as with pgjdbc: a broken connection fails one request
@@ -129,48 +139,37 @@ final class KeyStatements {
       return run(SELECT, Tuple.of(key)).map(KeyStatements::record);
     }
     Promise<Optional<KvRecord>> answer = Promise.promise();
-    pendingReads.add(new PendingRead(key, answer));
-    if (pendingReads.size() == 1) {
-      // runs after the loop has handled every connection that was ready in this pass
-      context.runOnContext(v -> sendReads());
-    }
+    reads.add(new PendingRead(key, answer));
     return answer.future();
   }
 
   /**
-   * Sends the pending GETs: one alone as a plain statement; several as one batch of the same
+   * Sends a pass's GETs: one alone as a plain statement; several as one batch of the same
    * prepared statement (Bind/Execute per key, one Sync: one write, one wake-up of the backend, one
    * flush of its answers). The batch is one implicit transaction, but under read committed each
    * SELECT still takes its own snapshot, so every GET reads what was committed before it was sent,
    * as alone. If the batch fails, each of its GETs gets that failure (a 503 when the connection
    * failed); a SELECT by primary key has no error of its own that could fail its neighbours.
    */
-  private void sendReads() {
-    List<PendingRead> all = new ArrayList<>(pendingReads);
-    pendingReads.clear();
-    for (int from = 0; from < all.size(); from += MAX_READ_BATCH) {
-      List<PendingRead> batch = all.subList(from, Math.min(all.size(), from + MAX_READ_BATCH));
-      readBatches.increment();
-      readsBatched.add(batch.size());
-      if (batch.size() == 1) {
-        PendingRead read = batch.get(0);
-        run(SELECT, Tuple.of(read.key())).map(KeyStatements::record).onComplete(read.answer());
-        continue;
-      }
-      List<Tuple> keys = new ArrayList<>(batch.size());
-      batch.forEach(read -> keys.add(Tuple.of(read.key())));
-      pool.preparedQuery(SELECT).executeBatch(keys).recover(KeyStatements::classify).onComplete(done -> {
-        if (done.failed()) {
-          batch.forEach(read -> read.answer().fail(done.cause()));
-          return;
-        }
-        RowSet<Row> rows = done.result();
-        for (PendingRead read : batch) {
-          read.answer().complete(record(rows));
-          rows = rows.next();
-        }
-      });
+  private void sendReads(List<PendingRead> batch) {
+    if (batch.size() == 1) {
+      PendingRead read = batch.get(0);
+      run(SELECT, Tuple.of(read.key())).map(KeyStatements::record).onComplete(read.answer());
+      return;
     }
+    List<Tuple> keys = new ArrayList<>(batch.size());
+    batch.forEach(read -> keys.add(Tuple.of(read.key())));
+    pool.preparedQuery(SELECT).executeBatch(keys).recover(KeyStatements::classify).onComplete(done -> {
+      if (done.failed()) {
+        batch.forEach(read -> read.answer().fail(done.cause()));
+        return;
+      }
+      RowSet<Row> rows = done.result();
+      for (PendingRead read : batch) {
+        read.answer().complete(record(rows));
+        rows = rows.next();
+      }
+    });
   }
 
   /** Round trips that batched GETs took so far, over every instance (benchmark, tests). */
@@ -207,9 +206,78 @@ final class KeyStatements {
     return run(CREATE, Tuple.of(key, json)).map(rows -> written(rows, true));
   }
 
-  /** Writes only when the stored {@code status} field equals {@code ifStatus}; empty otherwise. */
+  /**
+   * Writes only when the stored {@code status} field equals {@code ifStatus}; empty otherwise.
+   * Joins the conditional PUTs of this loop's current pass, sent together when it ends
+   * ({@link #sendPuts}).
+   */
   Future<Optional<PutResult>> putIfStatus(String key, String json, String ifStatus) {
-    return run(PUT_IF_STATUS, Tuple.of(key, json, ifStatus)).map(rows -> written(rows, false));
+    Promise<Optional<PutResult>> answer = Promise.promise();
+    puts.add(new PendingPut(key, json, ifStatus, answer));
+    return answer.future();
+  }
+
+  private Future<Optional<PutResult>> putIfStatusAlone(PendingPut put) {
+    return run(PUT_IF_STATUS, put.params()).map(rows -> written(rows, false));
+  }
+
+  /**
+   * Sends a pass's conditional PUTs: one alone as a plain statement; several as one batch of
+   * the prepared UPDATE (Bind/Execute per write, one Sync), which Postgres runs as one transaction
+   * with one commit. No answer goes out before that commit, so each acknowledged write is as
+   * durable as alone. The batch is sorted by key (stable: two writes of one key keep their order),
+   * so that two batches lock their rows in the same order and cannot deadlock each other; the
+   * writes of one batch arrived in the same pass, concurrently, so any order between different
+   * keys is one they could have had alone. If Postgres refuses the batch (one write's error
+   * aborts the whole transaction, which then changed nothing), each write is run again alone, in
+   * order, so that one write's error is its own and never another's. If the connection fails,
+   * each write gets the 503 a single write would get.
+   */
+  private void sendPuts(List<PendingPut> pass) {
+    if (pass.size() == 1) {
+      putIfStatusAlone(pass.get(0)).onComplete(pass.get(0).answer());
+      return;
+    }
+    List<PendingPut> batch = new ArrayList<>(pass);
+    batch.sort(Comparator.comparing(PendingPut::key));
+    List<Tuple> params = new ArrayList<>(batch.size());
+    batch.forEach(put -> params.add(put.params()));
+    pool.preparedQuery(PUT_IF_STATUS).executeBatch(params).onComplete(done -> {
+      if (done.succeeded()) {
+        RowSet<Row> rows = done.result();
+        for (PendingPut put : batch) {
+          put.answer().complete(written(rows, false));
+          rows = rows.next();
+        }
+      } else if (done.cause() instanceof PgException) {
+        oneByOne(batch, 0);
+      } else {
+        Throwable unavailable = classify(done.cause()).cause();
+        batch.forEach(put -> put.answer().fail(unavailable));
+      }
+    });
+  }
+
+  /** Runs the writes of a refused batch alone, each after the one before it has its answer. */
+  private void oneByOne(List<PendingPut> batch, int next) {
+    if (next == batch.size()) {
+      return;
+    }
+    PendingPut put = batch.get(next);
+    putIfStatusAlone(put).onComplete(done -> {
+      put.answer().handle(done);
+      oneByOne(batch, next + 1);
+    });
+  }
+
+  /** Round trips that batched conditional PUTs took so far, over every instance (benchmark, tests). */
+  static long writeRoundTrips() {
+    return writeBatches.sum();
+  }
+
+  /** Conditional PUTs sent in those round trips. */
+  static long writesSent() {
+    return writesBatched.sum();
   }
 
   /** The stored {@code status} (for a 409 message); empty when the key is missing. */

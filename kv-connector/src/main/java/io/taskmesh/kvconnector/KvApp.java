@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The connector's HTTP/1.1 API on a Unix socket, served by Vert.x. One server per event loop
- * (connections are spread over the loops); the key routes ({@link KeyRoutes}) run on the loop
+ * ({@link KvConfig#eventLoops()}; connections are spread over the loops); the key routes ({@link KeyRoutes}) run on the loop
  * with the reactive Postgres client, the others ({@code /healthz} aside) on worker threads with
  * {@link KvStore} (pgjdbc), whose SQL is built per request. The constructor only keeps the
  * wiring, so that {@link Main} and the tests share it; {@link #start()} removes a stale socket
@@ -57,7 +57,7 @@ public final class KvApp implements AutoCloseable {
     this.config = config;
     this.store = store;
     this.compiler = new QueryCompiler(config.indexes());
-    this.loops = Math.max(1, Math.min(Runtime.getRuntime().availableProcessors(), config.poolSize()));
+    this.loops = config.eventLoops();
   }
 
   public KvApp start() {

@@ -30,6 +30,9 @@ import java.util.TreeSet;
  * @param poolSize      {@code CONNECTOR_PG_POOL_SIZE}, default 8
  * @param pgTimeout     {@code CONNECTOR_PG_TIMEOUT_MS}, default 1000: how long a request waits for a
  *                      database connection before answering 503
+ * @param eventLoops    {@code CONNECTOR_EVENT_LOOPS}, default half the cores (at least one), never
+ *                      more than {@code poolSize}: a key request costs the loop about what it costs
+ *                      Postgres, so the other half is left to Postgres's backends
  */
 public record KvConfig(
     Path socket,
@@ -40,7 +43,8 @@ public record KvConfig(
     Set<PosixFilePermission> socketMode,
     int maxBodyBytes,
     int poolSize,
-    Duration pgTimeout) {
+    Duration pgTimeout,
+    int eventLoops) {
 
   public static final int DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
   /** sun_path is 108 bytes including the terminating NUL. */
@@ -60,8 +64,14 @@ public record KvConfig(
     int maxBody = intVar(env, "CONNECTOR_MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES, 1, Integer.MAX_VALUE - 1);
     int pool = intVar(env, "CONNECTOR_PG_POOL_SIZE", 8, 1, 200);
     int timeoutMs = intVar(env, "CONNECTOR_PG_TIMEOUT_MS", 1000, 250, 60_000);
+    int loops = intVar(env, "CONNECTOR_EVENT_LOOPS", defaultEventLoops(Runtime.getRuntime().availableProcessors()), 1, 256);
     return new KvConfig(socket, jdbc[0], jdbc[1], jdbc[2], indexes, mode, maxBody, pool,
-        Duration.ofMillis(timeoutMs));
+        Duration.ofMillis(timeoutMs), Math.min(loops, pool));
+  }
+
+  /** Half the cores, at least one (the kv-connector README's benchmark: one loop on two cores). */
+  static int defaultEventLoops(int cores) {
+    return Math.max(1, cores / 2);
   }
 
   private static Path socket(Map<String, String> env) {
@@ -239,6 +249,6 @@ public record KvConfig(
     return "KvConfig[socket=" + socket + ", jdbcUrl=" + jdbcUrl + ", user=" + pgUser
         + ", password=" + (pgPassword == null ? "none" : "***") + ", indexes=" + indexes
         + ", socketMode=" + PosixFilePermissions.toString(socketMode) + ", maxBodyBytes=" + maxBodyBytes
-        + ", poolSize=" + poolSize + ", pgTimeout=" + pgTimeout + "]";
+        + ", poolSize=" + poolSize + ", pgTimeout=" + pgTimeout + ", eventLoops=" + eventLoops + "]";
   }
 }

@@ -7,24 +7,33 @@ import io.taskmesh.kvconnector.client.UnixHttpClient;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.pgclient.PgException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
  * The GETs of one event-loop pass share a round trip to Postgres ({@link KeyStatements#get}): each
- * still gets its own row (or none), a batch is split at {@link KeyStatements#MAX_READ_BATCH}, a
+ * still gets its own row (or none), a batch is split at {@link PassBatcher#MAX_BATCH}, a
  * failed batch fails each of its GETs with a 503, and concurrent GETs over the socket each get the
- * record of their own key.
+ * record of their own key. The conditional PUTs of one pass share one transaction
+ * ({@link KeyStatements#putIfStatus}): each gets its own outcome, a write Postgres refuses fails
+ * alone, and concurrent compare-and-set chains over the socket lose no update.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class KeyStatementsIT {
@@ -59,7 +68,7 @@ class KeyStatementsIT {
           }
         }
 
-        // 150 in one pass: split into batches of at most MAX_READ_BATCH, still one answer per key
+        // 150 in one pass: split into batches of at most MAX_BATCH, still one answer per key
         List<String> many = new ArrayList<>();
         for (int i = 149; i >= 0; i--) {
           many.add("k" + i);
@@ -78,7 +87,7 @@ class KeyStatementsIT {
   }
 
   @Test
-  void aBatchThatCannotReachPostgresFailsEachGetWith503() throws Exception {
+  void aBatchThatCannotReachPostgresFailsEachGetAndPutWith503() throws Exception {
     int closedPort;
     try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
       closedPort = s.getLocalPort(); // nothing listens there once closed
@@ -98,13 +107,146 @@ class KeyStatementsIT {
         }
         return fs;
       });
-      for (Future<Optional<KvRecord>> f : answers) {
+      List<Future<Optional<KeyStatements.PutResult>>> writes = onContext(context, () -> {
+        List<Future<Optional<KeyStatements.PutResult>>> fs = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+          fs.add(db.putIfStatus("k" + i, "{\"status\":\"done\"}", "pending"));
+        }
+        return fs;
+      });
+      List<Future<?>> all = new ArrayList<>(answers);
+      all.addAll(writes);
+      for (Future<?> f : all) {
         Throwable failure = f.toCompletionStage().toCompletableFuture().handle((ok, e) -> e).get(30, TimeUnit.SECONDS);
         assertThat(failure).isInstanceOf(KvException.class);
         assertThat(((KvException) failure).status()).isEqualTo(503);
       }
     } finally {
       await(vertx.close());
+    }
+  }
+
+  @Test
+  void theConditionalPutsOfOnePassShareOneTransactionAndEachGetsItsOwnOutcome() throws Exception {
+    try (KvFixture kv = KvFixture.start(Map.of())) {
+      insertWithStatus(kv, 10, "pending");
+      Vertx vertx = Vertx.vertx();
+      try {
+        Context context = vertx.getOrCreateContext();
+        KeyStatements db = onContext(context, () -> new KeyStatements(vertx, context, kv.config, 2));
+        long trips0 = KeyStatements.writeRoundTrips();
+        long sent0 = KeyStatements.writesSent();
+        List<Future<Optional<KeyStatements.PutResult>>> fs = onContext(context, () -> List.of(
+            db.putIfStatus("k5", "{\"status\":\"running\",\"n\":5}", "pending"),
+            db.putIfStatus("k1", "{\"status\":\"running\",\"n\":1}", "pending"),
+            db.putIfStatus("k2", "{\"status\":\"running\",\"n\":2}", "queued"), // stored: pending
+            db.putIfStatus("missing", "{\"status\":\"running\"}", "pending"),
+            // two writes of one key in one pass: the second sees the first, as it would alone
+            db.putIfStatus("k7", "{\"status\":\"running\",\"n\":7}", "pending"),
+            db.putIfStatus("k7", "{\"status\":\"done\",\"n\":7}", "pending"),
+            db.putIfStatus("k3", "{\"status\":\"done\",\"n\":3}", "pending")));
+        List<Optional<KeyStatements.PutResult>> got = new ArrayList<>();
+        for (Future<Optional<KeyStatements.PutResult>> f : fs) {
+          got.add(await(f));
+        }
+        assertThat(KeyStatements.writeRoundTrips() - trips0).isEqualTo(1);
+        assertThat(KeyStatements.writesSent() - sent0).isEqualTo(7);
+        assertThat(got).extracting(Optional::isPresent).containsExactly(true, true, false, false, true, false, true);
+        assertThat(got.get(0).orElseThrow().created()).isFalse();
+        assertThat(statuses(kv)).containsEntry("k5", "running").containsEntry("k1", "running")
+            .containsEntry("k2", "pending").containsEntry("k7", "running").containsEntry("k3", "done")
+            .containsEntry("k0", "pending").doesNotContainKey("missing");
+        try (Connection c = kv.jdbc();
+             PreparedStatement ps = c.prepareStatement(
+                 "SELECT count(DISTINCT xmin::text) FROM kv WHERE key IN ('k1', 'k3', 'k5', 'k7')");
+             ResultSet rs = ps.executeQuery()) {
+          rs.next();
+          assertThat(rs.getInt(1)).as("transactions that wrote the batch's rows").isEqualTo(1);
+        }
+        await(onContext(context, db::close));
+      } finally {
+        await(vertx.close());
+      }
+    }
+  }
+
+  @Test
+  void aWritePostgresRefusesFailsAloneAndTheOthersOfItsPassAreWritten() throws Exception {
+    try (KvFixture kv = KvFixture.start(Map.of())) {
+      insertWithStatus(kv, 5, "pending");
+      Vertx vertx = Vertx.vertx();
+      try {
+        Context context = vertx.getOrCreateContext();
+        KeyStatements db = onContext(context, () -> new KeyStatements(vertx, context, kv.config, 2));
+        // valid JSON, but jsonb refuses \u0000 (SQLSTATE 22P05): the batch's transaction aborts
+        List<Future<Optional<KeyStatements.PutResult>>> fs = onContext(context, () -> List.of(
+            db.putIfStatus("k0", "{\"status\":\"done\"}", "pending"),
+            db.putIfStatus("k1", "{\"status\":\"done\",\"s\":\"\\u0000\"}", "pending"),
+            db.putIfStatus("k2", "{\"status\":\"done\"}", "pending"),
+            db.putIfStatus("k3", "{\"status\":\"done\"}", "queued")));
+        assertThat(await(fs.get(0))).isPresent();
+        Throwable refused = fs.get(1).toCompletionStage().toCompletableFuture().handle((ok, e) -> e).get(30, TimeUnit.SECONDS);
+        assertThat(refused).isInstanceOf(PgException.class);
+        assertThat(((PgException) refused).getSqlState()).startsWith("22");
+        assertThat(await(fs.get(2))).isPresent();
+        assertThat(await(fs.get(3))).isEmpty();
+        assertThat(statuses(kv)).containsEntry("k0", "done").containsEntry("k1", "pending")
+            .containsEntry("k2", "done").containsEntry("k3", "pending");
+        await(onContext(context, db::close));
+      } finally {
+        await(vertx.close());
+      }
+    }
+  }
+
+  @Test
+  void concurrentCompareAndSetChainsOverTheSocketLoseNoUpdate() throws Exception {
+    try (KvFixture kv = KvFixture.start(Map.of());
+         UnixHttpClient client = new UnixHttpClient(kv.config.socket())) {
+      insertWithStatus(kv, 4, "s0");
+      AtomicIntegerArray moves = new AtomicIntegerArray(4);
+      ConcurrentLinkedQueue<String> wrong = new ConcurrentLinkedQueue<>();
+      Pattern status = Pattern.compile("\"status\": ?\"s(\\d+)\"");
+      List<Thread> threads = new ArrayList<>();
+      for (int t = 0; t < 12; t++) {
+        int thread = t;
+        Thread th = new Thread(() -> {
+          try {
+            for (int i = 0; i < 150; i++) {
+              int k = (i + thread) % 4;
+              Matcher m = status.matcher(client.send("GET", "/keys/k" + k, null, null).bodyString());
+              if (!m.find()) {
+                wrong.add("k" + k + ": no status");
+                continue;
+              }
+              int n = Integer.parseInt(m.group(1));
+              byte[] next = ("{\"status\":\"s" + (n + 1) + "\"}").getBytes(StandardCharsets.UTF_8);
+              HttpResponse r = client.send("PUT", "/keys/k" + k + "?if_status=s" + n, null, next);
+              if (r.status() == 200) {
+                moves.incrementAndGet(k);
+              } else if (r.status() != 409) {
+                wrong.add("k" + k + " -> " + r.status() + " " + r.bodyString());
+              }
+            }
+          } catch (Exception e) {
+            wrong.add(e.toString());
+          }
+        });
+        th.start();
+        threads.add(th);
+      }
+      for (Thread th : threads) {
+        th.join();
+      }
+      assertThat(wrong).isEmpty();
+      Map<String, String> stored = statuses(kv);
+      int total = 0;
+      for (int k = 0; k < 4; k++) {
+        // every acknowledged move is in the row, and nothing else is
+        assertThat(stored.get("k" + k)).isEqualTo("s" + moves.get(k));
+        total += moves.get(k);
+      }
+      assertThat(total).isPositive();
     }
   }
 
@@ -154,6 +296,30 @@ class KeyStatementsIT {
       }
       ps.executeBatch();
     }
+  }
+
+  private static void insertWithStatus(KvFixture kv, int n, String status) throws Exception {
+    try (Connection c = kv.jdbc();
+         PreparedStatement ps = c.prepareStatement("INSERT INTO kv (key, value) VALUES (?, jsonb_build_object('status', ?::text))")) {
+      for (int i = 0; i < n; i++) {
+        ps.setString(1, "k" + i);
+        ps.setString(2, status);
+        ps.addBatch();
+      }
+      ps.executeBatch();
+    }
+  }
+
+  private static Map<String, String> statuses(KvFixture kv) throws Exception {
+    Map<String, String> out = new HashMap<>();
+    try (Connection c = kv.jdbc();
+         PreparedStatement ps = c.prepareStatement("SELECT key, value->>'status' FROM kv");
+         ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        out.put(rs.getString(1), rs.getString(2));
+      }
+    }
+    return out;
   }
 
   private static String valueOf(String key) {

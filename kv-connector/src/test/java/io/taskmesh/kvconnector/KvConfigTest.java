@@ -72,6 +72,8 @@ class KvConfigTest {
       "CONNECTOR_MAX_BODY_BYTES|0   | CONNECTOR_MAX_BODY_BYTES: '0' is outside",
       "CONNECTOR_PG_POOL_SIZE|-3    | CONNECTOR_PG_POOL_SIZE:",
       "CONNECTOR_PG_TIMEOUT_MS|10   | CONNECTOR_PG_TIMEOUT_MS:",
+      "CONNECTOR_EVENT_LOOPS|0      | CONNECTOR_EVENT_LOOPS: '0' is outside",
+      "CONNECTOR_EVENT_LOOPS|two    | CONNECTOR_EVENT_LOOPS: 'two' is not an integer",
   })
   void badVariablesAreNamed(String name, String value, String message) {
     assertThatThrownBy(() -> KvConfig.fromEnv(env(name, value))).isInstanceOf(ConfigException.class)
@@ -100,6 +102,16 @@ class KvConfigTest {
     assertThat(require.getSslOptions().isTrustAll()).isTrue();
     var plain = KeyStatements.connectOptions(KvConfig.fromEnv(env("STATE_PROXY_PG_URL", "postgres://h/db")));
     assertThat(plain.getSslMode()).isEqualTo(io.vertx.pgclient.SslMode.DISABLE);
+  }
+
+  @Test
+  void eventLoopsDefaultToHalfTheCoresAndNeverExceedThePool() {
+    assertThat(KvConfig.defaultEventLoops(1)).isEqualTo(1);
+    assertThat(KvConfig.defaultEventLoops(2)).isEqualTo(1);
+    assertThat(KvConfig.defaultEventLoops(3)).isEqualTo(1);
+    assertThat(KvConfig.defaultEventLoops(8)).isEqualTo(4);
+    assertThat(KvConfig.fromEnv(env("CONNECTOR_EVENT_LOOPS", "3")).eventLoops()).isEqualTo(3);
+    assertThat(KvConfig.fromEnv(env("CONNECTOR_EVENT_LOOPS", "6", "CONNECTOR_PG_POOL_SIZE", "2")).eventLoops()).isEqualTo(2);
   }
 
   @Test
