@@ -29,7 +29,7 @@ public final class KvSweepBench {
   private KvSweepBench() {}
 
   public static void main(String[] args) throws Exception {
-    int[] levels = Arrays.stream(System.getProperty("levels", "1,2,4,8,16,32").split(","))
+    int[] levels = Arrays.stream(System.getProperty("levels", "1,2,4,8,16,32,64").split(","))
         .mapToInt(l -> Integer.parseInt(l.trim())).toArray();
     int rounds = Integer.getInteger("rounds", 3);
     long runMs = Long.getLong("runMs", 5000);
