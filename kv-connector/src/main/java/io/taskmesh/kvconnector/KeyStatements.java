@@ -242,7 +242,7 @@ final class KeyStatements {
     batch.sort(Comparator.comparing(PendingPut::key));
     List<Tuple> params = new ArrayList<>(batch.size());
     batch.forEach(put -> params.add(put.params()));
-    pool.preparedQuery(PUT_IF_STATUS).executeBatch(params).onComplete(done -> {
+    pool.preparedQuery(PUT_IF_STATUS).executeBatch(params).recover(KeyStatements::classify).onComplete(done -> {
       if (done.succeeded()) {
         RowSet<Row> rows = done.result();
         for (PendingPut put : batch) {
@@ -252,8 +252,7 @@ final class KeyStatements {
       } else if (done.cause() instanceof PgException) {
         oneByOne(batch, 0);
       } else {
-        Throwable unavailable = classify(done.cause()).cause();
-        batch.forEach(put -> put.answer().fail(unavailable));
+        batch.forEach(put -> put.answer().fail(done.cause()));
       }
     });
   }

@@ -29,7 +29,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The connector's HTTP/1.1 API on a Unix socket, served by Vert.x. One server per event loop
- * ({@link KvConfig#eventLoops()}; connections are spread over the loops); the key routes ({@link KeyRoutes}) run on the loop
+ * ({@link KvConfig#eventLoops()}; connections are spread over the loops); the key routes
+ * ({@link KeyRoutes}) run on the loop
  * with the reactive Postgres client, the others ({@code /healthz} aside) on worker threads with
  * {@link KvStore} (pgjdbc), whose SQL is built per request. The constructor only keeps the
  * wiring, so that {@link Main} and the tests share it; {@link #start()} removes a stale socket
@@ -50,14 +51,12 @@ public final class KvApp implements AutoCloseable {
   private final KvConfig config;
   private final KvStore store;
   private final QueryCompiler compiler;
-  private final int loops;
   private Vertx vertx;
 
   public KvApp(KvConfig config, KvStore store) {
     this.config = config;
     this.store = store;
     this.compiler = new QueryCompiler(config.indexes());
-    this.loops = config.eventLoops();
   }
 
   public KvApp start() {
@@ -68,7 +67,7 @@ public final class KvApp implements AutoCloseable {
     }
     vertx = Vertx.vertx(new VertxOptions()
         .setPreferNativeTransport(true)
-        .setEventLoopPoolSize(loops)
+        .setEventLoopPoolSize(config.eventLoops())
         // no .vertx cache directory in the working directory: this server serves no files
         .setFileSystemOptions(new FileSystemOptions().setFileCachingEnabled(false).setClassPathResolvingEnabled(false)));
     try {
@@ -77,8 +76,8 @@ public final class KvApp implements AutoCloseable {
             vertx.unavailableNativeTransportCause());
       }
       // each loop gets its share of the connections (at least one)
-      int perLoop = Math.max(1, config.poolSize() / loops);
-      await(vertx.deployVerticle(() -> new Server(perLoop), new DeploymentOptions().setInstances(loops)));
+      int perLoop = Math.max(1, config.poolSize() / config.eventLoops());
+      await(vertx.deployVerticle(() -> new Server(perLoop), new DeploymentOptions().setInstances(config.eventLoops())));
       Files.setPosixFilePermissions(config.socket(), config.socketMode());
     } catch (IOException e) {
       close();
@@ -87,7 +86,7 @@ public final class KvApp implements AutoCloseable {
       close();
       throw e;
     }
-    LOG.info("kv-connector listening on {} ({} event loops)", config.socket(), loops);
+    LOG.info("kv-connector listening on {} ({} event loops)", config.socket(), config.eventLoops());
     return this;
   }
 

@@ -31,8 +31,8 @@ import java.util.TreeSet;
  * @param pgTimeout     {@code CONNECTOR_PG_TIMEOUT_MS}, default 1000: how long a request waits for a
  *                      database connection before answering 503
  * @param eventLoops    {@code CONNECTOR_EVENT_LOOPS}, default half the cores (at least one), never
- *                      more than {@code poolSize}: a key request costs the loop about what it costs
- *                      Postgres, so the other half is left to Postgres's backends
+ *                      more than {@code poolSize}: a GET cost the loop about the CPU it cost Postgres
+ *                      (README, Benchmark), so the other half is left to Postgres's backends
  */
 public record KvConfig(
     Path socket,

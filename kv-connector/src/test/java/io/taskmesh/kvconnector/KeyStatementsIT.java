@@ -42,10 +42,7 @@ class KeyStatementsIT {
   void theGetsOfOnePassShareARoundTripAndEachGetsItsOwnRow() throws Exception {
     try (KvFixture kv = KvFixture.start(Map.of())) {
       insert(kv, 150);
-      Vertx vertx = Vertx.vertx();
-      try {
-        Context context = vertx.getOrCreateContext();
-        KeyStatements db = onContext(context, () -> new KeyStatements(vertx, context, kv.config, 2));
+      onLoop(kv.config, 2, (context, db) -> {
         // warm the pool: the first statement opens a connection and prepares
         await(onContext(context, () -> db.get("k0")));
 
@@ -79,10 +76,7 @@ class KeyStatementsIT {
         for (int i = 0; i < many.size(); i++) {
           assertThat(got.get(i).orElseThrow().valueJson()).isEqualTo(valueOf(many.get(i)));
         }
-        await(onContext(context, db::close));
-      } finally {
-        await(vertx.close());
-      }
+      });
     }
   }
 
@@ -96,10 +90,7 @@ class KeyStatementsIT {
         "CONNECTOR_SOCKET", Files.createTempDirectory("kvs").resolve("kv.sock").toString(),
         "STATE_PROXY_PG_URL", "jdbc:postgresql://127.0.0.1:" + closedPort + "/kv?user=nobody",
         "CONNECTOR_PG_TIMEOUT_MS", "500"));
-    Vertx vertx = Vertx.vertx();
-    try {
-      Context context = vertx.getOrCreateContext();
-      KeyStatements db = onContext(context, () -> new KeyStatements(vertx, context, config, 1));
+    onLoop(config, 1, (context, db) -> {
       List<Future<Optional<KvRecord>>> answers = onContext(context, () -> {
         List<Future<Optional<KvRecord>>> fs = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
@@ -117,23 +108,18 @@ class KeyStatementsIT {
       List<Future<?>> all = new ArrayList<>(answers);
       all.addAll(writes);
       for (Future<?> f : all) {
-        Throwable failure = f.toCompletionStage().toCompletableFuture().handle((ok, e) -> e).get(30, TimeUnit.SECONDS);
+        Throwable failure = failureOf(f);
         assertThat(failure).isInstanceOf(KvException.class);
         assertThat(((KvException) failure).status()).isEqualTo(503);
       }
-    } finally {
-      await(vertx.close());
-    }
+    });
   }
 
   @Test
   void theConditionalPutsOfOnePassShareOneTransactionAndEachGetsItsOwnOutcome() throws Exception {
     try (KvFixture kv = KvFixture.start(Map.of())) {
       insertWithStatus(kv, 10, "pending");
-      Vertx vertx = Vertx.vertx();
-      try {
-        Context context = vertx.getOrCreateContext();
-        KeyStatements db = onContext(context, () -> new KeyStatements(vertx, context, kv.config, 2));
+      onLoop(kv.config, 2, (context, db) -> {
         long trips0 = KeyStatements.writeRoundTrips();
         long sent0 = KeyStatements.writesSent();
         List<Future<Optional<KeyStatements.PutResult>>> fs = onContext(context, () -> List.of(
@@ -163,10 +149,7 @@ class KeyStatementsIT {
           rs.next();
           assertThat(rs.getInt(1)).as("transactions that wrote the batch's rows").isEqualTo(1);
         }
-        await(onContext(context, db::close));
-      } finally {
-        await(vertx.close());
-      }
+      });
     }
   }
 
@@ -174,10 +157,7 @@ class KeyStatementsIT {
   void aWritePostgresRefusesFailsAloneAndTheOthersOfItsPassAreWritten() throws Exception {
     try (KvFixture kv = KvFixture.start(Map.of())) {
       insertWithStatus(kv, 5, "pending");
-      Vertx vertx = Vertx.vertx();
-      try {
-        Context context = vertx.getOrCreateContext();
-        KeyStatements db = onContext(context, () -> new KeyStatements(vertx, context, kv.config, 2));
+      onLoop(kv.config, 2, (context, db) -> {
         // valid JSON, but jsonb refuses \u0000 (SQLSTATE 22P05): the batch's transaction aborts
         List<Future<Optional<KeyStatements.PutResult>>> fs = onContext(context, () -> List.of(
             db.putIfStatus("k0", "{\"status\":\"done\"}", "pending"),
@@ -185,17 +165,14 @@ class KeyStatementsIT {
             db.putIfStatus("k2", "{\"status\":\"done\"}", "pending"),
             db.putIfStatus("k3", "{\"status\":\"done\"}", "queued")));
         assertThat(await(fs.get(0))).isPresent();
-        Throwable refused = fs.get(1).toCompletionStage().toCompletableFuture().handle((ok, e) -> e).get(30, TimeUnit.SECONDS);
+        Throwable refused = failureOf(fs.get(1));
         assertThat(refused).isInstanceOf(PgException.class);
         assertThat(((PgException) refused).getSqlState()).startsWith("22");
         assertThat(await(fs.get(2))).isPresent();
         assertThat(await(fs.get(3))).isEmpty();
         assertThat(statuses(kv)).containsEntry("k0", "done").containsEntry("k1", "pending")
             .containsEntry("k2", "done").containsEntry("k3", "pending");
-        await(onContext(context, db::close));
-      } finally {
-        await(vertx.close());
-      }
+      });
     }
   }
 
@@ -339,6 +316,33 @@ class KeyStatementsIT {
       got.add(await(f));
     }
     return got;
+  }
+
+  /** What a test does on one event loop with its {@link KeyStatements}. */
+  @FunctionalInterface
+  private interface OnLoop {
+    void run(Context context, KeyStatements db) throws Exception;
+  }
+
+  /** Runs {@code body} with a {@link KeyStatements} created on a fresh event loop, then closes both. */
+  private static void onLoop(KvConfig config, int connections, OnLoop body) throws Exception {
+    Vertx vertx = Vertx.vertx();
+    try {
+      Context context = vertx.getOrCreateContext();
+      KeyStatements db = onContext(context, () -> new KeyStatements(vertx, context, config, connections));
+      try {
+        body.run(context, db);
+      } finally {
+        await(onContext(context, db::close));
+      }
+    } finally {
+      await(vertx.close());
+    }
+  }
+
+  /** The failure {@code f} ends with (null if it succeeds). */
+  private static Throwable failureOf(Future<?> f) throws Exception {
+    return f.toCompletionStage().toCompletableFuture().handle((ok, e) -> e).get(30, TimeUnit.SECONDS);
   }
 
   private static <T> T onContext(Context context, java.util.concurrent.Callable<T> task) throws Exception {
