@@ -90,6 +90,42 @@ def test_invalid_envelope_is_400_naming_field(shared_runtime, mutate, field):
     assert doc["details"]["mro"] == ["Exception"]
 
 
+NOT_JSON = [
+    b'{"id":"e","route":{"prev":[],"curr":"a","next":[]},"payload":NaN}',
+    b'{"id":"e","route":{"prev":[],"curr":"a","next":[]},"payload":Infinity}',
+    b'{"id":"e","route":{"prev":[],"curr":"a","next":[]},"payload":[-Infinity]}',
+    b'{"id":"e","route":{"prev":[],"curr":"a","next":[]},"payload":1e400}',
+    b'{"id":"e","route":{"prev":[],"curr":"a","next":[]},"payload":' + b"9" * 5000 + b"}",
+    b'\xef\xbb\xbf{"id":"e","route":{"prev":[],"curr":"a","next":[]},"payload":1}',
+    b'{"id":"e","route":{"prev":[],"curr":"a","next":[]},"payload":1} x',
+    b"{'id':'e'}",
+    b'{"id":"e","payload":1,}',
+    b'{"id":"e", /* c */ "payload":1}',
+    b'{"id":"e\x01","payload":1}',
+]
+
+
+@pytest.mark.parametrize("body", NOT_JSON)
+@pytest.mark.parametrize("validation", ["true", "false"])
+def test_non_json_input_is_400_not_500(shared_runtime, body, validation):
+    rt = shared_runtime("tm_handlers.echo", env={"SVC_ENABLE_VALIDATION": validation})
+    r = rt.invoke(body)
+    assert r.status == 400, r
+    doc = r.json()
+    assert doc["error"] == "msg_parsing_error"
+    assert doc["details"]["field"] is None
+    assert doc["details"]["mro"][-1] == "Exception"
+    assert "ValueError" in [doc["details"]["type"], *doc["details"]["mro"]]
+
+
+def test_nan_error_names_the_token(shared_runtime):
+    rt = shared_runtime("tm_handlers.echo")
+    r = rt.invoke(b'{"id":"e","route":{"prev":[],"curr":"a","next":[]},"payload":NaN}')
+    assert "NaN is not JSON" in r.json()["details"]["message"]
+    r = rt.invoke(b'{"id":"e","route":{"prev":[],"curr":"a","next":[]},"payload":-1e999}')
+    assert "too large" in r.json()["details"]["message"]
+
+
 def test_array_envelope_is_400(shared_runtime):
     rt = shared_runtime("tm_handlers.echo")
     r = rt.invoke(b"[1,2]")
