@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import traceback
 from typing import Any
@@ -12,16 +13,40 @@ PROTECTED_HEADERS = ("traceparent", "tracestate")
 
 
 class EnvelopeError(Exception):
-    """Malformed JSON or an invalid envelope: answered with 400 msg_parsing_error."""
+    """Malformed JSON or an invalid envelope: answered with 400 msg_parsing_error.
 
-    def __init__(self, message: str, type_: str = "ValidationError", field: str | None = None):
+    ``cause`` is the exception the details describe (the JSON decoder's own error, or a
+    ``ValueError`` for a validation failure, as the reference runtime raises); ``field`` is our
+    addition: the dotted field at fault, ``""`` for the whole document, ``None`` for parse errors.
+    """
+
+    def __init__(self, message: str, cause: BaseException | None = None,
+                 field: str | None = None):
         super().__init__(message)
         self.message = message
-        self.type = type_
+        self.cause = cause if cause is not None else ValueError(message)
         self.field = field
 
     def details(self) -> dict:
-        return {"message": self.message, "type": self.type, "field": self.field}
+        details = error_details(self.cause)
+        details["message"] = self.message
+        details["field"] = self.field
+        return details
+
+
+class _NotJson(ValueError):
+    """A token Python's json module accepts but JSON does not (NaN, Infinity, 1e999)."""
+
+
+def _reject_constant(name: str) -> Any:
+    raise _NotJson(f"{name} is not JSON")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise _NotJson(f"number {text[:40]} is too large for a 64-bit float")
+    return value
 
 
 def _is_str_list(value: Any) -> bool:
@@ -29,16 +54,19 @@ def _is_str_list(value: Any) -> bool:
 
 
 def parse_json(body: bytes) -> Any:
+    """Strict RFC 8259 JSON: Python's extensions (NaN, Infinity, overflowing numbers) refused."""
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise EnvelopeError(f"request body is not valid UTF-8: {exc}", "UnicodeDecodeError") from None
+        raise EnvelopeError(f"request body is not valid UTF-8: {exc}", exc) from None
     try:
-        return json.loads(text)
+        return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
     except json.JSONDecodeError as exc:
-        raise EnvelopeError(f"malformed JSON: {exc}", "JSONDecodeError") from None
-    except RecursionError:
-        raise EnvelopeError("malformed JSON: nesting too deep", "JSONDecodeError") from None
+        raise EnvelopeError(f"malformed JSON: {exc}", exc) from None
+    except ValueError as exc:  # _NotJson, or an integer beyond Python's digit limit
+        raise EnvelopeError(f"not JSON: {exc}", exc) from None
+    except RecursionError as exc:
+        raise EnvelopeError("malformed JSON: nesting too deep", exc) from None
 
 
 def validate_envelope(doc: Any) -> None:
@@ -77,8 +105,12 @@ def normalize_envelope(doc: dict) -> dict:
     curr = route.get("curr")
     nxt = route.get("next")
     headers = doc.get("headers")
+    status = doc.get("status")
     return {
         "id": doc.get("id"),
+        # parent_id and status are not validated and never echoed in frames; yield "GET" reads them.
+        "parent_id": doc.get("parent_id") if isinstance(doc.get("parent_id"), str) else "",
+        "status": copy.deepcopy(status) if isinstance(status, dict) else {},
         "route": {
             "prev": list(prev) if _is_str_list(prev) else [],
             "curr": curr if isinstance(curr, str) else "",
@@ -118,7 +150,8 @@ def shift_route(prev: list[str], curr: str, next_: list[str]) -> dict:
 
 def output_headers(request_headers: dict, handler_headers: Any) -> dict:
     if not isinstance(handler_headers, dict):
-        raise TypeError(f"ctx.headers must be a dict, got {type(handler_headers).__name__}")
+        raise TypeError(f"headers must be a dict (ctx.headers / SET .headers), "
+                        f"got {type(handler_headers).__name__}")
     out = dict(handler_headers)
     for name in PROTECTED_HEADERS:
         if name in request_headers:
@@ -132,7 +165,8 @@ def frame_json(payload: Any, request_route: dict, handler_next: Any, request_hea
                handler_headers: Any) -> str:
     """Serialize one output frame (snapshot taken now). Raises TypeError/ValueError on bad data."""
     if not _is_str_list(handler_next):
-        raise TypeError("ctx.route['next'] must be a list of strings")
+        raise TypeError("route next must be a list of strings (ctx.route['next'] / "
+                        "SET .route.next)")
     frame = {
         "payload": payload,
         "route": shift_route(request_route["prev"], request_route["curr"], handler_next),
@@ -149,12 +183,26 @@ def dumps(obj: Any) -> str:
     return json.dumps(obj, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
 
 
+def qualified_name(cls: type) -> str:
+    """``module.QualName`` of a class; builtins stay bare (``ValueError``), as the reference does."""
+    module = getattr(cls, "__module__", None)
+    name = getattr(cls, "__qualname__", cls.__name__)
+    return name if module in (None, "builtins") else f"{module}.{name}"
+
+
 def error_details(exc: BaseException) -> dict:
+    """``details`` of an error body, filled the way the reference runtime fills them.
+
+    ``type``: qualified class name. ``mro``: the base classes, most specific first, without the
+    class itself, ``BaseException`` and ``object`` (``KeyError`` -> ``["LookupError",
+    "Exception"]``). ``traceback``: the formatted Python traceback.
+    """
+    cls = type(exc)
     return {
         "message": str(exc),
-        "type": type(exc).__name__,
-        "mro": [cls.__name__ for cls in type(exc).__mro__],
-        "traceback": "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)),
+        "type": qualified_name(cls),
+        "mro": [qualified_name(c) for c in cls.__mro__[1:] if c not in (BaseException, object)],
+        "traceback": "".join(traceback.format_exception(cls, exc, exc.__traceback__)),
     }
 
 

@@ -8,6 +8,7 @@ import inspect
 import threading
 from typing import Any, Callable, Iterator
 
+from . import verbs
 from .envelope import dumps, frame_json
 
 
@@ -35,19 +36,51 @@ def fly(obj: dict) -> Fly:
 
 
 class Context:
-    """Second handler argument.
+    """Second handler argument (our handler style): a view on the invocation's envelope state.
 
-    ``id``: envelope id; ``route``: dict with ``prev``, ``curr``, ``next`` (only changes to
-    ``next`` are used); ``headers``: dict of envelope headers (changes are used, except the
-    sidecar-managed ``traceparent``/``tracestate``).
+    ``id``: envelope id; ``parent_id``: parent id of a fan-out child (``""`` if none);
+    ``route``: dict with ``prev``, ``curr``, ``next`` (only changes to ``next`` are used);
+    ``headers``: dict of envelope headers (changes are used, except the sidecar-managed
+    ``traceparent``/``tracestate``). The yield verbs (``yield "SET", ".route.next", [...]``) act on
+    the same state, so both ways of changing the route can be mixed.
     """
 
-    __slots__ = ("id", "route", "headers")
+    __slots__ = ("_state",)
 
-    def __init__(self, id: Any, route: dict, headers: dict):
-        self.id = id
-        self.route = route
-        self.headers = headers
+    def __init__(self, id: Any, route: dict, headers: dict, parent_id: str = "",
+                 status: dict | None = None):
+        self._state = {"id": id, "parent_id": parent_id, "route": route, "headers": headers,
+                       "status": {} if status is None else status}
+
+    @classmethod
+    def over(cls, state: dict) -> "Context":
+        ctx = cls.__new__(cls)
+        ctx._state = state
+        return ctx
+
+    @property
+    def id(self) -> Any:
+        return self._state["id"]
+
+    @property
+    def parent_id(self) -> str:
+        return self._state["parent_id"]
+
+    @property
+    def route(self) -> dict:
+        return self._state["route"]
+
+    @route.setter
+    def route(self, value: dict) -> None:
+        self._state["route"] = value
+
+    @property
+    def headers(self) -> dict:
+        return self._state["headers"]
+
+    @headers.setter
+    def headers(self, value: dict) -> None:
+        self._state["headers"] = value
 
     def __repr__(self) -> str:
         return f"Context(id={self.id!r}, route={self.route!r}, headers={self.headers!r})"
@@ -76,21 +109,50 @@ def _import_longest_prefix(parts: list[str]):
     raise HandlerLoadError(f"no importable module in {'.'.join(parts)!r}: {last_error}")
 
 
-def _positional_count(fn: Callable) -> tuple[int, int, bool]:
-    """(required positional, total positional, has *args) of a callable."""
-    sig = inspect.signature(fn)
-    required = total = 0
-    var = False
+_CONTEXT_PARAM_NAMES = ("ctx", "context")
+
+
+def _is_context_annotation(annotation: Any) -> bool:
+    if annotation is Context:
+        return True
+    # string annotations (``from __future__ import annotations``)
+    return isinstance(annotation, str) and annotation.rsplit(".", 1)[-1] == "Context"
+
+
+def wants_context(fn: Callable) -> bool:
+    """Decide the handler style from the signature: ``(payload)`` or ``(payload, ctx)``.
+
+    The context is passed only when the handler clearly asks for it: a second positional
+    parameter that is required, named ``ctx``/``context``, or annotated ``Context``. Everything
+    else (one parameter, an optional second one such as ``config=None``, ``*args`` wrappers,
+    callables without an introspectable signature) is called with the payload only, the way the
+    reference runtime calls every handler. Raises HandlerLoadError for signatures that fit neither.
+    """
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return False
+    positional = []
+    has_var = False
     for p in sig.parameters.values():
         if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
-            total += 1
-            if p.default is p.empty:
-                required += 1
+            positional.append(p)
         elif p.kind is p.VAR_POSITIONAL:
-            var = True
+            has_var = True
         elif p.kind is p.KEYWORD_ONLY and p.default is p.empty:
             raise HandlerLoadError(f"handler has a required keyword-only parameter {p.name!r}")
-    return required, total, var
+    required = sum(1 for p in positional if p.default is p.empty)
+    if required > 2:
+        raise HandlerLoadError(
+            f"handler must take (payload) or (payload, ctx); it requires {required} positional arguments"
+        )
+    if not positional and not has_var:
+        raise HandlerLoadError("handler must take (payload) or (payload, ctx); it takes no arguments")
+    if len(positional) < 2:
+        return False
+    second = positional[1]
+    return (second.default is second.empty or second.name in _CONTEXT_PARAM_NAMES
+            or _is_context_annotation(second.annotation))
 
 
 class Handler:
@@ -156,17 +218,7 @@ def load_handler(path: str) -> Handler:
             raise HandlerLoadError(f"instances of {rest[-1]} are not callable")
     if not callable(fn):
         raise HandlerLoadError(f"{path!r} is not callable (got {type(fn).__name__})")
-    try:
-        required, total, var = _positional_count(fn)
-    except (TypeError, ValueError):
-        required, total, var = 1, 1, False  # no introspectable signature: payload only
-    if required > 2:
-        raise HandlerLoadError(
-            f"handler must take (payload) or (payload, ctx); it requires {required} positional arguments"
-        )
-    if total == 0 and not var:
-        raise HandlerLoadError("handler must take (payload) or (payload, ctx); it takes no arguments")
-    wants_ctx = total >= 2 or var
+    wants_ctx = wants_context(fn)
     return Handler(path, fn, wants_ctx)
 
 
@@ -204,20 +256,25 @@ class Invocation:
     """One /invoke call: runs the handler and turns its output into serialized events.
 
     After ``start()``: ``streaming`` tells whether the handler returned a (sync or async)
-    generator. ``single`` holds the return value of a non-generator handler. ``events()``
-    iterates a generator handler lazily, yielding ``("fly", json)`` and ``("frame", json)``.
-    Handler exceptions propagate out of ``start()`` and ``events()``.
+    generator. ``single`` holds the return value of a non-generator handler. ``events()`` drives
+    a generator handler lazily, carrying out its yield verbs and yielding ``("fly", json)`` and
+    ``("frame", json)``. Handler exceptions propagate out of ``start()`` and ``events()``.
     """
 
     def __init__(self, handler: Handler, envelope: dict):
         self.handler = handler
         self.envelope = envelope
         route = envelope["route"]
-        self.ctx = Context(
-            envelope["id"],
-            {"prev": list(route["prev"]), "curr": route["curr"], "next": list(route["next"])},
-            copy.deepcopy(envelope["headers"]),
-        )
+        # The envelope state the handler may read and change: through ctx (our style) and
+        # through the yield verbs (reference style). Frames are built from it.
+        self.state = {
+            "id": envelope["id"] if envelope["id"] is not None else "",
+            "parent_id": envelope.get("parent_id", ""),
+            "route": {"prev": list(route["prev"]), "curr": route["curr"], "next": list(route["next"])},
+            "headers": copy.deepcopy(envelope["headers"]),
+            "status": copy.deepcopy(envelope.get("status", {})),
+        }
+        self.ctx = Context.over(self.state)
         self.streaming = False
         self.single: Any = None
         self._gen: Any = None
@@ -233,30 +290,55 @@ class Invocation:
             self.single = result
 
     def frame(self, payload: Any) -> str:
-        route = self.ctx.route
+        route = self.state["route"]
         nxt = route.get("next") if isinstance(route, dict) else None
         return frame_json(payload, self.envelope["route"], nxt, self.envelope["headers"],
-                          self.ctx.headers)
+                          self.state["headers"])
 
-    def _items(self) -> Iterator[Any]:
+    def _resume(self, value: Any, error: BaseException | None) -> Any:
+        """Next item of the generator: ``value`` sent in, or ``error`` raised at its ``yield``."""
         if not self._async:
-            yield from self._gen
-            return
-        bridge = self.handler.bridge
-        agen = self._gen
-        while True:
-            try:
-                item = bridge.run(agen.__anext__())
-            except StopAsyncIteration:
-                return
-            yield item
+            return self._gen.send(value) if error is None else self._gen.throw(error)
+        step = self._gen.asend(value) if error is None else self._gen.athrow(error)
+        return self.handler.bridge.run(step)
+
+    def _command(self, command: tuple) -> tuple[Any, str | None]:
+        """Carry out a yield verb: (value to send back, FLY json or None)."""
+        verb = verbs.check_arity(command)
+        if verb == "FLY":
+            return None, dumps(Fly(command[1]).obj)
+        if verb == "GET":
+            return verbs.get(self.state, command[1]), None
+        if verb == "SET":
+            verbs.set_(self.state, command[1], command[2])
+        else:
+            verbs.delete(self.state, command[1])
+        return None, None
 
     def events(self) -> Iterator[tuple[str, str]]:
-        for item in self._items():
+        send: Any = None
+        error: BaseException | None = None
+        while True:
+            try:
+                item = self._resume(send, error)
+            except (StopIteration, StopAsyncIteration):
+                return
+            send, error = None, None
             if isinstance(item, Fly):
                 yield "fly", dumps(item.obj)
             elif item is None:
                 continue  # a yielded None produces no frame
+            elif verbs.is_command(item):
+                try:
+                    send, fly_json = self._command(item)
+                except Exception as exc:  # noqa: BLE001
+                    # Raised at the handler's own yield: its traceback shows the faulty line,
+                    # and a handler that does not catch it fails the call (500), as on the
+                    # reference runtime.
+                    error = exc
+                    continue
+                if fly_json is not None:
+                    yield "fly", fly_json
             else:
                 yield "frame", self.frame(item)
 

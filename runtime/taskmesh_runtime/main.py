@@ -1,8 +1,9 @@
 """Entry point: ``python3 -m taskmesh_runtime``.
 
-Start-up order (spec "Runtime startup"): read config, load and validate the handler, then remove
-a stale socket, bind + listen, chmod the socket, and only then write the ready file. A listening
-socket or a ready file therefore never exists before the handler is loaded.
+Start-up order (spec "Runtime startup"): read config, remove a stale ready file and socket left by
+an earlier process, load and validate the handler, then bind + listen, chmod the socket, and only
+then write the ready file. A ready file or socket therefore never exists while the handler is
+still importing (a sidecar would otherwise connect to a dead socket of the previous run).
 """
 
 from __future__ import annotations
@@ -48,7 +49,15 @@ def main() -> int:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
 
-    # 1. load + validate the handler (nothing on disk yet)
+    # 1. stale files of an earlier run go first: the handler import may take minutes
+    try:
+        remove_if_exists(cfg.ready_path)
+        remove_if_exists(cfg.socket_path)
+    except OSError as exc:
+        return _fatal(f"cannot remove a stale ready file or socket in {cfg.socket_dir!r} "
+                      f"(SVC_SOCKET_DIR): {exc}", EXIT_SOCKET)
+
+    # 2. load + validate the handler (nothing of ours on disk yet)
     try:
         handler = load_handler(cfg.handler)
     except HandlerLoadError as exc:
@@ -67,7 +76,7 @@ def main() -> int:
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
 
-    # 2. bind the socket (stale socket and stale ready file removed first)
+    # 3. bind the socket (removed once more: something may have appeared during the import)
     try:
         os.makedirs(cfg.socket_dir, exist_ok=True)
         remove_if_exists(cfg.ready_path)
@@ -89,7 +98,7 @@ def main() -> int:
                                name="taskmesh-http", daemon=True)
     serving.start()
 
-    # 3. ready file last (skipped when a signal already asked us to stop)
+    # 4. ready file last (skipped when a signal already asked us to stop)
     try:
         if not stop.is_set():
             _write_ready_file(cfg.ready_path)

@@ -21,12 +21,12 @@ from .handler import Handler, Invocation
 log = logging.getLogger("taskmesh_runtime")
 
 
-class BodyTooLarge(Exception):
-    pass
+class BodyTooLarge(ValueError):
+    """The request body is above SVC_MAX_BODY_BYTES (413)."""
 
 
-class BadChunking(Exception):
-    pass
+class BadChunking(ValueError):
+    """A broken Content-Length or chunked body (400)."""
 
 
 class UnixHTTPServer(ThreadingHTTPServer):
@@ -218,15 +218,11 @@ class RuntimeRequestHandler(BaseHTTPRequestHandler):
             body = self._read_body()
         except BodyTooLarge as exc:
             self.close_connection = True
-            self._send_json(413, {"error": "msg_parsing_error",
-                                  "details": {"message": str(exc), "type": "BodyTooLarge",
-                                              "field": None}})
+            self._send_json(413, parsing_error_body(EnvelopeError(str(exc), exc)))
             return
         except BadChunking as exc:
             self.close_connection = True
-            self._send_json(400, {"error": "msg_parsing_error",
-                                  "details": {"message": str(exc), "type": "BadRequestBody",
-                                              "field": None}})
+            self._send_json(400, parsing_error_body(EnvelopeError(str(exc), exc)))
             return
         try:
             envelope = parse_envelope(body, validate=self.server.validate)

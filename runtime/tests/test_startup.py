@@ -142,3 +142,24 @@ def test_unwritable_socket_dir_fails_cleanly(start_runtime, tmp_path):
         assert "SVC_SOCKET_DIR" in rt.stderr()
     finally:
         rt.stop()
+
+
+def test_stale_ready_file_and_socket_removed_before_the_handler_import(start_runtime, tmp_path):
+    socket_dir = tmp_path / "sock"
+    socket_dir.mkdir()
+    stale_socket = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    stale_socket.bind(str(socket_dir / "svc-runtime.sock"))  # bound, never listening: refuses
+    stale_socket.close()
+    (socket_dir / "runtime-ready").write_text("12345\n")
+    marker = tmp_path / "imported"
+    rt = start_runtime("tm_slow.handle", socket_dir=str(socket_dir), wait=False,
+                       env={"TM_IMPORT_DELAY": "1.5", "TM_IMPORT_MARKER": str(marker)})
+    wait_until(lambda: not os.path.exists(rt.ready_path) and not os.path.exists(rt.socket_path),
+               timeout=5, what="stale files removed")
+    # still importing: a sidecar polling now sees no ready file and no dead socket
+    assert not marker.exists()
+    rt.wait_ready()
+    assert marker.exists()
+    with open(rt.ready_path) as f:
+        assert f.read().strip() == str(rt.proc.pid)
+    assert rt.invoke(envelope({"fresh": True})).status == 200

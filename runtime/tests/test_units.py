@@ -81,22 +81,25 @@ def test_validation_errors(doc, field):
     with pytest.raises(EnvelopeError) as ei:
         validate_envelope(doc)
     assert ei.value.field == field
-    assert ei.value.details()["type"] == "ValidationError"
+    assert ei.value.details()["type"] == "ValueError"
 
 
 def test_parse_errors():
     with pytest.raises(EnvelopeError) as ei:
         parse_envelope(b"{x")
-    assert ei.value.type == "JSONDecodeError" and ei.value.field is None
+    details = ei.value.details()
+    assert details["type"] == "json.decoder.JSONDecodeError" and details["field"] is None
+    assert details["mro"] == ["ValueError", "Exception"]
     with pytest.raises(EnvelopeError) as ei:
         parse_envelope(b"\xff")
-    assert ei.value.type == "UnicodeDecodeError"
+    assert ei.value.details()["type"] == "UnicodeDecodeError"
+    assert ei.value.details()["mro"] == ["UnicodeError", "ValueError", "Exception"]
 
 
 def test_parse_without_validation_fills_defaults():
     env = parse_envelope(b'{"route": {"next": "oops", "curr": 3}, "headers": []}', validate=False)
-    assert env == {"id": None, "route": {"prev": [], "curr": "", "next": []}, "payload": None,
-                   "headers": {}}
+    assert env == {"id": None, "parent_id": "", "status": {},
+                   "route": {"prev": [], "curr": "", "next": []}, "payload": None, "headers": {}}
 
 
 def test_error_details_shape():
@@ -106,8 +109,10 @@ def test_error_details_shape():
         raise MyErr("k")
     except MyErr as exc:
         d = error_details(exc)
-    assert d["type"] == "MyErr"
-    assert d["mro"] == ["MyErr", "KeyError", "LookupError", "Exception", "BaseException", "object"]
+    # qualified like the reference runtime: module + qualname; builtins bare; the class itself,
+    # BaseException and object left out of mro
+    assert d["type"] == "test_units.test_error_details_shape.<locals>.MyErr"
+    assert d["mro"] == ["KeyError", "LookupError", "Exception"]
     assert d["traceback"].startswith("Traceback")
 
 
