@@ -24,12 +24,37 @@ record RetryPolicy(int maxAttempts, Duration backoff, List<String> retryOn) {
     return ms > MAX_BACKOFF.toMillis() || ms < 0 ? MAX_BACKOFF : Duration.ofMillis(ms);
   }
 
-  /** Matches the bare name or the qualified one ("ValueError", "builtins.ValueError", "mod.MyError"). */
+  /**
+   * Whether a reported class name (the error's {@code type} or one of its {@code mro} entries) is
+   * listed. Runtimes differ in how they name classes: ours and the reference runtime report
+   * builtins bare ("ValueError") and other classes qualified ("mod.MyError"), while a user may list
+   * either form. So a leading "builtins." is dropped on both sides, equal names match, and when one
+   * side is bare the last segments are compared. "BaseException" matches every error, because the
+   * reference runtime's {@code mro} leaves it out although every Python exception derives from it.
+   */
   private boolean matches(String type) {
     if (type == null || type.isEmpty()) {
       return false;
     }
-    String bare = type.substring(type.lastIndexOf('.') + 1);
-    return retryOn.contains(type) || retryOn.contains(bare);
+    String reported = withoutBuiltins(type);
+    for (String listed : retryOn) {
+      String wanted = withoutBuiltins(listed);
+      if (wanted.equals("BaseException") || wanted.equals(reported)) {
+        return true;
+      }
+      boolean eitherBare = wanted.indexOf('.') < 0 || reported.indexOf('.') < 0;
+      if (eitherBare && lastSegment(wanted).equals(lastSegment(reported))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static String withoutBuiltins(String name) {
+    return name.startsWith("builtins.") ? name.substring("builtins.".length()) : name;
+  }
+
+  private static String lastSegment(String name) {
+    return name.substring(name.lastIndexOf('.') + 1);
   }
 }

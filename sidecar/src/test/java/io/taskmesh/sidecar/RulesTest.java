@@ -39,6 +39,21 @@ class RulesTest {
   }
 
   @Test
+  void retryMatchingAcceptsQualifiedAndBareNamesOnEitherSide() {
+    RetryPolicy listedQualified = new RetryPolicy(3, Duration.ZERO, List.of("builtins.ValueError", "mod.MyErr"));
+    assertThat(listedQualified.retries(error("processing_error", "ValueError", "Exception"), 1)).isTrue();
+    assertThat(listedQualified.retries(error("processing_error", "MyErr", "Exception"), 1)).isTrue();
+    assertThat(listedQualified.retries(error("processing_error", "mod.MyErr", "Exception"), 1)).isTrue();
+    assertThat(listedQualified.retries(error("processing_error", "other.MyErr", "Exception"), 1)).isFalse();
+    RetryPolicy listedBare = new RetryPolicy(3, Duration.ZERO, List.of("MyErr"));
+    assertThat(listedBare.retries(error("processing_error", "pkg.handlers.MyErr", "Exception"), 1)).isTrue();
+    assertThat(listedBare.retries(error("processing_error", "pkg.handlers.Sub", "pkg.handlers.MyErr"), 1)).isTrue();
+    assertThat(listedBare.retries(error("processing_error", "KeyError", "LookupError", "Exception"), 1)).isFalse();
+    RetryPolicy everything = new RetryPolicy(3, Duration.ZERO, List.of("BaseException"));
+    assertThat(everything.retries(error("processing_error", "KeyError", "LookupError", "Exception"), 1)).isTrue();
+  }
+
+  @Test
   void envelopeValidation() {
     assertThat(EnvelopeReader.read("{".getBytes(StandardCharsets.UTF_8)).problem()).startsWith("invalid JSON");
     assertThat(EnvelopeReader.read("[]".getBytes(StandardCharsets.UTF_8)).problem()).contains("not a JSON object");
