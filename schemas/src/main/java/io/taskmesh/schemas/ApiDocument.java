@@ -1,8 +1,14 @@
 package io.taskmesh.schemas;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.util.Iterator;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * The OpenAPI 3.1 document of our HTTP routes (gateway, mesh-api, kv-connector), as written in
@@ -18,6 +24,28 @@ public final class ApiDocument {
   /** The document's bytes ({@code application/json}). */
   public static byte[] openApiJson() {
     return OPENAPI_JSON.clone();
+  }
+
+  /**
+   * The operations the document says a process serves, as {@code "GET /path"}: those whose
+   * {@code x-served-by} names {@code servedBy} ({@code gateway:api}, {@code mesh-api:external}, ...).
+   * Tests compare this with the routes the apps register, so the document cannot drift.
+   */
+  public static Set<String> operationsServedBy(String servedBy) {
+    Set<String> out = new TreeSet<>();
+    JsonNode paths = Json.read(OPENAPI_JSON, JsonNode.class).path("paths");
+    for (Iterator<Map.Entry<String, JsonNode>> p = paths.fields(); p.hasNext(); ) {
+      Map.Entry<String, JsonNode> path = p.next();
+      for (Iterator<Map.Entry<String, JsonNode>> o = path.getValue().fields(); o.hasNext(); ) {
+        Map.Entry<String, JsonNode> operation = o.next();
+        for (JsonNode served : operation.getValue().path("x-served-by")) {
+          if (served.asText().equals(servedBy)) {
+            out.add(operation.getKey().toUpperCase(Locale.ROOT) + " " + path.getKey());
+          }
+        }
+      }
+    }
+    return out;
   }
 
   private static byte[] load() {

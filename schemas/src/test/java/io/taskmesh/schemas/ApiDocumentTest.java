@@ -57,6 +57,14 @@ class ApiDocumentTest {
     assertThat(api.getComponents().getResponses()).containsKeys("GatewayNotFound", "MeshNotFound", "KvUnavailable");
   }
 
+  @Test
+  void operationsServedByListsMethodAndPathOfOneProcess() {
+    assertThat(ApiDocument.operationsServedBy("kv-connector")).contains("GET /healthz", "PUT /keys/{key}", "POST /query")
+        .doesNotContain("GET /health");
+    assertThat(ApiDocument.operationsServedBy("mesh-api:internal")).containsExactlyInAnyOrder(
+        "GET /health", "GET /api/v1/mesh/{id}", "POST /api/v1/mesh/{id}/events");
+  }
+
   @SuppressWarnings("unchecked")
   private static List<String> servedBy(Operation o) {
     Map<String, Object> ext = o.getExtensions();
