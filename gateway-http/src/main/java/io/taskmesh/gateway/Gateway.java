@@ -45,6 +45,11 @@ public final class Gateway implements AutoCloseable {
     return new Gateway(view, dispatcher, app, fly);
   }
 
+  /** The HTTP app, for tests that compare its routes with docs/api/openapi.json. */
+  GatewayApp app() {
+    return app;
+  }
+
   public int port() {
     return app.javalin().port();
   }

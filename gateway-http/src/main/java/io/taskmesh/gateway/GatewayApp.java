@@ -11,6 +11,7 @@ import io.javalin.http.HttpStatus;
 import io.javalin.http.NotFoundResponse;
 import io.javalin.http.UnauthorizedResponse;
 import io.javalin.json.JavalinJackson;
+import io.taskmesh.schemas.ApiDocument;
 import io.taskmesh.schemas.FinalReport;
 import io.taskmesh.schemas.FlowConfig;
 import io.taskmesh.schemas.Json;
@@ -95,6 +96,7 @@ public final class GatewayApp implements AutoCloseable {
         java.util.EnumSet.of(jakarta.servlet.DispatcherType.REQUEST)));
     GatewayMode mode = config.mode();
     cfg.routes.get("/health", ctx -> ctx.contentType("text/plain").result("OK"));
+    cfg.routes.get("/openapi.json", ctx -> ctx.contentType("application/json").result(ApiDocument.openApiJson()));
     cfg.routes.get("/tasks/{id}", ctx -> ctx.json(TaskViews.task(visibleTask(ctx))));
     // owner side of a forwarded task query (another replica's TaskQueries.get): this replica's store only
     // owner side of a forwarded listing (A2A tasks/list on another replica): one owner's tasks here

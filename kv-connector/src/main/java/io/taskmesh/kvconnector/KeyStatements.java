@@ -52,7 +52,6 @@ final class KeyStatements {
   /** Outcome of a write. */
   record PutResult(boolean created, Instant createdAt, Instant updatedAt) {}
 
-  static volatile boolean batchReads = true;
   private static final LongAdder readBatches = new LongAdder();
   private static final LongAdder readsBatched = new LongAdder();
 
@@ -131,13 +130,10 @@ final class KeyStatements {
 
   /**
    * A GET joins the reads of this loop's current pass; the pass's reads go to Postgres together
-   * when it ends ({@link #sendReads}). Only {@link KvBench} turns this off, to measure the
-   * difference in the same run.
+   * when it ends ({@link #sendReads}). Always on: batched GETs beat one statement per GET in every
+   * measured round (docs/bench/kv-connector.md, docs/decisions/0004-batched-key-reads.md).
    */
   Future<Optional<KvRecord>> get(String key) {
-    if (!batchReads) {
-      return run(SELECT, Tuple.of(key)).map(KeyStatements::record);
-    }
     Promise<Optional<KvRecord>> answer = Promise.promise();
     reads.add(new PendingRead(key, answer));
     return answer.future();

@@ -138,8 +138,7 @@ public final class KvBench {
 
   /**
    * Direct GET, kv GET, direct conditional UPDATE, kv PUT ?if_status; with the connector in this
-   * JVM also the kv GET unbatched (the switch is a static of the connector's) and, if asked,
-   * through Jetty's client.
+   * JVM and if asked, also through Jetty's client.
    */
   static Map<String, Op> ops(BenchConnector connector, UnixHttpClient unix, HikariDataSource ds, boolean jetty) {
     KvFixture kv = connector.fixture();
@@ -157,17 +156,7 @@ public final class KvBench {
         }
       }
     });
-    ops.put("kv socket GET, UnixHttpClient", k -> {
-      KeyStatements.batchReads = true;
-      check(unix.send("GET", "/keys/bench:" + k, null, null), 200);
-    });
-    if (kv != null) {
-      // the same, one statement per GET (before the reads of a loop's pass were batched)
-      ops.put("kv socket GET unbatched, UnixHttpClient", k -> {
-        KeyStatements.batchReads = false;
-        check(unix.send("GET", "/keys/bench:" + k, null, null), 200);
-      });
-    }
+    ops.put("kv socket GET, UnixHttpClient", k -> check(unix.send("GET", "/keys/bench:" + k, null, null), 200));
     if (jetty) {
       ops.put("kv socket GET, Jetty HttpClient", k -> check(kv.http.get("/keys/bench:" + k), 200));
     }

@@ -9,6 +9,7 @@ import io.javalin.Javalin;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
+import io.taskmesh.schemas.ApiDocument;
 import io.taskmesh.schemas.Json;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
@@ -61,6 +62,7 @@ public final class MeshApiApp implements AutoCloseable {
       cfg.routes.get(mesh + "/{id}", this::get);
       cfg.routes.delete(mesh + "/{id}", this::cancel);
       cfg.routes.get(mesh + "/{id}/events", this::events);
+      cfg.routes.get("/openapi.json", ctx -> ctx.contentType("application/json").result(ApiDocument.openApiJson()));
     });
     this.internal = Javalin.create(cfg -> {
       common(cfg);
@@ -100,6 +102,15 @@ public final class MeshApiApp implements AutoCloseable {
 
   public int internalPort() {
     return internal.port();
+  }
+
+  /** The two Javalin apps, for tests that compare their routes with docs/api/openapi.json. */
+  Javalin externalApp() {
+    return external;
+  }
+
+  Javalin internalApp() {
+    return internal;
   }
 
   /** What envelopes carry in {@code x-svc-gateway-url}: internal base URL + prefix. */

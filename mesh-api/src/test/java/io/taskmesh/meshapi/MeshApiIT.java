@@ -3,18 +3,24 @@ package io.taskmesh.meshapi;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.javalin.Javalin;
+import io.javalin.http.HandlerType;
 import io.taskmesh.devkit.LocalKafka;
+import io.taskmesh.schemas.ApiDocument;
 import io.taskmesh.schemas.Envelope;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.Topics;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -44,6 +50,31 @@ class MeshApiIT {
   @AfterAll
   static void stop() throws Exception {
     f.close();
+  }
+
+  /** A Javalin app's routes as {@code "GET /path"} (its before/after handlers left out). */
+  static Set<String> routes(Javalin app) {
+    Set<HandlerType> methods = Set.of(HandlerType.GET, HandlerType.POST, HandlerType.PUT, HandlerType.PATCH,
+        HandlerType.DELETE, HandlerType.HEAD);
+    return app.unsafe.internalRouter.allHttpHandlers().stream().map(parsed -> parsed.endpoint)
+        .filter(e -> methods.contains(e.method)).map(e -> e.method.name() + " " + e.path).collect(Collectors.toSet());
+  }
+
+  @Test
+  void bothPortsServeExactlyTheDocumentedRoutes() {
+    assertThat(routes(a.app.externalApp()))
+        .containsExactlyInAnyOrderElementsOf(ApiDocument.operationsServedBy("mesh-api:external"));
+    assertThat(routes(a.app.internalApp()))
+        .containsExactlyInAnyOrderElementsOf(ApiDocument.operationsServedBy("mesh-api:internal"));
+  }
+
+  @Test
+  void theExternalPortServesTheApiDocument() {
+    MeshFixture.Resp r = f.send("GET", a.ext("/openapi.json"), null);
+    assertThat(r.status()).isEqualTo(200);
+    assertThat(r.raw().headers().firstValue("content-type").orElse("")).startsWith("application/json");
+    assertThat(r.body()).isEqualTo(new String(ApiDocument.openApiJson(), StandardCharsets.UTF_8));
+    assertThat(f.send("GET", a.internal("/openapi.json"), null).status()).isEqualTo(404);
   }
 
   static JsonNode json(MeshFixture.Resp r) {
