@@ -24,7 +24,8 @@ public final class Main implements Runnable {
     CommandLine.usage(this, System.out);
   }
 
-  @Command(name = "dev", description = "Start the whole system locally: Kafka, Postgres, the gateway "
+  @Command(name = "dev", mixinStandardHelpOptions = true,
+      description = "Start the whole system locally: Kafka, Postgres, the gateway "
       + "(testing mode), a sidecar + Python runtime per actor, x-sink and x-sump.")
   static final class Dev implements Callable<Integer> {
     @Option(names = "--config", description = "pipeline directory with flows.yaml and actors.yaml "
@@ -76,7 +77,8 @@ public final class Main implements Runnable {
     }
   }
 
-  @Command(name = "gateway", description = "Run the gateway from its environment (SVC_GATEWAY_MODE, "
+  @Command(name = "gateway", mixinStandardHelpOptions = true,
+      description = "Run the gateway from its environment (SVC_GATEWAY_MODE, "
       + "KAFKA_BOOTSTRAP_SERVERS, SVC_CONFIG_PATH, ...).")
   static final class GatewayCmd implements Callable<Integer> {
     @Override
@@ -86,7 +88,8 @@ public final class Main implements Runnable {
     }
   }
 
-  @Command(name = "sidecar", description = "Run a sidecar (or x-sink / x-sump) from its environment "
+  @Command(name = "sidecar", mixinStandardHelpOptions = true,
+      description = "Run a sidecar (or x-sink / x-sump) from its environment "
       + "(KAFKA_BOOTSTRAP_SERVERS, SVC_ACTOR_NAME, SVC_SOCKET_DIR, SVC_GATEWAY_URL, ...).")
   static final class SidecarCmd implements Callable<Integer> {
     @Override
@@ -96,7 +99,8 @@ public final class Main implements Runnable {
     }
   }
 
-  @Command(name = "kv-connector", description = "Run the key-value connector from its environment "
+  @Command(name = "kv-connector", mixinStandardHelpOptions = true,
+      description = "Run the key-value connector from its environment "
       + "(CONNECTOR_SOCKET, STATE_PROXY_PG_URL, STATE_PROXY_PG_INDEXES).")
   static final class KvConnectorCmd implements Callable<Integer> {
     @Override
@@ -107,7 +111,8 @@ public final class Main implements Runnable {
     }
   }
 
-  @Command(name = "mesh-api", description = "Run mesh-api from its environment (CONNECTOR_SOCKET, "
+  @Command(name = "mesh-api", mixinStandardHelpOptions = true,
+      description = "Run mesh-api from its environment (CONNECTOR_SOCKET, "
       + "KAFKA_BOOTSTRAP_SERVERS, SVC_MESH_API_PORT, SVC_MESH_API_INTERNAL_PORT, ...).")
   static final class MeshApiCmd implements Callable<Integer> {
     @Override

@@ -16,7 +16,8 @@ import picocli.CommandLine.Option;
  * SVC_TASK_TOPIC_PARTITIONS, SVC_TOPIC_REPLICATION_FACTOR, SVC_TASK_EVENTS_TOPIC, ...). Stop
  * every gateway replica first; the command refuses to reset a running application.
  */
-@Command(name = "replay", description = "Rebuild every task view from the event log: reset the Streams "
+@Command(name = "replay", mixinStandardHelpOptions = true,
+    description = "Rebuild every task view from the event log: reset the Streams "
     + "application (offsets, changelog topics, local state) and fold the log again from the earliest event. "
     + "Stop every gateway replica first.")
 final class ReplayCommand implements Callable<Integer> {
