@@ -17,10 +17,11 @@ class TaskStateTest {
       JsonNodeFactory.instance.objectNode().put("q", 1), "parent", "ctx", "2026-01-01T00:05:00Z", "alice");
 
   @Test
-  void anUpdateWithOnlyItsStatusOmitsEverythingElseOnTheWire() { // "final" is derived, and on the wire today
+  void anUpdateWithOnlyItsStatusOmitsEverythingElseOnTheWire() { // "final" is derived from the status
     TaskUpdate u = TaskUpdate.of("t1", 2, TaskStatus.CANCELED, "Task canceled", T1);
     assertThat(Json.write(u)).isEqualTo(
-        "{\"id\":\"t1\",\"seq\":2,\"status\":\"canceled\",\"message\":\"Task canceled\",\"timestamp\":\"" + T1 + "\"}");
+        "{\"id\":\"t1\",\"seq\":2,\"status\":\"canceled\",\"message\":\"Task canceled\",\"timestamp\":\"" + T1
+        + "\",\"final\":true}");
     assertThat(u.isFinal()).isTrue();
   }
 
