@@ -64,7 +64,7 @@ public final class TaskLauncher {
     try {
       dispatcher.resume(namespace, taskId, input);
     } catch (RuntimeException e) {
-      commands.append(TaskEvent.paused(taskId, new FinalReport(taskId, TaskStatus.PAUSED, null, null,
+      commands.append(TaskEvent.paused(taskId, FinalReport.paused(taskId,
           Topics.PAUSE, Map.of("reason", "resume not delivered"))));
       throw e;
     }

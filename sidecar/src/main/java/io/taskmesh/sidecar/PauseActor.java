@@ -130,7 +130,7 @@ public final class PauseActor implements AutoCloseable {
     meta.put("pause", parked.header(Envelope.PAUSE_HEADER));
     meta.put("parked_topic", parkedTopic());
     meta.put("resume_topic", resumeTopic());
-    FinalReport report = new FinalReport(e.id(), "paused", null, null, Topics.PAUSE, meta);
+    FinalReport report = FinalReport.paused(e.id(), Topics.PAUSE, meta);
     LOG.info("x-pause: {} paused (by {}), next {}", e.id(), pausedBy, route.curr().isEmpty() ? "x-sink" : route.curr());
     // reported only once the parked record is committed: "paused" means "resumable now"
     return Outcome.doneThen(List.of(new Outcome.Output(parkedTopic(), e.id(), Json.bytes(parked))),

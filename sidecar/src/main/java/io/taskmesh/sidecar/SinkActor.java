@@ -99,13 +99,13 @@ public final class SinkActor implements AutoCloseable {
       putIfSet(meta, "attempt", s.attempt());
     }
     if (succeeded(e)) {
-      return new FinalReport(e.id(), "succeeded", e.payload(), null, reporterName, meta);
+      return FinalReport.succeeded(e.id(), e.payload(), reporterName, meta);
     }
     String error = s == null ? null : s.error();
     if (error == null) {
       error = s != null && s.reason() != null ? s.reason() : "envelope ended before its route was exhausted";
     }
-    return new FinalReport(e.id(), "failed", null, error, reporterName, meta);
+    return FinalReport.failed(e.id(), error, reporterName, meta);
   }
 
   private static void putIfSet(Map<String, Object> m, String k, Object v) {

@@ -1,5 +1,11 @@
 package io.taskmesh.topology;
 
+import static io.taskmesh.schemas.TaskStatus.CANCELED;
+import static io.taskmesh.schemas.TaskStatus.FAILED;
+import static io.taskmesh.schemas.TaskStatus.PAUSED;
+import static io.taskmesh.schemas.TaskStatus.PENDING;
+import static io.taskmesh.schemas.TaskStatus.RUNNING;
+import static io.taskmesh.schemas.TaskStatus.SUCCEEDED;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -50,7 +56,7 @@ class ReplayIT {
     }
     assertThat(before).hasSize(EXPECTED);
     assertThat(before).extracting(TaskState::status)
-        .contains("pending", "running", "succeeded", "failed", "paused", "canceled");
+        .contains(PENDING, RUNNING, SUCCEEDED, FAILED, PAUSED, CANCELED);
 
     TaskReplay.reset(config, Duration.ofSeconds(60));
     assertThat(Files.exists(dir.resolve("state").resolve(config.applicationId()))).isFalse();
@@ -91,15 +97,15 @@ class ReplayIT {
           new Route(List.of("a"), "b", List.of("c")), null, id, id, null, null)));
     }
     switch (i % 5) {
-      case 0 -> view.append(TaskEvent.finished(id, new FinalReport(id, "succeeded",
-          JsonNodeFactory.instance.objectNode().put("r", i), null, "x-sink", null)));
-      case 1 -> view.append(TaskEvent.finished(id, new FinalReport(id, "failed", null, "boom " + i, "x-sump", null)));
-      case 2 -> view.append(TaskEvent.paused(id, new FinalReport(id, "paused", null, null, "b", null)));
+      case 0 -> view.append(TaskEvent.finished(id, FinalReport.succeeded(id,
+          JsonNodeFactory.instance.objectNode().put("r", i), "x-sink", null)));
+      case 1 -> view.append(TaskEvent.finished(id, FinalReport.failed(id, "boom " + i, "x-sump", null)));
+      case 2 -> view.append(TaskEvent.paused(id, FinalReport.paused(id, "b", null)));
       case 3 -> view.cancel(id, "test");
       default -> { } // still running
     }
     if (i % 5 == 0) {
-      view.append(TaskEvent.finished(id, new FinalReport(id, "failed", null, "late", "x-sump", null)));
+      view.append(TaskEvent.finished(id, FinalReport.failed(id, "late", "x-sump", null)));
     }
   }
 
@@ -108,9 +114,9 @@ class ReplayIT {
     while (true) {
       List<TaskState> all = view.localTasks();
       boolean settled = all.size() == EXPECTED && all.stream()
-          .filter(s -> s.deadlineAt() != null).allMatch(s -> "failed".equals(s.status()))
+          .filter(s -> s.deadlineAt() != null).allMatch(s -> s.status() == FAILED)
           && all.stream().filter(s -> s.id().matches("t\\d+") && Integer.parseInt(s.id().substring(1)) % 5 == 0
-              && Integer.parseInt(s.id().substring(1)) % 7 != 0).allMatch(s -> "succeeded".equals(s.status()));
+              && Integer.parseInt(s.id().substring(1)) % 7 != 0).allMatch(s -> s.status() == SUCCEEDED);
       if (settled) {
         return all;
       }

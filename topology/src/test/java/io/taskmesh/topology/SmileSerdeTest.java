@@ -25,8 +25,8 @@ class SmileSerdeTest {
         JsonNodeFactory.instance.objectNode().put("text", "h\u00e9llo"), null, "alice", null, "2026-11-23T10:00:00Z")))
         .orElseThrow().state();
     s = TaskFold.apply(s, TaskEvent.progress("t1", ProgressReport.routeForm(route, "completed", null))).orElseThrow().state();
-    return TaskFold.apply(s, TaskEvent.finished("t1", new FinalReport("t1", "succeeded",
-        JsonNodeFactory.instance.objectNode().put("n", 1.5), null, "b", null))).orElseThrow().state();
+    return TaskFold.apply(s, TaskEvent.finished("t1", FinalReport.succeeded("t1",
+        JsonNodeFactory.instance.objectNode().put("n", 1.5), "b", null))).orElseThrow().state();
   }
 
   @Test

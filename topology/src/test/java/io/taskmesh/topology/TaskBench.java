@@ -123,7 +123,7 @@ public final class TaskBench {
         }
         if (sent < events) {
           p.send(new ProducerRecord<>(topics.events().name(), id, TaskEvent.finished(id,
-              new FinalReport(id, "succeeded", JsonNodeFactory.instance.objectNode().put("ok", true), null, "x-sink", null))));
+              FinalReport.succeeded(id, JsonNodeFactory.instance.objectNode().put("ok", true), "x-sink", null))));
           sent++;
         }
       }
