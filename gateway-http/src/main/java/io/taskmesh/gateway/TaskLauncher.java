@@ -48,7 +48,7 @@ public final class TaskLauncher {
     if (meshUrl != null) {
       headers.put(Envelope.GATEWAY_URL_HEADER, meshUrl);
     }
-    EnvelopeStatus status = new EnvelopeStatus("pending", "gateway", 0, null, created, created, deadline, null, null);
+    EnvelopeStatus status = EnvelopeStatus.pending("gateway", 0, created, deadline);
     dispatcher.dispatch(namespace, new Envelope(id, null, route, status, input, headers));
     return id;
   }
