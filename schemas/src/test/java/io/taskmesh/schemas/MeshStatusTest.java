@@ -43,12 +43,15 @@ class MeshStatusTest {
         .containsExactly(MeshStatus.PENDING, MeshStatus.RUNNING, MeshStatus.PAUSED);
   }
 
-  @ParameterizedTest
+  @ParameterizedTest(name = "{0} -> {1}: {2}")
   @CsvSource({
-      "pending, running, ADVANCE", "running, paused, ADVANCE", "paused, failed, ADVANCE",
-      "running, running, REFRESH", "paused, paused, REFRESH",
-      "running, pending, STALE", "paused, running, STALE",
-      "succeeded, failed, STALE", "failed, failed, STALE", "canceled, succeeded, STALE"})
+      "pending,running,ADVANCE", "pending,paused,ADVANCE", "pending,succeeded,ADVANCE", "pending,canceled,ADVANCE",
+      "running,paused,ADVANCE", "running,failed,ADVANCE", "paused,succeeded,ADVANCE",
+      "running,pending,STALE", "paused,running,STALE", "paused,pending,STALE",
+      "succeeded,failed,STALE", "failed,canceled,STALE", "canceled,succeeded,STALE", "succeeded,succeeded,STALE",
+      "succeeded,running,STALE", "canceled,pending,STALE",
+      "pending,pending,REFRESH", "running,running,REFRESH", "paused,paused,REFRESH",
+  })
   void anIncomingStatusMovesAStoredOneOnlyUpwards(String stored, String incoming, MeshStatus.Move expected) {
     assertThat(MeshStatus.of(incoming).over(MeshStatus.of(stored))).isEqualTo(expected);
   }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.taskmesh.schemas.Envelope;
 import io.taskmesh.schemas.FinalReport;
 import io.taskmesh.schemas.Json;
+import io.taskmesh.schemas.MeshStatus;
 import io.taskmesh.schemas.Progress;
 import io.taskmesh.schemas.ProgressReport;
 import java.util.LinkedHashMap;
@@ -116,7 +117,7 @@ public final class GatewayReporter implements AutoCloseable {
       if (message != null) {
         data.put("message", message);
       }
-      enqueue(e, "events", Json.bytes(Map.of("type", "status", "status", "running", "data", data)));
+      enqueue(e, "events", Json.bytes(Map.of("type", "status", "status", MeshStatus.RUNNING, "data", data)));
     } else {
       enqueue(e, "progress", Json.bytes(report));
     }

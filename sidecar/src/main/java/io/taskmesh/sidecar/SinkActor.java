@@ -2,6 +2,7 @@ package io.taskmesh.sidecar;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.taskmesh.schemas.Envelope;
+import io.taskmesh.schemas.EnvelopePhase;
 import io.taskmesh.schemas.EnvelopeStatus;
 import io.taskmesh.schemas.FinalReport;
 import io.taskmesh.schemas.Json;
@@ -79,11 +80,11 @@ public final class SinkActor implements AutoCloseable {
 
   /** succeeded when the phase says so or the route ended without a failure; else failed. */
   static boolean succeeded(Envelope e) {
-    String phase = e.status() == null ? null : e.status().phase();
-    if ("succeeded".equals(phase)) {
+    EnvelopePhase phase = e.status() == null ? null : e.status().phase();
+    if (phase == EnvelopePhase.SUCCEEDED) {
       return true;
     }
-    return e.route().exhausted() && (phase == null || "processing".equals(phase) || "pending".equals(phase));
+    return e.route().exhausted() && (phase == null || phase.inFlight());
   }
 
   static FinalReport finalReport(Envelope e, String reporterName) {
