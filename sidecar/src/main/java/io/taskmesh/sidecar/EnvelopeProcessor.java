@@ -1,6 +1,7 @@
 package io.taskmesh.sidecar;
 
 import com.fasterxml.jackson.databind.node.TextNode;
+import io.taskmesh.schemas.ActorState;
 import io.taskmesh.schemas.Envelope;
 import io.taskmesh.schemas.EnvelopePhase;
 import io.taskmesh.schemas.EnvelopeStatus;
@@ -63,7 +64,7 @@ final class EnvelopeProcessor implements ActorLoop.Handler {
       return Outcome.done(toSink(failed(e, 0, Reasons.WRONG_ACTOR,
           "route.curr is '" + e.route().curr() + "' but this is actor '" + config.actorName() + "'")));
     }
-    reporter.progress(e, e.route(), "received", null);
+    reporter.progress(e, e.route(), ActorState.RECEIVED, null);
     return invokeWithPolicy(e);
   }
 
@@ -91,10 +92,10 @@ final class EnvelopeProcessor implements ActorLoop.Handler {
         }
         timeout = left.compareTo(timeout) < 0 ? left : timeout;
       }
-      reporter.progress(e, e.route(), "processing", attempt > 1 ? "attempt " + attempt : null);
+      reporter.progress(e, e.route(), ActorState.PROCESSING, attempt > 1 ? "attempt " + attempt : null);
       InvokeResult result = runtime.invoke(body, timeout, fly -> reporter.fly(e, fly));
       if (result instanceof InvokeResult.Frames f) {
-        reporter.progress(e, e.route(), "completed", null);
+        reporter.progress(e, e.route(), ActorState.COMPLETED, null);
         return Outcome.done(route(e, f.frames(), attempt));
       }
       if (result instanceof InvokeResult.Empty) {

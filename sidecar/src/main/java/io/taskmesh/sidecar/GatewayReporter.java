@@ -1,6 +1,7 @@
 package io.taskmesh.sidecar;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.taskmesh.schemas.ActorState;
 import io.taskmesh.schemas.Envelope;
 import io.taskmesh.schemas.FinalReport;
 import io.taskmesh.schemas.Json;
@@ -108,7 +109,7 @@ public final class GatewayReporter implements AutoCloseable {
   }
 
   /** {@code POST {url}/mesh/{id}/progress}, route form, {@code state} received / processing / completed. */
-  public void progress(Envelope e, Route route, String state, String message) {
+  public void progress(Envelope e, Route route, ActorState state, String message) {
     ProgressReport report = ProgressReport.routeForm(route, state, message);
     if (speaksEvents(e)) {
       Map<String, Object> data = new LinkedHashMap<>();

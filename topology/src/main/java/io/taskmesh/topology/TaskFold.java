@@ -1,5 +1,6 @@
 package io.taskmesh.topology;
 
+import io.taskmesh.schemas.ActorState;
 import io.taskmesh.schemas.FinalReport;
 import io.taskmesh.schemas.Progress;
 import io.taskmesh.schemas.ProgressReport;
@@ -92,7 +93,8 @@ public final class TaskFold {
       idx = r.prev() == null ? 0 : r.prev().size();
     }
     String actor = idx < actors.size() ? actors.get(idx) : null;
-    int completed = idx + ("completed".equals(r.status()) ? 1 : 0);
+    boolean actorDone = ActorState.find(r.status()).orElseThrow() == ActorState.COMPLETED; // checked by percent()
+    int completed = idx + (actorDone ? 1 : 0);
     String message = r.message() != null ? r.message() : actor + ": " + r.status();
     TaskUpdate update = next(s, TaskStatus.RUNNING, message, event).withProgress(percent).withActorIdx(idx)
         .withActorState(r.status()).withActor(actor).withActors(actors);

@@ -11,6 +11,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.taskmesh.devkit.LocalKafka;
+import io.taskmesh.schemas.ActorState;
 import io.taskmesh.schemas.FinalReport;
 import io.taskmesh.schemas.ProgressReport;
 import io.taskmesh.schemas.Route;
@@ -87,11 +88,11 @@ class ReplayIT {
     if (i % 7 == 0) {
       return; // left to the deadline backstop
     }
-    TaskEvent received = TaskEvent.progress(id, ProgressReport.routeForm(route, "received", null));
+    TaskEvent received = TaskEvent.progress(id, ProgressReport.routeForm(route, ActorState.RECEIVED, null));
     view.append(received);
     view.append(received); // re-delivery
     view.append(TaskEvent.progress(id, new ProgressReport(null, null, null, List.of("a", "b", "c"), 1, "processing", null)));
-    view.append(TaskEvent.progress(id, ProgressReport.routeForm(route, "completed", null))); // stale
+    view.append(TaskEvent.progress(id, ProgressReport.routeForm(route, ActorState.COMPLETED, null))); // stale
     if (i % 10 == 1) {
       view.append(TaskEvent.childCreated(id + "-1", new TaskEvent.Created(null,
           new Route(List.of("a"), "b", List.of("c")), null, id, id, null, null)));

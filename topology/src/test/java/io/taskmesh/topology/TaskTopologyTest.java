@@ -9,6 +9,7 @@ import static io.taskmesh.schemas.TaskStatus.SUCCEEDED;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import io.taskmesh.schemas.ActorState;
 import io.taskmesh.schemas.FinalReport;
 import io.taskmesh.schemas.ProgressReport;
 import io.taskmesh.schemas.Route;
@@ -71,13 +72,13 @@ class TaskTopologyTest {
   void aTaskOutOfTheProcessorsRecentStatesIsReadBackFromTheStore() {
     Route route = Route.start("a", List.of("b"));
     send(created("old", route));
-    send(progress("old", route, "received"));
+    send(progress("old", route, ActorState.RECEIVED));
     for (int i = 0; i < TaskTopology.RECENT_STATES + 10; i++) {
       send(created("filler-" + i, route)); // pushes "old" out of the processor's recent states
     }
     updates.readValuesToList();
-    send(progress("old", route, "completed"));
-    send(progress("old", route, "received")); // stale: no update
+    send(progress("old", route, ActorState.COMPLETED));
+    send(progress("old", route, ActorState.RECEIVED)); // stale: no update
 
     List<TaskUpdate> out = updates.readValuesToList();
     assertThat(out).extracting(TaskUpdate::seq).containsExactly(3L);
@@ -90,10 +91,10 @@ class TaskTopologyTest {
   void foldsOneTaskFromCreatedToSucceeded() {
     Route route = Route.start("a", List.of("b"));
     send(created("t1", route));
-    send(progress("t1", route, "received"));
-    send(progress("t1", route, "completed"));
+    send(progress("t1", route, ActorState.RECEIVED));
+    send(progress("t1", route, ActorState.COMPLETED));
     Route second = new Route(List.of("a"), "b", List.of());
-    send(progress("t1", second, "processing"));
+    send(progress("t1", second, ActorState.PROCESSING));
     send(TaskEvent.finished("t1", FinalReport.succeeded("t1",
         JsonNodeFactory.instance.objectNode().put("text", "done"), "b", null)));
 
@@ -116,14 +117,14 @@ class TaskTopologyTest {
   @Test
   void duplicateStaleAndLateEventsChangeNothing() {
     Route route = Route.start("a", List.of());
-    TaskEvent processing = progress("t2", route, "processing");
+    TaskEvent processing = progress("t2", route, ActorState.PROCESSING);
     send(created("t2", route));
     send(processing);
     send(processing); // same event id: re-delivery
-    send(progress("t2", route, "received")); // stale
+    send(progress("t2", route, ActorState.RECEIVED)); // stale
     send(TaskEvent.finished("t2", FinalReport.failed("t2", "boom", "a", null)));
     send(TaskEvent.finished("t2", FinalReport.succeeded("t2", null, "a", null))); // after terminal
-    send(progress("t2", route, "completed")); // after terminal
+    send(progress("t2", route, ActorState.COMPLETED)); // after terminal
 
     assertThat(updates.readValuesToList()).extracting(TaskUpdate::status)
         .containsExactly(PENDING, RUNNING, FAILED);
@@ -133,10 +134,10 @@ class TaskTopologyTest {
 
   @Test
   void progressForAnUnknownTaskAndMalformedEventsAreSkipped() {
-    send(TaskEvent.progress("ghost", ProgressReport.routeForm(Route.start("a", List.of()), "received", null)));
+    send(TaskEvent.progress("ghost", ProgressReport.routeForm(Route.start("a", List.of()), ActorState.RECEIVED, null)));
     send(created("t3", Route.start("a", List.of())));
-    send(TaskEvent.progress("t3", ProgressReport.routeForm(Route.start("a", List.of()), "bogus", null)));
-    send(TaskEvent.progress("t3", ProgressReport.routeForm(Route.start("a", List.of()), "received", null)));
+    send(TaskEvent.progress("t3", new ProgressReport(List.of(), "a", List.of(), null, null, "bogus", null)));
+    send(TaskEvent.progress("t3", ProgressReport.routeForm(Route.start("a", List.of()), ActorState.RECEIVED, null)));
 
     assertThat(store.get("ghost")).isNull();
     assertThat(updates.readValuesToList()).extracting(TaskUpdate::status).containsExactly(PENDING, RUNNING);
@@ -158,7 +159,7 @@ class TaskTopologyTest {
     Route route = Route.start("a", List.of("b"));
     send(created("p1", route));
     send(TaskEvent.progress("p1", new ProgressReport(null, null, null, List.of("a", "b"), 1, "received", null)));
-    send(progress("p1", route, "completed")); // 50 < 55: stale
+    send(progress("p1", route, ActorState.COMPLETED)); // 50 < 55: stale
     send(TaskEvent.progress("p1", new ProgressReport(null, null, null, List.of("a", "b"), 1, "received", null)));
     send(TaskEvent.progress("p1", new ProgressReport(List.of("a"), "b", List.of(), null, null, "processing", null)));
     assertThat(updates.readValuesToList()).extracting(TaskUpdate::progressPercent).containsExactly(0.0, 55.0, 75.0);
@@ -177,12 +178,12 @@ class TaskTopologyTest {
   void pausedThenFinalOrCanceled() {
     Route route = Route.start("a", List.of("b"));
     send(created("q1", route));
-    send(progress("q1", route, "processing"));
+    send(progress("q1", route, ActorState.PROCESSING));
     TaskEvent pause = TaskEvent.paused("q1", FinalReport.paused("q1", "a", null));
     send(pause);
     send(pause); // duplicate
     send(TaskEvent.paused("q1", FinalReport.paused("q1", "a", null))); // already paused
-    send(progress("q1", route, "completed")); // late report
+    send(progress("q1", route, ActorState.COMPLETED)); // late report
     TaskState paused = store.get("q1");
     assertThat(paused.status()).isEqualTo(PAUSED);
     assertThat(paused.progressPercent()).isEqualTo(25.0);
@@ -204,7 +205,7 @@ class TaskTopologyTest {
     send(created("r1", route));
     send(TaskEvent.resumed("r1", "too early")); // not paused: no-op
     assertThat(store.get("r1").status()).isEqualTo(PENDING);
-    send(progress("r1", route, "processing"));
+    send(progress("r1", route, ActorState.PROCESSING));
     send(TaskEvent.paused("r1", FinalReport.paused("r1", "x-pause", null)));
     TaskEvent resume = TaskEvent.resumed("r1", "new input");
     send(resume);
@@ -214,7 +215,7 @@ class TaskTopologyTest {
     assertThat(resumed.message()).isEqualTo("Task resumed: new input");
     assertThat(resumed.progressPercent()).isEqualTo(25.0);
     Route atB = new Route(List.of("a"), "b", List.of());
-    send(progress("r1", atB, "received"));
+    send(progress("r1", atB, ActorState.RECEIVED));
     assertThat(store.get("r1").progressPercent()).isGreaterThan(25.0);
     send(TaskEvent.finished("r1", FinalReport.succeeded("r1", null, "x-sink", null)));
     send(TaskEvent.resumed("r1", "after the end")); // terminal: no-op
@@ -226,10 +227,10 @@ class TaskTopologyTest {
   void cancelMovesAnyNonFinalTaskToCanceledAndIsFinal() {
     Route route = Route.start("a", List.of());
     send(created("c1", route));
-    send(progress("c1", route, "received"));
+    send(progress("c1", route, ActorState.RECEIVED));
     send(TaskEvent.canceled("c1", null));
     send(TaskEvent.finished("c1", FinalReport.succeeded("c1", null, "x-sink", null)));
-    send(progress("c1", route, "completed"));
+    send(progress("c1", route, ActorState.COMPLETED));
     send(TaskEvent.paused("c1", FinalReport.paused("c1", "a", null)));
     send(TaskEvent.canceled("c1", "again"));
     send(TaskEvent.canceled("unknown", "no such task"));
@@ -286,7 +287,7 @@ class TaskTopologyTest {
     send(createdWithDeadline("d1", route, start.plusSeconds(5)));
     send(createdWithDeadline("d2", route, start.plusSeconds(5)));
     send(createdWithDeadline("d3", route, start.plusSeconds(60)));
-    send(progress("d1", route, "processing"));
+    send(progress("d1", route, ActorState.PROCESSING));
     send(TaskEvent.finished("d2", FinalReport.succeeded("d2", null, "x-sink", null)));
     assertThat(indexed()).containsExactlyInAnyOrder("d1", "d3"); // d2 is final: out of the index
     updates.readValuesToList();
@@ -370,12 +371,12 @@ class TaskTopologyTest {
     Route route = Route.start("a", List.of("b"));
     // folded by the pure function, so the history is inline, as an earlier version stored it
     TaskState folded = TaskFold.apply(null, created("legacy", route)).orElseThrow().state();
-    folded = TaskFold.apply(folded, progress("legacy", route, "received"))
+    folded = TaskFold.apply(folded, progress("legacy", route, ActorState.RECEIVED))
         .orElseThrow().state();
     store.put("legacy", folded);
     assertThat(withHistory("legacy").history()).extracting(TaskUpdate::seq).containsExactly(1L, 2L);
 
-    send(progress("legacy", route, "completed"));
+    send(progress("legacy", route, ActorState.COMPLETED));
     assertThat(store.get("legacy").history()).isEmpty();
     assertThat(withHistory("legacy").history()).extracting(TaskUpdate::seq).containsExactly(1L, 2L, 3L);
   }
@@ -384,8 +385,8 @@ class TaskTopologyTest {
   void anIdThatStartsWithAnotherIdAndABarDoesNotLendItsHistory() {
     Route route = Route.start("a", List.of("b"));
     send(created("x", route));
-    send(progress("x", route, "received"));
-    send(progress("x", route, "completed"));
+    send(progress("x", route, ActorState.RECEIVED));
+    send(progress("x", route, ActorState.COMPLETED));
     String sneaky = "x|0000000000000000002|y";
     send(created(sneaky, route)); // its key sorts between x's updates 2 and 3
     assertThat(withHistory("x").history()).extracting(TaskUpdate::id).containsOnly("x");
@@ -393,7 +394,7 @@ class TaskTopologyTest {
   }
 
   /** A route-form progress report without a message. */
-  private static TaskEvent progress(String id, Route route, String state) {
+  private static TaskEvent progress(String id, Route route, ActorState state) {
     return TaskEvent.progress(id, ProgressReport.routeForm(route, state, null));
   }
 
