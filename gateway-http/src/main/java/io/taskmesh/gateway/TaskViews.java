@@ -14,7 +14,7 @@ final class TaskViews {
   static Map<String, Object> task(TaskState s) {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("id", s.id());
-    m.put("status", s.status());
+    m.put("status", s.status().wire());
     m.put("message", s.message());
     if (s.result() != null) {
       m.put("result", s.result());
