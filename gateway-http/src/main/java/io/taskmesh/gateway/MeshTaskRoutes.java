@@ -121,10 +121,10 @@ final class MeshTaskRoutes {
     } catch (IOException | IllegalArgumentException e) {
       throw new BadRequestResponse("invalid final report: " + firstLine(e.getMessage()));
     }
-    String status = report.status();
-    if (TaskStatus.PAUSED.equals(status)) {
+    TaskStatus status = report.status();
+    if (status == TaskStatus.PAUSED) {
       commands.append(TaskEvent.paused(id, report));
-    } else if (TaskStatus.SUCCEEDED.equals(status) || TaskStatus.FAILED.equals(status)) {
+    } else if (status != null && status.isOutcome()) {
       commands.append(TaskEvent.finished(id, report));
     } else {
       throw new BadRequestResponse("field 'status' must be succeeded, failed or paused");

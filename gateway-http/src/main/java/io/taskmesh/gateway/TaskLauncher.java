@@ -48,7 +48,7 @@ public final class TaskLauncher {
     if (meshUrl != null) {
       headers.put(Envelope.GATEWAY_URL_HEADER, meshUrl);
     }
-    EnvelopeStatus status = new EnvelopeStatus("pending", "gateway", 0, null, created, created, deadline, null, null);
+    EnvelopeStatus status = EnvelopeStatus.pending("gateway", 0, created, deadline);
     dispatcher.dispatch(namespace, new Envelope(id, null, route, status, input, headers));
     return id;
   }
@@ -64,7 +64,7 @@ public final class TaskLauncher {
     try {
       dispatcher.resume(namespace, taskId, input);
     } catch (RuntimeException e) {
-      commands.append(TaskEvent.paused(taskId, new FinalReport(taskId, TaskStatus.PAUSED, null, null,
+      commands.append(TaskEvent.paused(taskId, FinalReport.paused(taskId,
           Topics.PAUSE, Map.of("reason", "resume not delivered"))));
       throw e;
     }

@@ -14,7 +14,7 @@ final class TaskViews {
   static Map<String, Object> task(TaskState s) {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("id", s.id());
-    m.put("status", s.status());
+    m.put("status", s.status().wire());
     m.put("message", s.message());
     if (s.result() != null) {
       m.put("result", s.result());
@@ -38,7 +38,7 @@ final class TaskViews {
     m.put("id", s.id());
     m.put("parent_id", s.parentId());
     m.put("context_id", s.contextId());
-    m.put("status", s.status());
+    m.put("status", s.status().wire());
     m.set("route", Json.tree(s.route()));
     m.set("payload", s.payload());
     m.set("result", s.result() == null ? NullNode.getInstance() : s.result());

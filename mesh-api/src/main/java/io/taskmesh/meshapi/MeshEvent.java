@@ -2,6 +2,7 @@ package io.taskmesh.meshapi;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.JsonNode;
+import io.taskmesh.schemas.MeshStatus;
 
 /**
  * One record of the fan-out topic: an SSE event for envelope {@code id}. {@code type} is
@@ -16,7 +17,7 @@ public record MeshEvent(
   public static final String FLY = "fly";
 
   public boolean terminalStatus() {
-    return STATUS.equals(type) && Statuses.known(data.path("status").asText(null))
-        && Statuses.terminal(data.path("status").asText());
+    return STATUS.equals(type) && MeshStatus.find(data.path("status").asText(null)).filter(MeshStatus::isTerminal)
+        .isPresent();
   }
 }

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.taskmesh.schemas.Envelope;
 import io.taskmesh.schemas.EnvelopeStatus;
 import io.taskmesh.schemas.Json;
+import io.taskmesh.schemas.MeshStatus;
 import io.taskmesh.schemas.Route;
 import io.taskmesh.schemas.Topics;
 import java.time.Instant;
@@ -142,7 +143,7 @@ public final class MeshService {
     data.put("progress", 0);
     ObjectNode value = JsonNodeFactory.instance.objectNode();
     value.put("id", id);
-    value.put("status", Statuses.PENDING);
+    value.put("status", MeshStatus.PENDING.wire());
     value.put("created_at", createdAt);
     value.put("updated_at", createdAt);
     if (deadline != null) {
@@ -153,7 +154,7 @@ public final class MeshService {
       throw new MeshException(500, "internal", "generated id " + id + " already exists");
     }
     Envelope env = new Envelope(id, null, new Route(List.of(), req.actor(), List.of()),
-        new EnvelopeStatus(Statuses.PENDING, null, null, null, createdAt, createdAt, deadline, null, null),
+        EnvelopeStatus.pending(null, null, createdAt, deadline),
         req.payload(), headers);
     String topic = Topics.actorQueue(req.namespace(), req.actor());
     try {
@@ -163,7 +164,7 @@ public final class MeshService {
       why.put("actor", "mesh-api");
       why.put("error", "dispatch failed: " + e.getMessage());
       try {
-        applyStatus(id, Statuses.FAILED, why);
+        applyStatus(id, MeshStatus.FAILED, why);
       } catch (RuntimeException again) {
         LOG.warn("could not mark {} failed after the dispatch failure: {}", id, again.getMessage());
       }
@@ -198,10 +199,9 @@ public final class MeshService {
     ObjectNode q = JsonNodeFactory.instance.objectNode();
     q.put("prefix", KEY_PREFIX);
     if (status != null && !status.isEmpty()) {
-      if (!Statuses.known(status)) {
-        throw MeshException.badRequest("'status' must be one of " + Statuses.ALL);
-      }
-      q.putObject("filter").put("status", status);
+      MeshStatus wanted = MeshStatus.find(status)
+          .orElseThrow(() -> MeshException.badRequest("'status' must be one of " + MeshStatus.ALL));
+      q.putObject("filter").put("status", wanted.wire());
     }
     q.putArray("sort").add("-created_at").add("-id");
     Long l = nonNegative("limit", limit);
@@ -246,18 +246,19 @@ public final class MeshService {
    * nothing. {@code data} may carry {@code actor}, {@code progress} (0-100), {@code result},
    * {@code error}, {@code message}. Publishes the new status to every replica when applied.
    */
-  public Outcome applyStatus(String id, String status, ObjectNode data) {
+  public Outcome applyStatus(String id, MeshStatus status, ObjectNode data) {
     String key = KEY_PREFIX + id;
     for (int attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
       JsonNode stored = (validId(id) ? kv.get(key) : Optional.<JsonNode>empty())
           .orElseThrow(() -> MeshException.notFound(id));
       String current = stored.path("status").asText();
-      Statuses.Move move = Statuses.known(current) ? Statuses.move(current, status) : Statuses.Move.ADVANCE;
-      if (move == Statuses.Move.STALE) {
+      // a stored value this version cannot read is overwritten, never kept
+      MeshStatus.Move move = MeshStatus.find(current).map(status::over).orElse(MeshStatus.Move.ADVANCE);
+      if (move == MeshStatus.Move.STALE) {
         return Outcome.STALE;
       }
       ObjectNode next = ((ObjectNode) stored).deepCopy();
-      next.put("status", status);
+      next.put("status", status.wire());
       next.put("updated_at", ts(clock.get()));
       ObjectNode d = next.with("data");
       double oldProgress = d.path("progress").asDouble(0);
@@ -275,7 +276,7 @@ public final class MeshService {
           }
         }
       }
-      if (Statuses.SUCCEEDED.equals(status)) {
+      if (status == MeshStatus.SUCCEEDED) {
         progress = 100;
       }
       putNumber(d, "progress", progress);
@@ -314,7 +315,7 @@ public final class MeshService {
   public void cancel(String id) {
     ObjectNode data = JsonNodeFactory.instance.objectNode();
     data.put("message", "canceled by client");
-    applyStatus(id, Statuses.CANCELED, data);
+    applyStatus(id, MeshStatus.CANCELED, data);
   }
 
   // ---- events from sidecars
@@ -328,8 +329,9 @@ public final class MeshService {
     switch (type) {
       case "status" -> {
         JsonNode s = body.get("status");
-        if (s == null || !s.isTextual() || !Statuses.known(s.asText())) {
-          throw MeshException.badRequest("'status' must be one of " + Statuses.ALL);
+        MeshStatus status = s != null && s.isTextual() ? MeshStatus.find(s.asText()).orElse(null) : null;
+        if (status == null) {
+          throw MeshException.badRequest("'status' must be one of " + MeshStatus.ALL);
         }
         JsonNode data = body.get("data");
         if (data != null && !data.isNull() && !data.isObject()) {
@@ -343,7 +345,7 @@ public final class MeshService {
             || d.get("progress").asDouble() > 100)) {
           throw MeshException.badRequest("'data.progress' must be a number from 0 to 100");
         }
-        applyStatus(id, s.asText(), d);
+        applyStatus(id, status, d);
       }
       case "fly" -> {
         JsonNode data = body.get("data");
@@ -370,7 +372,7 @@ public final class MeshService {
     q.put("prefix", KEY_PREFIX);
     ObjectNode filter = q.putObject("filter");
     var in = filter.putObject("status").putArray("$in");
-    Statuses.NON_TERMINAL.forEach(in::add);
+    MeshStatus.NON_TERMINAL.forEach(s -> in.add(s.wire()));
     filter.putObject("deadline_at").put("$lt", ts(clock.get()));
     q.putArray("sort").add("deadline_at");
     q.put("limit", batch);
@@ -382,7 +384,7 @@ public final class MeshService {
       data.put("actor", "mesh-api");
       data.put("error", "deadline exceeded");
       try {
-        if (applyStatus(id, Statuses.FAILED, data) == Outcome.APPLIED) {
+        if (applyStatus(id, MeshStatus.FAILED, data) == Outcome.APPLIED) {
           failed++;
         }
       } catch (MeshException e) {

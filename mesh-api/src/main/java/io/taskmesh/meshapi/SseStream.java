@@ -1,6 +1,7 @@
 package io.taskmesh.meshapi;
 
 import io.taskmesh.schemas.Json;
+import io.taskmesh.schemas.MeshStatus;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
@@ -138,7 +139,7 @@ final class SseStream implements Consumer<MeshEvent> {
     }
     if (MeshEvent.STATUS.equals(e.type())) {
       String status = e.data().path("status").asText();
-      int order = Statuses.known(status) ? Statuses.order(status) : -1;
+      int order = MeshStatus.find(status).map(MeshStatus::order).orElse(-1);
       double progress = e.data().path("progress").asDouble(0);
       boolean older = order < lastOrder
           || (order == lastOrder && (!status.equals(lastStatus) || progress < lastProgress || lastOrder == 3));

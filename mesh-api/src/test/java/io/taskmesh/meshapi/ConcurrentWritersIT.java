@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.taskmesh.schemas.Json;
+import io.taskmesh.schemas.MeshStatus;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -54,14 +55,14 @@ class ConcurrentWritersIT {
           JsonNode g = Json.read(f.send("GET", f.b.ext(P + "/" + id), null).body(), JsonNode.class);
           String s = g.path("status").asText();
           seenByReader.add(s);
-          if (Statuses.order(s) < last) {
+          if (MeshStatus.of(s).order() < last) {
             problems.add("read went backwards to " + s + " after order " + last);
           }
           if (terminal != null && !terminal.equals(s)) {
             problems.add("terminal " + terminal + " overwritten by " + s);
           }
-          last = Statuses.order(s);
-          if (Statuses.terminal(s)) {
+          last = MeshStatus.of(s).order();
+          if (MeshStatus.of(s).isTerminal()) {
             terminal = s;
           }
         }
@@ -82,7 +83,7 @@ class ConcurrentWritersIT {
             for (int i = 0; i < 12; i++) {
               String s = STATUSES.get(rnd.nextInt(STATUSES.size()));
               // terminal statuses are rarer, so that the envelope spends time in the middle
-              if (Statuses.terminal(s) && rnd.nextInt(3) != 0) {
+              if (MeshStatus.of(s).isTerminal() && rnd.nextInt(3) != 0) {
                 s = "running";
               }
               MeshFixture.Resp r = f.send("POST", via.internal(P + "/" + id + "/events"),
@@ -111,9 +112,9 @@ class ConcurrentWritersIT {
             continue;
           }
           String s = Json.read(fr.data(), JsonNode.class).path("status").asText();
-          assertThat(Statuses.order(s)).as("SSE order of %s after %d", s, last).isGreaterThanOrEqualTo(last);
-          last = Statuses.order(s);
-          if (Statuses.terminal(s)) {
+          assertThat(MeshStatus.of(s).order()).as("SSE order of %s after %d", s, last).isGreaterThanOrEqualTo(last);
+          last = MeshStatus.of(s).order();
+          if (MeshStatus.of(s).isTerminal()) {
             terminalEvents++;
           }
         }
@@ -121,7 +122,7 @@ class ConcurrentWritersIT {
       }
       assertThat(problems).isEmpty();
       String finalStatus = Json.read(f.send("GET", f.a.ext(P + "/" + id), null).body(), JsonNode.class).path("status").asText();
-      assertThat(Statuses.terminal(finalStatus)).isTrue();
+      assertThat(MeshStatus.of(finalStatus).isTerminal()).isTrue();
       assertThat(seenByReader).isNotEmpty();
     }
   }

@@ -8,6 +8,7 @@ import io.javalin.http.HandlerType;
 import io.taskmesh.devkit.LocalKafka;
 import io.taskmesh.schemas.ApiDocument;
 import io.taskmesh.schemas.Envelope;
+import io.taskmesh.schemas.EnvelopePhase;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.Topics;
 import java.nio.charset.StandardCharsets;
@@ -164,7 +165,7 @@ class MeshApiIT {
       assertThat(env.route().prev()).isEmpty();
       assertThat(env.route().curr()).isEqualTo("echo");
       assertThat(env.route().next()).isEmpty();
-      assertThat(env.status().phase()).isEqualTo("pending");
+      assertThat(env.status().phase()).isEqualTo(EnvelopePhase.PENDING);
       assertThat(env.status().createdAt()).isNotNull();
       assertThat(env.status().deadlineAt()).isEqualTo(got.path("data").path("deadline_at").asText());
       assertThat(env.payload().path("text").asText()).isEqualTo("hi");

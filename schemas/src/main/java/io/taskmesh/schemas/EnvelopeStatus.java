@@ -4,7 +4,7 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 
 /** {@code status} of an envelope (second spec). Timestamps are ISO 8601 UTC strings. */
 public record EnvelopeStatus(
-    @JsonProperty("phase") String phase,
+    @JsonProperty("phase") EnvelopePhase phase,
     @JsonProperty("actor") String actor,
     @JsonProperty("attempt") Integer attempt,
     @JsonProperty("max_attempts") Integer maxAttempts,
@@ -14,11 +14,18 @@ public record EnvelopeStatus(
     @JsonProperty("reason") String reason,
     @JsonProperty("error") String error) {
 
-  public EnvelopeStatus withPhase(String newPhase, String byActor, String now) {
+  /** The status a new envelope is stamped with: phase pending, created and updated at {@code createdAt}. */
+  public static EnvelopeStatus pending(String byActor, Integer attempt, String createdAt, String deadlineAt) {
+    return new EnvelopeStatus(EnvelopePhase.PENDING, byActor, attempt, null, createdAt, createdAt, deadlineAt,
+        null, null);
+  }
+
+  public EnvelopeStatus withPhase(EnvelopePhase newPhase, String byActor, String now) {
     return new EnvelopeStatus(newPhase, byActor, attempt, maxAttempts, createdAt, now, deadlineAt, reason, error);
   }
 
   public EnvelopeStatus failed(String byActor, String now, String failReason, String failError) {
-    return new EnvelopeStatus("failed", byActor, attempt, maxAttempts, createdAt, now, deadlineAt, failReason, failError);
+    return new EnvelopeStatus(EnvelopePhase.FAILED, byActor, attempt, maxAttempts, createdAt, now, deadlineAt,
+        failReason, failError);
   }
 }

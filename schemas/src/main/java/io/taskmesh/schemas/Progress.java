@@ -7,13 +7,8 @@ public final class Progress {
 
   /** Route form weight: received 0.1, processing 0.5, completed 1.0. */
   public static double routeWeight(String actorState) {
-    return switch (actorState == null ? "" : actorState) {
-      case "received" -> 0.1;
-      case "processing" -> 0.5;
-      case "completed" -> 1.0;
-      default -> throw new IllegalArgumentException(
-          "progress: 'status' must be received, processing or completed, not '" + actorState + "'");
-    };
+    return ActorState.find(actorState).map(ActorState::weight).orElseThrow(() -> new IllegalArgumentException(
+        "progress: 'status' must be received, processing or completed, not '" + actorState + "'"));
   }
 
   /**

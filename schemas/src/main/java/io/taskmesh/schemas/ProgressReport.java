@@ -16,8 +16,8 @@ public record ProgressReport(
     @JsonProperty("status") String status,
     @JsonProperty("message") String message) {
 
-  public static ProgressReport routeForm(Route route, String actorState, String message) {
-    return new ProgressReport(route.prev(), route.curr(), route.next(), null, null, actorState, message);
+  public static ProgressReport routeForm(Route route, ActorState actorState, String message) {
+    return new ProgressReport(route.prev(), route.curr(), route.next(), null, null, actorState.wire(), message);
   }
 
   public boolean indexForm() {

@@ -8,7 +8,8 @@ import java.util.List;
 /**
  * The folded state of one task, as kept in the {@code tasks} store. {@code history} holds the
  * updates emitted so far (bounded) so an SSE client can replay them; {@code recent_event_ids}
- * makes re-delivered events no-ops.
+ * makes re-delivered events no-ops. Built by {@link #created} and changed through the withers, so
+ * the fold reads as the transitions it applies.
  */
 public record TaskState(
     @JsonProperty("id") String id,
@@ -16,7 +17,7 @@ public record TaskState(
     @JsonProperty("context_id") String contextId,
     @JsonProperty("flow") String flow,
     @JsonProperty("owner") String owner,
-    @JsonProperty("status") String status,
+    @JsonProperty("status") TaskStatus status,
     @JsonProperty("message") String message,
     @JsonProperty("result") JsonNode result,
     @JsonProperty("error") String error,
@@ -39,6 +40,63 @@ public record TaskState(
     recentEventIds = recentEventIds == null ? List.of() : List.copyOf(recentEventIds);
   }
 
+  /**
+   * The state of a task just created: what {@code created} says, at its first update
+   * ({@code first}: status, message, seq, time), no progress yet, {@code eventId} remembered.
+   */
+  public static TaskState created(String id, TaskEvent.Created created, TaskUpdate first, String eventId) {
+    Route route = created.route();
+    return new TaskState(id, created.parentId(), created.contextId(), created.flow(), created.owner(),
+        first.status(), first.message(), null, null, route, created.payload(), 0.0, 0, route.curr(), 0,
+        route.totalActors(), first.timestamp(), first.timestamp(), created.deadlineAt(), first.seq(),
+        List.of(first), List.of(eventId));
+  }
+
+  /**
+   * A task known only by its id, context, owner and status, before any event of it is folded (a
+   * stand-in while the created event is on its way).
+   */
+  public static TaskState announced(String id, String contextId, String owner, TaskStatus status, String message,
+      String at) {
+    return new TaskState(id, null, contextId, null, owner, status, message, null, null, null, null, 0, 0, null, 0, 0,
+        at, at, null, 0, List.of(), List.of());
+  }
+
+  /**
+   * The state once {@code update} is applied: its status, message, result, error, progress (when
+   * set), seq and timestamp. History and event ids are the fold's to bound, see the withers below.
+   */
+  public TaskState withUpdate(TaskUpdate update) {
+    double percent = update.progressPercent() != null ? update.progressPercent() : progressPercent;
+    return new TaskState(id, parentId, contextId, flow, owner, update.status(), update.message(), update.result(),
+        update.error(), route, payload, percent, currentActorIdx, currentActorName, actorsCompleted, totalActors,
+        createdAt, update.timestamp(), deadlineAt, update.seq(), history, recentEventIds);
+  }
+
+  /** The actor now at work: its index in the route and its name. */
+  public TaskState withCurrentActor(int idx, String name) {
+    return new TaskState(id, parentId, contextId, flow, owner, status, message, result, error, route, payload,
+        progressPercent, idx, name, actorsCompleted, totalActors, createdAt, updatedAt, deadlineAt, seq, history,
+        recentEventIds);
+  }
+
+  /** The actor that last spoke for the task (a final or pause report names it), same index. */
+  public TaskState withCurrentActorName(String name) {
+    return withCurrentActor(currentActorIdx, name);
+  }
+
+  public TaskState withActorsCompleted(int completed) {
+    return new TaskState(id, parentId, contextId, flow, owner, status, message, result, error, route, payload,
+        progressPercent, currentActorIdx, currentActorName, completed, totalActors, createdAt, updatedAt, deadlineAt,
+        seq, history, recentEventIds);
+  }
+
+  public TaskState withTotalActors(int total) {
+    return new TaskState(id, parentId, contextId, flow, owner, status, message, result, error, route, payload,
+        progressPercent, currentActorIdx, currentActorName, actorsCompleted, total, createdAt, updatedAt, deadlineAt,
+        seq, history, recentEventIds);
+  }
+
   /** The same state with another history (the view keeps the history in a store of its own). */
   public TaskState withHistory(List<TaskUpdate> updates) {
     return new TaskState(id, parentId, contextId, flow, owner, status, message, result, error, route, payload,
@@ -46,8 +104,14 @@ public record TaskState(
         deadlineAt, seq, updates, recentEventIds);
   }
 
+  public TaskState withRecentEventIds(List<String> eventIds) {
+    return new TaskState(id, parentId, contextId, flow, owner, status, message, result, error, route, payload,
+        progressPercent, currentActorIdx, currentActorName, actorsCompleted, totalActors, createdAt, updatedAt,
+        deadlineAt, seq, history, eventIds);
+  }
+
   @JsonIgnore // derived from status; written, it was an unknown field to buffer on every read
   public boolean isFinal() {
-    return TaskStatus.isFinal(status);
+    return status != null && status.isFinal();
   }
 }

@@ -1,22 +1,60 @@
 package io.taskmesh.schemas;
 
-import java.util.Set;
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonValue;
 
-/** Gateway task statuses (first spec, "Task status values"). */
-public final class TaskStatus {
-  public static final String PENDING = "pending";
-  public static final String RUNNING = "running";
-  public static final String SUCCEEDED = "succeeded";
-  public static final String FAILED = "failed";
-  public static final String PAUSED = "paused";
-  public static final String CANCELED = "canceled";
+/**
+ * Gateway task statuses (first spec, "Task status values"), each with its wire value. A wire value
+ * this version does not know reads as {@link #UNKNOWN} ("status cannot be determined"), so a task
+ * record from a newer writer still folds and maps; {@code null} stays {@code null}.
+ */
+public enum TaskStatus {
+  PENDING("pending"),
+  RUNNING("running"),
+  SUCCEEDED("succeeded"),
+  FAILED("failed"),
+  PAUSED("paused"),
+  CANCELED("canceled"),
+  AUTH_REQUIRED("auth_required"),
+  UNKNOWN("unknown");
 
-  private static final Set<String> FINAL = Set.of(SUCCEEDED, FAILED, CANCELED);
+  private final String wire;
 
-  private TaskStatus() {}
+  TaskStatus(String wire) {
+    this.wire = wire;
+  }
 
-  /** Final for streaming purposes: no update can follow. */
-  public static boolean isFinal(String status) {
-    return FINAL.contains(status);
+  @JsonValue
+  public String wire() {
+    return wire;
+  }
+
+  @JsonCreator
+  public static TaskStatus fromWire(String value) {
+    if (value == null) {
+      return null;
+    }
+    for (TaskStatus s : values()) {
+      if (s.wire.equals(value)) {
+        return s;
+      }
+    }
+    return UNKNOWN;
+  }
+
+  /** Final for streaming purposes: no update can follow (succeeded, failed, canceled). */
+  public boolean isFinal() {
+    return this == SUCCEEDED || this == FAILED || this == CANCELED;
+  }
+
+  /** The outcome a final report may carry: succeeded or failed. */
+  public boolean isOutcome() {
+    return this == SUCCEEDED || this == FAILED;
+  }
+
+  /** The wire value, so messages and logs read as they did when statuses were strings. */
+  @Override
+  public String toString() {
+    return wire;
   }
 }

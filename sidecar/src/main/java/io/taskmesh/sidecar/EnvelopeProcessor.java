@@ -1,7 +1,9 @@
 package io.taskmesh.sidecar;
 
 import com.fasterxml.jackson.databind.node.TextNode;
+import io.taskmesh.schemas.ActorState;
 import io.taskmesh.schemas.Envelope;
+import io.taskmesh.schemas.EnvelopePhase;
 import io.taskmesh.schemas.EnvelopeStatus;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.Route;
@@ -62,7 +64,7 @@ final class EnvelopeProcessor implements ActorLoop.Handler {
       return Outcome.done(toSink(failed(e, 0, Reasons.WRONG_ACTOR,
           "route.curr is '" + e.route().curr() + "' but this is actor '" + config.actorName() + "'")));
     }
-    reporter.progress(e, e.route(), "received", null);
+    reporter.progress(e, e.route(), ActorState.RECEIVED, null);
     return invokeWithPolicy(e);
   }
 
@@ -90,10 +92,10 @@ final class EnvelopeProcessor implements ActorLoop.Handler {
         }
         timeout = left.compareTo(timeout) < 0 ? left : timeout;
       }
-      reporter.progress(e, e.route(), "processing", attempt > 1 ? "attempt " + attempt : null);
+      reporter.progress(e, e.route(), ActorState.PROCESSING, attempt > 1 ? "attempt " + attempt : null);
       InvokeResult result = runtime.invoke(body, timeout, fly -> reporter.fly(e, fly));
       if (result instanceof InvokeResult.Frames f) {
-        reporter.progress(e, e.route(), "completed", null);
+        reporter.progress(e, e.route(), ActorState.COMPLETED, null);
         return Outcome.done(route(e, f.frames(), attempt));
       }
       if (result instanceof InvokeResult.Empty) {
@@ -153,12 +155,12 @@ final class EnvelopeProcessor implements ActorLoop.Handler {
       if (crew != null) {
         out.add(toSink(failed(child, attempt, Reasons.INVALID_ROUTE, crew + " must not be listed in a route")));
       } else if (pauseRequested(child)) { // x-pause parks it and reports "paused" (PauseActor)
-        Envelope paused = child.withStatus(status(child, "paused", attempt, null, null));
+        Envelope paused = child.withStatus(status(child, EnvelopePhase.PAUSED, attempt, null, null));
         out.add(new Outcome.Output(config.topicOf(Topics.PAUSE), id, Json.bytes(paused)));
       } else if (route.exhausted()) {
-        out.add(toSink(child.withStatus(status(child, "succeeded", attempt, null, null))));
+        out.add(toSink(child.withStatus(status(child, EnvelopePhase.SUCCEEDED, attempt, null, null))));
       } else {
-        Envelope next = child.withStatus(status(child, "processing", attempt, null, null));
+        Envelope next = child.withStatus(status(child, EnvelopePhase.PROCESSING, attempt, null, null));
         out.add(new Outcome.Output(config.topicOf(route.curr()), id, Json.bytes(next)));
       }
     }
@@ -171,10 +173,10 @@ final class EnvelopeProcessor implements ActorLoop.Handler {
 
   private Envelope failed(Envelope e, int attempt, String reason, String error) {
     LOG.info("{}: {} failed ({}): {}", config.actorName(), e.id(), reason, error);
-    return e.withStatus(status(e, "failed", attempt, reason, error));
+    return e.withStatus(status(e, EnvelopePhase.FAILED, attempt, reason, error));
   }
 
-  private EnvelopeStatus status(Envelope e, String phase, int attempt, String reason, String error) {
+  private EnvelopeStatus status(Envelope e, EnvelopePhase phase, int attempt, String reason, String error) {
     EnvelopeStatus s = e.status();
     String now = Times.iso(clock.instant());
     return new EnvelopeStatus(phase, config.actorName(), attempt, config.maxAttempts(),

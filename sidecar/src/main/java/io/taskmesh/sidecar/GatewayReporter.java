@@ -1,9 +1,11 @@
 package io.taskmesh.sidecar;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.taskmesh.schemas.ActorState;
 import io.taskmesh.schemas.Envelope;
 import io.taskmesh.schemas.FinalReport;
 import io.taskmesh.schemas.Json;
+import io.taskmesh.schemas.MeshStatus;
 import io.taskmesh.schemas.Progress;
 import io.taskmesh.schemas.ProgressReport;
 import java.util.LinkedHashMap;
@@ -107,7 +109,7 @@ public final class GatewayReporter implements AutoCloseable {
   }
 
   /** {@code POST {url}/mesh/{id}/progress}, route form, {@code state} received / processing / completed. */
-  public void progress(Envelope e, Route route, String state, String message) {
+  public void progress(Envelope e, Route route, ActorState state, String message) {
     ProgressReport report = ProgressReport.routeForm(route, state, message);
     if (speaksEvents(e)) {
       Map<String, Object> data = new LinkedHashMap<>();
@@ -116,7 +118,7 @@ public final class GatewayReporter implements AutoCloseable {
       if (message != null) {
         data.put("message", message);
       }
-      enqueue(e, "events", Json.bytes(Map.of("type", "status", "status", "running", "data", data)));
+      enqueue(e, "events", Json.bytes(Map.of("type", "status", "status", MeshStatus.RUNNING, "data", data)));
     } else {
       enqueue(e, "progress", Json.bytes(report));
     }

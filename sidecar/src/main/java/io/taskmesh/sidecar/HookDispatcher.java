@@ -1,5 +1,6 @@
 package io.taskmesh.sidecar;
 
+import io.taskmesh.schemas.TaskStatus;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -54,7 +55,7 @@ final class HookDispatcher implements AutoCloseable {
   }
 
   /** Starts one POST per hook; returns at once. */
-  void dispatch(String id, String status, byte[] envelopeJson) {
+  void dispatch(String id, TaskStatus status, byte[] envelopeJson) {
     for (URI hook : hooks) {
       if (pending.incrementAndGet() > MAX_PENDING) {
         pending.decrementAndGet();
@@ -65,7 +66,7 @@ final class HookDispatcher implements AutoCloseable {
       HttpRequest req = HttpRequest.newBuilder(hook).timeout(timeout)
           .header("Content-Type", "application/json")
           .header("X-Svc-Task-Id", id)
-          .header("X-Svc-Status", status)
+          .header("X-Svc-Status", status.wire())
           .POST(HttpRequest.BodyPublishers.ofByteArray(envelopeJson)).build();
       call(req, id, 1);
     }

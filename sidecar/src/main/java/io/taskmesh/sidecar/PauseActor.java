@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.taskmesh.schemas.Envelope;
+import io.taskmesh.schemas.EnvelopePhase;
 import io.taskmesh.schemas.EnvelopeStatus;
 import io.taskmesh.schemas.FinalReport;
 import io.taskmesh.schemas.Json;
@@ -123,14 +124,14 @@ public final class PauseActor implements AutoCloseable {
     if (!EnvelopeProcessor.pauseRequested(e)) {
       headers.put(Envelope.PAUSE_HEADER, "true");
     }
-    Envelope parked = new Envelope(e.id(), e.parentId(), route, status(e, "paused", null, null), e.payload(), headers);
+    Envelope parked = new Envelope(e.id(), e.parentId(), route, status(e, EnvelopePhase.PAUSED, null, null), e.payload(), headers);
     Map<String, Object> meta = new LinkedHashMap<>();
     meta.put("route", route);
     meta.put("paused_by", pausedBy);
     meta.put("pause", parked.header(Envelope.PAUSE_HEADER));
     meta.put("parked_topic", parkedTopic());
     meta.put("resume_topic", resumeTopic());
-    FinalReport report = new FinalReport(e.id(), "paused", null, null, Topics.PAUSE, meta);
+    FinalReport report = FinalReport.paused(e.id(), Topics.PAUSE, meta);
     LOG.info("x-pause: {} paused (by {}), next {}", e.id(), pausedBy, route.curr().isEmpty() ? "x-sink" : route.curr());
     // reported only once the parked record is committed: "paused" means "resumable now"
     return Outcome.doneThen(List.of(new Outcome.Output(parkedTopic(), e.id(), Json.bytes(parked))),
@@ -162,12 +163,12 @@ public final class PauseActor implements AutoCloseable {
       return deadLetter(record, UNKNOWN_TASK, "no parked envelope " + id + " (never paused, or already resumed)");
     }
     Envelope parked = Json.read(bytes, Envelope.class);
-    Envelope resumed = resumedEnvelope(parked, input, status(parked, "processing", null, null));
+    Envelope resumed = resumedEnvelope(parked, input, status(parked, EnvelopePhase.PROCESSING, null, null));
     String target;
     Envelope out;
     if (resumed.route().exhausted()) {
       target = Topics.SINK;
-      out = resumed.withStatus(status(resumed, "succeeded", null, null));
+      out = resumed.withStatus(status(resumed, EnvelopePhase.SUCCEEDED, null, null));
     } else {
       target = resumed.route().curr();
       out = resumed;
@@ -208,10 +209,10 @@ public final class PauseActor implements AutoCloseable {
 
   private Envelope failed(Envelope e, String reason, String error) {
     LOG.info("x-pause: {} failed ({}): {}", e.id(), reason, error);
-    return e.withStatus(status(e, "failed", reason, error));
+    return e.withStatus(status(e, EnvelopePhase.FAILED, reason, error));
   }
 
-  private EnvelopeStatus status(Envelope e, String phase, String reason, String error) {
+  private EnvelopeStatus status(Envelope e, EnvelopePhase phase, String reason, String error) {
     EnvelopeStatus s = e.status();
     String now = Times.iso(clock.instant());
     return new EnvelopeStatus(phase, Topics.PAUSE, s == null ? 0 : s.attempt(), s == null ? null : s.maxAttempts(),

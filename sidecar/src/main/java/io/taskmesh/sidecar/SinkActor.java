@@ -2,6 +2,7 @@ package io.taskmesh.sidecar;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.taskmesh.schemas.Envelope;
+import io.taskmesh.schemas.EnvelopePhase;
 import io.taskmesh.schemas.EnvelopeStatus;
 import io.taskmesh.schemas.FinalReport;
 import io.taskmesh.schemas.Json;
@@ -79,11 +80,11 @@ public final class SinkActor implements AutoCloseable {
 
   /** succeeded when the phase says so or the route ended without a failure; else failed. */
   static boolean succeeded(Envelope e) {
-    String phase = e.status() == null ? null : e.status().phase();
-    if ("succeeded".equals(phase)) {
+    EnvelopePhase phase = e.status() == null ? null : e.status().phase();
+    if (phase == EnvelopePhase.SUCCEEDED) {
       return true;
     }
-    return e.route().exhausted() && (phase == null || "processing".equals(phase) || "pending".equals(phase));
+    return e.route().exhausted() && (phase == null || phase.inFlight());
   }
 
   static FinalReport finalReport(Envelope e, String reporterName) {
@@ -99,13 +100,13 @@ public final class SinkActor implements AutoCloseable {
       putIfSet(meta, "attempt", s.attempt());
     }
     if (succeeded(e)) {
-      return new FinalReport(e.id(), "succeeded", e.payload(), null, reporterName, meta);
+      return FinalReport.succeeded(e.id(), e.payload(), reporterName, meta);
     }
     String error = s == null ? null : s.error();
     if (error == null) {
       error = s != null && s.reason() != null ? s.reason() : "envelope ended before its route was exhausted";
     }
-    return new FinalReport(e.id(), "failed", null, error, reporterName, meta);
+    return FinalReport.failed(e.id(), error, reporterName, meta);
   }
 
   private static void putIfSet(Map<String, Object> m, String k, Object v) {

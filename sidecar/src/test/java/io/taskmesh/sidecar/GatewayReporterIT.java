@@ -3,6 +3,7 @@ package io.taskmesh.sidecar;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpServer;
+import io.taskmesh.schemas.ActorState;
 import io.taskmesh.schemas.Envelope;
 import io.taskmesh.schemas.Route;
 import java.net.InetSocketAddress;
@@ -56,8 +57,8 @@ class GatewayReporterIT {
     try (GatewayReporter reporter = new GatewayReporter(url)) {
       release.countDown(); // each request still takes 100 ms
       Envelope e = envelope();
-      reporter.progress(e, e.route(), "processing", null);
-      reporter.progress(e, e.route(), "completed", null);
+      reporter.progress(e, e.route(), ActorState.PROCESSING, null);
+      reporter.progress(e, e.route(), ActorState.COMPLETED, null);
       reporter.awaitSent(Duration.ofSeconds(10));
       assertThat(received).hasSize(2);
       assertThat(received.get(1)).startsWith("/mesh/e1/progress").contains("\"completed\"");
@@ -68,7 +69,7 @@ class GatewayReporterIT {
   void aGatewayThatDoesNotAnswerDelaysRoutingOnlyUpToTheLimit() {
     try (GatewayReporter reporter = new GatewayReporter(url)) {
       Envelope e = envelope();
-      reporter.progress(e, e.route(), "completed", null);
+      reporter.progress(e, e.route(), ActorState.COMPLETED, null);
       reporter.awaitSent(Duration.ofMillis(200)); // the server holds the request: this must give up
       assertThat(received).isEmpty();
       release.countDown();
@@ -80,7 +81,7 @@ class GatewayReporterIT {
   void withoutAGatewayUrlNothingIsQueuedOrAwaited() {
     try (GatewayReporter reporter = new GatewayReporter(null)) {
       Envelope e = envelope();
-      reporter.progress(e, e.route(), "completed", null);
+      reporter.progress(e, e.route(), ActorState.COMPLETED, null);
       reporter.awaitSent(Duration.ofDays(1)); // returns at once: nothing is unsent
     }
     assertThat(received).isEmpty();

@@ -24,11 +24,11 @@ class GatewayReporterTest {
 
   @Test
   void aFinalReportBecomesAStatusEvent() throws Exception {
-    Map<String, Object> ok = GatewayReporter.statusEvent(new FinalReport("e1", "succeeded",
-        Json.MAPPER.readTree("{\"x\":1}"), null, "x-sink", null));
+    Map<String, Object> ok = GatewayReporter.statusEvent(FinalReport.succeeded("e1",
+        Json.MAPPER.readTree("{\"x\":1}"), "x-sink", null));
     assertThat(Json.tree(ok)).isEqualTo(Json.MAPPER.readTree(
         "{\"type\":\"status\",\"status\":\"succeeded\",\"data\":{\"actor\":\"x-sink\",\"result\":{\"x\":1}}}"));
-    Map<String, Object> failed = GatewayReporter.statusEvent(new FinalReport("e1", "failed", null, "Timeout", null, null));
+    Map<String, Object> failed = GatewayReporter.statusEvent(FinalReport.failed("e1", "Timeout", null, null));
     assertThat(Json.write(failed)).contains("\"status\":\"failed\"").contains("\"error\":\"Timeout\"");
   }
 }

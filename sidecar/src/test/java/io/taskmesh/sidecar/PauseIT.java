@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.taskmesh.schemas.Envelope;
+import io.taskmesh.schemas.EnvelopePhase;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.Route;
 import java.nio.charset.StandardCharsets;
@@ -60,7 +61,7 @@ class PauseIT {
     List<Envelope> parked = mesh.envelopes(first.parkedTopic(), 1, WAIT);
     assertThat(parked).hasSize(1);
     assertThat(parked.get(0).header("x-svc-pause")).isEqualTo("true");
-    assertThat(parked.get(0).status().phase()).isEqualTo("paused");
+    assertThat(parked.get(0).status().phase()).isEqualTo(EnvelopePhase.PAUSED);
     assertThat(mesh.read(mesh.topic("after"), 0, Duration.ofMillis(300))).isEmpty();
 
     first.close(); // x-pause restarts between the pause and the resume; the resume waits in its topic

@@ -3,10 +3,12 @@ package io.taskmesh.sidecar;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.taskmesh.schemas.Envelope;
+import io.taskmesh.schemas.EnvelopePhase;
 import io.taskmesh.schemas.EnvelopeStatus;
 import io.taskmesh.schemas.FinalReport;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.Route;
+import io.taskmesh.schemas.TaskStatus;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -77,20 +79,20 @@ class RulesTest {
   @Test
   void finalReportIsSucceededOnlyForSucceededPhaseOrAnEndedRoute() {
     Route ended = new Route(List.of("a"), "", List.of());
-    Envelope ok = new Envelope("1", null, ended, status("succeeded", null, null), Json.tree(Map.of("r", 1)), null);
+    Envelope ok = new Envelope("1", null, ended, status(EnvelopePhase.SUCCEEDED, null, null), Json.tree(Map.of("r", 1)), null);
     FinalReport r = SinkActor.finalReport(ok, "x-sink");
-    assertThat(r.status()).isEqualTo("succeeded");
+    assertThat(r.status()).isEqualTo(TaskStatus.SUCCEEDED);
     assertThat(r.result().path("r").asInt()).isEqualTo(1);
-    assertThat(SinkActor.finalReport(ok.withStatus(null), "x-sink").status()).isEqualTo("succeeded");
+    assertThat(SinkActor.finalReport(ok.withStatus(null), "x-sink").status()).isEqualTo(TaskStatus.SUCCEEDED);
 
     Envelope bad = new Envelope("2", null, new Route(List.of(), "a", List.of()),
-        status("failed", "Timeout", "too slow"), Json.tree(1), null);
+        status(EnvelopePhase.FAILED, "Timeout", "too slow"), Json.tree(1), null);
     FinalReport f = SinkActor.finalReport(bad, "x-sump");
-    assertThat(f.status()).isEqualTo("failed");
+    assertThat(f.status()).isEqualTo(TaskStatus.FAILED);
     assertThat(f.error()).isEqualTo("too slow");
     assertThat(f.result()).isNull();
     assertThat(f.metadata()).containsEntry("reason", "Timeout");
-    assertThat(SinkActor.finalReport(bad.withStatus(null), "x-sink").status()).isEqualTo("failed");
+    assertThat(SinkActor.finalReport(bad.withStatus(null), "x-sink").status()).isEqualTo(TaskStatus.FAILED);
   }
 
   @Test
@@ -134,7 +136,7 @@ class RulesTest {
     assertThat(EnvelopeProcessor.withTraceparent(injected)).isSameAs(injected);
   }
 
-  private static EnvelopeStatus status(String phase, String reason, String error) {
+  private static EnvelopeStatus status(EnvelopePhase phase, String reason, String error) {
     return new EnvelopeStatus(phase, "a", 1, 1, null, null, null, reason, error);
   }
 }

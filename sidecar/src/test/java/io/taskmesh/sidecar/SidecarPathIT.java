@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.taskmesh.schemas.Envelope;
+import io.taskmesh.schemas.EnvelopePhase;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -62,7 +63,7 @@ class SidecarPathIT {
 
     List<Envelope> sunk = mesh.envelopes(mesh.topic("x-sink"), 1, Duration.ofSeconds(10));
     assertThat(sunk).hasSize(1);
-    assertThat(sunk.get(0).status().phase()).isEqualTo("succeeded");
+    assertThat(sunk.get(0).status().phase()).isEqualTo(EnvelopePhase.SUCCEEDED);
     assertThat(sunk.get(0).route().prev()).containsExactly("upper", "reverse");
     assertThat(sunk.get(0).route().curr()).isEmpty();
     Wait.until(Duration.ofSeconds(20), "x-sump counted it", () -> sump.succeeded() == 1);

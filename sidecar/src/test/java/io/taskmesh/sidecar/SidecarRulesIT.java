@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.taskmesh.schemas.Envelope;
+import io.taskmesh.schemas.EnvelopePhase;
 import io.taskmesh.schemas.EnvelopeStatus;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.Route;
@@ -68,7 +69,7 @@ class SidecarRulesIT {
     assertThat(fin.path("result").path("x").asInt()).isEqualTo(1);
     Envelope viaB = mesh.envelopes(mesh.topic("b"), 1, WAIT).get(0);
     assertThat(viaB.route()).isEqualTo(new Route(List.of("a"), "b", List.of()));
-    assertThat(viaB.status().phase()).isEqualTo("processing");
+    assertThat(viaB.status().phase()).isEqualTo(EnvelopePhase.PROCESSING);
     assertThat(viaB.status().actor()).isEqualTo("a");
     // no traceparent was sent: the first sidecar injected one, the next kept it
     assertThat(viaB.header("traceparent")).matches("00-[0-9a-f]{32}-[0-9a-f]{16}-01");
@@ -88,7 +89,7 @@ class SidecarRulesIT {
       assertThat(out.get(i).parentId()).isEqualTo("fan-1");
     }
     assertThat(out).extracting(e -> e.payload().path("part").asInt()).containsExactly(0, 1, 2);
-    assertThat(out).allSatisfy(e -> assertThat(e.status().phase()).isEqualTo("succeeded"));
+    assertThat(out).allSatisfy(e -> assertThat(e.status().phase()).isEqualTo(EnvelopePhase.SUCCEEDED));
   }
 
   @Test
@@ -98,7 +99,7 @@ class SidecarRulesIT {
     mesh.send(mesh.envelope("empty-1", Map.of(), "none", "later"));
     Envelope e = sunk(1);
     assertThat(e.route()).isEqualTo(new Route(List.of(), "none", List.of("later")));
-    assertThat(e.status().phase()).isEqualTo("failed");
+    assertThat(e.status().phase()).isEqualTo(EnvelopePhase.FAILED);
     assertThat(e.status().reason()).isEqualTo(Reasons.EMPTY_RESPONSE);
     JsonNode fin = finalOf("empty-1");
     assertThat(fin.path("status").asText()).isEqualTo("failed");
@@ -130,7 +131,7 @@ class SidecarRulesIT {
         c -> c.withResiliency(3, Duration.ofMillis(50), List.of("ConnectionError")), NO_EXIT);
     mesh.send(mesh.envelope("retry-1", counter("flaky"), "flaky"));
     Envelope e = sunk(1);
-    assertThat(e.status().phase()).isEqualTo("succeeded");
+    assertThat(e.status().phase()).isEqualTo(EnvelopePhase.SUCCEEDED);
     assertThat(e.payload().path("calls").asInt()).isEqualTo(2);
     assertThat(e.status().attempt()).isEqualTo(2);
   }
@@ -144,7 +145,7 @@ class SidecarRulesIT {
     p.put("fail_times", 2);
     mesh.send(mesh.envelope("retry-2", p, "flaky"));
     Envelope e = sunk(1);
-    assertThat(e.status().phase()).isEqualTo("failed");
+    assertThat(e.status().phase()).isEqualTo(EnvelopePhase.FAILED);
     assertThat(e.status().attempt()).isEqualTo(2);
     assertThat(e.status().error()).startsWith("ConnectionError: transient failure 2");
   }
@@ -155,7 +156,7 @@ class SidecarRulesIT {
         c -> c.withResiliency(5, Duration.ofMillis(10), List.of("KeyError")), NO_EXIT);
     mesh.send(mesh.envelope("retry-3", counter("flaky3"), "flaky"));
     Envelope e = sunk(1);
-    assertThat(e.status().phase()).isEqualTo("failed");
+    assertThat(e.status().phase()).isEqualTo(EnvelopePhase.FAILED);
     assertThat(Files.readString(tmp.resolve("flaky3"))).isEqualTo("1");
   }
 
@@ -231,7 +232,7 @@ class SidecarRulesIT {
     List<Envelope> out = mesh.envelopes(mesh.topic("x-sink"), 3, WAIT);
     assertThat(out).extracting(Envelope::id).containsExactly("bad-json", "no-route", "no-payload");
     assertThat(out).allSatisfy(e -> {
-      assertThat(e.status().phase()).isEqualTo("failed");
+      assertThat(e.status().phase()).isEqualTo(EnvelopePhase.FAILED);
       assertThat(e.status().reason()).isEqualTo(Reasons.INVALID_ENVELOPE);
       assertThat(e.status().attempt()).isZero();
     });
@@ -291,7 +292,7 @@ class SidecarRulesIT {
     mesh.send(mesh.envelope("pause-1", Map.of("q", "?"), "p", "next-one"));
     List<Envelope> toPause = mesh.envelopes(mesh.topic("x-pause"), 1, WAIT);
     assertThat(toPause).hasSize(1);
-    assertThat(toPause.get(0).status().phase()).isEqualTo("paused");
+    assertThat(toPause.get(0).status().phase()).isEqualTo(EnvelopePhase.PAUSED);
     assertThat(toPause.get(0).status().actor()).isEqualTo("p");
     assertThat(toPause.get(0).header("x-svc-pause")).isEqualTo("true");
     assertThat(toPause.get(0).route()).isEqualTo(new Route(List.of("p"), "next-one", List.of()));
@@ -351,7 +352,7 @@ class SidecarRulesIT {
         "testhandlers.crash_once", rt.socketDir(), Map.of(), Duration.ofSeconds(30));
     try {
       Envelope e = sunk(1);
-      assertThat(e.status().phase()).isEqualTo("succeeded");
+      assertThat(e.status().phase()).isEqualTo(EnvelopePhase.SUCCEEDED);
       assertThat(e.payload().path("survived").asBoolean()).isTrue();
     } finally {
       again.close();
@@ -372,6 +373,6 @@ class SidecarRulesIT {
 
   private static Envelope withDeadline(Envelope e, Instant deadline) {
     String now = Times.now();
-    return e.withStatus(new EnvelopeStatus("pending", null, 0, 1, now, now, Times.iso(deadline), null, null));
+    return e.withStatus(new EnvelopeStatus(EnvelopePhase.PENDING, null, 0, 1, now, now, Times.iso(deadline), null, null));
   }
 }

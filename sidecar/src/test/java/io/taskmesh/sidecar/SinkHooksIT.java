@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpServer;
 import io.taskmesh.schemas.Envelope;
+import io.taskmesh.schemas.EnvelopePhase;
 import io.taskmesh.schemas.EnvelopeStatus;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.Route;
@@ -76,7 +77,7 @@ class SinkHooksIT {
     Envelope ok = new Envelope("h-ok", null, new Route(List.of("a"), "", List.of()), null,
         Json.tree(Map.of("r", 1)), Map.of(Envelope.GATEWAY_URL_HEADER, mesh.gateway.url()));
     Envelope bad = new Envelope("h-bad", null, new Route(List.of(), "a", List.of()),
-        new EnvelopeStatus("failed", "a", 1, 1, null, null, null, Reasons.PROCESSING_ERROR, "ValueError: x"),
+        new EnvelopeStatus(EnvelopePhase.FAILED, "a", 1, 1, null, null, null, Reasons.PROCESSING_ERROR, "ValueError: x"),
         Json.tree(Map.of()), Map.of(Envelope.GATEWAY_URL_HEADER, mesh.gateway.url()));
     mesh.send(mesh.topic("x-sink"), ok.id(), Json.bytes(ok));
     mesh.send(mesh.topic("x-sink"), bad.id(), Json.bytes(bad));

@@ -1,5 +1,6 @@
 package io.taskmesh.topology;
 
+import io.taskmesh.schemas.ActorState;
 import io.taskmesh.schemas.FinalReport;
 import io.taskmesh.schemas.Progress;
 import io.taskmesh.schemas.ProgressReport;
@@ -46,40 +47,39 @@ public final class TaskFold {
     if (state.isFinal()) {
       return Optional.empty();
     }
+    boolean paused = state.status() == TaskStatus.PAUSED;
     return switch (event.type()) {
-      case TaskEvent.PROGRESS -> TaskStatus.PAUSED.equals(state.status()) ? Optional.empty() : progress(state, event);
+      case TaskEvent.PROGRESS -> paused ? Optional.empty() : progress(state, event);
       case TaskEvent.FINAL -> Optional.of(finish(state, event));
-      case TaskEvent.PAUSED -> TaskStatus.PAUSED.equals(state.status()) ? Optional.empty() : Optional.of(pause(state, event));
+      case TaskEvent.PAUSED -> paused ? Optional.empty() : Optional.of(pause(state, event));
       case TaskEvent.CANCELED -> Optional.of(cancel(state, event));
-      case TaskEvent.RESUMED -> TaskStatus.PAUSED.equals(state.status()) ? Optional.of(resume(state, event)) : Optional.empty();
+      case TaskEvent.RESUMED -> paused ? Optional.of(resume(state, event)) : Optional.empty();
       case TaskEvent.DEADLINE_EXPIRED -> Optional.of(expire(state, event));
       default -> Optional.empty(); // created again, or a type this version does not know
     };
   }
 
+  /** (none) -> pending, at the route's first actor. */
   private static Result create(TaskEvent event) {
     TaskEvent.Created c = event.created();
     if (c == null || c.route() == null) {
       throw new IllegalArgumentException(event.type() + ": 'created.route' is required");
     }
     Route route = c.route();
-    String now = event.timestamp();
     String message = TaskEvent.CHILD_CREATED.equals(event.type()) ? "Child task created" : "Task created";
-    TaskUpdate update = new TaskUpdate(event.taskId(), 1, TaskStatus.PENDING, 0.0, 0, null,
-        route.curr(), route.actors(), message, null, null, now);
-    TaskState state = new TaskState(event.taskId(), c.parentId(), c.contextId(), c.flow(), c.owner(),
-        TaskStatus.PENDING, message, null, null, route, c.payload(), 0.0, 0, route.curr(), 0,
-        route.totalActors(), now, now, c.deadlineAt(), 1, List.of(update), List.of(event.eventId()));
-    return new Result(state, update);
+    TaskUpdate update = TaskUpdate.of(event.taskId(), 1, TaskStatus.PENDING, message, event.timestamp())
+        .withProgress(0.0).withActorIdx(0).withActor(route.curr()).withActors(route.actors());
+    return new Result(TaskState.created(event.taskId(), c, update, event.eventId()), update);
   }
 
+  /** pending|running -> running, at the reporting actor; progress never decreases. */
   private static Optional<Result> progress(TaskState s, TaskEvent event) {
     ProgressReport r = event.progress();
     if (r == null) {
       throw new IllegalArgumentException("progress: 'progress' is required");
     }
     double percent = Progress.percent(r);
-    if (percent <= s.progressPercent() && TaskStatus.RUNNING.equals(s.status())) {
+    if (percent <= s.progressPercent() && s.status() == TaskStatus.RUNNING) {
       return Optional.empty(); // stale or duplicate: progress never decreases
     }
     percent = Math.max(percent, s.progressPercent());
@@ -93,71 +93,74 @@ public final class TaskFold {
       idx = r.prev() == null ? 0 : r.prev().size();
     }
     String actor = idx < actors.size() ? actors.get(idx) : null;
-    int completed = idx + ("completed".equals(r.status()) ? 1 : 0);
+    boolean actorDone = ActorState.find(r.status()).orElseThrow() == ActorState.COMPLETED; // checked by percent()
+    int completed = idx + (actorDone ? 1 : 0);
     String message = r.message() != null ? r.message() : actor + ": " + r.status();
-    TaskUpdate update = new TaskUpdate(s.id(), s.seq() + 1, TaskStatus.RUNNING, percent, idx, r.status(),
-        actor, actors, message, null, null, event.timestamp());
-    return Optional.of(next(s, event, update, null, null, percent, idx, actor,
-        Math.max(completed, s.actorsCompleted()), actors.size()));
+    TaskUpdate update = next(s, TaskStatus.RUNNING, message, event).withProgress(percent).withActorIdx(idx)
+        .withActorState(r.status()).withActor(actor).withActors(actors);
+    TaskState at = s.withCurrentActor(idx, actor).withActorsCompleted(Math.max(completed, s.actorsCompleted()))
+        .withTotalActors(actors.size());
+    return Optional.of(apply(at, update, event));
   }
 
+  /** -> succeeded (progress 100, every actor done, the result) or failed (the error). */
   private static Result finish(TaskState s, TaskEvent event) {
     FinalReport f = event.finalReport();
-    String status = f == null ? null : f.status();
-    if (!TaskStatus.SUCCEEDED.equals(status) && !TaskStatus.FAILED.equals(status)) {
+    TaskStatus status = f == null ? null : f.status();
+    if (status == null || !status.isOutcome()) {
       throw new IllegalArgumentException("final: 'status' must be succeeded or failed, not '" + status + "'");
     }
-    boolean ok = TaskStatus.SUCCEEDED.equals(status);
-    double percent = ok ? 100.0 : s.progressPercent();
+    boolean ok = status == TaskStatus.SUCCEEDED;
     String message = ok ? "Task completed" : "Task failed: " + (f.error() == null ? "unknown error" : f.error());
-    String actorName = f.currentActorName() != null ? f.currentActorName() : s.currentActorName();
-    TaskUpdate update = new TaskUpdate(s.id(), s.seq() + 1, status, percent, null, null, null, null, message,
-        ok ? f.result() : null, ok ? null : f.error(), event.timestamp());
-    return next(s, event, update, ok ? f.result() : null, ok ? null : f.error(), percent,
-        s.currentActorIdx(), actorName, ok ? s.totalActors() : s.actorsCompleted(), s.totalActors());
+    TaskUpdate update = next(s, status, message, event).withProgress(ok ? 100.0 : s.progressPercent())
+        .withResult(ok ? f.result() : null).withError(ok ? null : f.error());
+    TaskState at = s.withCurrentActorName(f.currentActorName() != null ? f.currentActorName() : s.currentActorName())
+        .withActorsCompleted(ok ? s.totalActors() : s.actorsCompleted());
+    return apply(at, update, event);
   }
 
+  /** pending|running -> paused, by the actor that paused it. */
   private static Result pause(TaskState s, TaskEvent event) {
     FinalReport f = event.finalReport();
     String actor = f != null && f.currentActorName() != null ? f.currentActorName() : s.currentActorName();
     String message = "Task paused" + (actor == null ? "" : " by " + actor);
-    TaskUpdate update = new TaskUpdate(s.id(), s.seq() + 1, TaskStatus.PAUSED, s.progressPercent(),
-        s.currentActorIdx(), null, actor, null, message, null, null, event.timestamp());
-    return next(s, event, update, null, null, s.progressPercent(), s.currentActorIdx(), actor,
-        s.actorsCompleted(), s.totalActors());
+    TaskUpdate update = next(s, TaskStatus.PAUSED, message, event).withProgress(s.progressPercent())
+        .withActorIdx(s.currentActorIdx()).withActor(actor);
+    return apply(s.withCurrentActorName(actor), update, event);
   }
 
+  /** paused -> running, at the same actor. */
   private static Result resume(TaskState s, TaskEvent event) {
     String message = "Task resumed" + (event.reason() == null || event.reason().isBlank() ? "" : ": " + event.reason());
-    TaskUpdate update = new TaskUpdate(s.id(), s.seq() + 1, TaskStatus.RUNNING, s.progressPercent(),
-        s.currentActorIdx(), null, s.currentActorName(), null, message, null, null, event.timestamp());
-    return next(s, event, update, null, null, s.progressPercent(), s.currentActorIdx(), s.currentActorName(),
-        s.actorsCompleted(), s.totalActors());
+    TaskUpdate update = next(s, TaskStatus.RUNNING, message, event).withProgress(s.progressPercent())
+        .withActorIdx(s.currentActorIdx()).withActor(s.currentActorName());
+    return apply(s, update, event);
   }
 
+  /** any non-final -> canceled. */
   private static Result cancel(TaskState s, TaskEvent event) {
     String message = "Task canceled" + (event.reason() == null || event.reason().isBlank() ? "" : ": " + event.reason());
-    TaskUpdate update = new TaskUpdate(s.id(), s.seq() + 1, TaskStatus.CANCELED, s.progressPercent(), null,
-        null, null, null, message, null, null, event.timestamp());
-    return next(s, event, update, null, null, s.progressPercent(), s.currentActorIdx(), s.currentActorName(),
-        s.actorsCompleted(), s.totalActors());
+    return apply(s, next(s, TaskStatus.CANCELED, message, event).withProgress(s.progressPercent()), event);
   }
 
+  /** any non-final -> failed with a timeout error. */
   private static Result expire(TaskState s, TaskEvent event) {
     String error = event.reason() != null ? event.reason() : "timeout: no final report by " + s.deadlineAt();
-    TaskUpdate update = new TaskUpdate(s.id(), s.seq() + 1, TaskStatus.FAILED, s.progressPercent(), null,
-        null, null, null, "Task failed: " + error, null, error, event.timestamp());
-    return next(s, event, update, null, error, s.progressPercent(), s.currentActorIdx(), s.currentActorName(),
-        s.actorsCompleted(), s.totalActors());
+    TaskUpdate update = next(s, TaskStatus.FAILED, "Task failed: " + error, event).withProgress(s.progressPercent())
+        .withError(error);
+    return apply(s, update, event);
   }
 
-  /** The state after {@code update}: its status, message and timestamp, plus the given fields. */
-  private static Result next(TaskState s, TaskEvent event, TaskUpdate update, com.fasterxml.jackson.databind.JsonNode result,
-      String error, double percent, int idx, String actorName, int completed, int total) {
-    TaskState state = new TaskState(s.id(), s.parentId(), s.contextId(), s.flow(), s.owner(), update.status(),
-        update.message(), result, error, s.route(), s.payload(), percent, idx, actorName, completed, total,
-        s.createdAt(), event.timestamp(), s.deadlineAt(), update.seq(), append(s.history(), update, MAX_HISTORY),
-        append(s.recentEventIds(), event.eventId(), MAX_EVENT_IDS));
+  /** The task's next update (seq + 1) to {@code status}, at the event's time. */
+  private static TaskUpdate next(TaskState s, TaskStatus status, String message, TaskEvent event) {
+    return TaskUpdate.of(s.id(), s.seq() + 1, status, message, event.timestamp());
+  }
+
+  /** {@code s} after {@code update}, which joins the bounded history; the event id is remembered. */
+  private static Result apply(TaskState s, TaskUpdate update, TaskEvent event) {
+    TaskState state = s.withUpdate(update)
+        .withHistory(append(s.history(), update, MAX_HISTORY))
+        .withRecentEventIds(append(s.recentEventIds(), event.eventId(), MAX_EVENT_IDS));
     return new Result(state, update);
   }
 

@@ -1,10 +1,17 @@
 package io.taskmesh.topology;
 
+import static io.taskmesh.schemas.TaskStatus.CANCELED;
+import static io.taskmesh.schemas.TaskStatus.FAILED;
+import static io.taskmesh.schemas.TaskStatus.PAUSED;
+import static io.taskmesh.schemas.TaskStatus.PENDING;
+import static io.taskmesh.schemas.TaskStatus.RUNNING;
+import static io.taskmesh.schemas.TaskStatus.SUCCEEDED;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.taskmesh.devkit.LocalKafka;
+import io.taskmesh.schemas.ActorState;
 import io.taskmesh.schemas.FinalReport;
 import io.taskmesh.schemas.ProgressReport;
 import io.taskmesh.schemas.Route;
@@ -50,7 +57,7 @@ class ReplayIT {
     }
     assertThat(before).hasSize(EXPECTED);
     assertThat(before).extracting(TaskState::status)
-        .contains("pending", "running", "succeeded", "failed", "paused", "canceled");
+        .contains(PENDING, RUNNING, SUCCEEDED, FAILED, PAUSED, CANCELED);
 
     TaskReplay.reset(config, Duration.ofSeconds(60));
     assertThat(Files.exists(dir.resolve("state").resolve(config.applicationId()))).isFalse();
@@ -81,25 +88,25 @@ class ReplayIT {
     if (i % 7 == 0) {
       return; // left to the deadline backstop
     }
-    TaskEvent received = TaskEvent.progress(id, ProgressReport.routeForm(route, "received", null));
+    TaskEvent received = TaskEvent.progress(id, ProgressReport.routeForm(route, ActorState.RECEIVED, null));
     view.append(received);
     view.append(received); // re-delivery
     view.append(TaskEvent.progress(id, new ProgressReport(null, null, null, List.of("a", "b", "c"), 1, "processing", null)));
-    view.append(TaskEvent.progress(id, ProgressReport.routeForm(route, "completed", null))); // stale
+    view.append(TaskEvent.progress(id, ProgressReport.routeForm(route, ActorState.COMPLETED, null))); // stale
     if (i % 10 == 1) {
       view.append(TaskEvent.childCreated(id + "-1", new TaskEvent.Created(null,
           new Route(List.of("a"), "b", List.of("c")), null, id, id, null, null)));
     }
     switch (i % 5) {
-      case 0 -> view.append(TaskEvent.finished(id, new FinalReport(id, "succeeded",
-          JsonNodeFactory.instance.objectNode().put("r", i), null, "x-sink", null)));
-      case 1 -> view.append(TaskEvent.finished(id, new FinalReport(id, "failed", null, "boom " + i, "x-sump", null)));
-      case 2 -> view.append(TaskEvent.paused(id, new FinalReport(id, "paused", null, null, "b", null)));
+      case 0 -> view.append(TaskEvent.finished(id, FinalReport.succeeded(id,
+          JsonNodeFactory.instance.objectNode().put("r", i), "x-sink", null)));
+      case 1 -> view.append(TaskEvent.finished(id, FinalReport.failed(id, "boom " + i, "x-sump", null)));
+      case 2 -> view.append(TaskEvent.paused(id, FinalReport.paused(id, "b", null)));
       case 3 -> view.cancel(id, "test");
       default -> { } // still running
     }
     if (i % 5 == 0) {
-      view.append(TaskEvent.finished(id, new FinalReport(id, "failed", null, "late", "x-sump", null)));
+      view.append(TaskEvent.finished(id, FinalReport.failed(id, "late", "x-sump", null)));
     }
   }
 
@@ -108,9 +115,9 @@ class ReplayIT {
     while (true) {
       List<TaskState> all = view.localTasks();
       boolean settled = all.size() == EXPECTED && all.stream()
-          .filter(s -> s.deadlineAt() != null).allMatch(s -> "failed".equals(s.status()))
+          .filter(s -> s.deadlineAt() != null).allMatch(s -> s.status() == FAILED)
           && all.stream().filter(s -> s.id().matches("t\\d+") && Integer.parseInt(s.id().substring(1)) % 5 == 0
-              && Integer.parseInt(s.id().substring(1)) % 7 != 0).allMatch(s -> "succeeded".equals(s.status()));
+              && Integer.parseInt(s.id().substring(1)) % 7 != 0).allMatch(s -> s.status() == SUCCEEDED);
       if (settled) {
         return all;
       }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import io.taskmesh.schemas.ActorState;
 import io.taskmesh.schemas.FinalReport;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.ProgressReport;
@@ -24,9 +25,9 @@ class SmileSerdeTest {
     TaskState s = TaskFold.apply(null, TaskEvent.created("t1", new TaskEvent.Created("flow", route,
         JsonNodeFactory.instance.objectNode().put("text", "h\u00e9llo"), null, "alice", null, "2026-11-23T10:00:00Z")))
         .orElseThrow().state();
-    s = TaskFold.apply(s, TaskEvent.progress("t1", ProgressReport.routeForm(route, "completed", null))).orElseThrow().state();
-    return TaskFold.apply(s, TaskEvent.finished("t1", new FinalReport("t1", "succeeded",
-        JsonNodeFactory.instance.objectNode().put("n", 1.5), null, "b", null))).orElseThrow().state();
+    s = TaskFold.apply(s, TaskEvent.progress("t1", ProgressReport.routeForm(route, ActorState.COMPLETED, null))).orElseThrow().state();
+    return TaskFold.apply(s, TaskEvent.finished("t1", FinalReport.succeeded("t1",
+        JsonNodeFactory.instance.objectNode().put("n", 1.5), "b", null))).orElseThrow().state();
   }
 
   @Test

@@ -2,6 +2,7 @@ package io.taskmesh.topology;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.taskmesh.devkit.LocalKafka;
+import io.taskmesh.schemas.ActorState;
 import io.taskmesh.schemas.FinalReport;
 import io.taskmesh.schemas.ProgressReport;
 import io.taskmesh.schemas.Route;
@@ -112,18 +113,18 @@ public final class TaskBench {
             Route.start("a", List.of("b", "c")), JsonNodeFactory.instance.objectNode().put("n", t), null, id, null, null))));
         sent++;
         for (int a = 0; a < 3 && sent < events; a++) {
-          for (String st : List.of("received", "processing", "completed")) {
+          for (ActorState st : ActorState.values()) {
             if (sent >= events) {
               break;
             }
             p.send(new ProducerRecord<>(topics.events().name(), id,
-                TaskEvent.progress(id, new ProgressReport(null, null, null, actors, a, st, null))));
+                TaskEvent.progress(id, new ProgressReport(null, null, null, actors, a, st.wire(), null))));
             sent++;
           }
         }
         if (sent < events) {
           p.send(new ProducerRecord<>(topics.events().name(), id, TaskEvent.finished(id,
-              new FinalReport(id, "succeeded", JsonNodeFactory.instance.objectNode().put("ok", true), null, "x-sink", null))));
+              FinalReport.succeeded(id, JsonNodeFactory.instance.objectNode().put("ok", true), "x-sink", null))));
           sent++;
         }
       }

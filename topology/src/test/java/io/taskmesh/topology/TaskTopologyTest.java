@@ -1,8 +1,15 @@
 package io.taskmesh.topology;
 
+import static io.taskmesh.schemas.TaskStatus.CANCELED;
+import static io.taskmesh.schemas.TaskStatus.FAILED;
+import static io.taskmesh.schemas.TaskStatus.PAUSED;
+import static io.taskmesh.schemas.TaskStatus.PENDING;
+import static io.taskmesh.schemas.TaskStatus.RUNNING;
+import static io.taskmesh.schemas.TaskStatus.SUCCEEDED;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import io.taskmesh.schemas.ActorState;
 import io.taskmesh.schemas.FinalReport;
 import io.taskmesh.schemas.ProgressReport;
 import io.taskmesh.schemas.Route;
@@ -65,13 +72,13 @@ class TaskTopologyTest {
   void aTaskOutOfTheProcessorsRecentStatesIsReadBackFromTheStore() {
     Route route = Route.start("a", List.of("b"));
     send(created("old", route));
-    send(progress("old", route, "received"));
+    send(progress("old", route, ActorState.RECEIVED));
     for (int i = 0; i < TaskTopology.RECENT_STATES + 10; i++) {
       send(created("filler-" + i, route)); // pushes "old" out of the processor's recent states
     }
     updates.readValuesToList();
-    send(progress("old", route, "completed"));
-    send(progress("old", route, "received")); // stale: no update
+    send(progress("old", route, ActorState.COMPLETED));
+    send(progress("old", route, ActorState.RECEIVED)); // stale: no update
 
     List<TaskUpdate> out = updates.readValuesToList();
     assertThat(out).extracting(TaskUpdate::seq).containsExactly(3L);
@@ -84,21 +91,21 @@ class TaskTopologyTest {
   void foldsOneTaskFromCreatedToSucceeded() {
     Route route = Route.start("a", List.of("b"));
     send(created("t1", route));
-    send(progress("t1", route, "received"));
-    send(progress("t1", route, "completed"));
+    send(progress("t1", route, ActorState.RECEIVED));
+    send(progress("t1", route, ActorState.COMPLETED));
     Route second = new Route(List.of("a"), "b", List.of());
-    send(progress("t1", second, "processing"));
-    send(TaskEvent.finished("t1", new FinalReport("t1", "succeeded",
-        JsonNodeFactory.instance.objectNode().put("text", "done"), null, "b", null)));
+    send(progress("t1", second, ActorState.PROCESSING));
+    send(TaskEvent.finished("t1", FinalReport.succeeded("t1",
+        JsonNodeFactory.instance.objectNode().put("text", "done"), "b", null)));
 
     List<TaskUpdate> out = updates.readValuesToList();
     assertThat(out).extracting(TaskUpdate::status)
-        .containsExactly("pending", "running", "running", "running", "succeeded");
+        .containsExactly(PENDING, RUNNING, RUNNING, RUNNING, SUCCEEDED);
     assertThat(out).extracting(TaskUpdate::progressPercent).containsExactly(0.0, 5.0, 50.0, 75.0, 100.0);
     assertThat(out).extracting(TaskUpdate::seq).containsExactly(1L, 2L, 3L, 4L, 5L);
 
     TaskState state = store.get("t1");
-    assertThat(state.status()).isEqualTo("succeeded");
+    assertThat(state.status()).isEqualTo(SUCCEEDED);
     assertThat(state.result().get("text").asText()).isEqualTo("done");
     assertThat(state.progressPercent()).isEqualTo(100.0);
     assertThat(state.totalActors()).isEqualTo(2);
@@ -110,30 +117,30 @@ class TaskTopologyTest {
   @Test
   void duplicateStaleAndLateEventsChangeNothing() {
     Route route = Route.start("a", List.of());
-    TaskEvent processing = progress("t2", route, "processing");
+    TaskEvent processing = progress("t2", route, ActorState.PROCESSING);
     send(created("t2", route));
     send(processing);
     send(processing); // same event id: re-delivery
-    send(progress("t2", route, "received")); // stale
-    send(TaskEvent.finished("t2", new FinalReport("t2", "failed", null, "boom", "a", null)));
-    send(TaskEvent.finished("t2", new FinalReport("t2", "succeeded", null, null, "a", null))); // after terminal
-    send(progress("t2", route, "completed")); // after terminal
+    send(progress("t2", route, ActorState.RECEIVED)); // stale
+    send(TaskEvent.finished("t2", FinalReport.failed("t2", "boom", "a", null)));
+    send(TaskEvent.finished("t2", FinalReport.succeeded("t2", null, "a", null))); // after terminal
+    send(progress("t2", route, ActorState.COMPLETED)); // after terminal
 
     assertThat(updates.readValuesToList()).extracting(TaskUpdate::status)
-        .containsExactly("pending", "running", "failed");
-    assertThat(store.get("t2").status()).isEqualTo("failed");
+        .containsExactly(PENDING, RUNNING, FAILED);
+    assertThat(store.get("t2").status()).isEqualTo(FAILED);
     assertThat(store.get("t2").error()).isEqualTo("boom");
   }
 
   @Test
   void progressForAnUnknownTaskAndMalformedEventsAreSkipped() {
-    send(TaskEvent.progress("ghost", ProgressReport.routeForm(Route.start("a", List.of()), "received", null)));
+    send(TaskEvent.progress("ghost", ProgressReport.routeForm(Route.start("a", List.of()), ActorState.RECEIVED, null)));
     send(created("t3", Route.start("a", List.of())));
-    send(TaskEvent.progress("t3", ProgressReport.routeForm(Route.start("a", List.of()), "bogus", null)));
-    send(TaskEvent.progress("t3", ProgressReport.routeForm(Route.start("a", List.of()), "received", null)));
+    send(TaskEvent.progress("t3", new ProgressReport(List.of(), "a", List.of(), null, null, "bogus", null)));
+    send(TaskEvent.progress("t3", ProgressReport.routeForm(Route.start("a", List.of()), ActorState.RECEIVED, null)));
 
     assertThat(store.get("ghost")).isNull();
-    assertThat(updates.readValuesToList()).extracting(TaskUpdate::status).containsExactly("pending", "running");
+    assertThat(updates.readValuesToList()).extracting(TaskUpdate::status).containsExactly(PENDING, RUNNING);
   }
 
   @Test
@@ -152,7 +159,7 @@ class TaskTopologyTest {
     Route route = Route.start("a", List.of("b"));
     send(created("p1", route));
     send(TaskEvent.progress("p1", new ProgressReport(null, null, null, List.of("a", "b"), 1, "received", null)));
-    send(progress("p1", route, "completed")); // 50 < 55: stale
+    send(progress("p1", route, ActorState.COMPLETED)); // 50 < 55: stale
     send(TaskEvent.progress("p1", new ProgressReport(null, null, null, List.of("a", "b"), 1, "received", null)));
     send(TaskEvent.progress("p1", new ProgressReport(List.of("a"), "b", List.of(), null, null, "processing", null)));
     assertThat(updates.readValuesToList()).extracting(TaskUpdate::progressPercent).containsExactly(0.0, 55.0, 75.0);
@@ -162,8 +169,8 @@ class TaskTopologyTest {
   @Test
   void finalFromPendingIsAccepted() {
     send(created("p2", Route.start("a", List.of())));
-    send(TaskEvent.finished("p2", new FinalReport("p2", "succeeded", null, null, "x-sink", null)));
-    assertThat(store.get("p2").status()).isEqualTo("succeeded");
+    send(TaskEvent.finished("p2", FinalReport.succeeded("p2", null, "x-sink", null)));
+    assertThat(store.get("p2").status()).isEqualTo(SUCCEEDED);
     assertThat(store.get("p2").progressPercent()).isEqualTo(100.0);
   }
 
@@ -171,24 +178,24 @@ class TaskTopologyTest {
   void pausedThenFinalOrCanceled() {
     Route route = Route.start("a", List.of("b"));
     send(created("q1", route));
-    send(progress("q1", route, "processing"));
-    TaskEvent pause = TaskEvent.paused("q1", new FinalReport("q1", "paused", null, null, "a", null));
+    send(progress("q1", route, ActorState.PROCESSING));
+    TaskEvent pause = TaskEvent.paused("q1", FinalReport.paused("q1", "a", null));
     send(pause);
     send(pause); // duplicate
-    send(TaskEvent.paused("q1", new FinalReport("q1", "paused", null, null, "a", null))); // already paused
-    send(progress("q1", route, "completed")); // late report
+    send(TaskEvent.paused("q1", FinalReport.paused("q1", "a", null))); // already paused
+    send(progress("q1", route, ActorState.COMPLETED)); // late report
     TaskState paused = store.get("q1");
-    assertThat(paused.status()).isEqualTo("paused");
+    assertThat(paused.status()).isEqualTo(PAUSED);
     assertThat(paused.progressPercent()).isEqualTo(25.0);
     assertThat(paused.isFinal()).isFalse();
-    send(TaskEvent.finished("q1", new FinalReport("q1", "failed", null, "declined", "x-sump", null)));
+    send(TaskEvent.finished("q1", FinalReport.failed("q1", "declined", "x-sump", null)));
     assertThat(updates.readValuesToList()).extracting(TaskUpdate::status)
-        .containsExactly("pending", "running", "paused", "failed");
+        .containsExactly(PENDING, RUNNING, PAUSED, FAILED);
 
     send(created("q2", route));
-    send(TaskEvent.paused("q2", new FinalReport("q2", "paused", null, null, "a", null)));
+    send(TaskEvent.paused("q2", FinalReport.paused("q2", "a", null)));
     send(TaskEvent.canceled("q2", "user asked"));
-    assertThat(store.get("q2").status()).isEqualTo("canceled");
+    assertThat(store.get("q2").status()).isEqualTo(CANCELED);
     assertThat(store.get("q2").message()).contains("user asked");
   }
 
@@ -197,40 +204,40 @@ class TaskTopologyTest {
     Route route = Route.start("a", List.of("b"));
     send(created("r1", route));
     send(TaskEvent.resumed("r1", "too early")); // not paused: no-op
-    assertThat(store.get("r1").status()).isEqualTo("pending");
-    send(progress("r1", route, "processing"));
-    send(TaskEvent.paused("r1", new FinalReport("r1", "paused", null, null, "x-pause", null)));
+    assertThat(store.get("r1").status()).isEqualTo(PENDING);
+    send(progress("r1", route, ActorState.PROCESSING));
+    send(TaskEvent.paused("r1", FinalReport.paused("r1", "x-pause", null)));
     TaskEvent resume = TaskEvent.resumed("r1", "new input");
     send(resume);
     send(resume); // duplicate
     TaskState resumed = store.get("r1");
-    assertThat(resumed.status()).isEqualTo("running");
+    assertThat(resumed.status()).isEqualTo(RUNNING);
     assertThat(resumed.message()).isEqualTo("Task resumed: new input");
     assertThat(resumed.progressPercent()).isEqualTo(25.0);
     Route atB = new Route(List.of("a"), "b", List.of());
-    send(progress("r1", atB, "received"));
+    send(progress("r1", atB, ActorState.RECEIVED));
     assertThat(store.get("r1").progressPercent()).isGreaterThan(25.0);
-    send(TaskEvent.finished("r1", new FinalReport("r1", "succeeded", null, null, "x-sink", null)));
+    send(TaskEvent.finished("r1", FinalReport.succeeded("r1", null, "x-sink", null)));
     send(TaskEvent.resumed("r1", "after the end")); // terminal: no-op
     assertThat(updates.readValuesToList()).extracting(TaskUpdate::status)
-        .containsExactly("pending", "running", "paused", "running", "running", "succeeded");
+        .containsExactly(PENDING, RUNNING, PAUSED, RUNNING, RUNNING, SUCCEEDED);
   }
 
   @Test
   void cancelMovesAnyNonFinalTaskToCanceledAndIsFinal() {
     Route route = Route.start("a", List.of());
     send(created("c1", route));
-    send(progress("c1", route, "received"));
+    send(progress("c1", route, ActorState.RECEIVED));
     send(TaskEvent.canceled("c1", null));
-    send(TaskEvent.finished("c1", new FinalReport("c1", "succeeded", null, null, "x-sink", null)));
-    send(progress("c1", route, "completed"));
-    send(TaskEvent.paused("c1", new FinalReport("c1", "paused", null, null, "a", null)));
+    send(TaskEvent.finished("c1", FinalReport.succeeded("c1", null, "x-sink", null)));
+    send(progress("c1", route, ActorState.COMPLETED));
+    send(TaskEvent.paused("c1", FinalReport.paused("c1", "a", null)));
     send(TaskEvent.canceled("c1", "again"));
     send(TaskEvent.canceled("unknown", "no such task"));
     List<TaskUpdate> out = updates.readValuesToList();
-    assertThat(out).extracting(TaskUpdate::status).containsExactly("pending", "running", "canceled");
+    assertThat(out).extracting(TaskUpdate::status).containsExactly(PENDING, RUNNING, CANCELED);
     assertThat(out.get(2).isFinal()).isTrue();
-    assertThat(store.get("c1").status()).isEqualTo("canceled");
+    assertThat(store.get("c1").status()).isEqualTo(CANCELED);
     assertThat(store.get("unknown")).isNull();
   }
 
@@ -238,13 +245,13 @@ class TaskTopologyTest {
   void terminalIsNeverOverwritten() {
     Route route = Route.start("a", List.of());
     send(created("f1", route));
-    send(TaskEvent.finished("f1", new FinalReport("f1", "succeeded", JsonNodeFactory.instance.textNode("ok"), null, "x-sink", null)));
-    send(TaskEvent.finished("f1", new FinalReport("f1", "failed", null, "late", "x-sump", null)));
+    send(TaskEvent.finished("f1", FinalReport.succeeded("f1", JsonNodeFactory.instance.textNode("ok"), "x-sink", null)));
+    send(TaskEvent.finished("f1", FinalReport.failed("f1", "late", "x-sump", null)));
     send(TaskEvent.canceled("f1", null));
     send(TaskEvent.deadlineExpired("f1", Times.now()));
     send(created("f1", Route.start("b", List.of())));
     send(TaskEvent.childCreated("f1", new TaskEvent.Created(null, route, null, "p", "p", null, null)));
-    assertThat(updates.readValuesToList()).extracting(TaskUpdate::status).containsExactly("pending", "succeeded");
+    assertThat(updates.readValuesToList()).extracting(TaskUpdate::status).containsExactly(PENDING, SUCCEEDED);
     assertThat(store.get("f1").result().asText()).isEqualTo("ok");
     assertThat(store.get("f1").route().curr()).isEqualTo("a");
   }
@@ -254,7 +261,7 @@ class TaskTopologyTest {
     Route route = new Route(List.of("a"), "b", List.of("c"));
     send(TaskEvent.childCreated("parent-1", new TaskEvent.Created(null, route, null, "parent", "ctx", null, null)));
     TaskState child = store.get("parent-1");
-    assertThat(child.status()).isEqualTo("pending");
+    assertThat(child.status()).isEqualTo(PENDING);
     assertThat(child.parentId()).isEqualTo("parent");
     assertThat(child.totalActors()).isEqualTo(3);
     assertThat(child.currentActorName()).isEqualTo("b");
@@ -269,7 +276,7 @@ class TaskTopologyTest {
     send(new TaskEvent(null, "m2", TaskEvent.FINAL, null, null, null, null, null));
     send(new TaskEvent(null, "m2", "teleported", null, null, null, null, null));
     assertThat(store.get("m1")).isNull();
-    assertThat(store.get("m2").status()).isEqualTo("pending");
+    assertThat(store.get("m2").status()).isEqualTo(PENDING);
     assertThat(updates.readValuesToList()).hasSize(1);
   }
 
@@ -280,8 +287,8 @@ class TaskTopologyTest {
     send(createdWithDeadline("d1", route, start.plusSeconds(5)));
     send(createdWithDeadline("d2", route, start.plusSeconds(5)));
     send(createdWithDeadline("d3", route, start.plusSeconds(60)));
-    send(progress("d1", route, "processing"));
-    send(TaskEvent.finished("d2", new FinalReport("d2", "succeeded", null, null, "x-sink", null)));
+    send(progress("d1", route, ActorState.PROCESSING));
+    send(TaskEvent.finished("d2", FinalReport.succeeded("d2", null, "x-sink", null)));
     assertThat(indexed()).containsExactlyInAnyOrder("d1", "d3"); // d2 is final: out of the index
     updates.readValuesToList();
 
@@ -289,19 +296,19 @@ class TaskTopologyTest {
 
     List<TaskUpdate> out = updates.readValuesToList();
     assertThat(out).extracting(TaskUpdate::id).containsExactly("d1");
-    assertThat(out.get(0).status()).isEqualTo("failed");
+    assertThat(out.get(0).status()).isEqualTo(FAILED);
     assertThat(out.get(0).error()).startsWith("timeout");
-    assertThat(store.get("d1").status()).isEqualTo("failed");
+    assertThat(store.get("d1").status()).isEqualTo(FAILED);
     assertThat(store.get("d1").progressPercent()).isEqualTo(25.0);
-    assertThat(store.get("d2").status()).isEqualTo("succeeded");
-    assertThat(store.get("d3").status()).isEqualTo("pending");
+    assertThat(store.get("d2").status()).isEqualTo(SUCCEEDED);
+    assertThat(store.get("d3").status()).isEqualTo(PENDING);
     assertThat(indexed()).containsExactly("d3");
 
     // a final report after the timeout changes nothing; a second scan emits nothing
-    send(TaskEvent.finished("d1", new FinalReport("d1", "succeeded", null, null, "x-sink", null)));
+    send(TaskEvent.finished("d1", FinalReport.succeeded("d1", null, "x-sink", null)));
     driver.advanceWallClockTime(Duration.ofSeconds(1));
     assertThat(updates.readValuesToList()).isEmpty();
-    assertThat(store.get("d1").status()).isEqualTo("failed");
+    assertThat(store.get("d1").status()).isEqualTo(FAILED);
   }
 
   @Test
@@ -310,12 +317,12 @@ class TaskTopologyTest {
     Route route = Route.start("a", List.of());
     send(createdWithDeadline("e1", route, start.plusSeconds(2)));
     send(createdWithDeadline("e2", route, start.plusSeconds(2)));
-    send(TaskEvent.paused("e1", new FinalReport("e1", "paused", null, null, "a", null)));
+    send(TaskEvent.paused("e1", FinalReport.paused("e1", "a", null)));
     send(TaskEvent.canceled("e2", null));
     updates.readValuesToList();
     driver.advanceWallClockTime(Duration.ofSeconds(3));
-    assertThat(store.get("e1").status()).isEqualTo("failed");
-    assertThat(store.get("e2").status()).isEqualTo("canceled");
+    assertThat(store.get("e1").status()).isEqualTo(FAILED);
+    assertThat(store.get("e2").status()).isEqualTo(CANCELED);
     assertThat(updates.readValuesToList()).extracting(TaskUpdate::id).containsExactly("e1");
   }
 
@@ -324,7 +331,7 @@ class TaskTopologyTest {
     send(TaskEvent.created("u1", new TaskEvent.Created("flow", Route.start("a", List.of()), null, null, "u1",
         "tomorrow", null)));
     driver.advanceWallClockTime(Duration.ofSeconds(1));
-    assertThat(store.get("u1").status()).isEqualTo("pending");
+    assertThat(store.get("u1").status()).isEqualTo(PENDING);
   }
 
   private static TaskEvent createdWithDeadline(String id, Route route, Instant deadline) {
@@ -364,12 +371,12 @@ class TaskTopologyTest {
     Route route = Route.start("a", List.of("b"));
     // folded by the pure function, so the history is inline, as an earlier version stored it
     TaskState folded = TaskFold.apply(null, created("legacy", route)).orElseThrow().state();
-    folded = TaskFold.apply(folded, progress("legacy", route, "received"))
+    folded = TaskFold.apply(folded, progress("legacy", route, ActorState.RECEIVED))
         .orElseThrow().state();
     store.put("legacy", folded);
     assertThat(withHistory("legacy").history()).extracting(TaskUpdate::seq).containsExactly(1L, 2L);
 
-    send(progress("legacy", route, "completed"));
+    send(progress("legacy", route, ActorState.COMPLETED));
     assertThat(store.get("legacy").history()).isEmpty();
     assertThat(withHistory("legacy").history()).extracting(TaskUpdate::seq).containsExactly(1L, 2L, 3L);
   }
@@ -378,8 +385,8 @@ class TaskTopologyTest {
   void anIdThatStartsWithAnotherIdAndABarDoesNotLendItsHistory() {
     Route route = Route.start("a", List.of("b"));
     send(created("x", route));
-    send(progress("x", route, "received"));
-    send(progress("x", route, "completed"));
+    send(progress("x", route, ActorState.RECEIVED));
+    send(progress("x", route, ActorState.COMPLETED));
     String sneaky = "x|0000000000000000002|y";
     send(created(sneaky, route)); // its key sorts between x's updates 2 and 3
     assertThat(withHistory("x").history()).extracting(TaskUpdate::id).containsOnly("x");
@@ -387,7 +394,7 @@ class TaskTopologyTest {
   }
 
   /** A route-form progress report without a message. */
-  private static TaskEvent progress(String id, Route route, String state) {
+  private static TaskEvent progress(String id, Route route, ActorState state) {
     return TaskEvent.progress(id, ProgressReport.routeForm(route, state, null));
   }
 

@@ -283,8 +283,7 @@ public final class A2aRoutes implements AutoCloseable {
 
   /** A task just created, before its created event is folded (for push bookkeeping). */
   private static TaskState pending(String id, String owner) {
-    return new TaskState(id, null, id, null, owner, io.taskmesh.schemas.TaskStatus.PENDING, "Task created", null,
-        null, null, null, 0, 0, null, 0, 0, Times.now(), Times.now(), null, 0, List.of(), List.of());
+    return TaskState.announced(id, id, owner, TaskStatus.PENDING, "Task created", Times.now());
   }
 
   /**
@@ -346,7 +345,7 @@ public final class A2aRoutes implements AutoCloseable {
     }
     int offset = decodePageToken(A2aMessages.optionalString(params, "pageToken", "pageToken"));
     String stateFilter = A2aMessages.optionalString(params, "status", "status");
-    String gatewayStatus = null;
+    TaskStatus gatewayStatus = null;
     if (stateFilter != null && !stateFilter.isEmpty()) {
       gatewayStatus = A2aTasks.gatewayStatus(stateFilter);
       if (gatewayStatus == null) {
@@ -355,8 +354,8 @@ public final class A2aRoutes implements AutoCloseable {
     }
     String contextId = A2aMessages.optionalString(params, "contextId", "contextId");
     Integer historyLength = A2aMessages.historyLength(params.get("historyLength"), "historyLength");
-    String wanted = gatewayStatus;
-    Predicate<TaskState> filter = s -> (wanted == null || wanted.equals(s.status()))
+    TaskStatus wanted = gatewayStatus;
+    Predicate<TaskState> filter = s -> (wanted == null || wanted == s.status())
         && (contextId == null || contextId.equals(A2aTasks.contextId(s)));
     TaskListing.Page page = listing.list(principal, filter, offset, pageSize);
     ObjectNode out = Json.MAPPER.createObjectNode();

@@ -38,24 +38,24 @@ public final class A2aTasks {
 
   private A2aTasks() {}
 
-  public static String state(String status) {
+  public static String state(TaskStatus status) {
     if (status == null) {
       return UNKNOWN;
     }
     return switch (status) {
-      case TaskStatus.PENDING -> SUBMITTED;
-      case TaskStatus.RUNNING -> WORKING;
-      case TaskStatus.SUCCEEDED -> COMPLETED;
-      case TaskStatus.FAILED -> FAILED;
-      case TaskStatus.CANCELED -> CANCELED;
-      case TaskStatus.PAUSED -> INPUT_REQUIRED;
-      case "auth_required" -> AUTH_REQUIRED;
-      default -> UNKNOWN;
+      case PENDING -> SUBMITTED;
+      case RUNNING -> WORKING;
+      case SUCCEEDED -> COMPLETED;
+      case FAILED -> FAILED;
+      case CANCELED -> CANCELED;
+      case PAUSED -> INPUT_REQUIRED;
+      case AUTH_REQUIRED -> AUTH_REQUIRED;
+      case UNKNOWN -> UNKNOWN;
     };
   }
 
   /** A2A state name -> gateway status (for {@code tasks/list} filters); null when unknown. */
-  static String gatewayStatus(String a2aState) {
+  static TaskStatus gatewayStatus(String a2aState) {
     return switch (a2aState) {
       case SUBMITTED -> TaskStatus.PENDING;
       case WORKING -> TaskStatus.RUNNING;
@@ -63,8 +63,8 @@ public final class A2aTasks {
       case FAILED -> TaskStatus.FAILED;
       case CANCELED -> TaskStatus.CANCELED;
       case INPUT_REQUIRED, "input_required" -> TaskStatus.PAUSED;
-      case AUTH_REQUIRED, "auth_required" -> "auth_required";
-      case UNKNOWN -> "unknown";
+      case AUTH_REQUIRED, "auth_required" -> TaskStatus.AUTH_REQUIRED;
+      case UNKNOWN -> TaskStatus.UNKNOWN;
       default -> null;
     };
   }
@@ -86,7 +86,7 @@ public final class A2aTasks {
     t.put("id", s.id());
     t.put("contextId", contextId(s));
     t.set("status", status(s.id(), contextId(s), s.status(), s.message(), s.error(), s.updatedAt(), s.seq()));
-    if (TaskStatus.SUCCEEDED.equals(s.status()) && s.result() != null && !s.result().isNull()) {
+    if (s.status() == TaskStatus.SUCCEEDED && s.result() != null && !s.result().isNull()) {
       ObjectNode artifact = Json.MAPPER.createObjectNode();
       artifact.put("artifactId", RESULT_ARTIFACT);
       artifact.put("name", "result");
@@ -109,7 +109,7 @@ public final class A2aTasks {
     }
     ObjectNode meta = t.putObject("metadata");
     meta.put("flow", s.flow());
-    meta.put("status", s.status());
+    meta.put("status", s.status() == null ? null : s.status().wire());
     meta.put("progress_percent", s.progressPercent());
     meta.put("created_at", s.createdAt());
     meta.put("updated_at", s.updatedAt());
@@ -126,11 +126,11 @@ public final class A2aTasks {
     return t;
   }
 
-  static ObjectNode status(String taskId, String contextId, String gatewayStatus, String message, String error,
+  static ObjectNode status(String taskId, String contextId, TaskStatus gatewayStatus, String message, String error,
       String timestamp, long seq) {
     ObjectNode st = Json.MAPPER.createObjectNode();
     st.put("state", state(gatewayStatus));
-    String text = error != null && TaskStatus.FAILED.equals(gatewayStatus) ? error : message;
+    String text = error != null && gatewayStatus == TaskStatus.FAILED ? error : message;
     if (text != null) {
       st.set("message", message("agent", taskId + "-" + seq, taskId, contextId, textPart(text)));
     }

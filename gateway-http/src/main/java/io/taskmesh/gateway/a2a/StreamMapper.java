@@ -82,7 +82,7 @@ final class StreamMapper {
   }
 
   static TaskUpdate asUpdate(TaskState s) {
-    return new TaskUpdate(s.id(), s.seq(), s.status(), s.progressPercent(), null, null, s.currentActorName(), null,
-        s.message(), s.result(), s.error(), s.updatedAt());
+    return TaskUpdate.of(s.id(), s.seq(), s.status(), s.message(), s.updatedAt()).withProgress(s.progressPercent())
+        .withActor(s.currentActorName()).withResult(s.result()).withError(s.error());
   }
 }

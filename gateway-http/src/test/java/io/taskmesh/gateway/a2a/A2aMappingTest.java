@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.taskmesh.schemas.FlowConfig;
 import io.taskmesh.schemas.Json;
+import io.taskmesh.schemas.TaskStatus;
 import io.taskmesh.schemas.TaskUpdate;
 import java.net.InetAddress;
 import java.net.URI;
@@ -122,33 +123,35 @@ class A2aMappingTest {
 
   @Test
   void statusMapping() {
-    assertThat(A2aTasks.state("pending")).isEqualTo("submitted");
-    assertThat(A2aTasks.state("running")).isEqualTo("working");
-    assertThat(A2aTasks.state("succeeded")).isEqualTo("completed");
-    assertThat(A2aTasks.state("failed")).isEqualTo("failed");
-    assertThat(A2aTasks.state("canceled")).isEqualTo("canceled");
-    assertThat(A2aTasks.state("paused")).isEqualTo("input-required");
-    assertThat(A2aTasks.state("auth_required")).isEqualTo("auth-required");
-    assertThat(A2aTasks.state("whatever")).isEqualTo("unknown");
-    assertThat(A2aTasks.gatewayStatus("input-required")).isEqualTo("paused");
+    assertThat(A2aTasks.state(TaskStatus.PENDING)).isEqualTo("submitted");
+    assertThat(A2aTasks.state(TaskStatus.RUNNING)).isEqualTo("working");
+    assertThat(A2aTasks.state(TaskStatus.SUCCEEDED)).isEqualTo("completed");
+    assertThat(A2aTasks.state(TaskStatus.FAILED)).isEqualTo("failed");
+    assertThat(A2aTasks.state(TaskStatus.CANCELED)).isEqualTo("canceled");
+    assertThat(A2aTasks.state(TaskStatus.PAUSED)).isEqualTo("input-required");
+    assertThat(A2aTasks.state(TaskStatus.AUTH_REQUIRED)).isEqualTo("auth-required");
+    assertThat(A2aTasks.state(TaskStatus.fromWire("whatever"))).isEqualTo("unknown");
+    assertThat(A2aTasks.state(null)).isEqualTo("unknown");
+    assertThat(A2aTasks.gatewayStatus("input-required")).isEqualTo(TaskStatus.PAUSED);
+    assertThat(A2aTasks.gatewayStatus("auth_required")).isEqualTo(TaskStatus.AUTH_REQUIRED);
     assertThat(A2aTasks.gatewayStatus("nope")).isNull();
   }
 
-  private static TaskUpdate update(long seq, String status, JsonNode result) {
-    return new TaskUpdate("t", seq, status, 0.0, null, null, null, null, status, result, null, "2026-01-01T00:00:00Z");
+  private static TaskUpdate update(long seq, TaskStatus status, JsonNode result) {
+    return TaskUpdate.of("t", seq, status, status.wire(), "2026-01-01T00:00:00Z").withProgress(0.0).withResult(result);
   }
 
   @Test
   void streamEvents() throws Exception {
     StreamMapper m = new StreamMapper("t", "c", 0, "submitted");
-    assertThat(m.onUpdate(update(1, "pending", null))).isEmpty();
-    List<ObjectNode> working = m.onUpdate(update(2, "running", null));
+    assertThat(m.onUpdate(update(1, TaskStatus.PENDING, null))).isEmpty();
+    List<ObjectNode> working = m.onUpdate(update(2, TaskStatus.RUNNING, null));
     assertThat(working).singleElement().satisfies(e -> {
       assertThat(e.get("kind").asText()).isEqualTo("status-update");
       assertThat(e.get("final").asBoolean()).isFalse();
     });
-    assertThat(m.onUpdate(update(3, "running", null))).as("progress not forwarded").isEmpty();
-    assertThat(m.onUpdate(update(3, "succeeded", null))).as("duplicate seq").isEmpty();
+    assertThat(m.onUpdate(update(3, TaskStatus.RUNNING, null))).as("progress not forwarded").isEmpty();
+    assertThat(m.onUpdate(update(3, TaskStatus.SUCCEEDED, null))).as("duplicate seq").isEmpty();
     ObjectNode c1 = m.onFly(json("{\"text\":\"a\"}")).get(0);
     ObjectNode c2 = m.onFly(json("{\"k\":1}")).get(0);
     assertThat(c1.get("append").asBoolean()).isFalse();
@@ -156,7 +159,7 @@ class A2aMappingTest {
     assertThat(c1.at("/artifact/parts/0/kind").asText()).isEqualTo("text");
     assertThat(c2.get("append").asBoolean()).isTrue();
     assertThat(c2.at("/artifact/parts/0/data/k").asInt()).isEqualTo(1);
-    List<ObjectNode> end = m.onUpdate(update(4, "succeeded", json("[1,2]")));
+    List<ObjectNode> end = m.onUpdate(update(4, TaskStatus.SUCCEEDED, json("[1,2]")));
     assertThat(end).extracting(e -> e.get("kind").asText()).containsExactly("artifact-update", "status-update");
     assertThat(end.get(0).get("lastChunk").asBoolean()).isTrue();
     assertThat(end.get(0).at("/artifact/parts/0/data/result").toString()).isEqualTo("[1,2]");
@@ -164,10 +167,10 @@ class A2aMappingTest {
     assertThat(m.done()).isTrue();
     assertThat(m.onFly(json("{\"text\":\"late\"}"))).isEmpty();
     StreamMapper paused = new StreamMapper("t", "c", 0, "submitted");
-    assertThat(paused.onUpdate(update(2, "paused", null))).singleElement()
+    assertThat(paused.onUpdate(update(2, TaskStatus.PAUSED, null))).singleElement()
         .satisfies(e -> assertThat(e.at("/status/state").asText()).isEqualTo("input-required"));
     StreamMapper failed = new StreamMapper("t", "c", 0, "submitted");
-    List<ObjectNode> f = failed.onUpdate(update(2, "failed", null));
+    List<ObjectNode> f = failed.onUpdate(update(2, TaskStatus.FAILED, null));
     assertThat(f.get(0).get("append").asBoolean()).as("no FLY before: the last chunk opens the artifact").isFalse();
   }
 
