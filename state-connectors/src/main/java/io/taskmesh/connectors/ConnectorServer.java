@@ -151,6 +151,11 @@ public final class ConnectorServer implements AutoCloseable {
     ctx.status(204);
   }
 
+  /** The listening connectors (only the Unix socket: no TCP port is opened). */
+  int connectorCount() {
+    return app.jettyServer().server().getConnectors().length;
+  }
+
   public Path socket() {
     return socket;
   }

@@ -11,9 +11,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
-import software.amazon.awssdk.auth.credentials.AnonymousCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
+import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
 import software.amazon.awssdk.core.ResponseInputStream;
 import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;
 import software.amazon.awssdk.core.exception.ApiCallTimeoutException;
@@ -46,8 +46,12 @@ public final class S3Backend implements StateBackend {
   static final int PART_SIZE = 8 * 1024 * 1024;
   static final List<String> ATTRIBUTES = List.of("url", "presigned_url", "etag", "content_type", "version");
   private static final int MAX_KEY_BYTES = 1024;
+  /** Cached in place of an entity tag when a read found no object. */
+  private static final String ABSENT = "";
 
   private final S3Client s3;
+  /** Without retries: a request body read from the caller cannot be read a second time. */
+  private final S3Client streamingPuts;
   private final S3Presigner presigner;
   private final String bucket;
   private final String prefix;
@@ -55,8 +59,10 @@ public final class S3Backend implements StateBackend {
   private final Duration presignTtl;
   private final Map<String, String> etags = new ConcurrentHashMap<>();
 
-  S3Backend(S3Client s3, S3Presigner presigner, String bucket, String prefix, boolean cas, Duration presignTtl) {
+  S3Backend(S3Client s3, S3Client streamingPuts, S3Presigner presigner, String bucket, String prefix, boolean cas,
+            Duration presignTtl) {
     this.s3 = s3;
+    this.streamingPuts = streamingPuts;
     this.presigner = presigner;
     this.bucket = bucket;
     this.prefix = prefix;
@@ -73,26 +79,32 @@ public final class S3Backend implements StateBackend {
         .build();
     var clientBuilder = S3Client.builder().region(region).credentialsProvider(credentials)
         .serviceConfiguration(s3Config);
+    var streamingBuilder = S3Client.builder().region(region).credentialsProvider(credentials)
+        .serviceConfiguration(s3Config)
+        .overrideConfiguration(o -> o.retryStrategy(AwsRetryStrategy.doNotRetry()));
     var presignerBuilder = S3Presigner.builder().region(region).credentialsProvider(credentials)
         .serviceConfiguration(s3Config);
     if (config.endpoint() != null) {
       clientBuilder.endpointOverride(config.endpoint());
+      streamingBuilder.endpointOverride(config.endpoint());
       presignerBuilder.endpointOverride(config.endpoint());
     }
-    return new S3Backend(clientBuilder.build(), presignerBuilder.build(), config.bucket(), config.prefix(),
+    return new S3Backend(clientBuilder.build(), streamingBuilder.build(), presignerBuilder.build(), config.bucket(), config.prefix(),
         config.type() == ConnectorType.OBJSTORE_BUFFERED_CAS, config.presignTtl());
-  }
-
-  /** For tests that need no credentials chain (a local server ignores signatures). */
-  static AwsCredentialsProvider anonymous() {
-    return AnonymousCredentialsProvider.create();
   }
 
   @Override
   public StoredObject read(String key) {
     String objectKey = objectKey(key);
-    ResponseInputStream<GetObjectResponse> in = call(key,
-        () -> s3.getObject(GetObjectRequest.builder().bucket(bucket).key(objectKey).build()));
+    ResponseInputStream<GetObjectResponse> in;
+    try {
+      in = call(key, () -> s3.getObject(GetObjectRequest.builder().bucket(bucket).key(objectKey).build()));
+    } catch (StoreException e) {
+      if (cas && e.kind() == Kind.NOT_FOUND) {
+        etags.put(key, ABSENT); // seen absent: the next write creates only if still absent
+      }
+      throw e;
+    }
     GetObjectResponse meta = in.response();
     if (cas && meta.eTag() != null) {
       etags.put(key, meta.eTag());
@@ -103,16 +115,25 @@ public final class S3Backend implements StateBackend {
   @Override
   public void write(String key, InputStream body, long length, boolean exclusive, String contentType) {
     String objectKey = objectKey(key);
-    String ifMatch = !exclusive && cas ? etags.get(key) : null;
+    String seen = cas ? etags.get(key) : null;
+    boolean createOnly = exclusive || ABSENT.equals(seen);
+    String ifMatch = createOnly ? null : seen;
     String newTag;
-    if (length >= 0) {
-      newTag = call(key, () -> s3.putObject(putRequest(objectKey, exclusive, ifMatch, contentType, length),
-          RequestBody.fromInputStream(body, length))).eTag();
-    } else {
-      newTag = new StreamedUpload(s3, bucket, objectKey, PART_SIZE).run(body, exclusive, ifMatch, contentType,
-          (first, len) -> call(key, () -> s3.putObject(putRequest(objectKey, exclusive, ifMatch, contentType, len),
-              RequestBody.fromBytes(first))).eTag(),
-          e -> translate(e, key));
+    try {
+      if (length >= 0) {
+        newTag = call(key, () -> streamingPuts.putObject(putRequest(objectKey, createOnly, ifMatch, contentType, length),
+            RequestBody.fromInputStream(body, length))).eTag();
+      } else {
+        newTag = new StreamedUpload(s3, bucket, objectKey, PART_SIZE).run(body, createOnly, ifMatch, contentType,
+            (first, len) -> call(key, () -> s3.putObject(putRequest(objectKey, createOnly, ifMatch, contentType, len),
+                RequestBody.fromBytes(first))).eTag(),
+            e -> translate(e, key));
+      }
+    } catch (StoreException e) {
+      if (ifMatch != null && e.kind() == Kind.NOT_FOUND) {
+        throw new StoreException(Kind.CONFLICT, key + ": deleted since read", e);
+      }
+      throw e;
     }
     if (cas && newTag != null) {
       etags.put(key, newTag);
@@ -282,6 +303,7 @@ public final class S3Backend implements StateBackend {
   @Override
   public void close() {
     presigner.close();
+    streamingPuts.close();
     s3.close();
   }
 }
