@@ -6,6 +6,9 @@ import os
 from dataclasses import dataclass
 from typing import Mapping
 
+from .state_proxy import DEFAULT_SOCKET_DIR as DEFAULT_STATE_SOCKET_DIR
+from .state_proxy import Mount, MountConfigError, parse_mounts
+
 DEFAULT_SOCKET_DIR = "/var/run/svc"
 DEFAULT_SOCKET_NAME = "svc-runtime.sock"
 DEFAULT_SOCKET_CHMOD = 0o666
@@ -30,6 +33,7 @@ class Config:
     enable_validation: bool = True
     log_level: str = "INFO"
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    state_mounts: tuple[Mount, ...] = ()
 
     @property
     def socket_path(self) -> str:
@@ -100,6 +104,14 @@ def load_config(env: Mapping[str, str] | None = None) -> Config:
             raise ConfigError(f"SVC_MAX_BODY_BYTES must be positive, got {max_raw!r}")
     else:
         max_body = DEFAULT_MAX_BODY_BYTES
+    mounts_raw = env.get("SVC_STATE_PROXY_MOUNTS")
+    state_mounts: tuple[Mount, ...] = ()
+    if mounts_raw is not None and mounts_raw.strip():
+        state_dir = env.get("SVC_STATE_SOCKET_DIR") or DEFAULT_STATE_SOCKET_DIR
+        try:
+            state_mounts = tuple(parse_mounts(mounts_raw, state_dir))
+        except MountConfigError as exc:
+            raise ConfigError(f"SVC_STATE_PROXY_MOUNTS: {exc}") from None
     return Config(
         handler=handler,
         socket_dir=socket_dir,
@@ -108,4 +120,5 @@ def load_config(env: Mapping[str, str] | None = None) -> Config:
         enable_validation=enable_validation,
         log_level=log_level,
         max_body_bytes=max_body,
+        state_mounts=state_mounts,
     )

@@ -17,6 +17,7 @@ import threading
 from .config import ConfigError, load_config
 from .handler import HandlerLoadError, load_handler
 from .server import UnixHTTPServer, remove_if_exists
+from .state_proxy import StateProxy
 
 log = logging.getLogger("taskmesh_runtime")
 
@@ -57,7 +58,14 @@ def main() -> int:
         return _fatal(f"cannot remove a stale ready file or socket in {cfg.socket_dir!r} "
                       f"(SVC_SOCKET_DIR): {exc}", EXIT_SOCKET)
 
-    # 2. load + validate the handler (nothing of ours on disk yet)
+    # 2. state proxy hooks go in before the handler module is imported: its import-time code
+    #    may already open files on a mount
+    if cfg.state_mounts:
+        StateProxy(list(cfg.state_mounts)).install()
+        log.info("state proxy mounts: %s", ", ".join(
+            f"{m.name}={m.path} ({m.write_mode}, {m.socket_path})" for m in cfg.state_mounts))
+
+    # 3. load + validate the handler (nothing of ours on disk yet)
     try:
         handler = load_handler(cfg.handler)
     except HandlerLoadError as exc:
@@ -76,7 +84,7 @@ def main() -> int:
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
 
-    # 3. bind the socket (removed once more: something may have appeared during the import)
+    # 4. bind the socket (removed once more: something may have appeared during the import)
     try:
         os.makedirs(cfg.socket_dir, exist_ok=True)
         remove_if_exists(cfg.ready_path)
@@ -98,7 +106,7 @@ def main() -> int:
                                name="taskmesh-http", daemon=True)
     serving.start()
 
-    # 4. ready file last (skipped when a signal already asked us to stop)
+    # 5. ready file last (skipped when a signal already asked us to stop)
     try:
         if not stop.is_set():
             _write_ready_file(cfg.ready_path)

@@ -1,0 +1,38 @@
+package io.taskmesh.connectors;
+
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code java io.taskmesh.connectors.Main <type>} (or {@code CONNECTOR_TYPE}): serves one mount's
+ * connector on {@code CONNECTOR_SOCKET} until SIGTERM. Exit 2 on a bad setting.
+ */
+public final class Main {
+  private static final Logger LOG = LoggerFactory.getLogger(Main.class);
+
+  private Main() {}
+
+  public static void main(String[] args) throws InterruptedException {
+    Map<String, String> env = System.getenv();
+    ConnectorServer server;
+    try {
+      ConnectorType type = ConnectorType.fromSuffix(args.length > 0 ? args[0] : env.get("CONNECTOR_TYPE"));
+      ConnectorConfig config = ConnectorConfig.fromEnv(type, env);
+      server = new ConnectorServer(config.socket(), Backends.create(config));
+    } catch (ConfigException e) {
+      System.err.println("state connector: " + e.getMessage());
+      System.exit(2);
+      return;
+    }
+    CountDownLatch stopped = new CountDownLatch(1);
+    server.start();
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      server.close();
+      stopped.countDown();
+    }, "connector-shutdown"));
+    stopped.await();
+    LOG.info("stopped");
+  }
+}
