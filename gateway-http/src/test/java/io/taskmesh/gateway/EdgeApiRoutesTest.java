@@ -159,7 +159,7 @@ class EdgeApiRoutesTest {
   }
 
   @Test
-  void healthAndTheDocumentAnswerInEveryMode() {
+  void healthAndTheDocumentAnswer() {
     assertThat(gateway.get("/health").body()).isEqualTo("OK");
     HttpResponse<String> doc = gateway.get("/openapi.json");
     assertThat(doc.statusCode()).isEqualTo(200);
