@@ -19,7 +19,7 @@ import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /** Sends an envelope to the queue of its current actor, {@code svc-{namespace}-{actor}}. */
-public final class EnvelopeDispatcher implements AutoCloseable {
+public final class EnvelopeDispatcher implements EnvelopeQueue, AutoCloseable {
   private final KafkaProducer<String, String> producer;
 
   public EnvelopeDispatcher(String bootstrapServers) {
@@ -33,6 +33,7 @@ public final class EnvelopeDispatcher implements AutoCloseable {
   }
 
   /** Returns once the broker has the envelope. */
+  @Override
   public void dispatch(String namespace, Envelope envelope) {
     String topic = Topics.actorQueue(namespace, envelope.route().curr());
     try {
@@ -49,6 +50,7 @@ public final class EnvelopeDispatcher implements AutoCloseable {
    * Hands new input to a parked envelope: {@code {"id", "input"}} on x-pause's resume topic
    * (sidecar/README.md, "Resume"), keyed by the envelope id; returns once the broker has it.
    */
+  @Override
   public void resume(String namespace, String envelopeId, JsonNode input) {
     String topic = Topics.pauseResume(namespace);
     ObjectNode value = Json.MAPPER.createObjectNode();

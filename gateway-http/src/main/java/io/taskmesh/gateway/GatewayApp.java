@@ -46,6 +46,7 @@ public final class GatewayApp implements AutoCloseable {
   private final FlowRegistry flows;
   private final TaskQueries queries;
   private final TaskCommands commands;
+  private final UpdateFeed feed;
   private final TaskLauncher launcher;
   private final FlyBus fly;
   private final TaskStreams streams;
@@ -73,6 +74,7 @@ public final class GatewayApp implements AutoCloseable {
     this.flows = flows;
     this.queries = queries;
     this.commands = commands;
+    this.feed = feed;
     this.launcher = launcher;
     this.toolCalls = new ToolCalls(flows, launcher);
     this.mcpAuth = new McpAuth(config.mcpApiKey());
@@ -111,7 +113,7 @@ public final class GatewayApp implements AutoCloseable {
     });
     if (mode.servesApi()) {
       mcp.mount(cfg);
-      io.taskmesh.gateway.a2a.A2aRoutes.register(cfg, config, flows, queries, commands, launcher, fly);
+      io.taskmesh.gateway.a2a.A2aRoutes.register(cfg, config, flows, queries, commands, feed, launcher, fly);
       cfg.routes.post("/tools/call", this::callTool);
       cfg.routes.get("/stream/{id}", ctx -> {
         String owner = requireMcpAuth(ctx);

@@ -23,11 +23,11 @@ import java.util.UUID;
  */
 public final class TaskLauncher {
   private final TaskCommands commands;
-  private final EnvelopeDispatcher dispatcher;
+  private final EnvelopeQueue dispatcher;
   private final String namespace;
   private final String meshUrl;
 
-  public TaskLauncher(TaskCommands commands, EnvelopeDispatcher dispatcher, String namespace, String meshUrl) {
+  public TaskLauncher(TaskCommands commands, EnvelopeQueue dispatcher, String namespace, String meshUrl) {
     this.commands = commands;
     this.dispatcher = dispatcher;
     this.namespace = namespace;

@@ -22,7 +22,6 @@ import io.taskmesh.topology.EventLogException;
 import io.taskmesh.topology.TaskCommands;
 import io.taskmesh.topology.TaskListing;
 import io.taskmesh.topology.TaskQueries;
-import io.taskmesh.topology.TaskView;
 import io.taskmesh.topology.UpdateFeed;
 import io.taskmesh.topology.ViewUnavailableException;
 import java.nio.charset.StandardCharsets;
@@ -99,18 +98,12 @@ public final class A2aRoutes implements AutoCloseable {
         KEEPALIVE_SECONDS, KEEPALIVE_SECONDS, TimeUnit.SECONDS);
   }
 
-  /**
-   * Registers the A2A routes on a gateway that serves the api routes. {@code queries} must be the
-   * running {@link TaskView} (its live feed and local store serve streams and {@code tasks/list}).
-   */
+  /** Registers the A2A routes on a gateway that serves the api routes; {@code feed} serves streams and waits. */
   public static A2aRoutes register(JavalinConfig cfg, GatewayConfig config, FlowRegistry flows, TaskQueries queries,
-      TaskCommands commands, TaskLauncher launcher, io.taskmesh.gateway.FlyBus fly) {
-    if (!(queries instanceof TaskView view)) {
-      throw new IllegalStateException("A2A needs the running task view, not " + queries.getClass().getName());
-    }
+      TaskCommands commands, UpdateFeed feed, TaskLauncher launcher, io.taskmesh.gateway.FlyBus fly) {
     A2aSettings settings = config.a2a() != null ? config.a2a() : A2aSettings.defaults();
-    A2aRoutes routes = new A2aRoutes(settings, flows, queries, commands, launcher, fly, view.feed(),
-        TaskListing.of(view));
+    A2aRoutes routes = new A2aRoutes(settings, flows, queries, commands, launcher, fly, feed,
+        TaskListing.of(queries));
     routes.mount(cfg);
     return routes;
   }
