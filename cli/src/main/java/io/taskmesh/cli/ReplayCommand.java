@@ -1,7 +1,8 @@
 package io.taskmesh.cli;
 
-import io.taskmesh.gateway.TaskSettings;
+import io.taskmesh.schemas.Durations;
 import io.taskmesh.topology.TaskReplay;
+import io.taskmesh.topology.TaskTopics;
 import io.taskmesh.topology.TaskViewConfig;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -50,7 +51,7 @@ final class ReplayCommand implements Callable<Integer> {
         stateDir.isBlank() ? Path.of(System.getProperty("java.io.tmpdir"), "taskmesh-gateway-state") : Path.of(stateDir),
         Integer.parseInt(env.getOrDefault("SVC_TASK_TOPIC_PARTITIONS", "3")),
         Short.parseShort(env.getOrDefault("SVC_TOPIC_REPLICATION_FACTOR", "1")));
-    Duration limit = io.taskmesh.schemas.Durations.parse("--timeout", timeout);
+    Duration limit = Durations.parse("--timeout", timeout);
     try {
       System.out.println("replay: resetting application " + config.applicationId() + " on " + bootstrap);
       TaskReplay.reset(config, Duration.ofMinutes(2));
@@ -58,7 +59,7 @@ final class ReplayCommand implements Callable<Integer> {
         System.out.println("replay: reset done; the next gateway start folds the log from the beginning");
         return 0;
       }
-      TaskReplay.Result r = TaskReplay.rebuild(config, TaskSettings.fromEnv(env).topics(), limit);
+      TaskReplay.Result r = TaskReplay.rebuild(config, TaskTopics.fromEnv(env), limit);
       System.out.printf("replay: %d events folded into %d tasks in %.1f s%n", r.events(), r.tasks(),
           r.took().toMillis() / 1000.0);
       return 0;

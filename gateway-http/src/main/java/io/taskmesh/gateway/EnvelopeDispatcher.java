@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.taskmesh.schemas.Envelope;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.Topics;
-import io.taskmesh.topology.EventLogException;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
@@ -32,7 +31,7 @@ public final class EnvelopeDispatcher implements EnvelopeQueue, AutoCloseable {
         new StringSerializer(), new StringSerializer());
   }
 
-  /** Returns once the broker has the envelope. */
+  /** Returns once the broker has the envelope; {@link DispatchException} when it cannot get there. */
   @Override
   public void dispatch(String namespace, Envelope envelope) {
     String topic = Topics.actorQueue(namespace, envelope.route().curr());
@@ -40,9 +39,9 @@ public final class EnvelopeDispatcher implements EnvelopeQueue, AutoCloseable {
       producer.send(new ProducerRecord<>(topic, envelope.id(), Json.write(envelope))).get(30, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new EventLogException("interrupted while dispatching to " + topic, e);
+      throw new DispatchException("interrupted while dispatching to " + topic, e);
     } catch (ExecutionException | TimeoutException | KafkaException e) {
-      throw new EventLogException("cannot dispatch to " + topic + ": " + e.getMessage(), e);
+      throw new DispatchException("cannot dispatch to " + topic + ": " + e.getMessage(), e);
     }
   }
 
@@ -60,9 +59,9 @@ public final class EnvelopeDispatcher implements EnvelopeQueue, AutoCloseable {
       producer.send(new ProducerRecord<>(topic, envelopeId, Json.write(value))).get(30, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new EventLogException("interrupted while resuming on " + topic, e);
+      throw new DispatchException("interrupted while resuming on " + topic, e);
     } catch (ExecutionException | TimeoutException | KafkaException e) {
-      throw new EventLogException("cannot resume on " + topic + ": " + e.getMessage(), e);
+      throw new DispatchException("cannot resume on " + topic + ": " + e.getMessage(), e);
     }
   }
 

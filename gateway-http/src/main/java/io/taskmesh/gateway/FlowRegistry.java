@@ -7,7 +7,10 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.taskmesh.schemas.FlowConfig;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.List;
@@ -70,7 +73,7 @@ public final class FlowRegistry {
       LOG.warn("flow config {} is invalid, keeping the last good one: {}", file, e.getMessage());
       return false;
     }
-    flows = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(next));
+    flows = Collections.unmodifiableMap(new LinkedHashMap<>(next));
     LOG.info("flow config loaded: {}", flows.keySet());
     listeners.forEach(l -> l.accept(flows));
     return true;
@@ -84,7 +87,7 @@ public final class FlowRegistry {
       Thread.currentThread().interrupt();
       return false;
     }
-    return java.util.Arrays.equals(seen, read());
+    return Arrays.equals(seen, read());
   }
 
   /** The file's bytes, or null when there is no file (no flows). */
@@ -94,7 +97,7 @@ public final class FlowRegistry {
     }
     try {
       return Files.readAllBytes(file);
-    } catch (java.nio.file.NoSuchFileException e) {
+    } catch (NoSuchFileException e) {
       return null;
     } catch (IOException e) {
       throw new IllegalArgumentException(file + ": " + e.getMessage(), e);

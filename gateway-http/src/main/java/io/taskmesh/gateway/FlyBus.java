@@ -1,6 +1,7 @@
 package io.taskmesh.gateway;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -49,7 +50,7 @@ public final class FlyBus implements AutoCloseable {
     }
     try {
       deliver(taskId, Json.MAPPER.readTree(json));
-    } catch (java.io.IOException e) {
+    } catch (IOException e) {
       LOG.warn("dropping a FLY notification that is not JSON: {}", e.getMessage());
     }
   }

@@ -3,10 +3,12 @@ package io.taskmesh.gateway;
 import io.taskmesh.topology.TaskView;
 import io.taskmesh.topology.TaskViewConfig;
 import java.time.Duration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** A running gateway: task view + dispatcher + HTTP app, started and stopped together. */
 public final class Gateway implements AutoCloseable {
-  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Gateway.class);
+  private static final Logger LOG = LoggerFactory.getLogger(Gateway.class);
 
   private final TaskView view;
   private final EnvelopeDispatcher dispatcher;

@@ -1,35 +1,38 @@
 package io.taskmesh.gateway;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.javalin.Javalin;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.BadRequestResponse;
 import io.javalin.http.Context;
+import io.javalin.http.ForbiddenResponse;
 import io.javalin.http.HttpStatus;
 import io.javalin.http.NotFoundResponse;
 import io.javalin.http.UnauthorizedResponse;
 import io.javalin.json.JavalinJackson;
-import io.taskmesh.schemas.ApiDocument;
-import io.taskmesh.schemas.FinalReport;
-import io.taskmesh.schemas.FlowConfig;
-import io.taskmesh.schemas.Json;
-import io.taskmesh.schemas.ProgressReport;
-import io.taskmesh.schemas.TaskEvent;
-import io.taskmesh.schemas.TaskState;
-import io.taskmesh.schemas.TaskStatus;
-import io.taskmesh.schemas.Times;
+import io.taskmesh.gateway.a2a.A2aPorts;
+import io.taskmesh.gateway.a2a.A2aRoutes;
 import io.taskmesh.gateway.mcp.McpEndpoints;
+import io.taskmesh.schemas.ApiDocument;
+import io.taskmesh.schemas.Json;
+import io.taskmesh.schemas.TaskState;
 import io.taskmesh.topology.EventLogException;
-import io.taskmesh.schemas.Progress;
 import io.taskmesh.topology.TaskCommands;
+import io.taskmesh.topology.TaskListing;
 import io.taskmesh.topology.TaskQueries;
+import io.taskmesh.topology.TaskViewConfig;
 import io.taskmesh.topology.UpdateFeed;
 import io.taskmesh.topology.ViewUnavailableException;
-import java.time.Instant;
-import java.util.List;
-import java.util.Map;
+import jakarta.servlet.DispatcherType;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.Objects;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,9 +49,9 @@ public final class GatewayApp implements AutoCloseable {
   private final FlowRegistry flows;
   private final TaskQueries queries;
   private final TaskCommands commands;
-  private final UpdateFeed feed;
   private final TaskLauncher launcher;
   private final FlyBus fly;
+  private final UpdateFeed feed;
   private final TaskStreams streams;
   private final MeshTaskRoutes meshTasks;
   private final Javalin app;
@@ -56,8 +59,8 @@ public final class GatewayApp implements AutoCloseable {
   private final McpAuth mcpAuth;
   private final McpEndpoints mcp;
   static final String VERSION = "0.1.0";
-  private final java.util.concurrent.ScheduledExecutorService configPoller =
-      java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+  private final ScheduledExecutorService configPoller =
+      Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "flow-config-poll");
         t.setDaemon(true);
         return t;
@@ -69,7 +72,7 @@ public final class GatewayApp implements AutoCloseable {
   }
 
   public GatewayApp(GatewayConfig config, FlowRegistry flows, TaskQueries queries, TaskCommands commands,
-      UpdateFeed feed, TaskLauncher launcher, FlyBus fly, java.time.Duration sseKeepalive) {
+      UpdateFeed feed, TaskLauncher launcher, FlyBus fly, Duration sseKeepalive) {
     this.config = config;
     this.flows = flows;
     this.queries = queries;
@@ -82,7 +85,7 @@ public final class GatewayApp implements AutoCloseable {
         config.mcpAllowedOrigins(), VERSION) : null;
     this.fly = fly;
     this.streams = new TaskStreams(queries, feed, fly, sseKeepalive);
-    this.meshTasks = new MeshTaskRoutes(commands);
+    this.meshTasks = new MeshTaskRoutes(queries, commands, fly, flows, streams);
     this.app = Javalin.create(this::configure);
   }
 
@@ -94,8 +97,8 @@ public final class GatewayApp implements AutoCloseable {
     cfg.startup.showJavalinBanner = false;
     cfg.jsonMapper(new JavalinJackson(Json.MAPPER, false));
     cfg.http.maxRequestSize = MAX_BODY_BYTES;
-    cfg.jetty.modifyServletContextHandler(h -> h.addFilter(new org.eclipse.jetty.ee10.servlet.FilterHolder(new SseAcceptFilter()), "/*",
-        java.util.EnumSet.of(jakarta.servlet.DispatcherType.REQUEST)));
+    cfg.jetty.modifyServletContextHandler(h -> h.addFilter(new FilterHolder(new SseAcceptFilter()), "/*",
+        EnumSet.of(DispatcherType.REQUEST)));
     GatewayMode mode = config.mode();
     cfg.routes.get("/health", ctx -> ctx.contentType("text/plain").result("OK"));
     cfg.routes.get("/openapi.json", ctx -> ctx.contentType("application/json").result(ApiDocument.openApiJson()));
@@ -113,7 +116,8 @@ public final class GatewayApp implements AutoCloseable {
     });
     if (mode.servesApi()) {
       mcp.mount(cfg);
-      io.taskmesh.gateway.a2a.A2aRoutes.register(cfg, config, flows, queries, commands, feed, launcher, fly);
+      A2aRoutes.register(cfg, config.a2a(), new A2aPorts(flows::all, new A2aTaskStarter(launcher), fly::subscribe,
+          queries, commands, feed, TaskListing.of(queries)));
       cfg.routes.post("/tools/call", this::callTool);
       cfg.routes.get("/stream/{id}", ctx -> {
         String owner = requireMcpAuth(ctx);
@@ -121,18 +125,7 @@ public final class GatewayApp implements AutoCloseable {
       });
     }
     if (mode.servesMesh()) {
-      cfg.routes.get("/mesh/{id}", ctx -> ctx.json(TaskViews.mesh(task(ctx.pathParam("id")))));
-      cfg.routes.get("/mesh/{id}/stream", ctx -> streams.stream(ctx, ctx.pathParam("id"), false));
-      cfg.routes.get("/mesh/{id}/active", this::active);
-      cfg.routes.post("/mesh/{id}/progress", this::progress);
-      cfg.routes.post("/mesh/{id}/final", meshTasks::finalReport);
-      cfg.routes.post("/mesh", meshTasks::createMesh);
-      cfg.routes.post("/tasks", meshTasks::createTasks);
-      cfg.routes.post("/mesh/{id}/fly", this::flyEvent);
-      cfg.routes.post("/mesh/config-reload", ctx -> {
-        flows.reload();
-        ctx.json(Map.of("status", "ok"));
-      });
+      meshTasks.mount(cfg);
     }
     cfg.routes.exception(ViewUnavailableException.class, (e, ctx) -> {
       ctx.status(HttpStatus.SERVICE_UNAVAILABLE).header("Retry-After", "1").result(e.getMessage());
@@ -141,12 +134,17 @@ public final class GatewayApp implements AutoCloseable {
       LOG.error("event log write failed: {}", e.getMessage());
       ctx.status(HttpStatus.INTERNAL_SERVER_ERROR).result("task log unavailable: " + e.getMessage());
     });
+    // a queue that refuses the envelope is answered like the task log: the client retries either way
+    cfg.routes.exception(DispatchException.class, (e, ctx) -> {
+      LOG.error("envelope dispatch failed: {}", e.getMessage());
+      ctx.status(HttpStatus.INTERNAL_SERVER_ERROR).result("task log unavailable: " + e.getMessage());
+    });
   }
 
   /** {@code POST /tools/call}: 400 no name / bad JSON, 404 unknown tool, 500 when dispatch fails. */
   private void callTool(Context ctx) {
     String owner = requireMcpAuth(ctx);
-    JsonNode body = jsonBody(ctx);
+    JsonNode body = RequestBodies.json(ctx);
     JsonNode name = body.get("name");
     if (name == null || !name.isTextual() || name.asText().isBlank()) {
       throw new BadRequestResponse("field 'name' is required (a registered tool name)");
@@ -166,42 +164,6 @@ public final class GatewayApp implements AutoCloseable {
     ctx.json(ToolCalls.callToolResult(id));
   }
 
-  private void active(Context ctx) {
-    TaskState s = task(ctx.pathParam("id"));
-    boolean timedOut = s.deadlineAt() != null && Instant.now().isAfter(Times.parse(s.deadlineAt()));
-    boolean active = !s.isFinal() && !timedOut;
-    ctx.status(active ? HttpStatus.OK : HttpStatus.GONE).json(Map.of("active", active));
-  }
-
-  private void progress(Context ctx) {
-    String id = ctx.pathParam("id");
-    ProgressReport report = parse(ctx, ProgressReport.class);
-    if (!report.indexForm() && report.curr() == null) {
-      throw new BadRequestResponse("progress needs the route form (prev, curr, next) or the index form"
-          + " (actors, current_actor_idx)");
-    }
-    if (report.indexForm() && (report.currentActorIdx() < 0 || report.currentActorIdx() >= report.actors().size())) {
-      throw new BadRequestResponse("current_actor_idx must index into actors");
-    }
-    double percent;
-    try {
-      percent = Progress.percent(report);
-    } catch (IllegalArgumentException e) {
-      throw new BadRequestResponse(e.getMessage());
-    }
-    commands.append(TaskEvent.progress(id, report));
-    ctx.json(Map.of("status", "ok", "progress_percent", percent));
-  }
-
-  private void flyEvent(Context ctx) {
-    JsonNode body = jsonBody(ctx);
-    if (!body.isObject()) {
-      throw new BadRequestResponse("a FLY event must be a JSON object");
-    }
-    fly.publish(ctx.pathParam("id"), body);
-    ctx.status(HttpStatus.OK);
-  }
-
   private TaskState task(String id) {
     return queries.get(id).orElseThrow(() -> new NotFoundResponse("task not found: " + id));
   }
@@ -216,15 +178,15 @@ public final class GatewayApp implements AutoCloseable {
     String expected = config.internalToken();
     if (expected == null) {
       if (config.clientAuthEnabled()) {
-        throw new io.javalin.http.ForbiddenResponse("internal routes are off: set SVC_INTERNAL_TOKEN on every replica");
+        throw new ForbiddenResponse("internal routes are off: set SVC_INTERNAL_TOKEN on every replica");
       }
       return;
     }
-    String given = java.util.Objects.requireNonNullElse(ctx.header(io.taskmesh.topology.TaskViewConfig.INTERNAL_TOKEN_HEADER), "");
-    if (!java.security.MessageDigest.isEqual(expected.getBytes(java.nio.charset.StandardCharsets.UTF_8),
-        given.getBytes(java.nio.charset.StandardCharsets.UTF_8))) {
-      throw new io.javalin.http.ForbiddenResponse("internal route: missing or wrong "
-          + io.taskmesh.topology.TaskViewConfig.INTERNAL_TOKEN_HEADER);
+    String given = Objects.requireNonNullElse(ctx.header(TaskViewConfig.INTERNAL_TOKEN_HEADER), "");
+    if (!MessageDigest.isEqual(expected.getBytes(StandardCharsets.UTF_8),
+        given.getBytes(StandardCharsets.UTF_8))) {
+      throw new ForbiddenResponse("internal route: missing or wrong "
+          + TaskViewConfig.INTERNAL_TOKEN_HEADER);
     }
   }
 
@@ -248,7 +210,7 @@ public final class GatewayApp implements AutoCloseable {
 
   /** With auth off every task is visible; with it on, only tasks this principal started. */
   private boolean ownedBy(TaskState state, String owner) {
-    return !mcpAuth.enabled() || java.util.Objects.equals(state.owner(), owner);
+    return !mcpAuth.enabled() || Objects.equals(state.owner(), owner);
   }
 
   /** MCP auth ({@code SVC_MCP_API_KEY}); returns the owner to record on new tasks. */
@@ -260,32 +222,8 @@ public final class GatewayApp implements AutoCloseable {
     return mcpAuth.owner(principal);
   }
 
-  private static JsonNode jsonBody(Context ctx) {
-    try {
-      JsonNode node = Json.MAPPER.readTree(ctx.bodyAsBytes());
-      if (node == null || node.isMissingNode()) {
-        throw new BadRequestResponse("request body must be JSON");
-      }
-      return node;
-    } catch (java.io.IOException e) {
-      throw new BadRequestResponse("invalid JSON: " + e.getMessage().lines().findFirst().orElse(""));
-    }
-  }
-
-  private static <T> T parse(Context ctx, Class<T> type) {
-    JsonNode node = jsonBody(ctx);
-    if (!node.isObject()) {
-      throw new BadRequestResponse("request body must be a JSON object");
-    }
-    try {
-      return Json.MAPPER.treeToValue(node, type);
-    } catch (java.io.IOException | IllegalArgumentException e) {
-      throw new BadRequestResponse("invalid " + type.getSimpleName() + ": " + e.getMessage().lines().findFirst().orElse(""));
-    }
-  }
-
   /** Re-reads the flow config every {@code interval} (spec: polled, default 10 s). */
-  void pollFlowConfig(java.time.Duration interval) {
+  void pollFlowConfig(Duration interval) {
     long ms = Math.max(100, interval.toMillis());
     configPoller.scheduleWithFixedDelay(() -> {
       try {
@@ -293,7 +231,7 @@ public final class GatewayApp implements AutoCloseable {
       } catch (RuntimeException e) {
         LOG.warn("flow config poll failed: {}", e.toString());
       }
-    }, ms, ms, java.util.concurrent.TimeUnit.MILLISECONDS);
+    }, ms, ms, TimeUnit.MILLISECONDS);
   }
 
   @Override

@@ -1,8 +1,10 @@
 package io.taskmesh.gateway;
 
+import io.taskmesh.gateway.a2a.A2aSettings;
 import io.taskmesh.schemas.Durations;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
@@ -24,7 +26,7 @@ public record GatewayConfig(
     Duration configPollInterval,
     List<String> mcpAllowedHosts,
     List<String> mcpAllowedOrigins,
-    io.taskmesh.gateway.a2a.A2aSettings a2a,
+    A2aSettings a2a,
     String internalToken) {
 
   /** Shortest {@code SVC_INTERNAL_TOKEN} accepted: a shared secret, not a password to remember. */
@@ -52,7 +54,7 @@ public record GatewayConfig(
         Durations.parse("SVC_CONFIG_POLL_INTERVAL", env.getOrDefault("SVC_CONFIG_POLL_INTERVAL", "10s")),
         hostList(env.getOrDefault("SVC_MCP_ALLOWED_HOSTS", "localhost:*,127.0.0.1:*,[::1]:*")),
         csv(env.getOrDefault("SVC_MCP_ALLOWED_ORIGINS", "http://localhost:*,http://127.0.0.1:*,http://[::1]:*")),
-        io.taskmesh.gateway.a2a.A2aSettings.fromEnv(env),
+        A2aSettings.fromEnv(env),
         internalToken(env.get("SVC_INTERNAL_TOKEN")));
   }
 
@@ -111,7 +113,7 @@ public record GatewayConfig(
   }
 
   private static List<String> csv(String v) {
-    return java.util.Arrays.stream(v.split(",")).map(String::trim).filter(x -> !x.isEmpty()).toList();
+    return Arrays.stream(v.split(",")).map(String::trim).filter(x -> !x.isEmpty()).toList();
   }
 
   private static String blankToNull(String v) {

@@ -1,26 +1,41 @@
 package io.taskmesh.gateway;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.javalin.config.JavalinConfig;
 import io.javalin.http.BadRequestResponse;
 import io.javalin.http.Context;
 import io.javalin.http.HttpStatus;
+import io.javalin.http.NotFoundResponse;
 import io.taskmesh.schemas.FinalReport;
 import io.taskmesh.schemas.Json;
+import io.taskmesh.schemas.Progress;
+import io.taskmesh.schemas.ProgressReport;
 import io.taskmesh.schemas.Route;
 import io.taskmesh.schemas.TaskEvent;
+import io.taskmesh.schemas.TaskState;
 import io.taskmesh.schemas.TaskStatus;
+import io.taskmesh.schemas.Times;
 import io.taskmesh.topology.TaskCommands;
+import io.taskmesh.topology.TaskQueries;
 import java.io.IOException;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * The legacy fan-out routes of the mesh deployment, as producers of {@code child_created} events,
- * and the final report with the paused status x-pause's sidecar sends.
+ * The legacy routes of the mesh deployment ({@code /mesh/*} and {@code POST /tasks}): reads of a
+ * task, its SSE, the reports actors post (progress, final, FLY), the fan-out creates as producers
+ * of {@code child_created} events, and the flow config reload.
  *
  * <ul>
+ *   <li>{@code GET /mesh/{id}}: the mesh form of the task; {@code GET /mesh/{id}/stream}: its SSE
+ *       without FLY; {@code GET /mesh/{id}/active}: 200 {@code {active: true}} while it runs, else
+ *       410.
+ *   <li>{@code POST /mesh/{id}/progress}: the route form (prev, curr, next) or the index form
+ *       (actors, current_actor_idx); answers the new percentage.
+ *   <li>{@code POST /mesh/{id}/fly}: one FLY event (a JSON object) to the task's subscribers.
  *   <li>{@code POST /mesh}: body {@code id, parent_id, prev, curr, next}; 201
  *       {@code {status: created, id}}.
  *   <li>{@code POST /tasks}: body {@code id, parent_id, actors, current} (one child), or a JSON
@@ -30,21 +45,88 @@ import java.util.Map;
  *   <li>{@code POST /mesh/{id}/final}: {@code status} succeeded / failed, or paused (what the
  *       sidecar posts when the x-pause header parks an envelope) which appends a {@code paused}
  *       event.
+ *   <li>{@code POST /mesh/config-reload}: re-reads the flow config now.
  * </ul>
  *
  * A child that already exists is left as it is (the event is a no-op), so a retried create is
  * answered 201 again. The child's {@code context_id} is its parent id (or its own id without one).
  */
 final class MeshTaskRoutes {
+  private final TaskQueries queries;
   private final TaskCommands commands;
+  private final FlyBus fly;
+  private final FlowRegistry flows;
+  private final TaskStreams streams;
 
-  MeshTaskRoutes(TaskCommands commands) {
+  MeshTaskRoutes(TaskQueries queries, TaskCommands commands, FlyBus fly, FlowRegistry flows, TaskStreams streams) {
+    this.queries = queries;
     this.commands = commands;
+    this.fly = fly;
+    this.flows = flows;
+    this.streams = streams;
+  }
+
+  void mount(JavalinConfig cfg) {
+    cfg.routes.get("/mesh/{id}", ctx -> ctx.json(TaskViews.mesh(task(ctx.pathParam("id")))));
+    cfg.routes.get("/mesh/{id}/stream", ctx -> streams.stream(ctx, ctx.pathParam("id"), false));
+    cfg.routes.get("/mesh/{id}/active", this::active);
+    cfg.routes.post("/mesh/{id}/progress", this::progress);
+    cfg.routes.post("/mesh/{id}/final", this::finalReport);
+    cfg.routes.post("/mesh", this::createMesh);
+    cfg.routes.post("/tasks", this::createTasks);
+    cfg.routes.post("/mesh/{id}/fly", this::flyEvent);
+    cfg.routes.post("/mesh/config-reload", ctx -> {
+      flows.reload();
+      ctx.json(Map.of("status", "ok"));
+    });
+  }
+
+  /** {@code GET /mesh/{id}/active}: 200 while the task runs, 410 once final or past its deadline. */
+  private void active(Context ctx) {
+    TaskState s = task(ctx.pathParam("id"));
+    boolean timedOut = s.deadlineAt() != null && Instant.now().isAfter(Times.parse(s.deadlineAt()));
+    boolean active = !s.isFinal() && !timedOut;
+    ctx.status(active ? HttpStatus.OK : HttpStatus.GONE).json(Map.of("active", active));
+  }
+
+  /** {@code POST /mesh/{id}/progress}. */
+  private void progress(Context ctx) {
+    String id = ctx.pathParam("id");
+    ProgressReport report = RequestBodies.parse(ctx, ProgressReport.class);
+    if (!report.indexForm() && report.curr() == null) {
+      throw new BadRequestResponse("progress needs the route form (prev, curr, next) or the index form"
+          + " (actors, current_actor_idx)");
+    }
+    if (report.indexForm() && (report.currentActorIdx() < 0 || report.currentActorIdx() >= report.actors().size())) {
+      throw new BadRequestResponse("current_actor_idx must index into actors");
+    }
+    double percent;
+    try {
+      percent = Progress.percent(report);
+    } catch (IllegalArgumentException e) {
+      throw new BadRequestResponse(e.getMessage());
+    }
+    commands.append(TaskEvent.progress(id, report));
+    ctx.json(Map.of("status", "ok", "progress_percent", percent));
+  }
+
+  /** {@code POST /mesh/{id}/fly}. */
+  private void flyEvent(Context ctx) {
+    JsonNode body = RequestBodies.json(ctx);
+    if (!body.isObject()) {
+      throw new BadRequestResponse("a FLY event must be a JSON object");
+    }
+    fly.publish(ctx.pathParam("id"), body);
+    ctx.status(HttpStatus.OK);
+  }
+
+  private TaskState task(String id) {
+    return queries.get(id).orElseThrow(() -> new NotFoundResponse("task not found: " + id));
   }
 
   /** {@code POST /mesh}. */
-  void createMesh(Context ctx) {
-    JsonNode body = object(body(ctx));
+  private void createMesh(Context ctx) {
+    JsonNode body = RequestBodies.object(RequestBodies.json(ctx));
     String id = text(body, "id", true);
     String parent = text(body, "parent_id", false);
     String curr = text(body, "curr", true);
@@ -54,8 +136,8 @@ final class MeshTaskRoutes {
   }
 
   /** {@code POST /tasks}. */
-  void createTasks(Context ctx) {
-    JsonNode body = body(ctx);
+  private void createTasks(Context ctx) {
+    JsonNode body = RequestBodies.json(ctx);
     List<JsonNode> items = new ArrayList<>();
     if (body.isArray()) {
       if (body.isEmpty()) {
@@ -63,12 +145,12 @@ final class MeshTaskRoutes {
       }
       body.forEach(items::add);
     } else {
-      items.add(object(body));
+      items.add(RequestBodies.object(body));
     }
     // validate every child before appending any, so a bad one changes nothing
     List<Map.Entry<String, TaskEvent>> children = new ArrayList<>();
     for (int i = 0; i < items.size(); i++) {
-      JsonNode item = object(items.get(i));
+      JsonNode item = RequestBodies.object(items.get(i));
       String id = text(item, "id", true);
       String parent = text(item, "parent_id", false);
       List<String> actors = strings(item, "actors");
@@ -112,14 +194,14 @@ final class MeshTaskRoutes {
   }
 
   /** {@code POST /mesh/{id}/final}: succeeded, failed, or paused. */
-  void finalReport(Context ctx) {
+  private void finalReport(Context ctx) {
     String id = ctx.pathParam("id");
-    JsonNode body = object(body(ctx));
+    JsonNode body = RequestBodies.object(RequestBodies.json(ctx));
     FinalReport report;
     try {
       report = Json.MAPPER.treeToValue(body, FinalReport.class);
     } catch (IOException | IllegalArgumentException e) {
-      throw new BadRequestResponse("invalid final report: " + firstLine(e.getMessage()));
+      throw new BadRequestResponse("invalid final report: " + RequestBodies.firstLine(e.getMessage()));
     }
     TaskStatus status = report.status();
     if (status == TaskStatus.PAUSED) {
@@ -139,25 +221,6 @@ final class MeshTaskRoutes {
   private static TaskEvent childEvent(String id, String parent, Route route, JsonNode payload) {
     return TaskEvent.childCreated(id, new TaskEvent.Created(null, route, payload, parent,
         parent != null ? parent : id, null, null));
-  }
-
-  private static JsonNode body(Context ctx) {
-    try {
-      JsonNode node = Json.MAPPER.readTree(ctx.bodyAsBytes());
-      if (node == null || node.isMissingNode()) {
-        throw new BadRequestResponse("request body must be JSON");
-      }
-      return node;
-    } catch (IOException e) {
-      throw new BadRequestResponse("invalid JSON: " + firstLine(e.getMessage()));
-    }
-  }
-
-  private static JsonNode object(JsonNode node) {
-    if (!node.isObject()) {
-      throw new BadRequestResponse("request body must be a JSON object");
-    }
-    return node;
   }
 
   private static String text(JsonNode body, String field, boolean required) {
@@ -193,9 +256,5 @@ final class MeshTaskRoutes {
       out.add(n.asText());
     }
     return out;
-  }
-
-  private static String firstLine(String s) {
-    return s == null ? "" : s.lines().findFirst().orElse("");
   }
 }

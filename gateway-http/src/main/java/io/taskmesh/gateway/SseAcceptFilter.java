@@ -10,6 +10,7 @@ import jakarta.servlet.http.HttpServletRequestWrapper;
 import java.io.IOException;
 import java.util.Collections;
 import java.util.Enumeration;
+import java.util.List;
 
 /**
  * Javalin only streams SSE to clients that send {@code Accept: text/event-stream}; our stream
@@ -43,7 +44,7 @@ final class SseAcceptFilter implements Filter {
 
     @Override
     public Enumeration<String> getHeaders(String name) {
-      return "Accept".equalsIgnoreCase(name) ? Collections.enumeration(java.util.List.of(EVENT_STREAM))
+      return "Accept".equalsIgnoreCase(name) ? Collections.enumeration(List.of(EVENT_STREAM))
           : super.getHeaders(name);
     }
   }

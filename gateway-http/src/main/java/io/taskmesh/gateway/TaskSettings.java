@@ -1,7 +1,6 @@
 package io.taskmesh.gateway;
 
 import io.taskmesh.schemas.Durations;
-import io.taskmesh.schemas.Topics;
 import io.taskmesh.topology.TaskTopics;
 import java.net.URI;
 import java.time.Duration;
@@ -16,8 +15,7 @@ import java.util.Map;
  *       concrete address and the port is fixed, {@code 127.0.0.1} for {@code 0.0.0.0}; none (no
  *       forwarding: a single replica) when the port is 0.
  *   <li>{@code SVC_SSE_KEEPALIVE}: SSE keepalive comment interval, default 15 s (spec).
- *   <li>{@code SVC_TASK_EVENTS_TOPIC}, {@code SVC_TASK_UPDATES_TOPIC}, {@code SVC_TASK_STORE}:
- *       default {@code svc.task-events}, {@code svc.task-updates}, {@code tasks}.
+ *   <li>the task topics and store ({@link TaskTopics#fromEnv}).
  * </ul>
  */
 public record TaskSettings(String applicationServer, Duration sseKeepalive, TaskTopics topics) {
@@ -26,10 +24,7 @@ public record TaskSettings(String applicationServer, Duration sseKeepalive, Task
     return new TaskSettings(
         applicationServer(env),
         positive("SVC_SSE_KEEPALIVE", Durations.parse("SVC_SSE_KEEPALIVE", env.getOrDefault("SVC_SSE_KEEPALIVE", "15s"))),
-        TaskTopics.named(
-            env.getOrDefault("SVC_TASK_EVENTS_TOPIC", Topics.TASK_EVENTS),
-            env.getOrDefault("SVC_TASK_UPDATES_TOPIC", Topics.TASK_UPDATES),
-            env.getOrDefault("SVC_TASK_STORE", "tasks")));
+        TaskTopics.fromEnv(env));
   }
 
   static String applicationServer(Map<String, String> env) {

@@ -7,6 +7,8 @@ import io.taskmesh.schemas.TaskState;
 import io.taskmesh.schemas.TaskUpdate;
 import io.taskmesh.topology.TaskQueries;
 import io.taskmesh.topology.UpdateFeed;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -15,7 +17,9 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 
 /**
  * SSE of one task ({@code /stream/{id}}, {@code /mesh/{id}/stream}): subscribe to the live feed
@@ -25,7 +29,7 @@ final class TaskStreams implements AutoCloseable {
   /** How long an unknown task id may take to appear (its created event may still be folding). */
   private static final long APPEAR_WAIT_MS = 3000;
   /** The spec's keepalive interval. */
-  static final java.time.Duration KEEPALIVE = java.time.Duration.ofSeconds(15);
+  static final Duration KEEPALIVE = Duration.ofSeconds(15);
 
   private final TaskQueries queries;
   private final UpdateFeed feed;
@@ -34,7 +38,7 @@ final class TaskStreams implements AutoCloseable {
   private final ScheduledExecutorService keepalive = Executors.newSingleThreadScheduledExecutor(daemon("sse-keepalive"));
   private final Set<SseSession> open = ConcurrentHashMap.newKeySet();
 
-  TaskStreams(TaskQueries queries, UpdateFeed feed, FlyBus fly, java.time.Duration keepaliveEvery) {
+  TaskStreams(TaskQueries queries, UpdateFeed feed, FlyBus fly, Duration keepaliveEvery) {
     this.queries = queries;
     this.feed = feed;
     this.fly = fly;
@@ -51,7 +55,7 @@ final class TaskStreams implements AutoCloseable {
    * As above; with {@code visible} set, a task it rejects answers the same 404 as an unknown
    * one, so a client cannot tell that another client's task exists.
    */
-  void stream(Context ctx, String taskId, boolean withFly, java.util.function.Predicate<TaskState> visible)
+  void stream(Context ctx, String taskId, boolean withFly, Predicate<TaskState> visible)
       throws Exception {
     long lastEventId = parseLastEventId(ctx.header("Last-Event-ID"));
     PendingSubscription pending = new PendingSubscription();
@@ -96,7 +100,7 @@ final class TaskStreams implements AutoCloseable {
   /** Holds updates that arrive between subscribing and the session's start. */
   private static final class PendingSubscription {
     final CountDownLatch appeared = new CountDownLatch(1);
-    private final java.util.ArrayList<TaskUpdate> early = new java.util.ArrayList<>();
+    private final ArrayList<TaskUpdate> early = new ArrayList<>();
     private SseSession session;
     private volatile boolean created;
 
@@ -140,7 +144,7 @@ final class TaskStreams implements AutoCloseable {
     }
   }
 
-  private static java.util.concurrent.ThreadFactory daemon(String name) {
+  private static ThreadFactory daemon(String name) {
     return r -> {
       Thread t = new Thread(r, name);
       t.setDaemon(true);

@@ -2,7 +2,6 @@ package io.taskmesh.gateway;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.taskmesh.schemas.Envelope;
-import io.taskmesh.topology.EventLogException;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -18,7 +17,7 @@ final class RecordingEnvelopeQueue implements EnvelopeQueue {
   @Override
   public void dispatch(String namespace, Envelope envelope) {
     if (down) {
-      throw new EventLogException("in-memory queue is down", null);
+      throw new DispatchException("in-memory queue is down", null);
     }
     dispatched.add(envelope);
   }
@@ -26,7 +25,7 @@ final class RecordingEnvelopeQueue implements EnvelopeQueue {
   @Override
   public void resume(String namespace, String envelopeId, JsonNode input) {
     if (down) {
-      throw new EventLogException("in-memory queue is down", null);
+      throw new DispatchException("in-memory queue is down", null);
     }
     resumed.add(new Resume(namespace, envelopeId, input));
   }

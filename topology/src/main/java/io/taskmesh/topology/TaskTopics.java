@@ -5,10 +5,15 @@ import io.taskmesh.schemas.TaskEvent;
 import io.taskmesh.schemas.TaskState;
 import io.taskmesh.schemas.TaskUpdate;
 import io.taskmesh.schemas.Topics;
+import java.util.Map;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
 
-/** The topics and store of the task view, each a value carrying its name and serdes. */
+/**
+ * The topics and store of the task view, each a value carrying its name and serdes. The names
+ * come from the environment ({@link #fromEnv}), so the gateway and {@code ./taskmesh replay} read
+ * the same ones.
+ */
 public record TaskTopics(Topic<TaskEvent> events, Topic<TaskUpdate> updates, String storeName) {
 
   public record Topic<V>(String name, Serde<String> keySerde, Serde<V> valueSerde) {}
@@ -18,6 +23,17 @@ public record TaskTopics(Topic<TaskEvent> events, Topic<TaskUpdate> updates, Str
 
   public static TaskTopics defaults() {
     return named(Topics.TASK_EVENTS, Topics.TASK_UPDATES, "tasks");
+  }
+
+  /**
+   * {@code SVC_TASK_EVENTS_TOPIC}, {@code SVC_TASK_UPDATES_TOPIC}, {@code SVC_TASK_STORE}: default
+   * {@code svc.task-events}, {@code svc.task-updates}, {@code tasks}.
+   */
+  public static TaskTopics fromEnv(Map<String, String> env) {
+    return named(
+        env.getOrDefault("SVC_TASK_EVENTS_TOPIC", Topics.TASK_EVENTS),
+        env.getOrDefault("SVC_TASK_UPDATES_TOPIC", Topics.TASK_UPDATES),
+        env.getOrDefault("SVC_TASK_STORE", "tasks"));
   }
 
   public static TaskTopics named(String events, String updates, String store) {

@@ -10,6 +10,7 @@ import jakarta.servlet.http.HttpServletRequestWrapper;
 import java.io.IOException;
 import java.util.Collections;
 import java.util.Enumeration;
+import java.util.List;
 
 /**
  * Javalin's SSE handler only streams to requests that accept {@code text/event-stream}; whether
@@ -39,7 +40,7 @@ final class A2aAcceptFilter implements Filter {
 
       @Override
       public Enumeration<String> getHeaders(String name) {
-        return "Accept".equalsIgnoreCase(name) ? Collections.enumeration(java.util.List.of(EVENT_STREAM))
+        return "Accept".equalsIgnoreCase(name) ? Collections.enumeration(List.of(EVENT_STREAM))
             : super.getHeaders(name);
       }
     }, response);

@@ -1,6 +1,8 @@
 package io.taskmesh.gateway.a2a;
 
 import java.net.URI;
+import java.net.URISyntaxException;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -49,7 +51,7 @@ public record A2aSettings(
           "SVC_A2A_JWT_JWKS_URL is required when SVC_A2A_JWT_ISSUER or SVC_A2A_JWT_AUDIENCE is set");
     }
     URI publicUrl = httpUrl(env, "SVC_A2A_PUBLIC_URL");
-    String allow = env.getOrDefault("SVC_A2A_PUSH_ALLOW_PRIVATE", "false").trim().toLowerCase(java.util.Locale.ROOT);
+    String allow = env.getOrDefault("SVC_A2A_PUSH_ALLOW_PRIVATE", "false").trim().toLowerCase(Locale.ROOT);
     if (!allow.equals("true") && !allow.equals("false") && !allow.isEmpty()) {
       throw new IllegalArgumentException("SVC_A2A_PUSH_ALLOW_PRIVATE must be true or false, not '" + allow + "'");
     }
@@ -80,12 +82,12 @@ public record A2aSettings(
     }
     try {
       URI uri = new URI(v);
-      String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(java.util.Locale.ROOT);
+      String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
       if (!(scheme.equals("http") || scheme.equals("https")) || uri.getHost() == null) {
         throw new IllegalArgumentException(name + " must be an absolute http(s) URL, not '" + v + "'");
       }
       return uri;
-    } catch (java.net.URISyntaxException e) {
+    } catch (URISyntaxException e) {
       throw new IllegalArgumentException(name + " is not a valid URL: '" + v + "'");
     }
   }

@@ -1,7 +1,6 @@
 package io.taskmesh.gateway.a2a;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.javalin.http.sse.SseClient;
 import io.taskmesh.schemas.Json;
 import java.util.ArrayDeque;
@@ -35,8 +34,8 @@ final class A2aStream {
   }
 
   /** Queues A2A results (Task, status-update, artifact-update), in order. */
-  synchronized void send(List<ObjectNode> results) {
-    for (ObjectNode r : results) {
+  synchronized void send(List<? extends StreamResult> results) {
+    for (StreamResult r : results) {
       enqueue(Json.write(JsonRpc.result(requestId, r)));
     }
   }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.taskmesh.schemas.Json;
+import java.io.IOException;
 
 /** JSON-RPC 2.0 envelopes: parsing a request, building result and error responses. */
 final class JsonRpc {
@@ -24,7 +25,7 @@ final class JsonRpc {
     JsonNode node;
     try {
       node = Json.MAPPER.readTree(body);
-    } catch (java.io.IOException e) {
+    } catch (IOException e) {
       throw new A2aException(A2aException.PARSE_ERROR, "Parse error: " + firstLine(e.getMessage()));
     }
     if (node == null || node.isMissingNode()) {
@@ -59,16 +60,17 @@ final class JsonRpc {
       JsonNode node = Json.MAPPER.readTree(body);
       JsonNode id = node == null ? null : node.get("id");
       return id != null && (id.isTextual() || id.isIntegralNumber()) ? id : NullNode.getInstance();
-    } catch (java.io.IOException | RuntimeException e) {
+    } catch (IOException | RuntimeException e) {
       return NullNode.getInstance();
     }
   }
 
-  static ObjectNode result(JsonNode id, JsonNode result) {
+  /** A result response; {@code result} is a JSON tree or a typed A2A object (null is written as null). */
+  static ObjectNode result(JsonNode id, Object result) {
     ObjectNode out = Json.MAPPER.createObjectNode();
     out.put("jsonrpc", "2.0");
     out.set("id", id == null ? NullNode.getInstance() : id);
-    out.set("result", result);
+    out.set("result", result == null ? NullNode.getInstance() : Json.tree(result));
     return out;
   }
 

@@ -1,7 +1,6 @@
 package io.taskmesh.gateway.a2a;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.TaskState;
@@ -11,11 +10,13 @@ import io.taskmesh.topology.UpdateFeed;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.net.UnknownHostException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -70,7 +71,7 @@ final class PushNotifier implements AutoCloseable {
     final String taskId;
     final Map<String, ObjectNode> configs = new LinkedHashMap<>();
     AutoCloseable subscription;
-    String lastState;
+    A2aState lastState;
     CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
 
     Watch(String taskId) {
@@ -89,8 +90,8 @@ final class PushNotifier implements AutoCloseable {
     Watch w = watches.computeIfAbsent(task.id(), Watch::new);
     synchronized (w) {
       w.configs.put(stored.get("id").asText(), stored);
-      if (w.subscription == null && !A2aTasks.TERMINAL.contains(A2aTasks.state(task.status()))) {
-        w.lastState = A2aTasks.state(task.status());
+      if (w.subscription == null && !A2aState.of(task.status()).isTerminal()) {
+        w.lastState = A2aState.of(task.status());
         w.subscription = feed.subscribe(task.id(), u -> onUpdate(w, u));
       }
     }
@@ -128,7 +129,7 @@ final class PushNotifier implements AutoCloseable {
     synchronized (w) {
       boolean removed = w.configs.remove(configId) != null;
       if (w.configs.isEmpty()) {
-        closeQuietly(w.subscription);
+        Subscriptions.closeQuietly(w.subscription);
         w.subscription = null;
         watches.remove(taskId, w);
       }
@@ -138,27 +139,27 @@ final class PushNotifier implements AutoCloseable {
 
   /** Feed thread: never blocks; the POSTs of one task run in order on the scheduler. */
   private void onUpdate(Watch w, TaskUpdate u) {
-    String state = A2aTasks.state(u.status());
+    A2aState state = A2aState.of(u.status());
     List<ObjectNode> targets;
     synchronized (w) {
-      if (state.equals(w.lastState) || w.configs.isEmpty()) {
+      if (state == w.lastState || w.configs.isEmpty()) {
         return;
       }
       w.lastState = state;
       targets = List.copyOf(w.configs.values());
-      if (A2aTasks.TERMINAL.contains(state)) {
-        closeQuietly(w.subscription);
+      if (state.isTerminal()) {
+        Subscriptions.closeQuietly(w.subscription);
         w.subscription = null;
       }
       w.chain = w.chain.thenComposeAsync(v -> {
-        ObjectNode body = taskBody(u);
+        A2aTask body = taskBody(u);
         return CompletableFuture.allOf(targets.stream()
             .map(c -> post(c, body, 0)).toArray(CompletableFuture[]::new));
       }, scheduler);
     }
   }
 
-  private ObjectNode taskBody(TaskUpdate u) {
+  private A2aTask taskBody(TaskUpdate u) {
     try {
       Optional<TaskState> s = queries.get(u.id());
       if (s.isPresent() && s.get().seq() == u.seq()) {
@@ -166,25 +167,17 @@ final class PushNotifier implements AutoCloseable {
       }
       if (s.isPresent() && s.get().seq() > u.seq()) {
         // the task moved on before this push went out: the Task as of this update
-        ObjectNode t = A2aTasks.task(s.get(), 0);
-        t.remove("artifacts");
-        t.set("status", A2aTasks.status(u.id(), A2aTasks.contextId(s.get()), u.status(), u.message(), u.error(),
-            u.timestamp(), u.seq()));
-        return t;
+        return A2aTasks.task(s.get(), 0).withoutArtifacts()
+            .withStatus(A2aTasks.status(u.id(), A2aTasks.contextId(s.get()), u));
       }
     } catch (RuntimeException e) {
       LOG.debug("push: task {} not readable, sending the update only: {}", u.id(), e.toString());
     }
-    ObjectNode t = Json.MAPPER.createObjectNode();
-    t.put("kind", "task");
-    t.put("id", u.id());
-    t.put("contextId", u.id());
-    t.set("status", A2aTasks.status(u.id(), u.id(), u.status(), u.message(), u.error(), u.timestamp(), u.seq()));
-    return t;
+    return A2aTask.bare(u.id(), u.id(), A2aTasks.status(u.id(), u.id(), u));
   }
 
   /** One POST with retries; completes (never exceptionally) when delivered or given up. */
-  private CompletableFuture<Void> post(ObjectNode config, ObjectNode body, int attempt) {
+  private CompletableFuture<Void> post(ObjectNode config, A2aTask body, int attempt) {
     URI url = URI.create(config.get("url").asText());
     try {
       checkTarget(url, allowPrivate);
@@ -236,7 +229,7 @@ final class PushNotifier implements AutoCloseable {
     URI uri;
     try {
       uri = new URI(url.asText());
-    } catch (java.net.URISyntaxException e) {
+    } catch (URISyntaxException e) {
       throw A2aException.params("Invalid params: 'pushNotificationConfig.url' is not a URL");
     }
     checkTarget(uri, allowPrivate);
@@ -311,7 +304,7 @@ final class PushNotifier implements AutoCloseable {
       }
       if (v4Mapped && (b[10] & 0xff) == 0xff && (b[11] & 0xff) == 0xff) {
         try {
-          return isPublic(InetAddress.getByAddress(java.util.Arrays.copyOfRange(b, 12, 16)));
+          return isPublic(InetAddress.getByAddress(Arrays.copyOfRange(b, 12, 16)));
         } catch (UnknownHostException e) {
           return false;
         }
@@ -324,26 +317,9 @@ final class PushNotifier implements AutoCloseable {
         || (first == 192 && second == 0 && (b[2] & 0xff) == 0) || (first == 198 && (second == 18 || second == 19)));
   }
 
-  static ArrayNode asArray(List<ObjectNode> items) {
-    ArrayNode a = Json.MAPPER.createArrayNode();
-    items.forEach(a::add);
-    return a;
-  }
-
   @Override
   public void close() {
-    watches.values().forEach(w -> closeQuietly(w.subscription));
+    watches.values().forEach(w -> Subscriptions.closeQuietly(w.subscription));
     scheduler.shutdownNow();
-  }
-
-  private static void closeQuietly(AutoCloseable c) {
-    if (c == null) {
-      return;
-    }
-    try {
-      c.close();
-    } catch (Exception ignored) {
-      // unsubscribing cannot fail in a way anyone could act on
-    }
   }
 }

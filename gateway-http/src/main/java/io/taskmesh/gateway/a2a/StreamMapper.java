@@ -1,7 +1,6 @@
 package io.taskmesh.gateway.a2a;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.taskmesh.schemas.TaskState;
 import io.taskmesh.schemas.TaskUpdate;
 import java.util.List;
@@ -28,52 +27,52 @@ final class StreamMapper {
   private final String taskId;
   private final String contextId;
   private long lastSeq;
-  private String lastState;
+  private A2aState lastState;
   private boolean flySent;
   private boolean done;
 
-  StreamMapper(String taskId, String contextId, long lastSeq, String lastState) {
+  StreamMapper(String taskId, String contextId, long lastSeq, A2aState lastState) {
     this.taskId = taskId;
     this.contextId = contextId;
     this.lastSeq = lastSeq;
     this.lastState = lastState;
   }
 
-  synchronized List<ObjectNode> onUpdate(TaskUpdate u) {
+  synchronized List<StreamResult> onUpdate(TaskUpdate u) {
     if (done || u.seq() <= lastSeq) {
       return List.of();
     }
     lastSeq = u.seq();
-    String state = A2aTasks.state(u.status());
-    if (A2aTasks.TERMINAL.contains(state)) {
+    A2aState state = A2aState.of(u.status());
+    if (state.isTerminal()) {
       done = true;
-      ObjectNode part = A2aTasks.COMPLETED.equals(state) && u.result() != null && !u.result().isNull()
-          ? A2aTasks.resultPart(u.result()) : A2aTasks.textPart("");
+      A2aPart part = state == A2aState.COMPLETED && u.result() != null && !u.result().isNull()
+          ? A2aTasks.resultPart(u.result()) : new A2aPart.Text("");
       return List.of(A2aTasks.artifactEvent(taskId, contextId, part, flySent, true),
           A2aTasks.statusEvent(taskId, contextId, u, true));
     }
-    if (A2aTasks.INTERRUPTED.contains(state)) {
+    if (state.isInterrupted()) {
       done = true;
       return List.of(A2aTasks.statusEvent(taskId, contextId, u, true));
     }
-    if (state.equals(lastState)) {
+    if (state == lastState) {
       return List.of(); // progress: not forwarded
     }
     lastState = state;
     return List.of(A2aTasks.statusEvent(taskId, contextId, u, false));
   }
 
-  synchronized List<ObjectNode> onFly(JsonNode fly) {
+  synchronized List<StreamResult> onFly(JsonNode fly) {
     if (done || fly == null || !fly.isObject()) {
       return List.of();
     }
-    ObjectNode event = A2aTasks.artifactEvent(taskId, contextId, A2aTasks.flyPart(fly), flySent, false);
+    StreamResult event = A2aTasks.artifactEvent(taskId, contextId, A2aTasks.flyPart(fly), flySent, false);
     flySent = true;
     return List.of(event);
   }
 
   /** Catches up with a stored state (read after subscribing): as if its last update arrived now. */
-  List<ObjectNode> onState(TaskState s) {
+  List<StreamResult> onState(TaskState s) {
     return onUpdate(asUpdate(s));
   }
 

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
 import io.modelcontextprotocol.server.McpSyncServer;
 import io.modelcontextprotocol.spec.McpSchema;
+import io.taskmesh.gateway.DispatchException;
 import io.taskmesh.gateway.ToolArguments;
 import io.taskmesh.gateway.ToolCalls;
 import io.taskmesh.schemas.FlowConfig;
@@ -85,7 +86,7 @@ final class McpTools {
         return McpSchema.CallToolResult.builder().addTextContent(ToolCalls.resultText(id)).isError(false).build();
       } catch (ToolCalls.UnknownTool | ToolArguments.InvalidArguments e) {
         return error(e.getMessage());
-      } catch (EventLogException e) {
+      } catch (EventLogException | DispatchException e) {
         LOG.error("tool {} could not start a task: {}", request.name(), e.getMessage());
         return error("the task could not be started: task log unavailable");
       }

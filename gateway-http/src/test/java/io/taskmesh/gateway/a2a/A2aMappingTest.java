@@ -132,9 +132,13 @@ class A2aMappingTest {
     assertThat(A2aTasks.state(TaskStatus.AUTH_REQUIRED)).isEqualTo("auth-required");
     assertThat(A2aTasks.state(TaskStatus.fromWire("whatever"))).isEqualTo("unknown");
     assertThat(A2aTasks.state(null)).isEqualTo("unknown");
-    assertThat(A2aTasks.gatewayStatus("input-required")).isEqualTo(TaskStatus.PAUSED);
-    assertThat(A2aTasks.gatewayStatus("auth_required")).isEqualTo(TaskStatus.AUTH_REQUIRED);
-    assertThat(A2aTasks.gatewayStatus("nope")).isNull();
+    assertThat(A2aState.gatewayStatus("input-required")).isEqualTo(TaskStatus.PAUSED);
+    assertThat(A2aState.gatewayStatus("auth_required")).isEqualTo(TaskStatus.AUTH_REQUIRED);
+    assertThat(A2aState.gatewayStatus("nope")).isNull();
+  }
+
+  private static List<JsonNode> trees(List<StreamResult> events) {
+    return events.stream().map(Json::tree).toList();
   }
 
   private static TaskUpdate update(long seq, TaskStatus status, JsonNode result) {
@@ -143,34 +147,34 @@ class A2aMappingTest {
 
   @Test
   void streamEvents() throws Exception {
-    StreamMapper m = new StreamMapper("t", "c", 0, "submitted");
+    StreamMapper m = new StreamMapper("t", "c", 0, A2aState.SUBMITTED);
     assertThat(m.onUpdate(update(1, TaskStatus.PENDING, null))).isEmpty();
-    List<ObjectNode> working = m.onUpdate(update(2, TaskStatus.RUNNING, null));
+    List<JsonNode> working = trees(m.onUpdate(update(2, TaskStatus.RUNNING, null)));
     assertThat(working).singleElement().satisfies(e -> {
       assertThat(e.get("kind").asText()).isEqualTo("status-update");
       assertThat(e.get("final").asBoolean()).isFalse();
     });
     assertThat(m.onUpdate(update(3, TaskStatus.RUNNING, null))).as("progress not forwarded").isEmpty();
     assertThat(m.onUpdate(update(3, TaskStatus.SUCCEEDED, null))).as("duplicate seq").isEmpty();
-    ObjectNode c1 = m.onFly(json("{\"text\":\"a\"}")).get(0);
-    ObjectNode c2 = m.onFly(json("{\"k\":1}")).get(0);
+    JsonNode c1 = Json.tree(m.onFly(json("{\"text\":\"a\"}")).get(0));
+    JsonNode c2 = Json.tree(m.onFly(json("{\"k\":1}")).get(0));
     assertThat(c1.get("append").asBoolean()).isFalse();
     assertThat(c1.at("/artifact/artifactId").asText()).isEqualTo("fly-stream");
     assertThat(c1.at("/artifact/parts/0/kind").asText()).isEqualTo("text");
     assertThat(c2.get("append").asBoolean()).isTrue();
     assertThat(c2.at("/artifact/parts/0/data/k").asInt()).isEqualTo(1);
-    List<ObjectNode> end = m.onUpdate(update(4, TaskStatus.SUCCEEDED, json("[1,2]")));
+    List<JsonNode> end = trees(m.onUpdate(update(4, TaskStatus.SUCCEEDED, json("[1,2]"))));
     assertThat(end).extracting(e -> e.get("kind").asText()).containsExactly("artifact-update", "status-update");
     assertThat(end.get(0).get("lastChunk").asBoolean()).isTrue();
     assertThat(end.get(0).at("/artifact/parts/0/data/result").toString()).isEqualTo("[1,2]");
     assertThat(end.get(1).get("final").asBoolean()).isTrue();
     assertThat(m.done()).isTrue();
     assertThat(m.onFly(json("{\"text\":\"late\"}"))).isEmpty();
-    StreamMapper paused = new StreamMapper("t", "c", 0, "submitted");
-    assertThat(paused.onUpdate(update(2, TaskStatus.PAUSED, null))).singleElement()
+    StreamMapper paused = new StreamMapper("t", "c", 0, A2aState.SUBMITTED);
+    assertThat(trees(paused.onUpdate(update(2, TaskStatus.PAUSED, null)))).singleElement()
         .satisfies(e -> assertThat(e.at("/status/state").asText()).isEqualTo("input-required"));
-    StreamMapper failed = new StreamMapper("t", "c", 0, "submitted");
-    List<ObjectNode> f = failed.onUpdate(update(2, TaskStatus.FAILED, null));
+    StreamMapper failed = new StreamMapper("t", "c", 0, A2aState.SUBMITTED);
+    List<JsonNode> f = trees(failed.onUpdate(update(2, TaskStatus.FAILED, null)));
     assertThat(f.get(0).get("append").asBoolean()).as("no FLY before: the last chunk opens the artifact").isFalse();
   }
 
@@ -223,10 +227,10 @@ class A2aMappingTest {
 
   @Test
   void pageTokensRoundTripAndForgeriesAreRefused() {
-    assertThat(A2aRoutes.decodePageToken(A2aRoutes.encodePageToken(40))).isEqualTo(40);
-    assertThat(A2aRoutes.decodePageToken("")).isZero();
-    assertThat(code(() -> A2aRoutes.decodePageToken("%%%"))).isEqualTo(-32602);
-    assertThat(code(() -> A2aRoutes.decodePageToken(java.util.Base64.getUrlEncoder().encodeToString("offset:-1".getBytes()))))
+    assertThat(PageToken.decode(PageToken.encode(40))).isEqualTo(40);
+    assertThat(PageToken.decode("")).isZero();
+    assertThat(code(() -> PageToken.decode("%%%"))).isEqualTo(-32602);
+    assertThat(code(() -> PageToken.decode(java.util.Base64.getUrlEncoder().encodeToString("offset:-1".getBytes()))))
         .isEqualTo(-32602);
   }
 }

@@ -1,0 +1,35 @@
+package io.taskmesh.gateway.a2a;
+
+import io.taskmesh.schemas.FlowConfig;
+import io.taskmesh.topology.TaskCommands;
+import io.taskmesh.topology.TaskListing;
+import io.taskmesh.topology.TaskQueries;
+import io.taskmesh.topology.UpdateFeed;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Supplier;
+
+/**
+ * What the A2A edge needs of the rest of the gateway, each as the narrowest port.
+ *
+ * @param flows the flows now configured, by name (those with an {@code a2a} section are skills)
+ * @param starter starts and resumes tasks
+ * @param fly live FLY events
+ * @param queries stored task states (forwarded to the owning replica when needed)
+ * @param commands appends task events (cancel)
+ * @param feed live task updates
+ * @param listing one owner's tasks, page by page ({@code tasks/list})
+ */
+public record A2aPorts(Supplier<Map<String, FlowConfig>> flows, TaskStarter starter, FlyFeed fly,
+    TaskQueries queries, TaskCommands commands, UpdateFeed feed, TaskListing listing) {
+
+  public A2aPorts {
+    Objects.requireNonNull(flows, "flows");
+    Objects.requireNonNull(starter, "starter");
+    Objects.requireNonNull(fly, "fly");
+    Objects.requireNonNull(queries, "queries");
+    Objects.requireNonNull(commands, "commands");
+    Objects.requireNonNull(feed, "feed");
+    Objects.requireNonNull(listing, "listing");
+  }
+}

@@ -1,0 +1,97 @@
+package io.taskmesh.gateway.a2a;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.javalin.http.Context;
+import io.javalin.http.sse.SseHandler;
+import io.taskmesh.topology.TaskQueries;
+import io.taskmesh.topology.UpdateFeed;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The SSE answers of the A2A edge: a task's stream (first results, then live updates and FLY
+ * events until the mapper is done) and an error as a one-event stream. Every open stream gets a
+ * keepalive comment every {@value #KEEPALIVE_SECONDS} s (spec).
+ */
+final class A2aSse {
+  private static final Logger LOG = LoggerFactory.getLogger(A2aSse.class);
+  static final long KEEPALIVE_SECONDS = 15;
+
+  private final TaskQueries queries;
+  private final UpdateFeed feed;
+  private final FlyFeed fly;
+  private final Executor writers;
+  private final Set<A2aStream> open = ConcurrentHashMap.newKeySet();
+
+  A2aSse(TaskQueries queries, UpdateFeed feed, FlyFeed fly, Executor writers, ScheduledExecutorService timers) {
+    this.queries = queries;
+    this.feed = feed;
+    this.fly = fly;
+    this.writers = writers;
+    timers.scheduleAtFixedRate(() -> open.forEach(s -> s.comment("keepalive")),
+        KEEPALIVE_SECONDS, KEEPALIVE_SECONDS, TimeUnit.SECONDS);
+  }
+
+  /**
+   * Streams a task: the {@code first} results, then the mapper's events for every live update
+   * and FLY event, until the mapper is done. Subscribes before reading the stored state so
+   * nothing falls between the two.
+   */
+  void stream(Context ctx, JsonNode requestId, String taskId, List<? extends StreamResult> first,
+      StreamMapper mapper) throws Exception {
+    new SseHandler(client -> {
+      client.keepAlive();
+      A2aStream s = new A2aStream(client, requestId, writers);
+      List<AutoCloseable> subs = new ArrayList<>();
+      client.onClose(() -> {
+        open.remove(s);
+        subs.forEach(Subscriptions::closeQuietly);
+      });
+      open.add(s);
+      Consumer<List<StreamResult>> emit = events -> {
+        if (!events.isEmpty()) {
+          s.send(events);
+        }
+        if (mapper.done()) {
+          s.finish();
+        }
+      };
+      // holding the stream's lock keeps the writer from sending the first event before the
+      // subscriptions exist: a client that reacts to it (posts FLY) is then never too early
+      synchronized (s) {
+        s.send(first);
+        subs.add(feed.subscribe(taskId, u -> emit.accept(mapper.onUpdate(u))));
+        subs.add(fly.subscribe(taskId, f -> emit.accept(mapper.onFly(f))));
+      }
+      try {
+        queries.get(taskId).ifPresent(st -> emit.accept(mapper.onState(st)));
+      } catch (RuntimeException e) {
+        LOG.debug("A2A stream of {}: state not readable yet ({}); live updates follow", taskId, e.toString());
+      }
+    }).handle(ctx);
+  }
+
+  /** The error as the one event of a stream; false when the stream could not be opened. */
+  boolean error(Context ctx, JsonNode requestId, A2aException e) {
+    try {
+      new SseHandler(client -> {
+        client.keepAlive();
+        A2aStream s = new A2aStream(client, requestId, writers);
+        s.sendError(e);
+        s.finish();
+      }).handle(ctx);
+      return true;
+    } catch (Exception failed) {
+      LOG.debug("A2A: could not answer an error as SSE: {}", failed.toString());
+      return false;
+    }
+  }
+}

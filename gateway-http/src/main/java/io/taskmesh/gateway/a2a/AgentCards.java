@@ -1,0 +1,52 @@
+package io.taskmesh.gateway.a2a;
+
+import io.javalin.http.Context;
+import io.taskmesh.schemas.FlowConfig;
+import io.taskmesh.schemas.Json;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.function.Supplier;
+
+/**
+ * Serves the agent card: public at {@code /.well-known/agent.json} and
+ * {@code /.well-known/agent-card.json}, and the authenticated extended card as an RPC method.
+ */
+final class AgentCards {
+  private final A2aSettings settings;
+  private final Supplier<Map<String, FlowConfig>> flows;
+
+  AgentCards(A2aSettings settings, Supplier<Map<String, FlowConfig>> flows) {
+    this.settings = settings;
+    this.flows = flows;
+  }
+
+  void publicCard(Context ctx) {
+    ctx.contentType("application/json").result(Json.write(AgentCard.build(settings, endpoint(ctx),
+        skills().values(), false)));
+  }
+
+  void extendedCard(A2aCall call) {
+    call.reply(AgentCard.build(settings, endpoint(call.context()), skills().values(), true));
+  }
+
+  /** Flows with an {@code a2a} section, by name. */
+  Map<String, FlowConfig> skills() {
+    Map<String, FlowConfig> out = new LinkedHashMap<>();
+    flows.get().forEach((name, flow) -> {
+      if (flow.a2a() != null && !flow.a2a().isMissingNode()) {
+        out.put(name, flow);
+      }
+    });
+    return out;
+  }
+
+  /** The absolute URL of {@code POST /a2a/}: the configured public URL, else what the client called. */
+  private String endpoint(Context ctx) {
+    if (settings.publicUrl() != null) {
+      String base = settings.publicUrl().toString();
+      return (base.endsWith("/") ? base.substring(0, base.length() - 1) : base) + "/a2a/";
+    }
+    String host = ctx.header("Host");
+    return ctx.scheme() + "://" + (host != null ? host : ctx.host()) + "/a2a/";
+  }
+}

@@ -1,0 +1,34 @@
+package io.taskmesh.gateway.a2a;
+
+import io.taskmesh.schemas.TaskState;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * {@code tasks/resubscribe}: the Task as stored, then its stream from there; a task whose stream
+ * is already over gets its closing events at once.
+ */
+final class ResubscribeMethod {
+  private final OwnedTasks tasks;
+
+  ResubscribeMethod(OwnedTasks tasks) {
+    this.tasks = tasks;
+  }
+
+  void resubscribe(A2aCall call) throws Exception {
+    String id = A2aMessages.requiredString(call.params(), "id");
+    TaskState s = tasks.visible(id, call.principal());
+    A2aState state = A2aState.of(s.status());
+    String contextId = A2aTasks.contextId(s);
+    List<StreamResult> first = new ArrayList<>();
+    first.add(A2aTasks.task(s, 0));
+    StreamMapper mapper;
+    if (state.endsStream()) {
+      mapper = new StreamMapper(id, contextId, s.seq() - 1, null);
+      first.addAll(mapper.onState(s)); // already over: the closing events, then the end
+    } else {
+      mapper = new StreamMapper(id, contextId, s.seq(), state);
+    }
+    call.stream(id, first, mapper);
+  }
+}
