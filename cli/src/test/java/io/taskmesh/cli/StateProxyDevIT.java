@@ -71,18 +71,15 @@ class StateProxyDevIT {
                 writeMode: passthrough
                 connector:
                   type: objstore-passthrough
-                  env: &env
-                    - {name: STATE_BUCKET, value: %s}
-                    - {name: STATE_PREFIX, value: "%%s/"}
-                    - {name: OBJSTORE_ENDPOINT_URL, value: "%s"}
-                    - {name: AWS_ACCESS_KEY_ID, value: %s}
-                    - {name: AWS_SECRET_ACCESS_KEY, value: %s}
+                  env: {STATE_BUCKET: %1$s, STATE_PREFIX: "%%1$s/", OBJSTORE_ENDPOINT_URL: "%2$s",
+                        AWS_ACCESS_KEY_ID: %3$s, AWS_SECRET_ACCESS_KEY: %4$s}
               - name: whole
                 mount: {path: /state/whole}
                 writeMode: buffered
                 connector:
                   type: objstore-buffered-lww
-                  env: *env
+                  env: {STATE_BUCKET: %1$s, STATE_PREFIX: "%%1$s/", OBJSTORE_ENDPOINT_URL: "%2$s",
+                        AWS_ACCESS_KEY_ID: %3$s, AWS_SECRET_ACCESS_KEY: %4$s}
         """.formatted(FAULTS_BUCKET, ownS3.endpoint(), LocalS3.ACCESS_KEY, LocalS3.SECRET_KEY);
     Files.writeString(config.resolve("actors.yaml"), """
         actors:
