@@ -15,7 +15,7 @@ import java.util.Map;
 
 /**
  * A pipeline directory for {@code ./taskmesh dev --config DIR}: {@code flows.yaml} (the spec's
- * flow config) and {@code actors.yaml} (actor -> handler, module folder, env).
+ * flow config) and {@code actors.yaml} (actor -> handler, module folder, env, stateProxy mounts).
  */
 public record DevConfig(Path dir, Path flowsFile, Map<String, FlowConfig> flows, List<ActorSpec> actors) {
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
@@ -61,7 +61,8 @@ public record DevConfig(Path dir, Path flowsFile, Map<String, FlowConfig> flows,
         }
         Map<String, String> env = new LinkedHashMap<>();
         a.path("env").fields().forEachRemaining(v -> env.put(v.getKey(), v.getValue().asText()));
-        out.add(new ActorSpec(e.getKey(), handler, moduleDir, env));
+        out.add(new ActorSpec(e.getKey(), handler, moduleDir, env,
+            StateMount.parseAll(e.getKey(), a.get("stateProxy"))));
       }
       return out;
     } catch (IOException e) {

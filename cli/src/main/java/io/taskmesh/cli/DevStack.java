@@ -52,6 +52,7 @@ public final class DevStack implements AutoCloseable {
   private String gatewayUrl;
   private String meshApiUrl;
   private String meshApiInternalUrl;
+  private DevStateProxy stateProxy;
 
   private DevStack() {}
 
@@ -77,6 +78,11 @@ public final class DevStack implements AutoCloseable {
 
   public String meshApiInternalUrl() {
     return meshApiInternalUrl;
+  }
+
+  /** The state-proxy connectors and the local S3 server (package-private: for tests). */
+  DevStateProxy stateProxy() {
+    return stateProxy;
   }
 
   private void startAll(Options o, Consumer<String> say) {
@@ -130,7 +136,10 @@ public final class DevStack implements AutoCloseable {
         Map.of())), crew, reporter, logOnly);
     pause.start();
     started.push(pause);
-    for (ActorSpec spec : o.config().actors()) {
+    stateProxy = new DevStateProxy(o.dataDir(), say);
+    started.push(stateProxy);
+    for (ActorSpec declared : o.config().actors()) {
+      ActorSpec spec = declared.withEnv(stateProxy.startMounts(declared));
       Path socketDir = o.dataDir().resolve("sockets").resolve(spec.name());
       started.push(new SupervisedActor(o, spec, socketDir, SidecarConfig.fromEnv(
           actorEnv(bootstrap, o, spec.name(), socketDir, spec.env())), reporter));

@@ -12,7 +12,7 @@ import picocli.CommandLine.Option;
 @Command(name = "taskmesh", mixinStandardHelpOptions = true,
     description = "Pipelines of actors on Kafka, tracked live.",
     subcommands = {Main.Dev.class, Main.GatewayCmd.class, Main.SidecarCmd.class, Main.KvConnectorCmd.class,
-        Main.MeshApiCmd.class, ReplayCommand.class, CommandLine.HelpCommand.class})
+        Main.MeshApiCmd.class, ConnectorCommand.class, ReplayCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 
   public static void main(String[] args) {

@@ -53,7 +53,7 @@ class HelpTest {
   @Test
   void theWalkReachesEveryLauncherCommand() {
     assertThat(everyCommand().map(p -> String.join(" ", p)))
-        .contains("", "dev", "gateway", "sidecar", "kv-connector", "mesh-api", "replay", "help");
+        .contains("", "dev", "gateway", "sidecar", "kv-connector", "mesh-api", "connector", "replay", "help");
   }
 
   @Test
@@ -69,6 +69,8 @@ class HelpTest {
   void aSubcommandUsageShowsItsOwnOptions() {
     assertThat(run(List.of("dev"), "--help").out()).contains("--config", "--port", "--kafka");
     assertThat(run(List.of("replay"), "--help").out()).contains("--reset-only", "--timeout");
+    assertThat(run(List.of("connector"), "--help").out())
+        .contains("<type>", "objstore-buffered-lww", "objstore-passthrough", "objstore-buffered-cas");
   }
 
   @Test

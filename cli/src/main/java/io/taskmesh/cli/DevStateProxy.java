@@ -1,0 +1,114 @@
+package io.taskmesh.cli;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Consumer;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The state proxy of {@code ./taskmesh dev}: per actor with {@code stateProxy} mounts, one
+ * connector per mount (socket {@code {dataDir}/state/{actor}/{name}.sock}) and the runtime's
+ * {@code SVC_STATE_PROXY_MOUNTS} / {@code SVC_STATE_SOCKET_DIR}. An object-store mount whose
+ * {@code connector.env} names no {@code OBJSTORE_ENDPOINT_URL} gets a local S3 server (one for all
+ * such mounts, started on first need), its bucket created there.
+ */
+final class DevStateProxy implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(DevStateProxy.class);
+  static final String DEFAULT_LOCAL_BUCKET = "taskmesh-state";
+
+  private final Path dataDir;
+  private final Consumer<String> say;
+  private final Deque<AutoCloseable> started = new ArrayDeque<>();
+  private final Map<String, ConnectorProcess> connectors = new LinkedHashMap<>();
+  private LocalS3 localS3;
+
+  DevStateProxy(Path dataDir, Consumer<String> say) {
+    this.dataDir = dataDir;
+    this.say = say;
+  }
+
+  /** Starts the actor's connectors; answers the variables its runtime needs (none without mounts). */
+  synchronized Map<String, String> startMounts(ActorSpec actor) {
+    if (actor.stateProxy().isEmpty()) {
+      return Map.of();
+    }
+    Path socketDir = dataDir.resolve("state").resolve(actor.name());
+    for (StateMount mount : actor.stateProxy()) {
+      Map<String, String> env = connectorEnv(mount, socketDir);
+      String label = actor.name() + "/" + mount.name();
+      ConnectorProcess c = ConnectorProcess.start(label, mount, Path.of(env.get("CONNECTOR_SOCKET")), env,
+          socketDir.resolve(mount.name() + ".log"));
+      started.push(c);
+      connectors.put(label, c);
+      say.accept("state " + label + ": " + mount.path() + " (" + mount.writeMode() + ") -> " + mount.connectorType()
+          + " " + env.getOrDefault("OBJSTORE_ENDPOINT_URL", "") + " bucket " + env.getOrDefault("STATE_BUCKET", "-"));
+    }
+    return Map.of(
+        "SVC_STATE_PROXY_MOUNTS", actor.stateProxy().stream().map(StateMount::mountsEntry).collect(Collectors.joining(";")),
+        "SVC_STATE_SOCKET_DIR", socketDir.toString());
+  }
+
+  private Map<String, String> connectorEnv(StateMount mount, Path socketDir) {
+    Map<String, String> env = new HashMap<>(mount.env());
+    env.put("CONNECTOR_SOCKET", socketDir.resolve(mount.name() + ".sock").toString());
+    if (mount.connectorType().startsWith("objstore-") && !env.containsKey("OBJSTORE_ENDPOINT_URL")) {
+      LocalS3 s3 = localS3();
+      env.putIfAbsent("STATE_BUCKET", DEFAULT_LOCAL_BUCKET);
+      env.put("OBJSTORE_ENDPOINT_URL", s3.endpoint());
+      env.put("OBJSTORE_REGION", LocalS3.REGION);
+      env.put("AWS_ACCESS_KEY_ID", LocalS3.ACCESS_KEY);
+      env.put("AWS_SECRET_ACCESS_KEY", LocalS3.SECRET_KEY);
+      s3.ensureBucket(env.get("STATE_BUCKET"));
+    }
+    return env;
+  }
+
+  private LocalS3 localS3() {
+    if (localS3 == null) {
+      Path log = dataDir.resolve("state").resolve("local-s3.log");
+      localS3 = LocalS3.start(log, Duration.ofSeconds(60));
+      started.push(localS3);
+      say.accept("state: local S3 server (moto) at " + localS3.endpoint() + " (in memory; log " + log + ")");
+    }
+    return localS3;
+  }
+
+  /** The local S3 server's endpoint, when one was started. */
+  synchronized Optional<String> localS3Endpoint() {
+    return Optional.ofNullable(localS3).map(LocalS3::endpoint);
+  }
+
+  /** The connector of {@code actor}'s mount {@code name}. */
+  synchronized ConnectorProcess connector(String actor, String name) {
+    ConnectorProcess c = connectors.get(actor + "/" + name);
+    if (c == null) {
+      throw new IllegalArgumentException("no state mount " + actor + "/" + name + "; known: " + connectors.keySet());
+    }
+    return c;
+  }
+
+  synchronized List<String> mountLabels() {
+    return List.copyOf(connectors.keySet());
+  }
+
+  @Override
+  public synchronized void close() {
+    while (!started.isEmpty()) {
+      AutoCloseable c = started.pop();
+      try {
+        c.close();
+      } catch (Exception e) {
+        LOG.warn("stopping {} failed: {}", c.getClass().getSimpleName(), e.toString());
+      }
+    }
+  }
+}

@@ -1,0 +1,21 @@
+"""A counter incremented with read + check-and-set write on a state-proxy mount (TM_COUNTER)."""
+
+import os
+
+COUNTER = os.environ["TM_COUNTER"]
+
+
+def increment(payload):
+    conflicts = 0
+    while True:
+        try:
+            with open(COUNTER) as f:
+                value = int(f.read())
+        except FileNotFoundError:
+            value = 0
+        try:
+            with open(COUNTER, "w") as f:
+                f.write(str(value + 1))
+            return {"value": value + 1, "conflicts": conflicts}
+        except FileExistsError:  # another writer got in between: read again
+            conflicts += 1
