@@ -68,7 +68,12 @@ final class GcsTestServer implements AutoCloseable {
   private volatile PublicKey signer;
 
   GcsTestServer() throws IOException {
-    http = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    this(0);
+  }
+
+  /** On {@code port} (0: any free one); a test restarts a backend on the port it had. */
+  GcsTestServer(int port) throws IOException {
+    http = HttpServer.create(new InetSocketAddress("127.0.0.1", port), 0);
     http.setExecutor(Executors.newFixedThreadPool(8));
     http.createContext("/", this::handle);
     http.start();
