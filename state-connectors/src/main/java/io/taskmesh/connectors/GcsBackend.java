@@ -53,7 +53,8 @@ public final class GcsBackend implements StateBackend {
   private static final long ABSENT = 0L;
   /** Bytes read before the status goes out, so a failing read answers an error status, not a cut body. */
   private static final int FIRST_CHUNK = 64 * 1024;
-  private static final int READ_ATTEMPTS = 3;
+  /** Busy keys (CAS loops of several writers) replace generations within milliseconds. */
+  private static final int READ_ATTEMPTS = 10;
 
   private final Storage storage;
   private final ServiceAccountSigner signer;
@@ -131,8 +132,11 @@ public final class GcsBackend implements StateBackend {
         return new StoredObject(blob.getSize(), blob.getContentType(), body);
       } catch (StoreException e) {
         // replaced between the metadata and the media request: read the new generation
-        if (e.kind() != Kind.CONFLICT || attempt == READ_ATTEMPTS) {
+        if (e.kind() != Kind.CONFLICT) {
           throw e;
+        }
+        if (attempt == READ_ATTEMPTS) {
+          throw new StoreException(Kind.UNAVAILABLE, key + ": replaced during each of " + READ_ATTEMPTS + " reads", e);
         }
       }
     }
