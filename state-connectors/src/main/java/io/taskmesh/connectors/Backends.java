@@ -5,8 +5,10 @@ public final class Backends {
   private Backends() {}
 
   public static StateBackend create(ConnectorConfig config) {
-    return switch (config.type()) {
-      case OBJSTORE_BUFFERED_LWW, OBJSTORE_PASSTHROUGH, OBJSTORE_BUFFERED_CAS -> S3Backend.create(config);
+    return switch (config.type().family()) {
+      case OBJSTORE -> S3Backend.create(config);
+      case BLOB -> GcsBackend.create(config);
+      case KV -> RedisBackend.create(config);
     };
   }
 }

@@ -3,7 +3,6 @@ package io.taskmesh.connectors;
 import io.taskmesh.connectors.StoreException.Kind;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -45,7 +44,6 @@ public final class S3Backend implements StateBackend {
   /** Part size of streamed uploads; S3's minimum for all parts but the last is 5 MiB. */
   static final int PART_SIZE = 8 * 1024 * 1024;
   static final List<String> ATTRIBUTES = List.of("url", "presigned_url", "etag", "content_type", "version");
-  private static final int MAX_KEY_BYTES = 1024;
   /** Cached in place of an entity tag when a read found no object. */
   private static final String ABSENT = "";
 
@@ -181,9 +179,7 @@ public final class S3Backend implements StateBackend {
 
   @Override
   public Listing list(String listPrefix, String delimiter) {
-    if (listPrefix.contains("..") || listPrefix.startsWith("/")) {
-      throw new StoreException(Kind.BAD_REQUEST, "bad prefix: " + listPrefix);
-    }
+    KeyRules.checkListPrefix(listPrefix);
     List<String> keys = new ArrayList<>();
     List<String> prefixes = new ArrayList<>();
     var request = ListObjectsV2Request.builder().bucket(bucket).prefix(prefix + listPrefix);
@@ -252,18 +248,11 @@ public final class S3Backend implements StateBackend {
   }
 
   private static StoreException unknownAttribute(String name) {
-    return new StoreException(Kind.BAD_REQUEST, "unknown attribute '" + name + "' (objstore: " + ATTRIBUTES + ")");
+    return KeyRules.unknownAttribute(name, "objstore", ATTRIBUTES);
   }
 
   private String objectKey(String key) {
-    if (key.isEmpty() || key.startsWith("/") || key.endsWith("/") || List.of(key.split("/")).contains("..")) {
-      throw new StoreException(Kind.BAD_REQUEST, "bad key: '" + key + "'");
-    }
-    String full = prefix + key;
-    if (full.getBytes(StandardCharsets.UTF_8).length > MAX_KEY_BYTES) {
-      throw new StoreException(Kind.BAD_REQUEST, "key longer than " + MAX_KEY_BYTES + " bytes");
-    }
-    return full;
+    return KeyRules.stored(prefix, key);
   }
 
   private <T> T call(String key, Supplier<T> action) {

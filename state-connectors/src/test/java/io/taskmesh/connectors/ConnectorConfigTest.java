@@ -46,9 +46,33 @@ class ConnectorConfigTest {
   }
 
   @Test
+  void eachFamilyAsksForItsOwnVariables() {
+    Map<String, String> kvEnv = new HashMap<>(Map.of("CONNECTOR_SOCKET", "/tmp/x.sock"));
+    assertThatThrownBy(() -> ConnectorConfig.fromEnv(ConnectorType.KV_BUFFERED_CAS, kvEnv))
+        .hasMessageContaining("KVSTORE_URL");
+    kvEnv.put("KVSTORE_URL", "http://localhost:6379");
+    assertThatThrownBy(() -> ConnectorConfig.fromEnv(ConnectorType.KV_BUFFERED_CAS, kvEnv))
+        .hasMessageContaining("KVSTORE_URL");
+    kvEnv.put("KVSTORE_URL", "redis://localhost:6379/2");
+    ConnectorConfig kv = ConnectorConfig.fromEnv(ConnectorType.KV_BUFFERED_CAS, kvEnv);
+    assertThat(kv.bucket()).as("no bucket for kv").isNull();
+    assertThat(kv.kvstoreUrl().getPort()).isEqualTo(6379);
+
+    ConnectorConfig blob = ConnectorConfig.fromEnv(ConnectorType.BLOB_BUFFERED_CAS,
+        env("STORAGE_EMULATOR_HOST", "localhost:4443", "CLOUD_PROJECT", "p"));
+    assertThat(blob.storageEmulatorHost().toString()).as("host:port as Google's tools take it").isEqualTo("http://localhost:4443");
+    assertThat(blob.cloudProject()).isEqualTo("p");
+    assertThat(blob.region()).isNull();
+    assertThatThrownBy(() -> ConnectorConfig.fromEnv(ConnectorType.BLOB_BUFFERED_LWW, env("STATE_BUCKET", " ")))
+        .hasMessageContaining("STATE_BUCKET");
+  }
+
+  @Test
   void unknownTypeListsTheKnownOnes() {
     assertThatThrownBy(() -> ConnectorType.fromSuffix("objstore-fast"))
         .hasMessageContaining("objstore-fast").hasMessageContaining("objstore-buffered-cas");
     assertThat(ConnectorType.fromSuffix("objstore-passthrough")).isEqualTo(ConnectorType.OBJSTORE_PASSTHROUGH);
+    assertThat(ConnectorType.fromSuffix("kv-buffered-cas").family()).isEqualTo(ConnectorType.Family.KV);
+    assertThat(ConnectorType.fromSuffix("blob-buffered-lww").family()).isEqualTo(ConnectorType.Family.BLOB);
   }
 }
