@@ -3,8 +3,8 @@ package io.taskmesh.kvconnector;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.taskmesh.kvconnector.client.HttpResponse;
-import io.taskmesh.kvconnector.client.UnixHttpClient;
+import io.taskmesh.unixhttp.HttpResponse;
+import io.taskmesh.unixhttp.UnixHttpClient;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
