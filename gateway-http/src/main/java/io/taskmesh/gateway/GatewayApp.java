@@ -20,6 +20,7 @@ import io.taskmesh.schemas.TaskState;
 import io.taskmesh.schemas.TaskStatus;
 import io.taskmesh.schemas.Times;
 import io.taskmesh.gateway.mcp.McpEndpoints;
+import io.taskmesh.servicekit.Threads;
 import io.taskmesh.topology.EventLogException;
 import io.taskmesh.schemas.Progress;
 import io.taskmesh.topology.TaskCommands;
@@ -27,6 +28,7 @@ import io.taskmesh.topology.TaskQueries;
 import io.taskmesh.topology.UpdateFeed;
 import io.taskmesh.topology.ViewUnavailableException;
 import java.time.Instant;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.List;
 import java.util.Map;
 import org.slf4j.Logger;
@@ -54,12 +56,7 @@ public final class GatewayApp implements AutoCloseable {
   private final McpAuth mcpAuth;
   private final McpEndpoints mcp;
   static final String VERSION = "0.1.0";
-  private final java.util.concurrent.ScheduledExecutorService configPoller =
-      java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "flow-config-poll");
-        t.setDaemon(true);
-        return t;
-      });
+  private final ScheduledExecutorService configPoller = Threads.scheduler("flow-config-poll");
 
   public GatewayApp(GatewayConfig config, FlowRegistry flows, TaskQueries queries, TaskCommands commands,
       UpdateFeed feed, TaskLauncher launcher, FlyBus fly) {

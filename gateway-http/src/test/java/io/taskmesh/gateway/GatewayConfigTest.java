@@ -3,6 +3,7 @@ package io.taskmesh.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.taskmesh.servicekit.ConfigException;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -22,7 +23,7 @@ class GatewayConfigTest {
   @Test
   void aShortInternalTokenStopsStartUpNamingTheVariable() {
     assertThatThrownBy(() -> GatewayConfig.fromEnv(env("SVC_INTERNAL_TOKEN", "short")))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("SVC_INTERNAL_TOKEN");
+        .isInstanceOf(ConfigException.class).hasMessageContaining("SVC_INTERNAL_TOKEN");
     assertThat(GatewayConfig.fromEnv(env()).internalToken()).isNull();
     assertThat(GatewayConfig.fromEnv(env("SVC_INTERNAL_TOKEN", " 0123456789abcdef ")).internalToken())
         .isEqualTo("0123456789abcdef");
