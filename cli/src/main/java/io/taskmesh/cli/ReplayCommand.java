@@ -1,6 +1,7 @@
 package io.taskmesh.cli;
 
 import io.taskmesh.gateway.TaskSettings;
+import io.taskmesh.servicekit.Durations;
 import io.taskmesh.topology.TaskReplay;
 import io.taskmesh.topology.TaskViewConfig;
 import java.nio.file.Path;
@@ -49,7 +50,7 @@ final class ReplayCommand implements Callable<Integer> {
         stateDir.isBlank() ? Path.of(System.getProperty("java.io.tmpdir"), "taskmesh-gateway-state") : Path.of(stateDir),
         Integer.parseInt(env.getOrDefault("SVC_TASK_TOPIC_PARTITIONS", "3")),
         Short.parseShort(env.getOrDefault("SVC_TOPIC_REPLICATION_FACTOR", "1")));
-    Duration limit = io.taskmesh.schemas.Durations.parse("--timeout", timeout);
+    Duration limit = Durations.parse("--timeout", timeout);
     try {
       System.out.println("replay: resetting application " + config.applicationId() + " on " + bootstrap);
       TaskReplay.reset(config, Duration.ofMinutes(2));

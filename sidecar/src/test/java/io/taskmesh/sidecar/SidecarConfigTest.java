@@ -1,9 +1,10 @@
 package io.taskmesh.sidecar;
 
-import io.taskmesh.schemas.Durations;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.taskmesh.servicekit.ConfigException;
+import io.taskmesh.servicekit.Durations;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -64,16 +65,17 @@ class SidecarConfigTest {
   @Test
   void badValuesNameTheVariable() {
     assertThatThrownBy(() -> SidecarConfig.fromEnv(env("SVC_RESILIENCY_ACTOR_TIMEOUT", "soon")))
-        .hasMessageContaining("SVC_RESILIENCY_ACTOR_TIMEOUT");
+        .isInstanceOf(ConfigException.class).hasMessageContaining("SVC_RESILIENCY_ACTOR_TIMEOUT");
     assertThatThrownBy(() -> SidecarConfig.fromEnv(env("SVC_RESILIENCY_MAX_ATTEMPTS", "x")))
-        .hasMessageContaining("SVC_RESILIENCY_MAX_ATTEMPTS");
+        .isInstanceOf(ConfigException.class).hasMessageContaining("SVC_RESILIENCY_MAX_ATTEMPTS");
     assertThatThrownBy(() -> SidecarConfig.fromEnv(env("SVC_CONCURRENCY", "0")))
-        .hasMessageContaining("SVC_CONCURRENCY");
+        .isInstanceOf(ConfigException.class).hasMessageContaining("SVC_CONCURRENCY");
     Map<String, String> noActor = env();
     noActor.remove("SVC_ACTOR_NAME");
-    assertThatThrownBy(() -> SidecarConfig.fromEnv(noActor)).hasMessageContaining("SVC_ACTOR_NAME");
+    assertThatThrownBy(() -> SidecarConfig.fromEnv(noActor)).isInstanceOf(ConfigException.class).hasMessageContaining("SVC_ACTOR_NAME");
     Map<String, String> noKafka = env();
     noKafka.remove("KAFKA_BOOTSTRAP_SERVERS");
-    assertThatThrownBy(() -> SidecarConfig.fromEnv(noKafka)).hasMessageContaining("KAFKA_BOOTSTRAP_SERVERS");
+    assertThatThrownBy(() -> SidecarConfig.fromEnv(noKafka)).isInstanceOf(ConfigException.class)
+        .hasMessageContaining("KAFKA_BOOTSTRAP_SERVERS");
   }
 }
