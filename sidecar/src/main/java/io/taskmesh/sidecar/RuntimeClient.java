@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.taskmesh.schemas.Envelope;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.Route;
+import io.taskmesh.servicekit.Threads;
 import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
@@ -24,7 +25,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -42,11 +42,7 @@ public final class RuntimeClient implements AutoCloseable {
   private static final Duration READY_POLL = Duration.ofMillis(500);
 
   private final Path socketPath;
-  private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
-    Thread t = new Thread(r, "runtime-call-timer");
-    t.setDaemon(true);
-    return t;
-  });
+  private final ScheduledExecutorService timer = Threads.scheduler("runtime-call-timer");
 
   public RuntimeClient(Path socketPath) {
     this.socketPath = socketPath;

@@ -55,7 +55,9 @@ class SseWriterTest {
 
   @Test
   void framesGoOutInTheOrderTheyWereQueued() {
-    SseWriter w = new SseWriter(sink, pool, SsePolicy.TASK_STREAM, closed::incrementAndGet);
+    // limits above the test's volume: a writer slower than this loop must not drop any FLY here
+    SsePolicy roomy = new SsePolicy(10_000, 10_000, Duration.ofSeconds(15), "keepalive");
+    SseWriter w = new SseWriter(sink, pool, roomy, closed::incrementAndGet);
     IntStream.range(0, 500).forEach(i -> w.send(i % 3 == 0 ? fly(i) : update(i)));
     Await.until(() -> sink.lines.size() == 500, Duration.ofSeconds(10), "all 500 frames written");
     assertThat(sink.lines).containsExactlyElementsOf(IntStream.range(0, 500)
