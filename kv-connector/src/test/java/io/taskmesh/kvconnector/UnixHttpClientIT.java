@@ -1,10 +1,10 @@
 package io.taskmesh.kvconnector;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.taskmesh.unixhttp.HttpResponse;
 import io.taskmesh.unixhttp.UnixHttpClient;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -18,15 +18,11 @@ import org.junit.jupiter.api.Timeout;
 /** The keep-alive Unix-socket client against the real connector (raw socket peers: unix-http's UnixHttpClientIT). */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class UnixHttpClientIT {
-  private static byte[] utf8(String s) {
-    return s.getBytes(StandardCharsets.UTF_8);
-  }
-
   @Test
   void reusesOneConnectionForSequentialRequestsOfEveryKind() throws Exception {
     try (KvFixture kv = KvFixture.start(Map.of("CONNECTOR_MAX_BODY_BYTES", "4096"));
          UnixHttpClient c = new UnixHttpClient(kv.config.socket())) {
-      assertThat(c.send("PUT", "/keys/a%2Fb", null, utf8("{\"status\":\"x\",\"s\":\"\u00e9\"}")).status()).isEqualTo(201);
+      assertThat(c.send("PUT", "/keys/a%2Fb", null, "{\"status\":\"x\",\"s\":\"\u00e9\"}".getBytes(UTF_8)).status()).isEqualTo(201);
       for (int i = 0; i < 50; i++) {
         HttpResponse g = c.send("GET", "/keys/a%2Fb", null, null);
         assertThat(g.status()).isEqualTo(200);
@@ -34,10 +30,10 @@ class UnixHttpClientIT {
       }
       assertThat(c.send("HEAD", "/keys/a%2Fb", null, null).header("x-is-file")).isEqualTo("true");
       assertThat(c.send("GET", "/keys/missing", null, null).status()).isEqualTo(404);
-      assertThat(c.send("PUT", "/keys/a%2Fb?if_status=y", null, utf8("{}")).status()).isEqualTo(409);
-      assertThat(c.send("PUT", "/keys/a%2Fb", Map.of("If-None-Match", "*"), utf8("{}")).status()).isEqualTo(412);
-      assertThat(c.send("PUT", "/keys/bad", null, utf8("{'a':1}")).status()).isEqualTo(400);
-      assertThat(c.send("POST", "/query", null, utf8("{\"prefix\":\"a\",\"count\":true}"), true).bodyString())
+      assertThat(c.send("PUT", "/keys/a%2Fb?if_status=y", null, "{}".getBytes(UTF_8)).status()).isEqualTo(409);
+      assertThat(c.send("PUT", "/keys/a%2Fb", Map.of("If-None-Match", "*"), "{}".getBytes(UTF_8)).status()).isEqualTo(412);
+      assertThat(c.send("PUT", "/keys/bad", null, "{'a':1}".getBytes(UTF_8)).status()).isEqualTo(400);
+      assertThat(c.send("POST", "/query", null, "{\"prefix\":\"a\",\"count\":true}".getBytes(UTF_8), true).bodyString())
           .contains("\"total\":1");
       assertThat(c.send("DELETE", "/keys/a%2Fb", null, null).status()).isEqualTo(204);
       assertThat(c.connectionsOpened()).isEqualTo(1);
@@ -58,7 +54,7 @@ class UnixHttpClientIT {
         fs.add(ex.submit(() -> {
           for (int i = 0; i < 100; i++) {
             String key = "/keys/t" + tt + "-" + i;
-            if (c.send("PUT", key, null, utf8("{\"i\":" + i + "}")).status() != 201
+            if (c.send("PUT", key, null, ("{\"i\":" + i + "}").getBytes(UTF_8)).status() != 201
                 || !c.send("GET", key, null, null).bodyString().contains("\"i\": " + i + "}")) {
               return 1;
             }

@@ -3,6 +3,7 @@ package io.taskmesh.meshapi;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.taskmesh.devkit.Await;
 import io.taskmesh.devkit.LocalKafka;
 import io.taskmesh.schemas.Envelope;
 import io.taskmesh.schemas.Json;
@@ -14,7 +15,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -75,16 +75,6 @@ class MeshApiIT {
 
   long total() {
     return json(f.send("GET", a.ext(P + "/"), null)).path("total").asLong();
-  }
-
-  static void await(BooleanSupplier cond, int seconds, String what) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-    while (!cond.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("timed out waiting for " + what);
-      }
-      Thread.sleep(20);
-    }
   }
 
   // ---- health
@@ -355,7 +345,7 @@ class MeshApiIT {
     }
     // FLY is never stored
     assertThat(get(a, id).toString()).doesNotContain("Hel");
-    await(() -> a.app.openStreams() == 0, 10, "stream released");
+    Await.until(() -> a.app.openStreams() == 0, Duration.ofSeconds(10), "stream released");
   }
 
   @Test
@@ -375,7 +365,8 @@ class MeshApiIT {
     String id = create(a, "echo", "{}");
     try (SseReader sse = new SseReader(f.http, b.ext(P + "/" + id + "/events"))) {
       sse.next(10);
-      await(() -> sse.all.stream().anyMatch(fr -> ":keepalive".equals(fr.comment())), 10, ":keepalive comment");
+      Await.until(() -> sse.all.stream().anyMatch(fr -> ":keepalive".equals(fr.comment())), Duration.ofSeconds(10),
+          ":keepalive comment");
     }
   }
 
@@ -388,7 +379,7 @@ class MeshApiIT {
     assertThat(b.app.openStreams()).isEqualTo(before + 1);
     sse.close();
     // the next keepalive write (300 ms on B) fails and releases the stream
-    await(() -> b.app.openStreams() == before, 15, "dead SSE client released");
+    Await.until(() -> b.app.openStreams() == before, Duration.ofSeconds(15), "dead SSE client released");
   }
 
   // ---- deadline backstop

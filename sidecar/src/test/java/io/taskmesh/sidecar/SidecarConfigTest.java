@@ -3,11 +3,11 @@ package io.taskmesh.sidecar;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.taskmesh.devkit.TestEnv;
 import io.taskmesh.servicekit.ConfigException;
 import io.taskmesh.servicekit.Durations;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -16,11 +16,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 10, unit = TimeUnit.SECONDS)
 class SidecarConfigTest {
   private static Map<String, String> env(String... kv) {
-    Map<String, String> m = new HashMap<>(Map.of("KAFKA_BOOTSTRAP_SERVERS", "k:9092", "SVC_ACTOR_NAME", "a"));
-    for (int i = 0; i < kv.length; i += 2) {
-      m.put(kv[i], kv[i + 1]);
-    }
-    return m;
+    return TestEnv.of(Map.of("KAFKA_BOOTSTRAP_SERVERS", "k:9092", "SVC_ACTOR_NAME", "a"), kv);
   }
 
   @Test

@@ -184,7 +184,12 @@ public final class SseWriter {
     try {
       onClose.run();
     } finally {
-      sink.close();
+      try {
+        sink.close();
+      } catch (RuntimeException alreadyGone) {
+        // the server recycled the response first: the client is gone either way
+        LOG.debug("closing an SSE client: {}", alreadyGone.toString());
+      }
     }
   }
 }

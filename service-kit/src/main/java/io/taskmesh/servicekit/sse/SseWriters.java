@@ -46,10 +46,15 @@ public final class SseWriters implements AutoCloseable {
     return open.size();
   }
 
+  /**
+   * Stops the keepalive and the writer threads. The clients' connections are left to the server
+   * that owns them: it ends them as it stops (closing them here, while the server shuts down,
+   * would race its own clean-up).
+   */
   @Override
   public void close() {
     keepalive.shutdownNow();
-    open.forEach(SseWriter::close);
     writers.shutdownNow();
+    open.clear();
   }
 }
