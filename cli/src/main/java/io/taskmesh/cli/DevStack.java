@@ -11,8 +11,8 @@ import io.taskmesh.meshapi.ConnectorClient;
 import io.taskmesh.meshapi.EventBus;
 import io.taskmesh.meshapi.MeshApiApp;
 import io.taskmesh.meshapi.MeshConfig;
-import io.taskmesh.meshapi.Subscribers;
 import io.taskmesh.schemas.Topics;
+import io.taskmesh.servicekit.Threads;
 import io.taskmesh.sidecar.CrewConfig;
 import io.taskmesh.sidecar.ExitHook;
 import io.taskmesh.sidecar.GatewayReporter;
@@ -177,10 +177,9 @@ public final class DevStack implements AutoCloseable {
     MeshConfig meshConfig = MeshConfig.fromEnv(env);
     ConnectorClient kv = new ConnectorClient(meshConfig.connectorSocket());
     started.push(kv);
-    Subscribers subscribers = new Subscribers();
-    EventBus bus = new EventBus(meshConfig, subscribers);
+    EventBus bus = new EventBus(meshConfig);
     started.push(bus);
-    MeshApiApp app = new MeshApiApp(meshConfig, kv, bus, subscribers).start();
+    MeshApiApp app = new MeshApiApp(meshConfig, kv, bus).start();
     started.push(app);
     meshApiUrl = "http://127.0.0.1:" + app.externalPort();
     meshApiInternalUrl = "http://127.0.0.1:" + app.internalPort();
@@ -244,7 +243,7 @@ public final class DevStack implements AutoCloseable {
     }
 
     private void restartLater() {
-      Thread t = new Thread(() -> {
+      Threads.startDaemon("restart-" + spec.name(), () -> {
         synchronized (this) {
           if (closed) {
             return;
@@ -253,9 +252,7 @@ public final class DevStack implements AutoCloseable {
           stopBoth();
           startBoth();
         }
-      }, "restart-" + spec.name());
-      t.setDaemon(true);
-      t.start();
+      });
     }
 
     private void stopBoth() {

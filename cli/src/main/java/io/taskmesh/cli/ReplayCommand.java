@@ -1,6 +1,6 @@
 package io.taskmesh.cli;
 
-import io.taskmesh.schemas.Durations;
+import io.taskmesh.servicekit.Durations;
 import io.taskmesh.topology.TaskReplay;
 import io.taskmesh.topology.TaskTopics;
 import io.taskmesh.topology.TaskViewConfig;

@@ -3,6 +3,7 @@ package io.taskmesh.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.taskmesh.devkit.Await;
 import io.taskmesh.devkit.LocalKafka;
 import io.taskmesh.devkit.LocalPostgres;
 import io.taskmesh.devkit.SseReader;
@@ -179,17 +180,11 @@ class WalkingSkeletonIT {
     return Json.MAPPER.readTree(r.body());
   }
 
-  private static JsonNode awaitTask(String id, String state) throws Exception {
-    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-    JsonNode t = null;
-    while (System.nanoTime() < deadline) {
-      t = a2a("{\"jsonrpc\":\"2.0\",\"id\":\"g\",\"method\":\"tasks/get\",\"params\":{\"id\":\"" + id + "\"}}");
-      if (state.equals(t.at("/result/status/state").asText())) {
-        return t.get("result");
-      }
-      Thread.sleep(50); // the actors and the fold run asynchronously
-    }
-    throw new AssertionError("task " + id + " never reached " + state + ": " + t);
+  private static JsonNode awaitTask(String id, String state) {
+    // the actors and the fold run asynchronously
+    return Await.until(() -> a2a("{\"jsonrpc\":\"2.0\",\"id\":\"g\",\"method\":\"tasks/get\",\"params\":{\"id\":\"" + id + "\"}}"),
+        t -> state.equals(t.at("/result/status/state").asText()), Duration.ofSeconds(60),
+        "task " + id + " never reached " + state).get("result");
   }
 
   private static List<JsonNode> updates(List<SseReader.Event> events) {

@@ -1,14 +1,13 @@
 package io.taskmesh.devkit;
 
-import java.io.BufferedReader;
+import io.taskmesh.unixhttp.SseParser;
+import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,7 +32,7 @@ public final class SseReader implements AutoCloseable {
   private SseReader(HttpResponse<InputStream> response) {
     this.response = response;
     this.reader = new Thread(this::read, "sse-reader");
-    this.reader.setDaemon(true);
+    this.reader.setDaemon(true); // a test that forgets close() must not keep the JVM alive
     this.reader.start();
   }
 
@@ -84,32 +83,10 @@ public final class SseReader implements AutoCloseable {
   }
 
   private void read() {
-    try (BufferedReader in = new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8))) {
-      String id = null;
-      String event = null;
-      StringBuilder data = null;
-      String line;
-      while ((line = in.readLine()) != null) {
-        if (line.isEmpty()) {
-          if (data != null || event != null) {
-            events.add(new Event(id, event == null ? "message" : event, data == null ? "" : data.toString()));
-          }
-          id = null;
-          event = null;
-          data = null;
-        } else if (line.startsWith(":")) {
-          events.add(new Event(null, "comment", line.substring(1).trim()));
-        } else {
-          int colon = line.indexOf(':');
-          String field = colon < 0 ? line : line.substring(0, colon);
-          String value = colon < 0 ? "" : line.substring(colon + 1).replaceFirst("^ ", "");
-          switch (field) {
-            case "id" -> id = value;
-            case "event" -> event = value;
-            case "data" -> data = data == null ? new StringBuilder(value) : data.append('\n').append(value);
-            default -> { }
-          }
-        }
+    try (InputStream body = new BufferedInputStream(response.body())) {
+      SseParser parser = new SseParser(body, true);
+      for (SseParser.Event e = parser.next(); e != null; e = parser.next()) {
+        events.add(new Event(e.id(), e.event(), e.data()));
       }
     } catch (IOException closed) {
       // the stream ended or close() cut it

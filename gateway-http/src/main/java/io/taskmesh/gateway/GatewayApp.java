@@ -16,6 +16,7 @@ import io.taskmesh.gateway.mcp.McpEndpoints;
 import io.taskmesh.schemas.ApiDocument;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.TaskState;
+import io.taskmesh.servicekit.Threads;
 import io.taskmesh.topology.EventLogException;
 import io.taskmesh.topology.TaskCommands;
 import io.taskmesh.topology.TaskListing;
@@ -33,6 +34,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -59,12 +63,7 @@ public final class GatewayApp implements AutoCloseable {
   private final McpAuth mcpAuth;
   private final McpEndpoints mcp;
   static final String VERSION = "0.1.0";
-  private final ScheduledExecutorService configPoller =
-      Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "flow-config-poll");
-        t.setDaemon(true);
-        return t;
-      });
+  private final ScheduledExecutorService configPoller = Threads.scheduler("flow-config-poll");
 
   public GatewayApp(GatewayConfig config, FlowRegistry flows, TaskQueries queries, TaskCommands commands,
       UpdateFeed feed, TaskLauncher launcher, FlyBus fly) {

@@ -1,10 +1,10 @@
 package io.taskmesh.gateway;
 
 import io.taskmesh.gateway.a2a.A2aSettings;
-import io.taskmesh.schemas.Durations;
+import io.taskmesh.servicekit.ConfigException;
+import io.taskmesh.servicekit.Env;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
@@ -32,30 +32,31 @@ public record GatewayConfig(
   /** Shortest {@code SVC_INTERNAL_TOKEN} accepted: a shared secret, not a password to remember. */
   static final int MIN_INTERNAL_TOKEN = 16;
 
-  public static GatewayConfig fromEnv(Map<String, String> env) {
-    GatewayMode mode = GatewayMode.parse(env.get("SVC_GATEWAY_MODE"));
-    String bootstrap = require(env, "KAFKA_BOOTSTRAP_SERVERS");
-    String configPath = env.getOrDefault("SVC_CONFIG_PATH", "");
-    String stateDir = env.getOrDefault("SVC_STATE_DIR", "");
+  public static GatewayConfig fromEnv(Map<String, String> vars) {
+    Env env = Env.of(vars);
+    GatewayMode mode = env.choice("SVC_GATEWAY_MODE", GatewayMode.class, null);
+    String bootstrap = env.required("KAFKA_BOOTSTRAP_SERVERS");
+    String configPath = env.optional("SVC_CONFIG_PATH");
+    String stateDir = env.optional("SVC_STATE_DIR");
     return new GatewayConfig(
         mode,
-        env.getOrDefault("SVC_HOST", "0.0.0.0"),
-        intVar(env, "SVC_PORT", 8000, 0, 65535),
+        env.string("SVC_HOST", "0.0.0.0"),
+        env.integer("SVC_PORT", 8000, 0, 65535),
         bootstrap,
-        env.getOrDefault("SVC_NAMESPACE", "default"),
-        configPath.isBlank() ? null : Path.of(configPath),
-        env.getOrDefault("SVC_STREAMS_APPLICATION_ID", "svc-gateway"),
-        stateDir.isBlank() ? Path.of(System.getProperty("java.io.tmpdir"), "taskmesh-gateway-state") : Path.of(stateDir),
-        intVar(env, "SVC_TASK_TOPIC_PARTITIONS", 3, 1, 10_000),
-        (short) intVar(env, "SVC_TOPIC_REPLICATION_FACTOR", 1, 1, 32),
-        blankToNull(env.get("SVC_MESH_URL")),
-        env.getOrDefault("SVC_MCP_API_KEY", ""),
-        blankToNull(env.get("SVC_DATABASE_URL")),
-        Durations.parse("SVC_CONFIG_POLL_INTERVAL", env.getOrDefault("SVC_CONFIG_POLL_INTERVAL", "10s")),
-        hostList(env.getOrDefault("SVC_MCP_ALLOWED_HOSTS", "localhost:*,127.0.0.1:*,[::1]:*")),
-        csv(env.getOrDefault("SVC_MCP_ALLOWED_ORIGINS", "http://localhost:*,http://127.0.0.1:*,http://[::1]:*")),
-        A2aSettings.fromEnv(env),
-        internalToken(env.get("SVC_INTERNAL_TOKEN")));
+        env.string("SVC_NAMESPACE", "default"),
+        configPath == null ? null : Path.of(configPath),
+        env.string("SVC_STREAMS_APPLICATION_ID", "svc-gateway"),
+        stateDir == null ? Path.of(System.getProperty("java.io.tmpdir"), "taskmesh-gateway-state") : Path.of(stateDir),
+        env.integer("SVC_TASK_TOPIC_PARTITIONS", 3, 1, 10_000),
+        (short) env.integer("SVC_TOPIC_REPLICATION_FACTOR", 1, 1, 32),
+        env.optional("SVC_MESH_URL"),
+        env.string("SVC_MCP_API_KEY", ""),
+        env.optional("SVC_DATABASE_URL"),
+        env.duration("SVC_CONFIG_POLL_INTERVAL", "10s"),
+        hostList(env.list("SVC_MCP_ALLOWED_HOSTS", "localhost:*,127.0.0.1:*,[::1]:*")),
+        env.list("SVC_MCP_ALLOWED_ORIGINS", "http://localhost:*,http://127.0.0.1:*,http://[::1]:*"),
+        A2aSettings.fromEnv(vars),
+        internalToken(env.optional("SVC_INTERNAL_TOKEN")));
   }
 
   /** Whether clients authenticate at all (MCP bearer or A2A key/JWT): then tasks have owners to protect. */
@@ -73,50 +74,14 @@ public record GatewayConfig(
   }
 
   private static String internalToken(String v) {
-    if (v == null || v.isBlank()) {
-      return null;
+    if (v != null && v.length() < MIN_INTERNAL_TOKEN) {
+      throw new ConfigException("SVC_INTERNAL_TOKEN", "must be at least " + MIN_INTERNAL_TOKEN + " characters");
     }
-    if (v.trim().length() < MIN_INTERNAL_TOKEN) {
-      throw new IllegalArgumentException("SVC_INTERNAL_TOKEN must be at least " + MIN_INTERNAL_TOKEN + " characters");
-    }
-    return v.trim();
-  }
-
-  private static String require(Map<String, String> env, String name) {
-    String v = env.get(name);
-    if (v == null || v.isBlank()) {
-      throw new IllegalArgumentException(name + " is required");
-    }
-    return v.trim();
-  }
-
-  private static int intVar(Map<String, String> env, String name, int dflt, int min, int max) {
-    String v = env.get(name);
-    if (v == null || v.isBlank()) {
-      return dflt;
-    }
-    try {
-      int n = Integer.parseInt(v.trim());
-      if (n < min || n > max) {
-        throw new IllegalArgumentException(name + " must be between " + min + " and " + max + ", not " + v);
-      }
-      return n;
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(name + " must be an integer, not '" + v + "'");
-    }
+    return v;
   }
 
   /** DNS-rebinding protection: {@code *} turns the Host check off (a deployment behind an ingress). */
-  private static List<String> hostList(String v) {
-    List<String> hosts = csv(v);
+  private static List<String> hostList(List<String> hosts) {
     return hosts.contains("*") ? List.of() : hosts;
-  }
-
-  private static List<String> csv(String v) {
-    return Arrays.stream(v.split(",")).map(String::trim).filter(x -> !x.isEmpty()).toList();
-  }
-
-  private static String blankToNull(String v) {
-    return v == null || v.isBlank() ? null : v.trim();
   }
 }

@@ -2,6 +2,7 @@ package io.taskmesh.gateway;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.taskmesh.servicekit.Threads;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -44,8 +45,7 @@ final class PgFlyChannel implements AutoCloseable {
     hc.setInitializationFailTimeout(-1);
     hc.setPoolName("fly-publish");
     this.publishers = new HikariDataSource(hc);
-    this.listener = new Thread(this::listen, "fly-listener");
-    this.listener.setDaemon(true);
+    this.listener = Threads.newDaemon("fly-listener", this::listen);
     this.listener.start();
   }
 

@@ -1,42 +1,31 @@
 package io.taskmesh.gateway;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.javalin.http.sse.SseClient;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.TaskUpdate;
-import java.util.ArrayDeque;
+import io.taskmesh.servicekit.sse.SseWriter;
+import io.taskmesh.servicekit.sse.SseWriter.Frame;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.concurrent.Executor;
 
 /**
  * One SSE client of one task. Updates are sent in sequence order exactly once: live updates that
- * arrive before the history replay are held back, and anything at or below the last sent
- * sequence number (or the client's {@code Last-Event-ID}) is skipped. Writes happen on a shared
- * executor so the Kafka feed thread never blocks on a slow client; a client whose queue
- * overflows is closed (it can reconnect with {@code Last-Event-ID} and lose nothing).
+ * arrive before the history replay are held back, and anything at or below the last queued
+ * sequence number (or the client's {@code Last-Event-ID}) is skipped. The {@link SseWriter} does
+ * the writing (the Kafka feed thread never blocks on a slow client); under the task-stream policy
+ * a client too far behind is closed (it can reconnect with {@code Last-Event-ID} and lose
+ * nothing) and FLY past the spec's buffer is dropped. The final update closes the stream.
  */
 final class SseSession {
-  static final int MAX_QUEUED = 1000;
-  /** The spec's FLY subscriber buffer: FLY beyond it is dropped (at most once), not queued. */
-  static final int MAX_QUEUED_FLY = 100;
-  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(SseSession.class);
-
-  private final SseClient client;
-  private final Executor writer;
-  private final ArrayDeque<Object> queue = new ArrayDeque<>();
+  private final SseWriter writer;
   private final List<TaskUpdate> heldBack = new ArrayList<>();
   private boolean replayed;
-  private boolean draining;
-  private boolean closed;
-  private long lastSent;
-  private int queuedFly;
+  private long lastQueued;
 
-  SseSession(SseClient client, Executor writer, long lastEventId) {
-    this.client = client;
+  SseSession(SseWriter writer, long lastEventId) {
     this.writer = writer;
-    this.lastSent = lastEventId;
+    this.lastQueued = lastEventId;
   }
 
   /** Sends the stored history, then whatever arrived live meanwhile. */
@@ -56,87 +45,24 @@ final class SseSession {
     }
   }
 
-  synchronized void onFly(JsonNode fly) {
-    if (queuedFly >= MAX_QUEUED_FLY) {
-      LOG.warn("FLY buffer of an SSE client is full; dropping an event");
+  /** FLY is at most once: past the buffer it is dropped, never queued. */
+  void onFly(JsonNode fly) {
+    writer.send(new Frame(FlyBus.eventType(fly), Json.write(fly), null, true, false));
+  }
+
+  void sendComment(String comment) {
+    writer.comment(comment);
+  }
+
+  boolean isClosed() {
+    return writer.isClosed();
+  }
+
+  private void enqueue(TaskUpdate u) {
+    if (u.seq() <= lastQueued) {
       return;
     }
-    queuedFly++;
-    enqueue(fly);
-  }
-
-  synchronized void sendComment(String comment) {
-    enqueue(new Comment(comment));
-  }
-
-  synchronized boolean isClosed() {
-    return closed;
-  }
-
-  private record Comment(String text) {}
-
-  private void enqueue(Object item) {
-    if (closed) {
-      return;
-    }
-    if (queue.size() >= MAX_QUEUED) {
-      closed = true;
-      queue.clear();
-      writer.execute(client::close);
-      return;
-    }
-    queue.add(item);
-    if (!draining) {
-      draining = true;
-      writer.execute(this::drain);
-    }
-  }
-
-  private void drain() {
-    while (true) {
-      Object item;
-      synchronized (this) {
-        item = queue.poll();
-        if (item instanceof JsonNode) {
-          queuedFly--;
-        }
-        if (item == null || closed) {
-          draining = false;
-          return;
-        }
-      }
-      if (!write(item)) {
-        synchronized (this) {
-          closed = true;
-          queue.clear();
-          draining = false;
-        }
-        client.close();
-        return;
-      }
-    }
-  }
-
-  /** Writes one item; false when the stream is done (final update sent or client gone). */
-  private boolean write(Object item) {
-    if (client.terminated()) {
-      return false;
-    }
-    if (item instanceof TaskUpdate u) {
-      synchronized (this) {
-        if (u.seq() <= lastSent) {
-          return true;
-        }
-        lastSent = u.seq();
-      }
-      client.sendEvent("update", Json.write(u), Long.toString(u.seq()));
-      return !u.isFinal();
-    }
-    if (item instanceof JsonNode fly) {
-      client.sendEvent(FlyBus.eventType(fly), Json.write(fly), null);
-      return true;
-    }
-    client.sendComment(((Comment) item).text());
-    return true;
+    lastQueued = u.seq();
+    writer.send(new Frame("update", Json.write(u), Long.toString(u.seq()), false, u.isFinal()));
   }
 }

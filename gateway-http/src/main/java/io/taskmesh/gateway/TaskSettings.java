@@ -1,6 +1,7 @@
 package io.taskmesh.gateway;
 
-import io.taskmesh.schemas.Durations;
+import io.taskmesh.servicekit.ConfigException;
+import io.taskmesh.servicekit.Env;
 import io.taskmesh.topology.TaskTopics;
 import java.net.URI;
 import java.time.Duration;
@@ -20,38 +21,39 @@ import java.util.Map;
  */
 public record TaskSettings(String applicationServer, Duration sseKeepalive, TaskTopics topics) {
 
-  public static TaskSettings fromEnv(Map<String, String> env) {
+  public static TaskSettings fromEnv(Map<String, String> vars) {
+    Env env = Env.of(vars);
     return new TaskSettings(
         applicationServer(env),
-        positive("SVC_SSE_KEEPALIVE", Durations.parse("SVC_SSE_KEEPALIVE", env.getOrDefault("SVC_SSE_KEEPALIVE", "15s"))),
-        TaskTopics.fromEnv(env));
+        positive("SVC_SSE_KEEPALIVE", env.duration("SVC_SSE_KEEPALIVE", "15s")),
+        TaskTopics.fromEnv(vars));
   }
 
-  static String applicationServer(Map<String, String> env) {
-    String url = env.get("SVC_ADVERTISED_URL");
-    if (url != null && !url.isBlank()) {
+  static String applicationServer(Env env) {
+    String url = env.optional("SVC_ADVERTISED_URL");
+    if (url != null) {
       URI u;
       try {
-        u = URI.create(url.trim());
+        u = URI.create(url);
       } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("SVC_ADVERTISED_URL must be a URL like http://10.0.0.5:8000, not '" + url + "'");
+        throw new ConfigException("SVC_ADVERTISED_URL", "must be a URL like http://10.0.0.5:8000, not '" + url + "'");
       }
       if (!"http".equals(u.getScheme()) || u.getHost() == null || u.getPort() <= 0) {
-        throw new IllegalArgumentException("SVC_ADVERTISED_URL must be http://host:port, not '" + url + "'");
+        throw new ConfigException("SVC_ADVERTISED_URL", "must be http://host:port, not '" + url + "'");
       }
       return u.getHost() + ":" + u.getPort();
     }
-    String port = env.getOrDefault("SVC_PORT", "8000").trim();
+    String port = env.string("SVC_PORT", "8000");
     if (port.equals("0")) {
       return null;
     }
-    String host = env.getOrDefault("SVC_HOST", "0.0.0.0").trim();
+    String host = env.string("SVC_HOST", "0.0.0.0");
     return (host.equals("0.0.0.0") || host.isEmpty() ? "127.0.0.1" : host) + ":" + port;
   }
 
   private static Duration positive(String name, Duration d) {
     if (d.isZero() || d.isNegative()) {
-      throw new IllegalArgumentException(name + " must be positive");
+      throw new ConfigException(name, "must be positive");
     }
     return d;
   }

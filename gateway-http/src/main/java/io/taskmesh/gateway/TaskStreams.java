@@ -5,14 +5,15 @@ import io.javalin.http.NotFoundResponse;
 import io.javalin.http.sse.SseHandler;
 import io.taskmesh.schemas.TaskState;
 import io.taskmesh.schemas.TaskUpdate;
+import io.taskmesh.servicekit.sse.SsePolicy;
+import io.taskmesh.servicekit.sse.SseWriter;
+import io.taskmesh.servicekit.sse.SseWriters;
 import io.taskmesh.topology.TaskQueries;
 import io.taskmesh.topology.UpdateFeed;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -29,21 +30,18 @@ final class TaskStreams implements AutoCloseable {
   /** How long an unknown task id may take to appear (its created event may still be folding). */
   private static final long APPEAR_WAIT_MS = 3000;
   /** The spec's keepalive interval. */
-  static final Duration KEEPALIVE = Duration.ofSeconds(15);
+  static final Duration KEEPALIVE = SsePolicy.SPEC_KEEPALIVE;
 
   private final TaskQueries queries;
   private final UpdateFeed feed;
   private final FlyBus fly;
-  private final ExecutorService writers = Executors.newFixedThreadPool(4, daemon("sse-writer"));
-  private final ScheduledExecutorService keepalive = Executors.newSingleThreadScheduledExecutor(daemon("sse-keepalive"));
-  private final Set<SseSession> open = ConcurrentHashMap.newKeySet();
+  private final SseWriters writers;
 
   TaskStreams(TaskQueries queries, UpdateFeed feed, FlyBus fly, Duration keepaliveEvery) {
     this.queries = queries;
     this.feed = feed;
     this.fly = fly;
-    keepalive.scheduleAtFixedRate(() -> open.forEach(s -> s.sendComment("keepalive")),
-        keepaliveEvery.toMillis(), keepaliveEvery.toMillis(), TimeUnit.MILLISECONDS);
+    this.writers = new SseWriters("sse", 4, SsePolicy.TASK_STREAM.withKeepalive(keepaliveEvery));
   }
 
   /** Answers 404 before any SSE header when the task does not exist. */
@@ -78,11 +76,11 @@ final class TaskStreams implements AutoCloseable {
     List<TaskUpdate> history = state.map(TaskState::history).orElse(List.of());
     new SseHandler(client -> {
       client.keepAlive();
-      SseSession session = new SseSession(client, writers, lastEventId);
+      SseWriter writer = writers.open(new JavalinSseSink(client), () -> { });
+      SseSession session = new SseSession(writer, lastEventId);
       AutoCloseable flySub = withFly ? fly.subscribe(taskId, session::onFly) : () -> { };
-      open.add(session);
       client.onClose(() -> {
-        open.remove(session);
+        writer.close();
         closeQuietly(updates);
         closeQuietly(flySub);
       });
@@ -93,14 +91,13 @@ final class TaskStreams implements AutoCloseable {
 
   @Override
   public void close() {
-    keepalive.shutdownNow();
-    writers.shutdownNow();
+    writers.close();
   }
 
   /** Holds updates that arrive between subscribing and the session's start. */
   private static final class PendingSubscription {
     final CountDownLatch appeared = new CountDownLatch(1);
-    private final ArrayList<TaskUpdate> early = new ArrayList<>();
+    private final List<TaskUpdate> early = new ArrayList<>();
     private SseSession session;
     private volatile boolean created;
 
@@ -142,13 +139,5 @@ final class TaskStreams implements AutoCloseable {
     } catch (Exception ignored) {
       // unsubscribing cannot fail in a way the client could act on
     }
-  }
-
-  private static ThreadFactory daemon(String name) {
-    return r -> {
-      Thread t = new Thread(r, name);
-      t.setDaemon(true);
-      return t;
-    };
   }
 }

@@ -3,6 +3,7 @@ package io.taskmesh.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.taskmesh.devkit.Await;
 import io.taskmesh.devkit.Closing;
 import io.taskmesh.devkit.LocalKafka;
 import io.taskmesh.schemas.Json;
@@ -12,6 +13,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -156,13 +158,12 @@ class AuthMatrixIT {
   }
 
   private static int awaitStatus(HttpRequest.Builder req) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    HttpResponse<String> r = send(req);
-    while (r.statusCode() != 200 && System.nanoTime() < deadline) {
-      Thread.sleep(20); // the created event folds asynchronously
-      r = send(req);
+    // the created event folds asynchronously: 200 once it has; whatever answers last otherwise
+    try {
+      return Await.until(() -> send(req).statusCode(), code -> code == 200, Duration.ofSeconds(30), "200");
+    } catch (AssertionError notYet) {
+      return send(req).statusCode();
     }
-    return r.statusCode();
   }
 
   private static HttpRequest.Builder request(String route) {

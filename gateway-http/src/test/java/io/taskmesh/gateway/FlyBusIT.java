@@ -3,13 +3,14 @@ package io.taskmesh.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.taskmesh.devkit.Await;
 import io.taskmesh.devkit.LocalPostgres;
 import io.taskmesh.schemas.Json;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -78,19 +79,7 @@ class FlyBusIT {
     assertThat(List.of(a.crossProcess(), b.crossProcess())).containsOnly(true);
   }
 
-  private static void await(BooleanSupplier condition) {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("condition not met in 30 s");
-      }
-      Thread.onSpinWait();
-      try {
-        Thread.sleep(20); // polling a flag that a reconnecting thread sets
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new AssertionError(e);
-      }
-    }
+  private static void await(Await.Check condition) {
+    Await.until(condition, Duration.ofSeconds(30), "both replicas' cross-process FLY state"); // a reconnecting thread sets it
   }
 }

@@ -3,7 +3,8 @@ package io.taskmesh.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.util.HashMap;
+import io.taskmesh.devkit.TestEnv;
+import io.taskmesh.servicekit.ConfigException;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -12,17 +13,13 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 10, unit = TimeUnit.SECONDS)
 class GatewayConfigTest {
   private static Map<String, String> env(String... kv) {
-    Map<String, String> env = new HashMap<>(Map.of("SVC_GATEWAY_MODE", "api", "KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:9092"));
-    for (int i = 0; i < kv.length; i += 2) {
-      env.put(kv[i], kv[i + 1]);
-    }
-    return env;
+    return TestEnv.of(Map.of("SVC_GATEWAY_MODE", "api", "KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:9092"), kv);
   }
 
   @Test
   void aShortInternalTokenStopsStartUpNamingTheVariable() {
     assertThatThrownBy(() -> GatewayConfig.fromEnv(env("SVC_INTERNAL_TOKEN", "short")))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("SVC_INTERNAL_TOKEN");
+        .isInstanceOf(ConfigException.class).hasMessageContaining("SVC_INTERNAL_TOKEN");
     assertThat(GatewayConfig.fromEnv(env()).internalToken()).isNull();
     assertThat(GatewayConfig.fromEnv(env("SVC_INTERNAL_TOKEN", " 0123456789abcdef ")).internalToken())
         .isEqualTo("0123456789abcdef");

@@ -3,6 +3,7 @@ package io.taskmesh.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.taskmesh.devkit.Await;
 import io.taskmesh.devkit.LocalKafka;
 import io.taskmesh.devkit.SseReader;
 import io.taskmesh.schemas.ApiDocument;
@@ -188,21 +189,13 @@ class GatewayIT {
     return "[\"" + String.join("\",\"", csv.split(",")) + "\"]";
   }
 
-  private static JsonNode awaitTask(String id, String status) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (true) {
+  private static JsonNode awaitTask(String id, String status) {
+    // polling a read model: no event to wait on from outside the process
+    return Await.until(() -> {
       HttpResponse<String> r = get("/tasks/" + id);
-      if (r.statusCode() == 200) {
-        JsonNode node = Json.MAPPER.readTree(r.body());
-        if (node.get("status").asText().equals(status)) {
-          return node;
-        }
-      }
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("task " + id + " not " + status + ": " + r.statusCode() + " " + r.body());
-      }
-      Thread.sleep(20); // polling a read model: no event to wait on from outside the process
-    }
+      return r.statusCode() == 200 ? Json.MAPPER.readTree(r.body()) : null;
+    }, node -> node != null && node.get("status").asText().equals(status), Duration.ofSeconds(30),
+        "task " + id + " " + status);
   }
 
   static HttpResponse<String> get(String path) throws Exception {

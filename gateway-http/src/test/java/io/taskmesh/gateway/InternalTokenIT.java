@@ -3,6 +3,7 @@ package io.taskmesh.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.taskmesh.devkit.Await;
 import io.taskmesh.devkit.Closing;
 import io.taskmesh.topology.TaskViewConfig;
 import java.net.URI;
@@ -134,13 +135,13 @@ class InternalTokenIT {
   }
 
   private static int awaitOk(String url) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    int code = send(get(url).header("Authorization", "Bearer " + MCP_KEY)).statusCode();
-    while (code != 200 && System.nanoTime() < deadline) {
-      Thread.sleep(20); // the created event folds asynchronously
-      code = send(get(url).header("Authorization", "Bearer " + MCP_KEY)).statusCode();
+    // the created event folds asynchronously: 200 once it has; whatever answers last otherwise
+    try {
+      return Await.until(() -> send(get(url).header("Authorization", "Bearer " + MCP_KEY)).statusCode(),
+          code -> code == 200, Duration.ofSeconds(60), "200 from " + url);
+    } catch (AssertionError notYet) {
+      return send(get(url).header("Authorization", "Bearer " + MCP_KEY)).statusCode();
     }
-    return code;
   }
 
   private static HttpRequest.Builder get(String url) {

@@ -3,6 +3,7 @@ package io.taskmesh.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.taskmesh.devkit.Await;
 import io.taskmesh.devkit.LocalKafka;
 import io.taskmesh.schemas.Json;
 import java.io.BufferedReader;
@@ -16,6 +17,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -212,18 +214,10 @@ class McpClientIT {
   }
 
   /** Waits until {@code POST /tools/call} answers 404 for the tool (the poller applied the config). */
-  private static void awaitUnknownTool(String name) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    int status = 0;
-    while (System.nanoTime() < deadline) {
-      status = HTTP.send(post("/tools/call", "{\"name\":\"" + name + "\",\"arguments\":{}}")
-          .header("Authorization", "Bearer " + KEY).build(), HttpResponse.BodyHandlers.discarding()).statusCode();
-      if (status == 404) {
-        return;
-      }
-      Thread.sleep(50);
-    }
-    assertThat(status).as("tool " + name + " still known after the flow config was restored").isEqualTo(404);
+  private static void awaitUnknownTool(String name) {
+    Await.until(() -> HTTP.send(post("/tools/call", "{\"name\":\"" + name + "\",\"arguments\":{}}")
+            .header("Authorization", "Bearer " + KEY).build(), HttpResponse.BodyHandlers.discarding()).statusCode(),
+        status -> status == 404, Duration.ofSeconds(10), "tool " + name + " still known after the flow config was restored");
   }
 
   private static HttpRequest.Builder post(String path, String body) {

@@ -1,6 +1,7 @@
 package io.taskmesh.gateway;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.taskmesh.devkit.Await;
 import io.taskmesh.devkit.LocalKafka;
 import io.taskmesh.schemas.Json;
 import java.io.IOException;
@@ -14,7 +15,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
 /** Test helpers for the task side of the gateway: env of a replica, HTTP calls, waiting on a read model. */
@@ -90,21 +90,11 @@ public final class TaskHttp {
   }
 
   /** Polls {@code GET url} until the JSON answer satisfies {@code ok}; a read model has no event to wait on. */
-  static JsonNode await(String url, Predicate<JsonNode> ok, Duration timeout) throws Exception {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    HttpResponse<String> r = null;
-    while (System.nanoTime() < deadline) {
-      r = get(url);
-      if (r.statusCode() == 200) {
-        JsonNode node = json(r);
-        if (ok.test(node)) {
-          return node;
-        }
-      }
-      TimeUnit.MILLISECONDS.sleep(20);
-    }
-    throw new AssertionError("no matching answer from " + url + " in " + timeout + "; last: "
-        + (r == null ? "none" : r.statusCode() + " " + r.body()));
+  static JsonNode await(String url, Predicate<JsonNode> ok, Duration timeout) {
+    return Await.until(() -> {
+      HttpResponse<String> r = get(url);
+      return r.statusCode() == 200 ? json(r) : null;
+    }, node -> node != null && ok.test(node), timeout, "no matching answer from " + url);
   }
 
   /** Starts a task of {@code flow} with {@code /tools/call}; returns its id. */

@@ -1,5 +1,7 @@
 package io.taskmesh.kvconnector;
 
+import io.taskmesh.servicekit.ConfigException;
+import io.taskmesh.servicekit.Env;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.URLDecoder;
@@ -55,16 +57,17 @@ public record KvConfig(
     socketMode = Set.copyOf(socketMode);
   }
 
-  public static KvConfig fromEnv(Map<String, String> env) {
+  public static KvConfig fromEnv(Map<String, String> vars) {
+    Env env = Env.of(vars);
     Path socket = socket(env);
-    String rawUrl = required(env, "STATE_PROXY_PG_URL");
+    String rawUrl = env.required("STATE_PROXY_PG_URL");
     String[] jdbc = toJdbc(rawUrl);
-    List<IndexSpec> indexes = indexes(env.get("STATE_PROXY_PG_INDEXES"));
-    Set<PosixFilePermission> mode = socketMode(env.getOrDefault("CONNECTOR_SOCKET_MODE", "0666"));
-    int maxBody = intVar(env, "CONNECTOR_MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES, 1, Integer.MAX_VALUE - 1);
-    int pool = intVar(env, "CONNECTOR_PG_POOL_SIZE", 8, 1, 200);
-    int timeoutMs = intVar(env, "CONNECTOR_PG_TIMEOUT_MS", 1000, 250, 60_000);
-    int loops = intVar(env, "CONNECTOR_EVENT_LOOPS", defaultEventLoops(Runtime.getRuntime().availableProcessors()), 1, 256);
+    List<IndexSpec> indexes = indexes(vars.get("STATE_PROXY_PG_INDEXES"));
+    Set<PosixFilePermission> mode = socketMode(vars.getOrDefault("CONNECTOR_SOCKET_MODE", "0666"));
+    int maxBody = env.integer("CONNECTOR_MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES, 1, Integer.MAX_VALUE - 1);
+    int pool = env.integer("CONNECTOR_PG_POOL_SIZE", 8, 1, 200);
+    int timeoutMs = env.integer("CONNECTOR_PG_TIMEOUT_MS", 1000, 250, 60_000);
+    int loops = env.integer("CONNECTOR_EVENT_LOOPS", defaultEventLoops(Runtime.getRuntime().availableProcessors()), 1, 256);
     return new KvConfig(socket, jdbc[0], jdbc[1], jdbc[2], indexes, mode, maxBody, pool,
         Duration.ofMillis(timeoutMs), Math.min(loops, pool));
   }
@@ -74,8 +77,8 @@ public record KvConfig(
     return Math.max(1, cores / 2);
   }
 
-  private static Path socket(Map<String, String> env) {
-    String raw = required(env, "CONNECTOR_SOCKET");
+  private static Path socket(Env env) {
+    String raw = env.required("CONNECTOR_SOCKET");
     if (raw.getBytes(StandardCharsets.UTF_8).length > MAX_SOCKET_PATH_BYTES) {
       throw new ConfigException("CONNECTOR_SOCKET", "path is longer than " + MAX_SOCKET_PATH_BYTES
           + " bytes, the Unix socket limit");
@@ -85,14 +88,6 @@ public record KvConfig(
     } catch (RuntimeException e) {
       throw new ConfigException("CONNECTOR_SOCKET", "not a path: " + e.getMessage());
     }
-  }
-
-  private static String required(Map<String, String> env, String name) {
-    String v = env.get(name);
-    if (v == null || v.isBlank()) {
-      throw new ConfigException(name, "required but not set");
-    }
-    return v.trim();
   }
 
   /** Returns {jdbcUrl, user, password}. */
@@ -226,22 +221,6 @@ public record KvConfig(
       rwx.append((mode & (1 << (8 - i))) != 0 ? letters.charAt(i) : '-');
     }
     return PosixFilePermissions.fromString(rwx.toString());
-  }
-
-  private static int intVar(Map<String, String> env, String name, int dflt, int min, int max) {
-    String v = env.get(name);
-    if (v == null || v.isBlank()) {
-      return dflt;
-    }
-    try {
-      int n = Integer.parseInt(v.trim());
-      if (n < min || n > max) {
-        throw new ConfigException(name, "'" + v + "' is outside " + min + ".." + max);
-      }
-      return n;
-    } catch (NumberFormatException e) {
-      throw new ConfigException(name, "'" + v + "' is not an integer");
-    }
   }
 
   @Override

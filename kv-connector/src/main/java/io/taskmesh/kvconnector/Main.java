@@ -1,5 +1,6 @@
 package io.taskmesh.kvconnector;
 
+import io.taskmesh.servicekit.ConfigException;
 import java.sql.SQLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -2,8 +2,8 @@ package io.taskmesh.kvconnector;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.taskmesh.kvconnector.client.HttpResponse;
-import io.taskmesh.kvconnector.client.UnixHttpClient;
+import io.taskmesh.unixhttp.HttpResponse;
+import io.taskmesh.unixhttp.UnixHttpClient;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;

@@ -1,8 +1,8 @@
 package io.taskmesh.kvconnector;
 
 import com.zaxxer.hikari.HikariDataSource;
-import io.taskmesh.kvconnector.client.HttpResponse;
-import io.taskmesh.kvconnector.client.UnixHttpClient;
+import io.taskmesh.unixhttp.HttpResponse;
+import io.taskmesh.unixhttp.UnixHttpClient;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

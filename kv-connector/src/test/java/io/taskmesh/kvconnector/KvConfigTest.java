@@ -3,8 +3,9 @@ package io.taskmesh.kvconnector;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.taskmesh.devkit.TestEnv;
+import io.taskmesh.servicekit.ConfigException;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -16,16 +17,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 @Timeout(value = 10, unit = TimeUnit.SECONDS)
 class KvConfigTest {
   private static Map<String, String> env(String... kv) {
-    Map<String, String> m = new HashMap<>(Map.of("CONNECTOR_SOCKET", "/tmp/x/kv.sock",
-        "STATE_PROXY_PG_URL", "postgres://u:p%40ss@db.local:5433/app?sslmode=disable"));
-    for (int i = 0; i < kv.length; i += 2) {
-      if (kv[i + 1] == null) {
-        m.remove(kv[i]);
-      } else {
-        m.put(kv[i], kv[i + 1]);
-      }
-    }
-    return m;
+    return TestEnv.of(Map.of("CONNECTOR_SOCKET", "/tmp/x/kv.sock",
+        "STATE_PROXY_PG_URL", "postgres://u:p%40ss@db.local:5433/app?sslmode=disable"), kv);
   }
 
   @Test

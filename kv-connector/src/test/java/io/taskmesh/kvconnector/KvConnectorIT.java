@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.taskmesh.kvconnector.client.HttpResponse;
-import io.taskmesh.kvconnector.client.UnixHttpClient;
+import io.taskmesh.unixhttp.HttpResponse;
+import io.taskmesh.unixhttp.UnixHttpClient;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.net.StandardProtocolFamily;

@@ -2,10 +2,12 @@ package io.taskmesh.kvconnector;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.taskmesh.devkit.Await;
 import io.taskmesh.devkit.LocalPostgres;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -14,7 +16,6 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -61,13 +62,14 @@ class KvOutageIT {
         writers.add(t);
       }
       try {
-        await(() -> acked.size() >= 300, 30, "writes before the outage");
+        Await.until(() -> acked.size() >= 300, Duration.ofSeconds(30), "writes before the outage");
         LocalPostgres.shared().stop();
-        await(() -> unavailableMillis.size() >= 40, 30, "503s during the outage");
+        Await.until(() -> unavailableMillis.size() >= 40, Duration.ofSeconds(30), "503s during the outage");
         assertThat(kv.http.get("/healthz").status()).isEqualTo(503);
         LocalPostgres.shared().restart();
         restarted.set(true);
-        await(() -> ackedAfterRestart.get() >= 300, 60, "writes after Postgres came back");
+        Await.until(() -> ackedAfterRestart.get() >= 300, Duration.ofSeconds(60),
+            "writes after Postgres came back");
       } finally {
         stop.set(true);
         for (Thread t : writers) {
@@ -97,13 +99,4 @@ class KvOutageIT {
     }
   }
 
-  static void await(BooleanSupplier cond, int seconds, String what) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-    while (!cond.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("timed out waiting for " + what);
-      }
-      Thread.sleep(20);
-    }
-  }
 }

@@ -2,8 +2,8 @@ package io.taskmesh.meshapi;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.taskmesh.kvconnector.client.HttpResponse;
-import io.taskmesh.kvconnector.client.UnixHttpClient;
+import io.taskmesh.unixhttp.HttpResponse;
+import io.taskmesh.unixhttp.UnixHttpClient;
 import io.taskmesh.schemas.Json;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;

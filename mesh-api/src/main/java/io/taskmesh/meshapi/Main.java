@@ -1,5 +1,7 @@
 package io.taskmesh.meshapi;
 
+import io.taskmesh.servicekit.ConfigException;
+
 /** {@code java io.taskmesh.meshapi.Main}: configuration from the environment. */
 public final class Main {
   private Main() {}
@@ -14,9 +16,8 @@ public final class Main {
       return;
     }
     ConnectorClient kv = new ConnectorClient(config.connectorSocket());
-    Subscribers subscribers = new Subscribers();
-    EventBus bus = new EventBus(config, subscribers);
-    MeshApiApp app = new MeshApiApp(config, kv, bus, subscribers).start();
+    EventBus bus = new EventBus(config);
+    MeshApiApp app = new MeshApiApp(config, kv, bus).start();
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       app.close();
       bus.close();

@@ -11,6 +11,9 @@ import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
 import io.taskmesh.schemas.ApiDocument;
 import io.taskmesh.schemas.Json;
+import io.taskmesh.servicekit.Threads;
+import io.taskmesh.servicekit.sse.SsePolicy;
+import io.taskmesh.servicekit.sse.SseWriters;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.io.InputStream;
@@ -18,11 +21,8 @@ import java.time.Instant;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,17 +42,18 @@ public final class MeshApiApp implements AutoCloseable {
 
   private final MeshConfig config;
   private final MeshService service;
-  private final Subscribers subscribers;
+  private final EventBus bus;
   private final Javalin external;
   private final Javalin internal;
   private final Set<SseStream> streams = ConcurrentHashMap.newKeySet();
-  private final ExecutorService sseWriters = Executors.newCachedThreadPool(daemon("mesh-api-sse"));
-  private final ScheduledExecutorService timers = Executors.newScheduledThreadPool(2, daemon("mesh-api-timer"));
+  private final SseWriters sseWriters;
+  private final ScheduledExecutorService timers = Threads.scheduler("mesh-api-timer", 2);
   private volatile String gatewayUrl;
 
-  public MeshApiApp(MeshConfig config, ConnectorClient kv, EventBus bus, Subscribers subscribers) {
+  public MeshApiApp(MeshConfig config, ConnectorClient kv, EventBus bus) {
     this.config = config;
-    this.subscribers = subscribers;
+    this.bus = bus;
+    this.sseWriters = new SseWriters("mesh-api-sse", 0, SsePolicy.MESH_EVENTS.withKeepalive(config.keepalive()));
     this.service = new MeshService(kv, bus, () -> gatewayUrl, config.namespace(), Instant::now);
     String mesh = config.prefix() + "/mesh";
     this.external = Javalin.create(cfg -> {
@@ -90,8 +91,6 @@ public final class MeshApiApp implements AutoCloseable {
     gatewayUrl = base + config.prefix();
     long scan = config.deadlineScan().toMillis();
     timers.scheduleWithFixedDelay(this::deadlineScan, scan, scan, TimeUnit.MILLISECONDS);
-    long ka = config.keepalive().toMillis();
-    timers.scheduleAtFixedRate(() -> streams.forEach(SseStream::keepalive), ka, ka, TimeUnit.MILLISECONDS);
     LOG.info("mesh-api external port {}, internal port {}, x-svc-gateway-url {}", external.port(), internal.port(), gatewayUrl);
     return this;
   }
@@ -178,11 +177,10 @@ public final class MeshApiApp implements AutoCloseable {
     res.setHeader("Cache-Control", "no-cache");
     res.setHeader("X-Accel-Buffering", "no");
     res.flushBuffer();
-    Consumer<MeshEvent>[] self = new Consumer[1];
-    SseStream stream = new SseStream(id, res.getOutputStream(), sseWriters, () -> subscribers.remove(id, self[0]));
-    self[0] = stream;
+    AutoCloseable[] subscription = new AutoCloseable[1];
+    SseStream stream = new SseStream(res.getOutputStream(), sseWriters, () -> unsubscribe(subscription[0]));
     // subscribe first, then read: no event between the read and the subscription is lost
-    subscribers.add(id, stream);
+    subscription[0] = bus.subscribe(id, stream);
     streams.add(stream);
     stream.done().whenComplete((v, e) -> streams.remove(stream));
     try {
@@ -287,12 +285,12 @@ public final class MeshApiApp implements AutoCloseable {
     ctx.status(status).contentType("application/json").result(Json.write(Map.of("error", error, "message", message)));
   }
 
-  private static java.util.concurrent.ThreadFactory daemon(String name) {
-    return r -> {
-      Thread t = new Thread(r, name);
-      t.setDaemon(true);
-      return t;
-    };
+  private static void unsubscribe(AutoCloseable subscription) {
+    try {
+      subscription.close();
+    } catch (Exception e) {
+      LOG.warn("unsubscribing an SSE client failed: {}", e.toString());
+    }
   }
 
   @Override
@@ -301,6 +299,6 @@ public final class MeshApiApp implements AutoCloseable {
     streams.forEach(SseStream::close);
     external.stop();
     internal.stop();
-    sseWriters.shutdownNow();
+    sseWriters.close();
   }
 }

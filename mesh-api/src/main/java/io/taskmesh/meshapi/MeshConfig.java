@@ -1,5 +1,7 @@
 package io.taskmesh.meshapi;
 
+import io.taskmesh.servicekit.ConfigException;
+import io.taskmesh.servicekit.Env;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -42,85 +44,53 @@ public record MeshConfig(
   static final Pattern TOPIC_PART = Pattern.compile("^[a-zA-Z0-9._-]+$");
   private static final Pattern PREFIX = Pattern.compile("^(/[a-zA-Z0-9._~-]+)*$");
 
-  public static MeshConfig fromEnv(Map<String, String> env) {
-    String host = env.getOrDefault("SVC_MESH_API_BIND_HOST", "0.0.0.0").trim();
+  public static MeshConfig fromEnv(Map<String, String> vars) {
+    Env env = Env.of(vars);
+    String host = env.string("SVC_MESH_API_BIND_HOST", "0.0.0.0");
     if (host.isEmpty()) {
       throw new ConfigException("SVC_MESH_API_BIND_HOST", "must not be empty");
     }
-    int ext = intVar(env, "SVC_MESH_API_PORT", 8080, 0, 65535);
-    int internal = intVar(env, "SVC_MESH_API_INTERNAL_PORT", 8081, 0, 65535);
+    int ext = env.integer("SVC_MESH_API_PORT", 8080, 0, 65535);
+    int internal = env.integer("SVC_MESH_API_INTERNAL_PORT", 8081, 0, 65535);
     if (ext == internal && ext != 0) {
       throw new ConfigException("SVC_MESH_API_INTERNAL_PORT", "must differ from SVC_MESH_API_PORT (" + ext + ")");
     }
-    String internalUrl = env.get("SVC_MESH_API_INTERNAL_URL");
-    if (internalUrl != null && !internalUrl.isBlank()) {
-      internalUrl = internalUrl.trim();
-      if (!internalUrl.matches("^https?://[^/\\s]+$")) {
-        throw new ConfigException("SVC_MESH_API_INTERNAL_URL", "'" + internalUrl
-            + "' must be scheme://host[:port] without a path (the prefix is added)");
-      }
-    } else {
-      internalUrl = null;
+    String internalUrl = env.optional("SVC_MESH_API_INTERNAL_URL");
+    if (internalUrl != null && !internalUrl.matches("^https?://[^/\\s]+$")) {
+      throw new ConfigException("SVC_MESH_API_INTERNAL_URL", "'" + internalUrl
+          + "' must be scheme://host[:port] without a path (the prefix is added)");
     }
-    String prefix = env.getOrDefault("SVC_MESH_API_PREFIX", "/api/v1").trim();
+    String prefix = env.string("SVC_MESH_API_PREFIX", "/api/v1");
     if (prefix.endsWith("/")) {
       prefix = prefix.substring(0, prefix.length() - 1);
     }
     if (!PREFIX.matcher(prefix).matches()) {
       throw new ConfigException("SVC_MESH_API_PREFIX", "'" + prefix + "' must be empty or like /api/v1");
     }
-    String ns = env.get("SVC_NAMESPACE");
-    if (ns != null && ns.isBlank()) {
-      ns = null;
-    }
-    if (ns != null && !TOPIC_PART.matcher(ns.trim()).matches()) {
+    String ns = env.optional("SVC_NAMESPACE");
+    if (ns != null && !TOPIC_PART.matcher(ns).matches()) {
       throw new ConfigException("SVC_NAMESPACE", "'" + ns + "' may only contain letters, digits, '.', '_' and '-'");
     }
-    String socket = required(env, "CONNECTOR_SOCKET");
+    String socket = env.required("CONNECTOR_SOCKET");
     if (socket.getBytes(StandardCharsets.UTF_8).length > 107) {
       throw new ConfigException("CONNECTOR_SOCKET", "path is longer than 107 bytes, the Unix socket limit");
     }
-    String kafka = required(env, "KAFKA_BOOTSTRAP_SERVERS");
+    String kafka = env.required("KAFKA_BOOTSTRAP_SERVERS");
     for (String hp : kafka.split(",")) {
       if (!hp.trim().matches("^[^:\\s]+:\\d{1,5}$")) {
         throw new ConfigException("KAFKA_BOOTSTRAP_SERVERS", "'" + hp.trim() + "' is not host:port");
       }
     }
-    String topic = env.getOrDefault("SVC_MESH_API_EVENTS_TOPIC", "svc.mesh-api-events").trim();
+    String topic = env.string("SVC_MESH_API_EVENTS_TOPIC", "svc.mesh-api-events");
     if (!TOPIC_PART.matcher(topic).matches() || topic.length() > 249) {
       throw new ConfigException("SVC_MESH_API_EVENTS_TOPIC", "'" + topic + "' is not a valid topic name");
     }
-    int partitions = intVar(env, "SVC_MESH_API_EVENTS_PARTITIONS", 3, 1, 1000);
-    int replication = intVar(env, "SVC_MESH_API_EVENTS_REPLICATION", 1, 1, 10);
-    int scan = intVar(env, "SVC_MESH_API_DEADLINE_SCAN_MS", 1000, 50, 3_600_000);
-    int keepalive = intVar(env, "SVC_MESH_API_KEEPALIVE_MS", 15_000, 10, 3_600_000);
-    return new MeshConfig(host, ext, internal, internalUrl, prefix, ns == null ? null : ns.trim(),
+    int partitions = env.integer("SVC_MESH_API_EVENTS_PARTITIONS", 3, 1, 1000);
+    int replication = env.integer("SVC_MESH_API_EVENTS_REPLICATION", 1, 1, 10);
+    int scan = env.integer("SVC_MESH_API_DEADLINE_SCAN_MS", 1000, 50, 3_600_000);
+    int keepalive = env.integer("SVC_MESH_API_KEEPALIVE_MS", 15_000, 10, 3_600_000);
+    return new MeshConfig(host, ext, internal, internalUrl, prefix, ns,
         Path.of(socket).toAbsolutePath(), kafka, topic, partitions, (short) replication,
         Duration.ofMillis(scan), Duration.ofMillis(keepalive));
-  }
-
-  private static String required(Map<String, String> env, String name) {
-    String v = env.get(name);
-    if (v == null || v.isBlank()) {
-      throw new ConfigException(name, "required but not set");
-    }
-    return v.trim();
-  }
-
-  private static int intVar(Map<String, String> env, String name, int dflt, int min, int max) {
-    String v = env.get(name);
-    if (v == null || v.isBlank()) {
-      return dflt;
-    }
-    int n;
-    try {
-      n = Integer.parseInt(v.trim());
-    } catch (NumberFormatException e) {
-      throw new ConfigException(name, "'" + v + "' is not an integer");
-    }
-    if (n < min || n > max) {
-      throw new ConfigException(name, "'" + v + "' is outside " + min + ".." + max);
-    }
-    return n;
   }
 }

@@ -2,48 +2,39 @@ package io.taskmesh.meshapi;
 
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.MeshStatus;
+import io.taskmesh.servicekit.sse.SseSink;
+import io.taskmesh.servicekit.sse.SseWriter;
+import io.taskmesh.servicekit.sse.SseWriter.Frame;
+import io.taskmesh.servicekit.sse.SseWriters;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.Executor;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * One SSE client of {@code GET {prefix}/mesh/{id}/events}. The fan-out thread only queues
- * (never blocks on a slow client); a drain task on a shared executor writes frames in order. Status
- * events never go backwards on one stream; the stream closes after the first terminal status.
- * At most {@link #MAX_PENDING_FLY} FLY events wait per client; more are dropped with a warning.
+ * One SSE client of {@code GET {prefix}/mesh/{id}/events}. The fan-out thread only queues into the
+ * client's {@link SseWriter} (never blocks on a slow client; FLY past the policy's limit is
+ * dropped). Status events never go backwards on one stream; the stream closes after the first
+ * terminal status. Live events that arrive before {@link #start} are held until the current
+ * status has gone out first.
  */
 final class SseStream implements Consumer<MeshEvent> {
-  private static final Logger LOG = LoggerFactory.getLogger(SseStream.class);
-  static final int MAX_PENDING_FLY = 100;
-  private static final Object KEEPALIVE = new Object();
-
-  private final String id;
   private final OutputStream out;
-  private final Executor executor;
+  private final SseWriters writers;
   private final Runnable onClose;
   private final CompletableFuture<Void> done = new CompletableFuture<>();
-  private final ConcurrentLinkedQueue<Object> queue = new ConcurrentLinkedQueue<>();
-  private final AtomicInteger pendingFly = new AtomicInteger();
-  private final AtomicBoolean draining = new AtomicBoolean();
-  private final AtomicBoolean closed = new AtomicBoolean();
-  private volatile boolean started;
-  // touched only by the drain task (one at a time)
-  private int lastOrder = -1;
-  private String lastStatus;
+  private final List<MeshEvent> early = new ArrayList<>();
+  private SseWriter writer;
+  private boolean closed;
+  private MeshStatus lastStatus;
   private double lastProgress = -1;
 
-  SseStream(String id, OutputStream out, Executor executor, Runnable onClose) {
-    this.id = id;
+  SseStream(OutputStream out, SseWriters writers, Runnable onClose) {
     this.out = out;
-    this.executor = executor;
+    this.writers = writers;
     this.onClose = onClose;
   }
 
@@ -51,133 +42,120 @@ final class SseStream implements Consumer<MeshEvent> {
     return done;
   }
 
-  boolean isClosed() {
-    return closed.get();
+  synchronized boolean isClosed() {
+    return closed || (writer != null && writer.isClosed());
   }
 
-  /** Live event from the fan-out (queued until {@link #start} has sent the current status). */
+  /** Live event from the fan-out (held until {@link #start} has sent the current status). */
   @Override
-  public void accept(MeshEvent e) {
-    if (closed.get()) {
+  public synchronized void accept(MeshEvent e) {
+    if (closed) {
       return;
     }
-    if (MeshEvent.FLY.equals(e.type())) {
-      if (pendingFly.incrementAndGet() > MAX_PENDING_FLY) {
-        pendingFly.decrementAndGet();
-        LOG.warn("SSE client of {} is too slow: FLY event dropped", id);
-        return;
-      }
-    }
-    queue.add(e);
-    schedule();
-  }
-
-  void keepalive() {
-    if (!closed.get() && started) {
-      queue.add(KEEPALIVE);
-      schedule();
-    }
-  }
-
-  /** Sends the current status first, then whatever the live feed queued meanwhile. */
-  void start(MeshEvent current) {
-    queue.add(new Object[] {current});
-    started = true;
-    schedule();
-  }
-
-  private void schedule() {
-    if (started && draining.compareAndSet(false, true)) {
-      executor.execute(this::drain);
-    }
-  }
-
-  private void drain() {
-    try {
-      while (true) {
-        // the initial status is queued as a one-element array and must go out before live events
-        Object next = null;
-        for (Object o : queue) {
-          if (o instanceof Object[]) {
-            next = o;
-            break;
-          }
-        }
-        if (next != null) {
-          queue.remove(next);
-          write((MeshEvent) ((Object[]) next)[0], true);
-          continue;
-        }
-        Object o = queue.poll();
-        if (o == null) {
-          break;
-        }
-        if (o == KEEPALIVE) {
-          frame(":keepalive\n\n");
-        } else {
-          MeshEvent e = (MeshEvent) o;
-          if (MeshEvent.FLY.equals(e.type())) {
-            pendingFly.decrementAndGet();
-          }
-          write(e, false);
-        }
-        if (closed.get()) {
-          return;
-        }
-      }
-    } finally {
-      draining.set(false);
-    }
-    if (!queue.isEmpty() && !closed.get()) {
-      schedule();
-    }
-  }
-
-  private void write(MeshEvent e, boolean initial) {
-    if (closed.get()) {
-      return;
-    }
-    if (MeshEvent.STATUS.equals(e.type())) {
-      String status = e.data().path("status").asText();
-      int order = MeshStatus.find(status).map(MeshStatus::order).orElse(-1);
-      double progress = e.data().path("progress").asDouble(0);
-      boolean older = order < lastOrder
-          || (order == lastOrder && (!status.equals(lastStatus) || progress < lastProgress || lastOrder == 3));
-      if (!initial && older) {
-        return; // a stale or repeated status: never move a client backwards
-      }
-      lastOrder = order;
-      lastStatus = status;
-      lastProgress = progress;
-      frame("event: status\ndata: " + Json.write(e.data()) + "\n\n");
-      if (order == 3) {
-        close();
-      }
+    if (writer == null) {
+      early.add(e);
     } else {
-      frame("event: fly\ndata: " + Json.write(e.data()) + "\n\n");
+      send(e, false);
     }
   }
 
-  private void frame(String text) {
-    if (closed.get()) {
+  /** Sends the current status first, then whatever the live feed delivered meanwhile. */
+  synchronized void start(MeshEvent current) {
+    if (closed) {
       return;
     }
-    try {
-      out.write(text.getBytes(StandardCharsets.UTF_8));
-      out.flush();
-    } catch (IOException | RuntimeException ex) {
-      close(); // the client went away
+    writer = writers.open(new OutputSink(), this::ended);
+    send(current, true);
+    early.forEach(e -> send(e, false));
+    early.clear();
+  }
+
+  private void send(MeshEvent e, boolean initial) {
+    if (!MeshEvent.STATUS.equals(e.type())) {
+      writer.send(new Frame("fly", Json.write(e.data()), null, true, false));
+      return;
     }
+    MeshStatus status = MeshStatus.find(e.data().path("status").asText()).orElse(null);
+    double progress = e.data().path("progress").asDouble(0);
+    if (!initial && isOlder(status, progress)) {
+      return; // a stale or repeated status: never move a client backwards
+    }
+    lastStatus = status;
+    lastProgress = progress;
+    boolean terminal = status != null && status.isTerminal();
+    writer.send(new Frame("status", Json.write(e.data()), null, false, terminal));
+  }
+
+  /**
+   * An unknown status, a lower order, another status of the same order, less progress, or
+   * anything after a terminal one.
+   */
+  private boolean isOlder(MeshStatus status, double progress) {
+    if (status == null) {
+      return true;
+    }
+    if (lastStatus == null) {
+      return false;
+    }
+    int order = status.order();
+    int lastOrder = lastStatus.order();
+    return order < lastOrder
+        || (order == lastOrder && (status != lastStatus || progress < lastProgress || lastStatus.isTerminal()));
   }
 
   void close() {
-    if (closed.compareAndSet(false, true)) {
-      queue.clear();
-      try {
-        onClose.run();
-      } finally {
-        done.complete(null);
+    SseWriter w;
+    synchronized (this) {
+      if (closed) {
+        return;
       }
+      closed = true;
+      w = writer;
+    }
+    if (w != null) {
+      w.close();
+    } else {
+      ended();
+    }
+  }
+
+  private void ended() {
+    synchronized (this) {
+      closed = true;
+      early.clear();
+    }
+    try {
+      onClose.run();
+    } finally {
+      done.complete(null);
+    }
+  }
+
+  /** SSE frames on the servlet response; a failed write means the client went away. */
+  private final class OutputSink implements SseSink {
+    @Override
+    public void event(String event, String data, String id) throws IOException {
+      frame("event: " + event + "\n" + (id == null ? "" : "id: " + id + "\n") + "data: " + data + "\n\n");
+    }
+
+    @Override
+    public void comment(String text) throws IOException {
+      frame(":" + text + "\n\n");
+    }
+
+    private void frame(String text) throws IOException {
+      out.write(text.getBytes(StandardCharsets.UTF_8));
+      out.flush();
+    }
+
+    @Override
+    public boolean isOpen() {
+      return !done.isDone();
+    }
+
+    @Override
+    public void close() {
+      // the response ends when done() completes (ended() ran just before)
     }
   }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.javalin.Javalin;
 import io.javalin.http.HandlerType;
+import io.taskmesh.devkit.Await;
 import io.taskmesh.devkit.LocalKafka;
 import io.taskmesh.schemas.ApiDocument;
 import io.taskmesh.schemas.Envelope;
@@ -107,16 +108,6 @@ class MeshApiIT {
 
   long total() {
     return json(f.send("GET", a.ext(P + "/"), null)).path("total").asLong();
-  }
-
-  static void await(BooleanSupplier cond, int seconds, String what) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-    while (!cond.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("timed out waiting for " + what);
-      }
-      Thread.sleep(20);
-    }
   }
 
   // ---- health
@@ -387,7 +378,7 @@ class MeshApiIT {
     }
     // FLY is never stored
     assertThat(get(a, id).toString()).doesNotContain("Hel");
-    await(() -> a.app.openStreams() == 0, 10, "stream released");
+    Await.until(() -> a.app.openStreams() == 0, Duration.ofSeconds(10), "stream released");
   }
 
   @Test
@@ -407,7 +398,8 @@ class MeshApiIT {
     String id = create(a, "echo", "{}");
     try (SseReader sse = new SseReader(f.http, b.ext(P + "/" + id + "/events"))) {
       sse.next(10);
-      await(() -> sse.all.stream().anyMatch(fr -> ":keepalive".equals(fr.comment())), 10, ":keepalive comment");
+      Await.until(() -> sse.all.stream().anyMatch(fr -> ":keepalive".equals(fr.comment())), Duration.ofSeconds(10),
+          ":keepalive comment");
     }
   }
 
@@ -420,7 +412,7 @@ class MeshApiIT {
     assertThat(b.app.openStreams()).isEqualTo(before + 1);
     sse.close();
     // the next keepalive write (300 ms on B) fails and releases the stream
-    await(() -> b.app.openStreams() == before, 15, "dead SSE client released");
+    Await.until(() -> b.app.openStreams() == before, Duration.ofSeconds(15), "dead SSE client released");
   }
 
   // ---- deadline backstop

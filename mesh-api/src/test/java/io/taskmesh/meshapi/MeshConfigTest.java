@@ -3,7 +3,8 @@ package io.taskmesh.meshapi;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.util.HashMap;
+import io.taskmesh.devkit.TestEnv;
+import io.taskmesh.servicekit.ConfigException;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -14,16 +15,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 @Timeout(value = 10, unit = TimeUnit.SECONDS)
 class MeshConfigTest {
   private static Map<String, String> env(String... kv) {
-    Map<String, String> m = new HashMap<>(Map.of("CONNECTOR_SOCKET", "/tmp/kv.sock",
-        "KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:9092"));
-    for (int i = 0; i < kv.length; i += 2) {
-      if (kv[i + 1] == null) {
-        m.remove(kv[i]);
-      } else {
-        m.put(kv[i], kv[i + 1]);
-      }
-    }
-    return m;
+    return TestEnv.of(Map.of("CONNECTOR_SOCKET", "/tmp/kv.sock",
+        "KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:9092"), kv);
   }
 
   @Test

@@ -45,10 +45,9 @@ final class MeshFixture implements AutoCloseable {
 
     Replica(MeshConfig config) {
       this.config = config;
-      Subscribers subs = new Subscribers();
       this.kv = new ConnectorClient(config.connectorSocket());
-      this.bus = new EventBus(config, subs);
-      this.app = new MeshApiApp(config, kv, bus, subs).start();
+      this.bus = new EventBus(config);
+      this.app = new MeshApiApp(config, kv, bus).start();
     }
 
     String ext(String path) {

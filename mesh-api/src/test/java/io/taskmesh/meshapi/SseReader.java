@@ -1,13 +1,12 @@
 package io.taskmesh.meshapi;
 
-import java.io.BufferedReader;
+import io.taskmesh.unixhttp.SseParser;
+import java.io.BufferedInputStream;
 import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
@@ -15,7 +14,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
-/** A real SSE client (JDK HttpClient, streamed body): frames and comments in arrival order. */
+/** A real SSE client (JDK HttpClient, streamed body, unix-http's parser): frames and comments in arrival order. */
 final class SseReader implements AutoCloseable {
   record Frame(String event, String data, String comment) {}
 
@@ -34,22 +33,11 @@ final class SseReader implements AutoCloseable {
   }
 
   private void read() {
-    try (BufferedReader r = new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8))) {
-      String event = null;
-      StringBuilder data = new StringBuilder();
-      String line;
-      while ((line = r.readLine()) != null) {
-        if (line.startsWith(":")) {
-          add(new Frame(null, null, line));
-        } else if (line.startsWith("event:")) {
-          event = line.substring(6).trim();
-        } else if (line.startsWith("data:")) {
-          data.append(line.substring(5).trim());
-        } else if (line.isEmpty() && event != null) {
-          add(new Frame(event, data.toString(), null));
-          event = null;
-          data.setLength(0);
-        }
+    try (InputStream body = new BufferedInputStream(response.body())) {
+      SseParser parser = new SseParser(body, true);
+      for (SseParser.Event e = parser.next(); e != null; e = parser.next()) {
+        boolean comment = SseParser.COMMENT.equals(e.event());
+        add(comment ? new Frame(null, null, ":" + e.data()) : new Frame(e.event(), e.data(), null));
       }
     } catch (Exception ignored) {
       // closed

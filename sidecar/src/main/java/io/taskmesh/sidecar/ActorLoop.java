@@ -1,5 +1,7 @@
 package io.taskmesh.sidecar;
 
+import io.taskmesh.servicekit.Threads;
+import io.taskmesh.servicekit.TopicCreator;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -11,7 +13,6 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -62,7 +63,7 @@ final class ActorLoop implements AutoCloseable {
   private final SidecarConfig config;
   private final Handler handler;
   private final ExitHook exitHook;
-  private final TopicAdmin admin;
+  private final TopicCreator admin;
   private final String deadLetterTopic;
   private final AtomicBoolean running = new AtomicBoolean();
   private final Map<TopicPartition, long[]> deliveries = new HashMap<>();
@@ -71,7 +72,7 @@ final class ActorLoop implements AutoCloseable {
   private KafkaProducer<String, byte[]> producer;
   private Thread thread;
 
-  ActorLoop(SidecarConfig config, Handler handler, ExitHook exitHook, TopicAdmin admin) {
+  ActorLoop(SidecarConfig config, Handler handler, ExitHook exitHook, TopicCreator admin) {
     this.config = config;
     this.handler = handler;
     this.exitHook = exitHook;
@@ -87,11 +88,7 @@ final class ActorLoop implements AutoCloseable {
     consumer = new KafkaConsumer<>(consumerProps());
     producer = new KafkaProducer<>(producerProps());
     producer.initTransactions(); // fences and aborts what a crashed predecessor with this id left open
-    workers = config.concurrency() > 1 ? Executors.newFixedThreadPool(config.concurrency(), r -> {
-      Thread t = new Thread(r, config.actorName() + "-worker");
-      t.setDaemon(true);
-      return t;
-    }) : null;
+    workers = config.concurrency() > 1 ? Threads.fixedPool(config.actorName() + "-worker", config.concurrency()) : null;
     consumer.subscribe(List.of(config.inputTopic()), new Rebalance());
     thread = new Thread(this::run, "actor-" + config.actorName());
     thread.start();
@@ -275,7 +272,7 @@ final class ActorLoop implements AutoCloseable {
     if (outputs.isEmpty() && offsets.isEmpty()) {
       return true;
     }
-    admin.ensure(outputs.stream().map(Outcome.Output::topic).distinct().toList());
+    admin.ensure(outputs.stream().map(Outcome.Output::topic).distinct().toList(), config.topicSpec());
     if (!outputs.isEmpty()) {
       handler.beforeCommit();
     }

@@ -1,9 +1,9 @@
 package io.taskmesh.sidecar;
 
-import io.taskmesh.schemas.Durations;
+import io.taskmesh.servicekit.ConfigException;
+import io.taskmesh.servicekit.Env;
 import java.net.URI;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
@@ -25,11 +25,11 @@ public record CrewConfig(List<URI> sinkHooks, int hookAttempts, Duration hookBac
     for (URI u : sinkHooks) {
       if (u.getScheme() == null || !(u.getScheme().equals("http") || u.getScheme().equals("https"))
           || u.getHost() == null) {
-        throw new IllegalArgumentException("SVC_SINK_HOOKS: not an http(s) URL: " + u);
+        throw new ConfigException("SVC_SINK_HOOKS", "not an http(s) URL: " + u);
       }
     }
     if (hookAttempts < 1) {
-      throw new IllegalArgumentException("SVC_SINK_HOOK_ATTEMPTS must be at least 1, got " + hookAttempts);
+      throw new ConfigException("SVC_SINK_HOOK_ATTEMPTS", "must be at least 1, got " + hookAttempts);
     }
   }
 
@@ -37,27 +37,18 @@ public record CrewConfig(List<URI> sinkHooks, int hookAttempts, Duration hookBac
     return new CrewConfig(List.of(), 3, Duration.ofMillis(500), Duration.ofSeconds(5), Duration.ofSeconds(5));
   }
 
-  public static CrewConfig fromEnv(Map<String, String> env) {
-    List<URI> hooks = List.of();
-    String csv = env.get("SVC_SINK_HOOKS");
-    if (csv != null && !csv.isBlank()) {
-      try {
-        hooks = Arrays.stream(csv.split(",")).map(String::trim).filter(s -> !s.isEmpty()).map(URI::create).toList();
-      } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("SVC_SINK_HOOKS: " + e.getMessage());
-      }
-    }
-    int attempts;
-    String a = env.getOrDefault("SVC_SINK_HOOK_ATTEMPTS", "3").trim();
+  public static CrewConfig fromEnv(Map<String, String> vars) {
+    Env env = Env.of(vars);
+    List<URI> hooks;
     try {
-      attempts = Integer.parseInt(a);
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("SVC_SINK_HOOK_ATTEMPTS must be an integer, got '" + a + "'");
+      hooks = env.list("SVC_SINK_HOOKS", "").stream().map(URI::create).toList();
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException("SVC_SINK_HOOKS", e.getMessage());
     }
-    return new CrewConfig(hooks, attempts,
-        Durations.parse("SVC_SINK_HOOK_BACKOFF", env.getOrDefault("SVC_SINK_HOOK_BACKOFF", "500ms")),
-        Durations.parse("SVC_SINK_HOOK_TIMEOUT", env.getOrDefault("SVC_SINK_HOOK_TIMEOUT", "5s")),
-        Durations.parse("SVC_PAUSE_RESUME_WAIT", env.getOrDefault("SVC_PAUSE_RESUME_WAIT", "5s")));
+    return new CrewConfig(hooks, env.integer("SVC_SINK_HOOK_ATTEMPTS", 3, Integer.MIN_VALUE, Integer.MAX_VALUE),
+        env.duration("SVC_SINK_HOOK_BACKOFF", "500ms"),
+        env.duration("SVC_SINK_HOOK_TIMEOUT", "5s"),
+        env.duration("SVC_PAUSE_RESUME_WAIT", "5s"));
   }
 
   public CrewConfig withHooks(List<URI> hooks, int attempts, Duration backoff) {

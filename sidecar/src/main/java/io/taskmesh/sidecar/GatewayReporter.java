@@ -11,6 +11,7 @@ import io.taskmesh.schemas.ProgressReport;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import io.taskmesh.schemas.Route;
+import io.taskmesh.servicekit.Threads;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -65,9 +66,7 @@ public final class GatewayReporter implements AutoCloseable {
     final Thread sender;
 
     Lane(String name) {
-      sender = new Thread(this::drain, name);
-      sender.setDaemon(true);
-      sender.start();
+      sender = Threads.startDaemon(name, this::drain);
     }
 
     private void drain() {

@@ -1,13 +1,13 @@
 package io.taskmesh.sidecar;
 
 import io.taskmesh.schemas.TaskStatus;
+import io.taskmesh.servicekit.Threads;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -43,11 +43,7 @@ final class HookDispatcher implements AutoCloseable {
     this.backoff = crew.hookBackoff();
     this.timeout = crew.hookTimeout();
     this.http = hooks.isEmpty() ? null : HttpClient.newBuilder().connectTimeout(timeout).build();
-    this.retries = hooks.isEmpty() ? null : Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "sink-hooks");
-      t.setDaemon(true);
-      return t;
-    });
+    this.retries = hooks.isEmpty() ? null : Threads.scheduler("sink-hooks");
   }
 
   boolean enabled() {

@@ -11,6 +11,7 @@ import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.Route;
 import io.taskmesh.schemas.Times;
 import io.taskmesh.schemas.Topics;
+import io.taskmesh.servicekit.TopicCreator;
 import java.io.IOException;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -53,7 +54,7 @@ public final class PauseActor implements AutoCloseable {
   private final GatewayReporter reporter;
   private final ExitHook exitHook;
   private final Clock clock = Clock.systemUTC();
-  private TopicAdmin admin;
+  private TopicCreator admin;
   private ParkedStore store;
   private ActorLoop parkLoop;
   private ActorLoop resumeLoop;
@@ -78,10 +79,10 @@ public final class PauseActor implements AutoCloseable {
   }
 
   public synchronized void start() {
-    admin = new TopicAdmin(config.bootstrapServers(), config.partitions(), config.replicationFactor());
-    admin.ensureCompacted(List.of(parkedTopic()));
+    admin = new TopicCreator(config.bootstrapServers());
+    admin.ensure(List.of(parkedTopic()), config.topicSpec().compacted());
     admin.ensure(List.of(config.inputTopic(), resumeTopic(), config.topicOf(Topics.SINK), config.deadLetterTopic(),
-        resumeConfig.deadLetterTopic()));
+        resumeConfig.deadLetterTopic()), config.topicSpec());
     store = new ParkedStore(config.bootstrapServers(), parkedTopic());
     store.catchUp();
     LOG.info("x-pause: {} parked envelope(s) in {}", store.size(), parkedTopic());

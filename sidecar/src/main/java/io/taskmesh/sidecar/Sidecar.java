@@ -1,5 +1,6 @@
 package io.taskmesh.sidecar;
 
+import io.taskmesh.servicekit.TopicCreator;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -18,7 +19,7 @@ public final class Sidecar implements AutoCloseable {
   private final GatewayReporter reporter;
   private final ExitHook exitHook;
   private final Duration readyTimeout;
-  private TopicAdmin admin;
+  private TopicCreator admin;
   private ActorLoop loop;
 
   /**
@@ -39,9 +40,9 @@ public final class Sidecar implements AutoCloseable {
   /** Waits for the runtime, creates missing topics, joins the group. Returns once the loop runs. */
   public synchronized void start() {
     runtime.awaitReady(readyTimeout);
-    admin = new TopicAdmin(config.bootstrapServers(), config.partitions(), config.replicationFactor());
+    admin = new TopicCreator(config.bootstrapServers());
     admin.ensure(List.of(config.inputTopic(), config.topicOf(io.taskmesh.schemas.Topics.SINK),
-        config.deadLetterTopic()));
+        config.deadLetterTopic()), config.topicSpec());
     EnvelopeProcessor processor = new EnvelopeProcessor(config, runtime, reporter, Clock.systemUTC());
     loop = new ActorLoop(config, processor, exitHook, admin);
     loop.start();

@@ -1,10 +1,11 @@
 package io.taskmesh.sidecar;
 
-import io.taskmesh.schemas.Durations;
 import io.taskmesh.schemas.Topics;
+import io.taskmesh.servicekit.ConfigException;
+import io.taskmesh.servicekit.Env;
+import io.taskmesh.servicekit.TopicCreator;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -49,31 +50,32 @@ public record SidecarConfig(
     positive(partitions, "SVC_TOPIC_PARTITIONS");
     positive(replicationFactor, "SVC_TOPIC_REPLICATION_FACTOR");
     if (actorTimeout.isZero() || actorTimeout.isNegative()) {
-      throw new IllegalArgumentException("SVC_RESILIENCY_ACTOR_TIMEOUT must be positive");
+      throw new ConfigException("SVC_RESILIENCY_ACTOR_TIMEOUT", "must be positive");
     }
   }
 
   /** Reads the variables documented in the module README. */
-  public static SidecarConfig fromEnv(Map<String, String> env) {
+  public static SidecarConfig fromEnv(Map<String, String> vars) {
+    Env env = Env.of(vars);
     return new SidecarConfig(
-        env.get("KAFKA_BOOTSTRAP_SERVERS"),
-        env.getOrDefault("SVC_NAMESPACE", "default"),
-        env.get("SVC_ACTOR_NAME"),
-        Path.of(env.getOrDefault("SVC_SOCKET_DIR", DEFAULT_SOCKET_DIR)),
-        env.getOrDefault("SVC_SOCKET_NAME", DEFAULT_SOCKET_NAME),
-        env.get("SVC_GATEWAY_URL"),
-        Durations.parse("SVC_RESILIENCY_ACTOR_TIMEOUT", env.getOrDefault("SVC_RESILIENCY_ACTOR_TIMEOUT", "5m")),
-        integer(env, "SVC_RESILIENCY_MAX_ATTEMPTS", 1),
-        Durations.parse("SVC_RESILIENCY_BACKOFF", env.getOrDefault("SVC_RESILIENCY_BACKOFF", "200ms")),
-        list(env.get("SVC_RESILIENCY_RETRY_ON")),
-        integer(env, "SVC_CONCURRENCY", 1),
-        integer(env, "SVC_MAX_DELIVERIES", 3),
-        integer(env, "SVC_MAX_POLL_RECORDS", 500),
-        integer(env, "SVC_TOPIC_PARTITIONS", 1),
-        (short) integer(env, "SVC_TOPIC_REPLICATION_FACTOR", 1),
-        env.getOrDefault("SVC_INSTANCE_ID", UUID.randomUUID().toString()),
-        env.containsKey("SVC_INSTANCE_ID"),
-        Durations.parse("SVC_TRANSACTION_TIMEOUT", env.getOrDefault("SVC_TRANSACTION_TIMEOUT", "15s")));
+        env.optional("KAFKA_BOOTSTRAP_SERVERS"),
+        env.string("SVC_NAMESPACE", "default"),
+        env.optional("SVC_ACTOR_NAME"),
+        Path.of(env.string("SVC_SOCKET_DIR", DEFAULT_SOCKET_DIR)),
+        env.string("SVC_SOCKET_NAME", DEFAULT_SOCKET_NAME),
+        env.optional("SVC_GATEWAY_URL"),
+        env.duration("SVC_RESILIENCY_ACTOR_TIMEOUT", "5m"),
+        env.integer("SVC_RESILIENCY_MAX_ATTEMPTS", 1, Integer.MIN_VALUE, Integer.MAX_VALUE),
+        env.duration("SVC_RESILIENCY_BACKOFF", "200ms"),
+        env.list("SVC_RESILIENCY_RETRY_ON", ""),
+        env.integer("SVC_CONCURRENCY", 1, Integer.MIN_VALUE, Integer.MAX_VALUE),
+        env.integer("SVC_MAX_DELIVERIES", 3, Integer.MIN_VALUE, Integer.MAX_VALUE),
+        env.integer("SVC_MAX_POLL_RECORDS", 500, Integer.MIN_VALUE, Integer.MAX_VALUE),
+        env.integer("SVC_TOPIC_PARTITIONS", 1, Integer.MIN_VALUE, Integer.MAX_VALUE),
+        (short) env.integer("SVC_TOPIC_REPLICATION_FACTOR", 1, Short.MIN_VALUE, Short.MAX_VALUE),
+        env.string("SVC_INSTANCE_ID", UUID.randomUUID().toString()),
+        env.isSet("SVC_INSTANCE_ID"),
+        env.duration("SVC_TRANSACTION_TIMEOUT", "15s"));
   }
 
   /** A config for tests and launchers: defaults everywhere except the essentials. */
@@ -82,6 +84,11 @@ public record SidecarConfig(
     return new SidecarConfig(bootstrapServers, namespace, actorName, socketDir, DEFAULT_SOCKET_NAME, gatewayUrl,
         Duration.ofMinutes(5), 1, Duration.ofMillis(200), List.of(), 1, 3, 500, 1, (short) 1,
         UUID.randomUUID().toString(), false, Duration.ofSeconds(15));
+  }
+
+  /** How this actor creates the topics it writes to when they are missing. */
+  public TopicCreator.Spec topicSpec() {
+    return TopicCreator.Spec.of(partitions, replicationFactor);
   }
 
   public Path socketPath() {
@@ -145,33 +152,14 @@ public record SidecarConfig(
 
   private static void require(String value, String variable) {
     if (value == null || value.isBlank()) {
-      throw new IllegalArgumentException(variable + " is required");
+      throw new ConfigException(variable, "required but not set");
     }
   }
 
   private static void positive(int value, String variable) {
     if (value < 1) {
-      throw new IllegalArgumentException(variable + " must be at least 1, got " + value);
+      throw new ConfigException(variable, "must be at least 1, got " + value);
     }
-  }
-
-  private static int integer(Map<String, String> env, String variable, int dflt) {
-    String v = env.get(variable);
-    if (v == null || v.isBlank()) {
-      return dflt;
-    }
-    try {
-      return Integer.parseInt(v.trim());
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(variable + " must be an integer, got '" + v + "'");
-    }
-  }
-
-  private static List<String> list(String csv) {
-    if (csv == null || csv.isBlank()) {
-      return List.of();
-    }
-    return Arrays.stream(csv.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
   }
 
   private static String stripSlash(String url) {

@@ -7,6 +7,7 @@ import io.taskmesh.schemas.EnvelopeStatus;
 import io.taskmesh.schemas.FinalReport;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.Topics;
+import io.taskmesh.servicekit.TopicCreator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,7 +28,7 @@ public final class SinkActor implements AutoCloseable {
   private final GatewayReporter reporter;
   private final ExitHook exitHook;
   private final HookDispatcher hooks;
-  private TopicAdmin admin;
+  private TopicCreator admin;
   private ActorLoop loop;
 
   /** @param config any sidecar config of the namespace; the actor name is replaced by {@code x-sink} */
@@ -54,8 +55,9 @@ public final class SinkActor implements AutoCloseable {
   }
 
   public synchronized void start() {
-    admin = new TopicAdmin(config.bootstrapServers(), config.partitions(), config.replicationFactor());
-    admin.ensure(List.of(config.inputTopic(), config.topicOf(Topics.SUMP), config.deadLetterTopic()));
+    admin = new TopicCreator(config.bootstrapServers());
+    admin.ensure(List.of(config.inputTopic(), config.topicOf(Topics.SUMP), config.deadLetterTopic()),
+        config.topicSpec());
     loop = new ActorLoop(config, this::handle, exitHook, admin);
     loop.start();
   }

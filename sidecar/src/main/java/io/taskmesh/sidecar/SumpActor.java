@@ -2,6 +2,7 @@ package io.taskmesh.sidecar;
 
 import io.taskmesh.schemas.Envelope;
 import io.taskmesh.schemas.Topics;
+import io.taskmesh.servicekit.TopicCreator;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -25,7 +26,7 @@ public final class SumpActor implements AutoCloseable {
   private static final long LOG_EVERY_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
   private volatile long lastLog = System.nanoTime();
   private volatile long loggedTotal;
-  private TopicAdmin admin;
+  private TopicCreator admin;
   private ActorLoop loop;
 
   /** @param config any sidecar config of the namespace; the actor name is replaced by {@code x-sump} */
@@ -36,8 +37,8 @@ public final class SumpActor implements AutoCloseable {
   }
 
   public synchronized void start() {
-    admin = new TopicAdmin(config.bootstrapServers(), config.partitions(), config.replicationFactor());
-    admin.ensure(List.of(config.inputTopic(), config.deadLetterTopic()));
+    admin = new TopicCreator(config.bootstrapServers());
+    admin.ensure(List.of(config.inputTopic(), config.deadLetterTopic()), config.topicSpec());
     loop = new ActorLoop(config, this::handle, exitHook, admin);
     loop.start();
   }

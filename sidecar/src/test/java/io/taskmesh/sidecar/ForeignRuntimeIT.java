@@ -3,6 +3,7 @@ package io.taskmesh.sidecar;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.taskmesh.devkit.Await;
 import io.taskmesh.schemas.Envelope;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
@@ -91,16 +92,16 @@ class ForeignRuntimeIT {
     assertThat(byId.get("fail").status().attempt()).isEqualTo(2);
     assertThat(byId.get("bad").status().reason()).isEqualTo(Reasons.MSG_PARSING_ERROR);
     assertThat(byId.get("bad").status().attempt()).isEqualTo(1);
-    Wait.until(WAIT, "json-form fly", () -> mesh.gateway.calls("fan", "fly").size() == 1);
+    Await.until(() -> mesh.gateway.calls("fan", "fly").size() == 1, WAIT, "json-form fly");
 
     // streaming form: FLY events reach the gateway while the runtime still holds the stream open
     Path release = dir.resolve("release");
     mesh.send(mesh.envelope("stream", Map.of("op", "stream", "words", List.of("w1", "w2"),
         "release_file", release.toString()), "f"));
-    Wait.until(WAIT, "FLY before the end of the stream", () -> mesh.gateway.calls("stream", "fly").size() == 2);
+    Await.until(() -> mesh.gateway.calls("stream", "fly").size() == 2, WAIT, "FLY before the end of the stream");
     assertThat(mesh.gateway.calls("stream", "final")).isEmpty();
     Files.writeString(release, "go");
-    Wait.until(WAIT, "stream final", () -> !mesh.gateway.calls("stream", "final").isEmpty());
+    Await.until(() -> !mesh.gateway.calls("stream", "final").isEmpty(), WAIT, "stream final");
     assertThat(mesh.gateway.calls("stream", "final").get(0).body().path("result").path("released").asBoolean())
         .isTrue();
     assertThat(mesh.gateway.calls("stream", "fly")).extracting(c -> c.body().path("text").asText())

@@ -3,6 +3,7 @@ package io.taskmesh.sidecar;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.taskmesh.devkit.Await;
 import io.taskmesh.schemas.Envelope;
 import io.taskmesh.schemas.EnvelopePhase;
 import io.taskmesh.schemas.Json;
@@ -35,8 +36,8 @@ class PauseIT {
   }
 
   private JsonNode finalOf(String id, String status) {
-    Wait.until(WAIT, status + " report of " + id, () -> mesh.gateway.calls(id, "final").stream()
-        .anyMatch(c -> c.body().path("status").asText().equals(status)));
+    Await.until(() -> mesh.gateway.calls(id, "final").stream()
+        .anyMatch(c -> c.body().path("status").asText().equals(status)), WAIT, status + " report of " + id);
     return mesh.gateway.calls(id, "final").stream().filter(c -> c.body().path("status").asText().equals(status))
         .findFirst().orElseThrow().body();
   }

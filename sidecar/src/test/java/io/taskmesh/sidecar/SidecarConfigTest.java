@@ -1,12 +1,13 @@
 package io.taskmesh.sidecar;
 
-import io.taskmesh.schemas.Durations;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.taskmesh.devkit.TestEnv;
+import io.taskmesh.servicekit.ConfigException;
+import io.taskmesh.servicekit.Durations;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -15,11 +16,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 10, unit = TimeUnit.SECONDS)
 class SidecarConfigTest {
   private static Map<String, String> env(String... kv) {
-    Map<String, String> m = new HashMap<>(Map.of("KAFKA_BOOTSTRAP_SERVERS", "k:9092", "SVC_ACTOR_NAME", "a"));
-    for (int i = 0; i < kv.length; i += 2) {
-      m.put(kv[i], kv[i + 1]);
-    }
-    return m;
+    return TestEnv.of(Map.of("KAFKA_BOOTSTRAP_SERVERS", "k:9092", "SVC_ACTOR_NAME", "a"), kv);
   }
 
   @Test
@@ -64,16 +61,17 @@ class SidecarConfigTest {
   @Test
   void badValuesNameTheVariable() {
     assertThatThrownBy(() -> SidecarConfig.fromEnv(env("SVC_RESILIENCY_ACTOR_TIMEOUT", "soon")))
-        .hasMessageContaining("SVC_RESILIENCY_ACTOR_TIMEOUT");
+        .isInstanceOf(ConfigException.class).hasMessageContaining("SVC_RESILIENCY_ACTOR_TIMEOUT");
     assertThatThrownBy(() -> SidecarConfig.fromEnv(env("SVC_RESILIENCY_MAX_ATTEMPTS", "x")))
-        .hasMessageContaining("SVC_RESILIENCY_MAX_ATTEMPTS");
+        .isInstanceOf(ConfigException.class).hasMessageContaining("SVC_RESILIENCY_MAX_ATTEMPTS");
     assertThatThrownBy(() -> SidecarConfig.fromEnv(env("SVC_CONCURRENCY", "0")))
-        .hasMessageContaining("SVC_CONCURRENCY");
+        .isInstanceOf(ConfigException.class).hasMessageContaining("SVC_CONCURRENCY");
     Map<String, String> noActor = env();
     noActor.remove("SVC_ACTOR_NAME");
-    assertThatThrownBy(() -> SidecarConfig.fromEnv(noActor)).hasMessageContaining("SVC_ACTOR_NAME");
+    assertThatThrownBy(() -> SidecarConfig.fromEnv(noActor)).isInstanceOf(ConfigException.class).hasMessageContaining("SVC_ACTOR_NAME");
     Map<String, String> noKafka = env();
     noKafka.remove("KAFKA_BOOTSTRAP_SERVERS");
-    assertThatThrownBy(() -> SidecarConfig.fromEnv(noKafka)).hasMessageContaining("KAFKA_BOOTSTRAP_SERVERS");
+    assertThatThrownBy(() -> SidecarConfig.fromEnv(noKafka)).isInstanceOf(ConfigException.class)
+        .hasMessageContaining("KAFKA_BOOTSTRAP_SERVERS");
   }
 }

@@ -2,6 +2,7 @@ package io.taskmesh.sidecar;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.taskmesh.devkit.Await;
 import io.taskmesh.devkit.ChildJvm;
 import io.taskmesh.schemas.Envelope;
 import java.nio.charset.StandardCharsets;
@@ -59,7 +60,7 @@ class SidecarCrashIT {
     }
     ChildJvm first = ChildJvm.start(Main.class.getName(), env, tmp.resolve("first.log"));
     try {
-      Wait.until(Duration.ofSeconds(90), "a part of the run in x-sink", () -> committed(mesh.topic("x-sink")) >= 200);
+      Await.until(() -> committed(mesh.topic("x-sink")) >= 200, Duration.ofSeconds(90), "a part of the run in x-sink");
       first.kill9();
     } finally {
       first.close();
@@ -84,9 +85,8 @@ class SidecarCrashIT {
     for (int delivery = 1; delivery <= 2; delivery++) {
       int n = delivery;
       try (ChildJvm jvm = ChildJvm.start(Main.class.getName(), env, tmp.resolve("p" + delivery + ".log"))) {
-        Wait.until(Duration.ofSeconds(60), "delivery " + n + " of the poison envelope",
-            () -> mesh.gateway.calls("poison", "progress").stream()
-                .filter(c -> c.body().path("status").asText().equals("processing")).count() == n);
+        Await.until(() -> mesh.gateway.calls("poison", "progress").stream()
+                .filter(c -> c.body().path("status").asText().equals("processing")).count() == n, Duration.ofSeconds(60), "delivery " + n + " of the poison envelope");
         jvm.kill9(); // the envelope "killed" the sidecar
       }
     }
@@ -109,7 +109,7 @@ class SidecarCrashIT {
     Map<String, String> env = env("t", rt, "SVC_RESILIENCY_ACTOR_TIMEOUT", "1s");
     mesh.send(mesh.envelope("t-1", Map.of("sleep", 30), "t"));
     try (ChildJvm jvm = ChildJvm.start(Main.class.getName(), env, tmp.resolve("t.log"))) {
-      Wait.until(Duration.ofSeconds(60), "sidecar exit", () -> !jvm.isAlive());
+      Await.until(() -> !jvm.isAlive(), Duration.ofSeconds(60), "sidecar exit");
       assertThat(jvm.exitValue()).as(jvm.tail(60)).isEqualTo(1);
     }
     Envelope e = mesh.envelopes(mesh.topic("x-sink"), 1, Duration.ofSeconds(30)).get(0);

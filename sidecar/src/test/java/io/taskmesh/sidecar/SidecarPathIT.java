@@ -3,6 +3,7 @@ package io.taskmesh.sidecar;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.taskmesh.devkit.Await;
 import io.taskmesh.schemas.Envelope;
 import io.taskmesh.schemas.EnvelopePhase;
 import java.time.Duration;
@@ -43,7 +44,7 @@ class SidecarPathIT {
     long t0 = System.nanoTime();
     mesh.send(mesh.envelope("task-1", Map.of("text", "hello"), "upper", "reverse"));
 
-    Wait.until(Duration.ofSeconds(60), "final report", () -> !mesh.gateway.calls("task-1", "final").isEmpty());
+    Await.until(() -> !mesh.gateway.calls("task-1", "final").isEmpty(), Duration.ofSeconds(60), "final report");
     System.out.println("final after " + (System.nanoTime() - t0) / 1_000_000 + " ms");
     JsonNode fin = mesh.gateway.calls("task-1", "final").get(0).body();
     assertThat(fin.path("status").asText()).isEqualTo("succeeded");
@@ -66,7 +67,7 @@ class SidecarPathIT {
     assertThat(sunk.get(0).status().phase()).isEqualTo(EnvelopePhase.SUCCEEDED);
     assertThat(sunk.get(0).route().prev()).containsExactly("upper", "reverse");
     assertThat(sunk.get(0).route().curr()).isEmpty();
-    Wait.until(Duration.ofSeconds(20), "x-sump counted it", () -> sump.succeeded() == 1);
+    Await.until(() -> sump.succeeded() == 1, Duration.ofSeconds(20), "x-sump counted it");
     assertThat(sump.failed()).isZero();
   }
 }

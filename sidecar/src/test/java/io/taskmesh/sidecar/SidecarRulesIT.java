@@ -3,6 +3,7 @@ package io.taskmesh.sidecar;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.taskmesh.devkit.Await;
 import io.taskmesh.schemas.Envelope;
 import io.taskmesh.schemas.EnvelopePhase;
 import io.taskmesh.schemas.EnvelopeStatus;
@@ -50,7 +51,7 @@ class SidecarRulesIT {
   }
 
   private JsonNode finalOf(String id) {
-    Wait.until(WAIT, "final report of " + id, () -> !mesh.gateway.calls(id, "final").isEmpty());
+    Await.until(() -> !mesh.gateway.calls(id, "final").isEmpty(), WAIT, "final report of " + id);
     return mesh.gateway.calls(id, "final").get(0).body();
   }
 
@@ -117,10 +118,10 @@ class SidecarRulesIT {
     assertThat(e.status().error()).isEqualTo("ValueError: boom");
     assertThat(e.status().attempt()).isEqualTo(1);
     assertThat(finalOf("err-1").path("status").asText()).isEqualTo("failed");
-    Wait.until(WAIT, "sump failure count", () -> sump.failed() == 1);
+    Await.until(() -> sump.failed() == 1, WAIT, "sump failure count");
     assertThat(sump.metricsLine()).isEqualTo(
         "x-sump metrics: succeeded=0 failed=1 failed_by_reason={" + Reasons.PROCESSING_ERROR + "=1}");
-    Wait.until(WAIT, "sump final too", () -> mesh.gateway.calls("err-1", "final").size() == 2);
+    Await.until(() -> mesh.gateway.calls("err-1", "final").size() == 2, WAIT, "sump final too");
     assertThat(mesh.gateway.calls("err-1", "final").get(1).body().path("current_actor_name").asText())
         .isEqualTo("x-sump");
   }
@@ -207,7 +208,7 @@ class SidecarRulesIT {
     Envelope e = sunk(1);
     assertThat(e.status().reason()).isEqualTo(Reasons.TIMEOUT);
     assertThat(e.status().error()).contains("effective timeout of 700 ms");
-    Wait.until(WAIT, "exit hook", () -> exit.get() == 1);
+    Await.until(() -> exit.get() == 1, WAIT, "exit hook");
   }
 
   @Test
@@ -273,7 +274,7 @@ class SidecarRulesIT {
     assertThat(e.status().reason()).isEqualTo(Reasons.TIMEOUT);
     assertThat(e.status().error()).contains("effective timeout");
     assertThat(e.status().deadlineAt()).isEqualTo(Times.iso(deadline));
-    Wait.until(WAIT, "exit hook", () -> exit.get() == 1);
+    Await.until(() -> exit.get() == 1, WAIT, "exit hook");
   }
 
   @Test
@@ -283,7 +284,7 @@ class SidecarRulesIT {
     mesh.send(mesh.envelope("slow-1", Map.of("sleep", 20), "slow"));
     Envelope e = sunk(1);
     assertThat(e.status().error()).contains("800 ms");
-    Wait.until(WAIT, "exit hook", () -> exit.get() == 1);
+    Await.until(() -> exit.get() == 1, WAIT, "exit hook");
   }
 
   @Test
@@ -320,7 +321,7 @@ class SidecarRulesIT {
     mesh.send(mesh.envelope("fly-1", Map.of("text", "one two three"), "s"));
     JsonNode fin = finalOf("fly-1");
     assertThat(fin.path("status").asText()).isEqualTo("succeeded");
-    Wait.until(WAIT, "3 fly", () -> mesh.gateway.calls("fly-1", "fly").size() == 3);
+    Await.until(() -> mesh.gateway.calls("fly-1", "fly").size() == 3, WAIT, "3 fly");
     assertThat(mesh.gateway.calls("fly-1", "fly")).extracting(c -> c.body().path("text").asText())
         .containsExactly("one", "two", "three");
   }
@@ -338,7 +339,7 @@ class SidecarRulesIT {
       s.start();
       Envelope e = new Envelope("nohdr-1", null, Route.start("h", List.of()), null, Json.tree(Map.of()), Map.of());
       mesh.send(e);
-      Wait.until(WAIT, "3 progress", () -> mesh.gateway.calls("nohdr-1", "progress").size() == 3);
+      Await.until(() -> mesh.gateway.calls("nohdr-1", "progress").size() == 3, WAIT, "3 progress");
     }
   }
 
@@ -347,7 +348,7 @@ class SidecarRulesIT {
     RuntimeProcess rt = mesh.runtime("testhandlers.crash_once");
     mesh.sidecar(rt, mesh.config("c", rt.socketDir()), NO_EXIT);
     mesh.send(mesh.envelope("crash-1", counter("crash"), "c"));
-    Wait.until(WAIT, "runtime died", () -> !rt.isAlive());
+    Await.until(() -> !rt.isAlive(), WAIT, "runtime died");
     RuntimeProcess again = RuntimeProcess.startReady(TestMesh.repoRoot().resolve("runtime"), TestMesh.handlersDir(),
         "testhandlers.crash_once", rt.socketDir(), Map.of(), Duration.ofSeconds(30));
     try {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpServer;
+import io.taskmesh.devkit.Await;
 import io.taskmesh.schemas.Envelope;
 import io.taskmesh.schemas.EnvelopePhase;
 import io.taskmesh.schemas.EnvelopeStatus;
@@ -83,17 +84,17 @@ class SinkHooksIT {
     mesh.send(mesh.topic("x-sink"), bad.id(), Json.bytes(bad));
 
     // final reports and the hand-over to x-sump do not wait for the hooks (the dead one retries meanwhile)
-    Wait.until(WAIT, "both final reports", () -> mesh.gateway.calls("final").size() == 2);
+    Await.until(() -> mesh.gateway.calls("final").size() == 2, WAIT, "both final reports");
     assertThat(mesh.envelopes(mesh.topic("x-sump"), 2, WAIT)).extracting(Envelope::id).containsExactly("h-ok", "h-bad");
 
-    Wait.until(WAIT, "good hook got both", () -> good.size() == 2);
+    Await.until(() -> good.size() == 2, WAIT, "good hook got both");
     assertThat(good).containsExactlyInAnyOrder("h-ok:succeeded", "h-bad:failed"); // calls run in parallel
     JsonNode okBody = bodies.stream().filter(b -> b.path("id").asText().equals("h-ok")).findFirst().orElseThrow();
     JsonNode badBody = bodies.stream().filter(b -> b.path("id").asText().equals("h-bad")).findFirst().orElseThrow();
     assertThat(okBody.path("payload").path("r").asInt()).isEqualTo(1);
     assertThat(badBody.path("status").path("error").asText()).isEqualTo("ValueError: x");
     // flaky: 503, 503, then 200 -> 2 deliveries need 4 calls; dead: 3 calls each, then given up
-    Wait.until(WAIT, "hook outcome counts", () -> sink.hooksDelivered() == 4 && sink.hooksFailed() == 2);
+    Await.until(() -> sink.hooksDelivered() == 4 && sink.hooksFailed() == 2, WAIT, "hook outcome counts");
     assertThat(flakyCalls).hasSize(4);
   }
 }

@@ -5,6 +5,7 @@ import io.taskmesh.schemas.TaskEvent;
 import io.taskmesh.schemas.TaskState;
 import io.taskmesh.schemas.TaskUpdate;
 import io.taskmesh.schemas.Topics;
+import io.taskmesh.servicekit.Env;
 import java.util.Map;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
@@ -29,11 +30,12 @@ public record TaskTopics(Topic<TaskEvent> events, Topic<TaskUpdate> updates, Str
    * {@code SVC_TASK_EVENTS_TOPIC}, {@code SVC_TASK_UPDATES_TOPIC}, {@code SVC_TASK_STORE}: default
    * {@code svc.task-events}, {@code svc.task-updates}, {@code tasks}.
    */
-  public static TaskTopics fromEnv(Map<String, String> env) {
+  public static TaskTopics fromEnv(Map<String, String> vars) {
+    Env env = Env.of(vars);
     return named(
-        env.getOrDefault("SVC_TASK_EVENTS_TOPIC", Topics.TASK_EVENTS),
-        env.getOrDefault("SVC_TASK_UPDATES_TOPIC", Topics.TASK_UPDATES),
-        env.getOrDefault("SVC_TASK_STORE", "tasks"));
+        env.string("SVC_TASK_EVENTS_TOPIC", Topics.TASK_EVENTS),
+        env.string("SVC_TASK_UPDATES_TOPIC", Topics.TASK_UPDATES),
+        env.string("SVC_TASK_STORE", "tasks"));
   }
 
   public static TaskTopics named(String events, String updates, String store) {

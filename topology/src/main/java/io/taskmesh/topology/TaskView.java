@@ -3,6 +3,7 @@ package io.taskmesh.topology;
 import io.taskmesh.schemas.TaskEvent;
 import io.taskmesh.schemas.TaskState;
 import io.taskmesh.schemas.TaskUpdate;
+import io.taskmesh.servicekit.TopicCreator;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -11,14 +12,10 @@ import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyQueryMetadata;
@@ -311,22 +308,7 @@ public final class TaskView implements TaskQueries, TaskCommands, AutoCloseable 
   }
 
   private static void ensureTopics(TaskViewConfig config, TaskTopics topics) {
-    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers()))) {
-      for (String name : List.of(topics.events().name(), topics.updates().name())) {
-        try {
-          admin.createTopics(List.of(new NewTopic(name, config.partitions(), config.replicationFactor())))
-              .all().get(30, TimeUnit.SECONDS);
-        } catch (ExecutionException e) {
-          if (!(e.getCause() instanceof TopicExistsException)) {
-            throw new IllegalStateException("cannot create topic " + name + ": " + e.getCause().getMessage(), e);
-          }
-        }
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while creating task topics", e);
-    } catch (TimeoutException e) {
-      throw new IllegalStateException("timed out creating task topics on " + config.bootstrapServers(), e);
-    }
+    TopicCreator.ensure(config.bootstrapServers(), List.of(topics.events().name(), topics.updates().name()),
+        TopicCreator.Spec.of(config.partitions(), config.replicationFactor()));
   }
 }

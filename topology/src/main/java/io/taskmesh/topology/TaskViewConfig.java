@@ -1,5 +1,6 @@
 package io.taskmesh.topology;
 
+import io.taskmesh.servicekit.ConfigException;
 import java.nio.file.Path;
 
 /**
@@ -23,13 +24,14 @@ public record TaskViewConfig(
 
   public TaskViewConfig {
     if (bootstrapServers == null || bootstrapServers.isBlank()) {
-      throw new IllegalArgumentException("KAFKA_BOOTSTRAP_SERVERS is required");
+      throw new ConfigException("KAFKA_BOOTSTRAP_SERVERS", "required but not set");
     }
     if (partitions < 1) {
-      throw new IllegalArgumentException("task topic partitions must be >= 1");
+      throw new ConfigException("SVC_TASK_TOPIC_PARTITIONS", "task topic partitions must be >= 1");
     }
     if (applicationServer != null && !applicationServer.matches("[^:/\\s]+:\\d{1,5}")) {
-      throw new IllegalArgumentException("application server must be host:port, not '" + applicationServer + "'");
+      throw new ConfigException("SVC_ADVERTISED_URL", "application server must be host:port, not '"
+          + applicationServer + "'");
     }
   }
 

@@ -3,6 +3,7 @@ package io.taskmesh.topology;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.taskmesh.servicekit.ConfigException;
 import java.nio.file.Path;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
@@ -22,8 +23,8 @@ class TaskViewConfigTest {
   @Test
   void badConfigIsRefused() {
     assertThatThrownBy(() -> new TaskViewConfig(" ", "app", Path.of("/tmp/x"), 3, (short) 1))
-        .hasMessageContaining("KAFKA_BOOTSTRAP_SERVERS");
+        .isInstanceOf(ConfigException.class).hasMessageContaining("KAFKA_BOOTSTRAP_SERVERS");
     assertThatThrownBy(() -> new TaskViewConfig("h:1", "app", Path.of("/tmp/x"), 0, (short) 1))
-        .hasMessageContaining("partitions");
+        .isInstanceOf(ConfigException.class).hasMessageContaining("partitions");
   }
 }

@@ -7,12 +7,14 @@ import com.nimbusds.jose.jwk.RSAKey;
 import com.nimbusds.jose.jwk.gen.RSAKeyGenerator;
 import com.nimbusds.jose.jwk.JWKSet;
 import com.sun.net.httpserver.HttpServer;
+import io.taskmesh.devkit.Await;
 import io.taskmesh.schemas.Json;
 import java.net.InetSocketAddress;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Date;
@@ -94,21 +96,15 @@ class A2aIT {
     }
   }
 
-  private static void awaitSkills(String... names) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-    List<String> ids = List.of();
-    while (System.nanoTime() < deadline) {
-      JsonNode card = Json.MAPPER.readTree(h.get("/.well-known/agent-card.json").body());
-      ids = new ArrayList<>();
-      for (JsonNode s : card.get("skills")) {
+  private static void awaitSkills(String... names) {
+    // the config poll runs every 200 ms
+    Await.until(() -> {
+      List<String> ids = new ArrayList<>();
+      for (JsonNode s : Json.MAPPER.readTree(h.get("/.well-known/agent-card.json").body()).get("skills")) {
         ids.add(s.get("id").asText());
       }
-      if (ids.equals(List.of(names))) {
-        return;
-      }
-      Thread.sleep(50); // the config poll runs every 200 ms
-    }
-    throw new AssertionError("skills still " + ids);
+      return ids;
+    }, ids -> ids.equals(List.of(names)), Duration.ofSeconds(20), "skills " + List.of(names));
   }
 
   @Test
@@ -319,18 +315,11 @@ class A2aIT {
   }
 
   /** The newest task of the caller, as soon as one newer than the call exists. */
-  private static String awaitNewestTask(String... auth) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-    String before = Json.MAPPER.createObjectNode().toString();
-    while (System.nanoTime() < deadline) {
-      JsonNode list = h.call("tasks/list", "{\"pageSize\":1,\"status\":\"submitted\"}", auth);
-      JsonNode tasks = list.at("/result/tasks");
-      if (tasks.size() == 1) {
-        return tasks.get(0).get("id").asText();
-      }
-      Thread.sleep(20); // polling the read model
-    }
-    throw new AssertionError("no task appeared " + before);
+  private static String awaitNewestTask(String... auth) {
+    // polling the read model
+    JsonNode tasks = Await.until(() -> h.call("tasks/list", "{\"pageSize\":1,\"status\":\"submitted\"}", auth)
+        .at("/result/tasks"), t -> t.size() == 1, Duration.ofSeconds(20), "a submitted task");
+    return tasks.get(0).get("id").asText();
   }
 
   @Test

@@ -1,4 +1,4 @@
-package io.taskmesh.schemas;
+package io.taskmesh.servicekit;
 
 import java.time.Duration;
 import java.util.Locale;
@@ -11,12 +11,11 @@ public final class Durations {
 
   private Durations() {}
 
-  /** @throws IllegalArgumentException naming {@code variable} when the value is not a duration */
+  /** @throws ConfigException naming {@code variable} when the value is not a duration */
   public static Duration parse(String variable, String value) {
     Matcher m = FORM.matcher(value == null ? "" : value.trim().toLowerCase(Locale.ROOT));
     if (!m.matches()) {
-      throw new IllegalArgumentException(variable + " must be a duration like 300, 500ms, 30s, 5m or 1h, got '"
-          + value + "'");
+      throw new ConfigException(variable, "must be a duration like 300, 500ms, 30s, 5m or 1h, got '" + value + "'");
     }
     double n = Double.parseDouble(m.group(1));
     String unit = m.group(2) == null ? "s" : m.group(2);

@@ -1,4 +1,4 @@
-package io.taskmesh.kvconnector.client;
+package io.taskmesh.unixhttp;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Map;

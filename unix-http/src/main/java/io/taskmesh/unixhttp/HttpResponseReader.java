@@ -1,4 +1,4 @@
-package io.taskmesh.kvconnector.client;
+package io.taskmesh.unixhttp;
 
 import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
@@ -43,12 +43,23 @@ public final class HttpResponseReader {
     }
   }
 
+  /** A response's status line and headers; {@code close}: the connection cannot carry another request. */
+  public record Head(int status, Map<String, String> headers, boolean close) {}
+
   /**
    * Reads the next response. {@link NoResponseException} when the stream ends before the first byte (a
    * server that closed an idle connection); {@link HttpResponse#reusable()} false when the
    * connection cannot carry another request.
    */
   public HttpResponse read(boolean headRequest) throws IOException {
+    Head head = readHead();
+    boolean toEnd = !headRequest && hasBody(head) && isToEnd(head);
+    byte[] body = headRequest ? new byte[0] : readBody(head);
+    return new HttpResponse(head.status(), head.headers(), body, !head.close() && !toEnd);
+  }
+
+  /** Reads the status line and headers of the next final response (interim 1xx responses skipped). */
+  public Head readHead() throws IOException {
     while (true) {
       String statusLine = readLine(true);
       int status = parseStatus(statusLine);
@@ -62,32 +73,51 @@ public final class HttpResponseReader {
       boolean close = statusLine.startsWith("HTTP/1.0")
           ? !"keep-alive".equalsIgnoreCase(headers.get("connection"))
           : hasToken(headers.get("connection"), "close");
-      if (headRequest || status == 204 || status == 304) {
-        return new HttpResponse(status, headers, new byte[0], !close);
-      }
-      String te = headers.get("transfer-encoding");
-      if (te != null && !te.equalsIgnoreCase("identity")) {
-        if (!hasToken(te, "chunked")) {
-          throw new ProtocolException("unsupported Transfer-Encoding: " + te);
-        }
-        return new HttpResponse(status, headers, readChunked(), !close);
-      }
-      String cl = headers.get("content-length");
-      if (cl != null) {
-        long n;
-        try {
-          n = Long.parseLong(cl.trim());
-        } catch (NumberFormatException e) {
-          throw new ProtocolException("bad Content-Length: " + cl);
-        }
-        if (n < 0 || n > maxBody) {
-          throw new ProtocolException("Content-Length " + n + " out of range (limit " + maxBody + ")");
-        }
-        return new HttpResponse(status, headers, readExactly((int) n), !close);
-      }
-      // no framing: the body runs to the end of the stream
-      return new HttpResponse(status, headers, readToEnd(), false);
+      return new Head(status, headers, close);
     }
+  }
+
+  /** The whole body of a response whose head was just read (not for a HEAD request). */
+  public byte[] readBody(Head head) throws IOException {
+    if (!hasBody(head)) {
+      return new byte[0];
+    }
+    String te = head.headers().get("transfer-encoding");
+    if (te != null && !te.equalsIgnoreCase("identity")) {
+      if (!hasToken(te, "chunked")) {
+        throw new ProtocolException("unsupported Transfer-Encoding: " + te);
+      }
+      return readChunked();
+    }
+    String cl = head.headers().get("content-length");
+    if (cl != null) {
+      long n;
+      try {
+        n = Long.parseLong(cl.trim());
+      } catch (NumberFormatException e) {
+        throw new ProtocolException("bad Content-Length: " + cl);
+      }
+      if (n < 0 || n > maxBody) {
+        throw new ProtocolException("Content-Length " + n + " out of range (limit " + maxBody + ")");
+      }
+      return readExactly((int) n);
+    }
+    // no framing: the body runs to the end of the stream
+    return readToEnd();
+  }
+
+  /** The bytes after the head, as they arrive: for a body read while it is written (an event stream). */
+  public InputStream rest() {
+    return in;
+  }
+
+  private static boolean hasBody(Head head) {
+    return head.status() != 204 && head.status() != 304;
+  }
+
+  private static boolean isToEnd(Head head) {
+    String te = head.headers().get("transfer-encoding");
+    return (te == null || te.equalsIgnoreCase("identity")) && head.headers().get("content-length") == null;
   }
 
   static int parseStatus(String statusLine) throws ProtocolException {

@@ -1,4 +1,4 @@
-package io.taskmesh.kvconnector.client;
+package io.taskmesh.unixhttp;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -11,6 +11,7 @@ import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.TimeUnit;
@@ -47,6 +48,19 @@ public final class UnixHttpClient implements AutoCloseable {
     public TimeoutException(String message) {
       super(message);
     }
+  }
+
+  /** No connection could be made (no server on the socket): the request was never sent. */
+  public static final class NotConnectedException extends IOException {
+    public NotConnectedException(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+
+  /** Reads one response on its own connection: its head is read, its body is the handler's to read. */
+  @FunctionalInterface
+  public interface ResponseHandler<T> {
+    T handle(HttpResponseReader.Head head, HttpResponseReader body) throws IOException;
   }
 
   private static final byte[] EMPTY = new byte[0];
@@ -115,6 +129,36 @@ public final class UnixHttpClient implements AutoCloseable {
         }
         throw e;
       }
+    }
+  }
+
+  /**
+   * One request on a connection of its own ({@code Connection: close}), never pooled nor retried:
+   * for answers read while they are written (an event stream). The whole exchange, handler
+   * included, must end within {@code timeout}: every wait of the handler's reads counts against it.
+   *
+   * @throws NotConnectedException when no connection could be made
+   * @throws TimeoutException when the deadline passed
+   */
+  public <T> T exchange(String method, String target, Map<String, String> headers, byte[] body, Duration timeout,
+      ResponseHandler<T> handler) throws IOException {
+    Map<String, String> all = new LinkedHashMap<>(headers == null ? Map.of() : headers);
+    all.put("Connection", "close");
+    byte[] head = head(method, target, all, body);
+    Conn c;
+    try {
+      c = open();
+    } catch (IOException e) {
+      throw new NotConnectedException("cannot connect to " + address.getPath() + ": " + e, e);
+    }
+    try {
+      c.deadline = System.nanoTime() + timeout.toNanos();
+      c.write(head, body == null ? EMPTY : body);
+      return handler.handle(c.reader.readHead(), c.reader);
+    } catch (DeadlinePassed e) {
+      throw new TimeoutException(method + " " + target + ": no complete answer within " + timeout.toMillis() + " ms");
+    } finally {
+      c.close();
     }
   }
 

@@ -1,4 +1,4 @@
-package io.taskmesh.kvconnector.client;
+package io.taskmesh.unixhttp;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

@@ -1,0 +1,143 @@
+package io.taskmesh.servicekit;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reads every partition of one topic with a plain consumer (assigned, no group, from the end) and
+ * hands each record to the in-process subscribers of its key. Every process sees every record, so
+ * a client connected to any replica gets what any other replica published. Values stay bytes
+ * until a subscriber of the key wants them: most records have nobody listening.
+ *
+ * <p>Listeners run on the one feed thread and must not block: each queues into its own bounded
+ * buffer (an SSE writer) and returns. A listener that throws is logged and skipped.
+ */
+public final class TopicFanout<V> implements AutoCloseable {
+  /** Turns a record value into what subscribers get; may throw on bytes it cannot read. */
+  @FunctionalInterface
+  public interface Decoder<V> {
+    V decode(byte[] value);
+  }
+
+  private static final Logger LOG = LoggerFactory.getLogger(TopicFanout.class);
+  private static final Duration POLL = Duration.ofMillis(500);
+  private static final Duration CLOSE_WAIT = Duration.ofSeconds(2);
+  private static final Duration START_WAIT = Duration.ofSeconds(30);
+
+  private final String topic;
+  private final KafkaConsumer<String, byte[]> consumer;
+  private final Decoder<V> decoder;
+  private final Map<String, List<Consumer<V>>> subscribers = new ConcurrentHashMap<>();
+  private final Thread thread;
+  private volatile boolean running = true;
+
+  /**
+   * @param clientId names the consumer (and its feed thread) in logs and broker metrics
+   */
+  public TopicFanout(String bootstrapServers, String topic, String clientId, Decoder<V> decoder) {
+    this.topic = topic;
+    this.decoder = decoder;
+    this.consumer = new KafkaConsumer<>(Map.of(
+        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
+        ConsumerConfig.CLIENT_ID_CONFIG, clientId,
+        // read_uncommitted (the default, stated here): a record reaches subscribers as soon as it
+        // is written, not at its producer's next transaction commit. The producers of our fan-out
+        // topics are idempotent or deterministic (a re-folded update has the same seq), and
+        // subscribers skip what they already have.
+        ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_uncommitted",
+        ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
+        ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 50),
+        new StringDeserializer(), new ByteArrayDeserializer());
+    this.thread = Threads.newDaemon(clientId, this::run);
+  }
+
+  /** Positions at the end of every partition before returning, so no later record is missed. */
+  public TopicFanout<V> start() {
+    List<TopicPartition> partitions = consumer.partitionsFor(topic, START_WAIT).stream()
+        .map(p -> new TopicPartition(p.topic(), p.partition())).toList();
+    consumer.assign(partitions);
+    consumer.seekToEnd(partitions);
+    partitions.forEach(p -> consumer.position(p, START_WAIT)); // resolve the lazy seek now
+    thread.start();
+    return this;
+  }
+
+  /** Subscribes to the records of {@code key}; close the handle to unsubscribe. */
+  public AutoCloseable subscribe(String key, Consumer<V> listener) {
+    subscribers.computeIfAbsent(key, k -> new CopyOnWriteArrayList<>()).add(listener);
+    return () -> subscribers.computeIfPresent(key, (k, list) -> {
+      list.remove(listener);
+      return list.isEmpty() ? null : list;
+    });
+  }
+
+  /** Subscriptions open now, over all keys. */
+  public int subscriberCount() {
+    return subscribers.values().stream().mapToInt(List::size).sum();
+  }
+
+  private void run() {
+    try {
+      while (running) {
+        for (ConsumerRecord<String, byte[]> r : consumer.poll(POLL)) {
+          deliver(r);
+        }
+      }
+    } catch (WakeupException closing) {
+      // close() woke the poll
+    } catch (RuntimeException e) {
+      LOG.error("fan-out of {} stopped", topic, e);
+    } finally {
+      consumer.close(CLOSE_WAIT);
+    }
+  }
+
+  private void deliver(ConsumerRecord<String, byte[]> r) {
+    List<Consumer<V>> list = r.key() == null ? null : subscribers.get(r.key());
+    if (list == null || r.value() == null) {
+      return;
+    }
+    V value;
+    try {
+      value = decoder.decode(r.value());
+    } catch (RuntimeException e) {
+      LOG.warn("unreadable record of {} at {}-{}@{}: {}", r.key(), r.topic(), r.partition(), r.offset(), e.toString());
+      return;
+    }
+    for (Consumer<V> l : list) {
+      try {
+        l.accept(value);
+      } catch (RuntimeException e) {
+        LOG.warn("subscriber of {} on {} failed: {}", r.key(), topic, e.toString());
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    running = false;
+    if (thread.getState() == Thread.State.NEW) {
+      consumer.close(CLOSE_WAIT);
+      return;
+    }
+    consumer.wakeup();
+    try {
+      thread.join(5000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

@@ -1,0 +1,22 @@
+package io.taskmesh.servicekit.sse;
+
+import java.io.IOException;
+
+/**
+ * Where an {@link SseWriter} puts its frames: one client connection. Kept this small so the kit
+ * needs no web framework; each server adapts its own client type (a Javalin {@code SseClient}, a
+ * servlet output stream). Calls come from one writer thread at a time.
+ */
+public interface SseSink {
+  /** One event; {@code event} null: no {@code event:} line; {@code id} null: no {@code id:} line. */
+  void event(String event, String data, String id) throws IOException;
+
+  /** One comment line (a keepalive); clients ignore it. */
+  void comment(String text) throws IOException;
+
+  /** False once the client has gone: nothing more is written. */
+  boolean isOpen();
+
+  /** Ends the response. Called once, after the last frame or when the writer gives up. */
+  void close();
+}

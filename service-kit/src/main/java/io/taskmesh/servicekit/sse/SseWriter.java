@@ -1,0 +1,195 @@
+package io.taskmesh.servicekit.sse;
+
+import java.util.ArrayDeque;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The ordered, bounded writer of one SSE client. Producers (feed threads) only queue and never
+ * block on a slow client; one drain task at a time, on a shared executor, writes the frames in the
+ * order they were queued. The {@link SsePolicy} bounds the queue: droppable frames past their
+ * limit are dropped, and a client too far behind is closed. A frame marked {@code last} closes the
+ * stream once written; so does a client that went away or a write that failed.
+ */
+public final class SseWriter {
+  private static final Logger LOG = LoggerFactory.getLogger(SseWriter.class);
+
+  /** One event; {@code droppable}: may be dropped when the client is slow; {@code last}: close after it. */
+  public record Frame(String event, String data, String id, boolean droppable, boolean last) {
+    public static Frame of(String event, String data) {
+      return new Frame(event, data, null, false, false);
+    }
+  }
+
+  private record Comment(String text) {}
+
+  private static final Object FINISH = new Object();
+
+  private final SseSink sink;
+  private final Executor executor;
+  private final SsePolicy policy;
+  private final Runnable onClose;
+  private final ArrayDeque<Object> queue = new ArrayDeque<>();
+  private int queuedDroppable;
+  private boolean draining;
+  private boolean closed;
+  private boolean finishing;
+
+  /** {@code onClose} runs once when the stream ends, whichever way (e.g. to unsubscribe). */
+  public SseWriter(SseSink sink, Executor executor, SsePolicy policy, Runnable onClose) {
+    this.sink = sink;
+    this.executor = executor;
+    this.policy = policy;
+    this.onClose = onClose;
+  }
+
+  public SsePolicy policy() {
+    return policy;
+  }
+
+  /** Queues a frame; false when it was not queued (dropped, or the stream is closed or closing). */
+  public synchronized boolean send(Frame frame) {
+    if (closed || finishing) {
+      return false;
+    }
+    if (frame.droppable() && queuedDroppable >= policy.maxQueuedDroppable()) {
+      LOG.warn("SSE client is slow: {} droppable events queued; dropping a '{}' event", queuedDroppable, frame.event());
+      return false;
+    }
+    if (!enqueue(frame)) {
+      return false;
+    }
+    if (frame.droppable()) {
+      queuedDroppable++;
+    }
+    return true;
+  }
+
+  /** Queues a comment line. */
+  public synchronized void comment(String text) {
+    if (!closed && !finishing) {
+      enqueue(new Comment(text));
+    }
+  }
+
+  /** Queues the policy's keepalive comment. */
+  public void keepalive() {
+    comment(policy.keepaliveComment());
+  }
+
+  /** Closes the stream once everything queued so far is written. */
+  public synchronized void finish() {
+    if (!closed && !finishing) {
+      finishing = true;
+      queue.add(FINISH);
+      schedule();
+    }
+  }
+
+  public synchronized boolean isClosed() {
+    return closed;
+  }
+
+  /** Ends the stream now; what is still queued is not written. */
+  public void close() {
+    if (markClosed()) {
+      closeSink();
+    }
+  }
+
+  private boolean enqueue(Object item) {
+    if (queue.size() >= policy.maxQueued()) {
+      LOG.warn("SSE client is {} frames behind; closing it", queue.size());
+      if (markClosedLocked()) {
+        // not on the producer's thread: closing a client may block on its connection
+        try {
+          executor.execute(this::closeSink);
+        } catch (RejectedExecutionException shutDown) {
+          closeSink();
+        }
+      }
+      return false;
+    }
+    queue.add(item);
+    schedule();
+    return true;
+  }
+
+  private void schedule() {
+    if (!draining) {
+      draining = true;
+      try {
+        executor.execute(this::drain);
+      } catch (RejectedExecutionException shutDown) {
+        draining = false;
+      }
+    }
+  }
+
+  private void drain() {
+    while (true) {
+      Object item;
+      synchronized (this) {
+        item = queue.poll();
+        if (item == null || closed) {
+          draining = false;
+          return;
+        }
+        if (item instanceof Frame f && f.droppable()) {
+          queuedDroppable--;
+        }
+      }
+      if (!write(item)) {
+        close();
+        return;
+      }
+    }
+  }
+
+  /** Writes one item; false when the stream is done (last frame written, client gone, write failed). */
+  private boolean write(Object item) {
+    if (item == FINISH || !sink.isOpen()) {
+      return false;
+    }
+    try {
+      if (item instanceof Comment c) {
+        sink.comment(c.text());
+        return true;
+      }
+      Frame f = (Frame) item;
+      sink.event(f.event(), f.data(), f.id());
+      return !f.last();
+    } catch (Exception clientGone) {
+      return false;
+    }
+  }
+
+  private synchronized boolean markClosed() {
+    return markClosedLocked();
+  }
+
+  private boolean markClosedLocked() {
+    if (closed) {
+      return false;
+    }
+    closed = true;
+    queue.clear();
+    queuedDroppable = 0;
+    return true;
+  }
+
+  private void closeSink() {
+    try {
+      onClose.run();
+    } finally {
+      try {
+        sink.close();
+      } catch (RuntimeException alreadyGone) {
+        // the server recycled the response first: the client is gone either way
+        LOG.debug("closing an SSE client: {}", alreadyGone.toString());
+      }
+    }
+  }
+}
