@@ -21,6 +21,8 @@ import io.taskmesh.schemas.TaskState;
 import io.taskmesh.schemas.TaskStatus;
 import io.taskmesh.schemas.Times;
 import io.taskmesh.gateway.mcp.McpEndpoints;
+import io.taskmesh.gateway.oauth.OAuth;
+import io.taskmesh.gateway.oauth.OAuthRoutes;
 import io.taskmesh.topology.EventLogException;
 import io.taskmesh.schemas.Progress;
 import io.taskmesh.topology.TaskCommands;
@@ -54,6 +56,7 @@ public final class GatewayApp implements AutoCloseable {
   private final ToolCalls toolCalls;
   private final McpAuth mcpAuth;
   private final McpEndpoints mcp;
+  private final OAuth oauth;
   static final String VERSION = "0.1.0";
   private final java.util.concurrent.ScheduledExecutorService configPoller =
       java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
@@ -69,13 +72,23 @@ public final class GatewayApp implements AutoCloseable {
 
   public GatewayApp(GatewayConfig config, FlowRegistry flows, TaskQueries queries, TaskCommands commands,
       UpdateFeed feed, TaskLauncher launcher, FlyBus fly, java.time.Duration sseKeepalive) {
+    this(config, flows, queries, commands, feed, launcher, fly, sseKeepalive, null);
+  }
+
+  /** @param oauth the running authorization server; required exactly when the config enables OAuth */
+  public GatewayApp(GatewayConfig config, FlowRegistry flows, TaskQueries queries, TaskCommands commands,
+      UpdateFeed feed, TaskLauncher launcher, FlyBus fly, java.time.Duration sseKeepalive, OAuth oauth) {
+    if (config.oauth().enabled() && config.mode().servesApi() && oauth == null) {
+      throw new IllegalStateException("OAuth is enabled in the configuration but no authorization server runs");
+    }
     this.config = config;
+    this.oauth = oauth;
     this.flows = flows;
     this.queries = queries;
     this.commands = commands;
     this.launcher = launcher;
     this.toolCalls = new ToolCalls(flows, launcher);
-    this.mcpAuth = new McpAuth(config.mcpApiKey());
+    this.mcpAuth = oauth != null ? new McpAuth(oauth::bearer, oauth.challenge()) : new McpAuth(config.mcpApiKey());
     this.mcp = config.mode().servesApi() ? new McpEndpoints(toolCalls, mcpAuth, config.mcpAllowedHosts(),
         config.mcpAllowedOrigins(), VERSION) : null;
     this.fly = fly;
@@ -111,6 +124,9 @@ public final class GatewayApp implements AutoCloseable {
     });
     if (mode.servesApi()) {
       mcp.mount(cfg);
+      if (oauth != null) {
+        OAuthRoutes.register(cfg, oauth);
+      }
       io.taskmesh.gateway.a2a.A2aRoutes.register(cfg, config, flows, queries, commands, launcher, fly);
       cfg.routes.post("/tools/call", this::callTool);
       cfg.routes.get("/stream/{id}", ctx -> {
@@ -252,7 +268,7 @@ public final class GatewayApp implements AutoCloseable {
   /** MCP auth ({@code SVC_MCP_API_KEY}); returns the owner to record on new tasks. */
   private String requireMcpAuth(Context ctx) {
     String principal = mcpAuth.authenticate(ctx.header("Authorization")).orElseThrow(() -> {
-      ctx.header("WWW-Authenticate", McpAuth.challenge());
+      ctx.header("WWW-Authenticate", mcpAuth.wwwAuthenticate());
       return new UnauthorizedResponse("missing or invalid bearer token");
     });
     return mcpAuth.owner(principal);
