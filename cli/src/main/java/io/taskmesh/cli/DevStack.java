@@ -105,6 +105,7 @@ public final class DevStack implements AutoCloseable {
     env.put("SVC_CONFIG_PATH", o.config().flowsFile().toString());
     env.put("SVC_STATE_DIR", o.dataDir().resolve("gateway-state").toString());
     env.put("SVC_DATABASE_URL", databaseUrl);
+    passAuthThrough(System.getenv(), env, o, say);
     Gateway gateway = Gateway.start(GatewayConfig.fromEnv(env));
     started.push(gateway);
     gatewayUrl = "http://127.0.0.1:" + gateway.port();
@@ -135,6 +136,58 @@ public final class DevStack implements AutoCloseable {
       started.push(new SupervisedActor(o, spec, socketDir, SidecarConfig.fromEnv(
           actorEnv(bootstrap, o, spec.name(), socketDir, spec.env())), reporter));
       say.accept("actor " + spec.name() + ": " + spec.handler() + " (" + spec.dir() + ")");
+    }
+  }
+
+  /**
+   * The gateway's client auth settings from dev's own environment ({@code SVC_MCP_*},
+   * {@code SVC_A2A_*}, {@code SVC_INTERNAL_TOKEN}). With {@code SVC_MCP_OAUTH_ENABLED=true} the
+   * embedded Postgres stores the OAuth data, and what a developer did not set is filled in for
+   * local use only: the issuer is the gateway's loopback URL, and the signing secret is generated
+   * once and kept under the data directory, so a dev restart keeps tokens valid.
+   */
+  static void passAuthThrough(Map<String, String> from, Map<String, String> env, Options o, Consumer<String> say) {
+    from.forEach((k, v) -> {
+      if (k.startsWith("SVC_MCP_") || k.startsWith("SVC_A2A_") || k.equals("SVC_INTERNAL_TOKEN")) {
+        env.put(k, v);
+      }
+    });
+    if (!"true".equalsIgnoreCase(env.getOrDefault("SVC_MCP_OAUTH_ENABLED", "").trim())) {
+      return;
+    }
+    if (env.getOrDefault("SVC_MCP_OAUTH_ISSUER", "").isBlank()) {
+      int port = o.gatewayPort() == 0 ? freePort() : o.gatewayPort();
+      env.put("SVC_PORT", Integer.toString(port));
+      env.put("SVC_MCP_OAUTH_ISSUER", "http://127.0.0.1:" + port);
+    }
+    if (env.getOrDefault("SVC_MCP_OAUTH_SECRET", "").isBlank()) {
+      env.put("SVC_MCP_OAUTH_SECRET", devSecret(o.dataDir().resolve("oauth-dev-secret")));
+      say.accept("oauth: dev signing secret in " + o.dataDir().resolve("oauth-dev-secret"));
+    }
+    say.accept("oauth: issuer " + env.get("SVC_MCP_OAUTH_ISSUER") + ", clients and tokens in the dev Postgres");
+  }
+
+  private static int freePort() {
+    try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+      return s.getLocalPort();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  private static String devSecret(Path file) {
+    try {
+      if (java.nio.file.Files.isRegularFile(file)) {
+        return java.nio.file.Files.readString(file).trim();
+      }
+      byte[] b = new byte[32];
+      new java.security.SecureRandom().nextBytes(b);
+      String secret = java.util.HexFormat.of().formatHex(b);
+      java.nio.file.Files.createDirectories(file.getParent());
+      java.nio.file.Files.writeString(file, secret);
+      return secret;
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
     }
   }
 
