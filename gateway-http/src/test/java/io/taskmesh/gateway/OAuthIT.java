@@ -206,6 +206,40 @@ class OAuthIT {
     assertThat(get(baseA + "/tasks/" + task, other.access()).statusCode()).isEqualTo(404);
   }
 
+  /**
+   * The MCP conformance suite's {@code authorization} scenarios (metadata endpoint, authorization
+   * code grant), as {@code run-authz-conformance.sh} of the shared kit runs them: the suite prints
+   * the authorization URL and waits on its callback port; we play the browser.
+   */
+  @Test
+  void theConformanceSuitesAuthorizationScenariosPass() throws Exception {
+    Path node = NodeClients.ensureInstalled();
+    int callback = TaskHttp.freePort();
+    HttpResponse<String> reg = registerRaw(baseA, "{\"client_name\":\"conformance\",\"redirect_uris\":"
+        + "[\"http://127.0.0.1:" + callback + "/callback\"]}", null);
+    String client = Json.MAPPER.readTree(reg.body()).get("client_id").asText();
+    Process p = new ProcessBuilder(node.resolve("node_modules/.bin/node").toString(),
+        "node_modules/conformance-authz/dist/index.js", "authorization", "--url", baseA, "--client-id", client,
+        "-p", Integer.toString(callback), "-o", dir.resolve("authz-results").toString())
+        .directory(node.toFile()).redirectErrorStream(true).start();
+    StringBuilder log = new StringBuilder();
+    try (BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+      String line;
+      while ((line = out.readLine()) != null) {
+        log.append(line).append('\n');
+        if (line.startsWith(baseA + "/oauth/authorize?")) {
+          HttpResponse<String> auth = get(line.trim(), null);
+          String location = auth.headers().firstValue("Location").orElseThrow();
+          assertThat(location).startsWith("http://127.0.0.1:" + callback + "/callback?code=");
+          assertThat(get(location, null).statusCode()).isEqualTo(200); // the suite's callback server
+        }
+      }
+    }
+    assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(p.exitValue()).as(log.toString()).isZero();
+    assertThat(log.toString()).contains("0 failed");
+  }
+
   // ---- codes and PKCE --------------------------------------------------------------------------
 
   @Test
