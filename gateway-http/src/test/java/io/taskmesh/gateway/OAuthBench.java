@@ -42,6 +42,7 @@ public final class OAuthBench {
     Map<String, String> staticEnv = TaskHttp.env(prefix + "-s", dir.resolve("s"), flows, TaskHttp.freePort());
     staticEnv.put("SVC_GATEWAY_MODE", "api");
     staticEnv.put("SVC_MCP_API_KEY", key);
+    staticEnv.put("SVC_DATABASE_URL", LocalPostgres.shared().jdbcUrl()); // same FLY path: only auth differs
     Map<String, String> oauthEnv = TaskHttp.env(prefix + "-o", dir.resolve("o"), flows, oauthPort);
     oauthEnv.put("SVC_GATEWAY_MODE", "api");
     oauthEnv.put("SVC_MCP_OAUTH_ENABLED", "true");
@@ -60,9 +61,9 @@ public final class OAuthBench {
       // interleaved, so drift in the shared broker or JIT does not favour one side
       double staticRate = 0;
       double oauthRate = 0;
-      for (int round = 0; round < 2; round++) {
-        staticRate += callRate(staticBase, key, seconds) / 2;
-        oauthRate += callRate(oauthBase, access, seconds) / 2;
+      for (int round = 0; round < 3; round++) {
+        staticRate += callRate(staticBase, key, seconds) / 3;
+        oauthRate += callRate(oauthBase, access, seconds) / 3;
       }
       System.out.printf("tools/call with an OAuth bearer: %.0f req/s; with the static key: %.0f req/s; ratio %.2f%n",
           oauthRate, staticRate, oauthRate / staticRate);
