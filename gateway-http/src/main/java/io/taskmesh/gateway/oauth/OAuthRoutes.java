@@ -6,6 +6,7 @@ import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
 import io.javalin.http.HttpStatus;
 import java.io.IOException;
+import java.net.URI;
 import java.net.URLDecoder;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -40,6 +41,10 @@ public final class OAuthRoutes {
       cfg.routes.get(PRM + path, ctx -> ctx.json(as.resourceMetadata(config.resource() + path)));
     }
     cfg.routes.get("/.well-known/oauth-authorization-server", ctx -> ctx.json(as.metadata()));
+    String issuerPath = URI.create(config.issuer()).getRawPath();
+    if (issuerPath != null && !issuerPath.isEmpty()) { // RFC 8414 section 3.1: path inserted after the well-known part
+      cfg.routes.get("/.well-known/oauth-authorization-server" + issuerPath, ctx -> ctx.json(as.metadata()));
+    }
     cfg.routes.post("/oauth/register", ctx -> register(ctx, as));
     cfg.routes.get("/oauth/authorize", ctx -> authorize(ctx, as));
     cfg.routes.post("/oauth/token", ctx -> token(ctx, as));

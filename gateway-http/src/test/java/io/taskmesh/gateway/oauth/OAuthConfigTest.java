@@ -3,6 +3,7 @@ package io.taskmesh.gateway.oauth;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.taskmesh.gateway.GatewayConfig;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -57,6 +58,24 @@ class OAuthConfigTest {
     refused(with("SVC_MCP_OAUTH_TOKEN_TTL", "1h"), "SVC_MCP_OAUTH_TOKEN_TTL");
     refused(with("SVC_MCP_OAUTH_ENABLED", "ture"), "SVC_MCP_OAUTH_ENABLED");
     refused(with("SVC_MCP_OAUTH_CIMD_ALLOW_LOOPBACK", "maybe"), "SVC_MCP_OAUTH_CIMD_ALLOW_LOOPBACK");
+  }
+
+  @Test
+  void theGatewaysConfigurationRefusesTheSameWay() {
+    Map<String, String> env = with("SVC_MCP_API_KEY", "static");
+    env.put("SVC_GATEWAY_MODE", "api");
+    env.put("KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:9092");
+    assertThatThrownBy(() -> GatewayConfig.fromEnv(env)).hasMessageContaining("SVC_MCP_API_KEY");
+    env.remove("SVC_MCP_API_KEY");
+    env.remove("SVC_DATABASE_URL");
+    assertThatThrownBy(() -> GatewayConfig.fromEnv(env)).hasMessageContaining("SVC_DATABASE_URL");
+    env.put("SVC_DATABASE_URL", "mysql://db/x");
+    assertThatThrownBy(() -> GatewayConfig.fromEnv(env)).hasMessageContaining("SVC_DATABASE_URL");
+    env.put("SVC_DATABASE_URL", "postgresql://db/x");
+    GatewayConfig c = GatewayConfig.fromEnv(env);
+    assertThat(c.oauth().enabled()).isTrue();
+    assertThat(c.clientAuthEnabled()).isTrue();
+    assertThat(c.toString()).doesNotContain("xxxx");
   }
 
   @Test
