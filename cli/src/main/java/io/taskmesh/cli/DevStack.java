@@ -50,6 +50,8 @@ public final class DevStack implements AutoCloseable {
 
   private final Deque<AutoCloseable> started = new ArrayDeque<>();
   private String gatewayUrl;
+  /** Where sidecars and crew actors report: the mesh deployment, or the one testing-mode gateway. */
+  private String meshGatewayUrl;
   private String meshApiUrl;
   private String meshApiInternalUrl;
 
@@ -106,15 +108,20 @@ public final class DevStack implements AutoCloseable {
     env.put("SVC_STATE_DIR", o.dataDir().resolve("gateway-state").toString());
     env.put("SVC_DATABASE_URL", databaseUrl);
     passAuthThrough(System.getenv(), env, o, say);
-    Gateway gateway = Gateway.start(GatewayConfig.fromEnv(env));
-    started.push(gateway);
-    gatewayUrl = "http://127.0.0.1:" + gateway.port();
+    if ("api".equalsIgnoreCase(System.getenv().getOrDefault("SVC_GATEWAY_MODE", "").trim())) {
+      startApiAndMesh(env, say);
+    } else {
+      Gateway gateway = Gateway.start(GatewayConfig.fromEnv(env));
+      started.push(gateway);
+      gatewayUrl = "http://127.0.0.1:" + gateway.port();
+      meshGatewayUrl = gatewayUrl;
+    }
 
     startMeshApi(o, bootstrap, databaseUrl);
     say.accept("mesh-api: " + meshApiUrl);
     say.accept("mesh-api-internal: " + meshApiInternalUrl);
 
-    GatewayReporter reporter = new GatewayReporter(gatewayUrl);
+    GatewayReporter reporter = new GatewayReporter(meshGatewayUrl);
     started.push(reporter);
     // crew actors: x-sink (final report, hooks from SVC_SINK_HOOKS), x-sump, x-pause (park + resume)
     CrewConfig crew = CrewConfig.fromEnv(System.getenv());
@@ -137,6 +144,34 @@ public final class DevStack implements AutoCloseable {
           actorEnv(bootstrap, o, spec.name(), socketDir, spec.env())), reporter));
       say.accept("actor " + spec.name() + ": " + spec.handler() + " (" + spec.dir() + ")");
     }
+  }
+
+  /**
+   * As a real installation runs it ({@code SVC_GATEWAY_MODE=api}): an api deployment for clients
+   * and a mesh deployment (a free port) for sidecars and crew actors, one task view group over the
+   * same topics and one database. Tasks are queried across the two through the internal routes, so
+   * both share an {@code SVC_INTERNAL_TOKEN} (generated when not given).
+   */
+  private void startApiAndMesh(Map<String, String> env, Consumer<String> say) {
+    if (env.getOrDefault("SVC_INTERNAL_TOKEN", "").isBlank()) {
+      byte[] b = new byte[24];
+      new java.security.SecureRandom().nextBytes(b);
+      env.put("SVC_INTERNAL_TOKEN", java.util.HexFormat.of().formatHex(b));
+    }
+    Map<String, String> meshEnv = new HashMap<>(env);
+    meshEnv.put("SVC_GATEWAY_MODE", "mesh");
+    meshEnv.put("SVC_PORT", Integer.toString(freePort()));
+    meshEnv.put("SVC_STATE_DIR", env.get("SVC_STATE_DIR") + "-mesh");
+    Gateway mesh = Gateway.start(GatewayConfig.fromEnv(meshEnv));
+    started.push(mesh);
+    meshGatewayUrl = "http://127.0.0.1:" + mesh.port();
+    env.put("SVC_GATEWAY_MODE", "api");
+    env.put("SVC_MESH_URL", meshGatewayUrl);
+    Gateway api = Gateway.start(GatewayConfig.fromEnv(env));
+    started.push(api);
+    gatewayUrl = "http://127.0.0.1:" + api.port();
+    say.accept("gateway (api deployment): " + gatewayUrl);
+    say.accept("gateway (mesh deployment, for sidecars): " + meshGatewayUrl);
   }
 
   /**
@@ -237,7 +272,7 @@ public final class DevStack implements AutoCloseable {
     env.put("SVC_ACTOR_NAME", actor);
     env.put("SVC_NAMESPACE", o.namespace());
     env.put("SVC_SOCKET_DIR", socketDir.toString());
-    env.put("SVC_GATEWAY_URL", gatewayUrl);
+    env.put("SVC_GATEWAY_URL", meshGatewayUrl);
     env.putAll(extra);
     return env;
   }
