@@ -4,6 +4,7 @@ import io.taskmesh.devkit.LocalKafka;
 import io.taskmesh.devkit.LocalPostgres;
 import io.taskmesh.gateway.Gateway;
 import io.taskmesh.gateway.GatewayConfig;
+import io.taskmesh.gateway.TaskSettings;
 import io.taskmesh.kvconnector.KvApp;
 import io.taskmesh.kvconnector.KvConfig;
 import io.taskmesh.kvconnector.KvStore;
@@ -162,16 +163,24 @@ public final class DevStack implements AutoCloseable {
     meshEnv.put("SVC_GATEWAY_MODE", "mesh");
     meshEnv.put("SVC_PORT", Integer.toString(freePort()));
     meshEnv.put("SVC_STATE_DIR", env.get("SVC_STATE_DIR") + "-mesh");
-    Gateway mesh = Gateway.start(GatewayConfig.fromEnv(meshEnv));
+    // each advertises its own port for forwarded task queries (the process env names neither)
+    Gateway mesh = Gateway.start(GatewayConfig.fromEnv(meshEnv), TaskSettings.fromEnv(withProcessEnv(meshEnv)));
     started.push(mesh);
     meshGatewayUrl = "http://127.0.0.1:" + mesh.port();
     env.put("SVC_GATEWAY_MODE", "api");
     env.put("SVC_MESH_URL", meshGatewayUrl);
-    Gateway api = Gateway.start(GatewayConfig.fromEnv(env));
+    Gateway api = Gateway.start(GatewayConfig.fromEnv(env), TaskSettings.fromEnv(withProcessEnv(env)));
     started.push(api);
     gatewayUrl = "http://127.0.0.1:" + api.port();
     say.accept("gateway (api deployment): " + gatewayUrl);
     say.accept("gateway (mesh deployment, for sidecars): " + meshGatewayUrl);
+  }
+
+  /** Task settings a developer exported (topics, keepalive) under the deployment's own host and port. */
+  private static Map<String, String> withProcessEnv(Map<String, String> env) {
+    Map<String, String> all = new HashMap<>(System.getenv());
+    all.putAll(env);
+    return all;
   }
 
   /**
