@@ -24,11 +24,17 @@ import io.taskmesh.sidecar.Sidecar;
 import io.taskmesh.sidecar.SidecarConfig;
 import io.taskmesh.sidecar.SinkActor;
 import io.taskmesh.sidecar.SumpActor;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.Map;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -156,8 +162,8 @@ public final class DevStack implements AutoCloseable {
   private void startApiAndMesh(Map<String, String> env, Consumer<String> say) {
     if (env.getOrDefault("SVC_INTERNAL_TOKEN", "").isBlank()) {
       byte[] b = new byte[24];
-      new java.security.SecureRandom().nextBytes(b);
-      env.put("SVC_INTERNAL_TOKEN", java.util.HexFormat.of().formatHex(b));
+      new SecureRandom().nextBytes(b);
+      env.put("SVC_INTERNAL_TOKEN", HexFormat.of().formatHex(b));
     }
     Map<String, String> meshEnv = new HashMap<>(env);
     meshEnv.put("SVC_GATEWAY_MODE", "mesh");
@@ -212,26 +218,26 @@ public final class DevStack implements AutoCloseable {
   }
 
   private static int freePort() {
-    try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+    try (ServerSocket s = new ServerSocket(0)) {
       return s.getLocalPort();
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
   }
 
   private static String devSecret(Path file) {
     try {
-      if (java.nio.file.Files.isRegularFile(file)) {
-        return java.nio.file.Files.readString(file).trim();
+      if (Files.isRegularFile(file)) {
+        return Files.readString(file).trim();
       }
       byte[] b = new byte[32];
-      new java.security.SecureRandom().nextBytes(b);
-      String secret = java.util.HexFormat.of().formatHex(b);
-      java.nio.file.Files.createDirectories(file.getParent());
-      java.nio.file.Files.writeString(file, secret);
+      new SecureRandom().nextBytes(b);
+      String secret = HexFormat.of().formatHex(b);
+      Files.createDirectories(file.getParent());
+      Files.writeString(file, secret);
       return secret;
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
   }
 

@@ -22,6 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpServer;
 import io.taskmesh.devkit.LocalPostgres;
+import io.taskmesh.gateway.oauth.TokenService;
 import io.taskmesh.schemas.Json;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -38,6 +39,7 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -355,7 +357,7 @@ class OAuthIT {
     assertThat(t.body().get("scope").asText()).isEqualTo("mcp:read");
     assertThat(t.body().get("token_type").asText()).isEqualTo("Bearer");
     assertThat(t.body().get("expires_in").asLong()).isEqualTo(3600);
-    JsonNode claims = Json.MAPPER.readTree(java.util.Base64.getUrlDecoder().decode(t.access().split("\\.")[1]));
+    JsonNode claims = Json.MAPPER.readTree(Base64.getUrlDecoder().decode(t.access().split("\\.")[1]));
     assertThat(claims.get("aud").asText()).isEqualTo(baseA + "/mcp");
     assertThat(claims.get("sub").asText()).isEqualTo(client);
     assertThat(claims.get("iss").asText()).isEqualTo(baseA);
@@ -639,7 +641,7 @@ class OAuthIT {
 
   /** A well-formed HS256 token of the right issuer and audience, signed with another key. */
   private static String forgedToken() {
-    return new io.taskmesh.gateway.oauth.TokenService("another-key-of-at-least-thirty-two-bytes".getBytes(
+    return new TokenService("another-key-of-at-least-thirty-two-bytes".getBytes(
         StandardCharsets.UTF_8), baseA, baseA, Duration.ofHours(1), Clock.systemUTC()).issue("c", "mcp:read", baseA, "f");
   }
 

@@ -15,7 +15,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -176,10 +175,5 @@ public final class ClientMetadataDocuments {
 
   private static OAuthError refused(String why) {
     return OAuthError.invalidClient(why);
-  }
-
-  /** For tests: whether a document is cached. */
-  Optional<OAuthClient> cached(String clientId) {
-    return Optional.ofNullable(cache.get(clientId)).map(Cached::client);
   }
 }
