@@ -4,6 +4,7 @@ import io.taskmesh.devkit.LocalKafka;
 import io.taskmesh.devkit.LocalPostgres;
 import io.taskmesh.gateway.Gateway;
 import io.taskmesh.gateway.GatewayConfig;
+import io.taskmesh.gateway.TaskSettings;
 import io.taskmesh.kvconnector.KvApp;
 import io.taskmesh.kvconnector.KvConfig;
 import io.taskmesh.kvconnector.KvStore;
@@ -23,11 +24,17 @@ import io.taskmesh.sidecar.Sidecar;
 import io.taskmesh.sidecar.SidecarConfig;
 import io.taskmesh.sidecar.SinkActor;
 import io.taskmesh.sidecar.SumpActor;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.Map;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -50,6 +57,8 @@ public final class DevStack implements AutoCloseable {
 
   private final Deque<AutoCloseable> started = new ArrayDeque<>();
   private String gatewayUrl;
+  /** Where sidecars and crew actors report: the mesh deployment, or the one testing-mode gateway. */
+  private String meshGatewayUrl;
   private String meshApiUrl;
   private String meshApiInternalUrl;
   private DevStateProxy stateProxy;
@@ -111,15 +120,21 @@ public final class DevStack implements AutoCloseable {
     env.put("SVC_CONFIG_PATH", o.config().flowsFile().toString());
     env.put("SVC_STATE_DIR", o.dataDir().resolve("gateway-state").toString());
     env.put("SVC_DATABASE_URL", databaseUrl);
-    Gateway gateway = Gateway.start(GatewayConfig.fromEnv(env));
-    started.push(gateway);
-    gatewayUrl = "http://127.0.0.1:" + gateway.port();
+    passAuthThrough(System.getenv(), env, o, say);
+    if ("api".equalsIgnoreCase(System.getenv().getOrDefault("SVC_GATEWAY_MODE", "").trim())) {
+      startApiAndMesh(env, say);
+    } else {
+      Gateway gateway = Gateway.start(GatewayConfig.fromEnv(env));
+      started.push(gateway);
+      gatewayUrl = "http://127.0.0.1:" + gateway.port();
+      meshGatewayUrl = gatewayUrl;
+    }
 
     startMeshApi(o, bootstrap, databaseUrl);
     say.accept("mesh-api: " + meshApiUrl);
     say.accept("mesh-api-internal: " + meshApiInternalUrl);
 
-    GatewayReporter reporter = new GatewayReporter(gatewayUrl);
+    GatewayReporter reporter = new GatewayReporter(meshGatewayUrl);
     started.push(reporter);
     // crew actors: x-sink (final report, hooks from SVC_SINK_HOOKS), x-sump, x-pause (park + resume)
     CrewConfig crew = CrewConfig.fromEnv(System.getenv());
@@ -144,6 +159,94 @@ public final class DevStack implements AutoCloseable {
       started.push(new SupervisedActor(o, spec, socketDir, SidecarConfig.fromEnv(
           actorEnv(bootstrap, o, spec.name(), socketDir, spec.env())), reporter));
       say.accept("actor " + spec.name() + ": " + spec.handler() + " (" + spec.dir() + ")");
+    }
+  }
+
+  /**
+   * As a real installation runs it ({@code SVC_GATEWAY_MODE=api}): an api deployment for clients
+   * and a mesh deployment (a free port) for sidecars and crew actors, one task view group over the
+   * same topics and one database. Tasks are queried across the two through the internal routes, so
+   * both share an {@code SVC_INTERNAL_TOKEN} (generated when not given).
+   */
+  private void startApiAndMesh(Map<String, String> env, Consumer<String> say) {
+    if (env.getOrDefault("SVC_INTERNAL_TOKEN", "").isBlank()) {
+      byte[] b = new byte[24];
+      new SecureRandom().nextBytes(b);
+      env.put("SVC_INTERNAL_TOKEN", HexFormat.of().formatHex(b));
+    }
+    Map<String, String> meshEnv = new HashMap<>(env);
+    meshEnv.put("SVC_GATEWAY_MODE", "mesh");
+    meshEnv.put("SVC_PORT", Integer.toString(freePort()));
+    meshEnv.put("SVC_STATE_DIR", env.get("SVC_STATE_DIR") + "-mesh");
+    // each advertises its own port for forwarded task queries (the process env names neither)
+    Gateway mesh = Gateway.start(GatewayConfig.fromEnv(meshEnv), TaskSettings.fromEnv(withProcessEnv(meshEnv)));
+    started.push(mesh);
+    meshGatewayUrl = "http://127.0.0.1:" + mesh.port();
+    env.put("SVC_GATEWAY_MODE", "api");
+    env.put("SVC_MESH_URL", meshGatewayUrl);
+    Gateway api = Gateway.start(GatewayConfig.fromEnv(env), TaskSettings.fromEnv(withProcessEnv(env)));
+    started.push(api);
+    gatewayUrl = "http://127.0.0.1:" + api.port();
+    say.accept("gateway (api deployment): " + gatewayUrl);
+    say.accept("gateway (mesh deployment, for sidecars): " + meshGatewayUrl);
+  }
+
+  /** Task settings a developer exported (topics, keepalive) under the deployment's own host and port. */
+  private static Map<String, String> withProcessEnv(Map<String, String> env) {
+    Map<String, String> all = new HashMap<>(System.getenv());
+    all.putAll(env);
+    return all;
+  }
+
+  /**
+   * The gateway's client auth settings from dev's own environment ({@code SVC_MCP_*},
+   * {@code SVC_A2A_*}, {@code SVC_INTERNAL_TOKEN}). With {@code SVC_MCP_OAUTH_ENABLED=true} the
+   * embedded Postgres stores the OAuth data, and what a developer did not set is filled in for
+   * local use only: the issuer is the gateway's loopback URL, and the signing secret is generated
+   * once and kept under the data directory, so a dev restart keeps tokens valid.
+   */
+  static void passAuthThrough(Map<String, String> from, Map<String, String> env, Options o, Consumer<String> say) {
+    from.forEach((k, v) -> {
+      if (k.startsWith("SVC_MCP_") || k.startsWith("SVC_A2A_") || k.equals("SVC_INTERNAL_TOKEN")) {
+        env.put(k, v);
+      }
+    });
+    if (!"true".equalsIgnoreCase(env.getOrDefault("SVC_MCP_OAUTH_ENABLED", "").trim())) {
+      return;
+    }
+    if (env.getOrDefault("SVC_MCP_OAUTH_ISSUER", "").isBlank()) {
+      int port = o.gatewayPort() == 0 ? freePort() : o.gatewayPort();
+      env.put("SVC_PORT", Integer.toString(port));
+      env.put("SVC_MCP_OAUTH_ISSUER", "http://127.0.0.1:" + port);
+    }
+    if (env.getOrDefault("SVC_MCP_OAUTH_SECRET", "").isBlank()) {
+      env.put("SVC_MCP_OAUTH_SECRET", devSecret(o.dataDir().resolve("oauth-dev-secret")));
+      say.accept("oauth: dev signing secret in " + o.dataDir().resolve("oauth-dev-secret"));
+    }
+    say.accept("oauth: issuer " + env.get("SVC_MCP_OAUTH_ISSUER") + ", clients and tokens in the dev Postgres");
+  }
+
+  private static int freePort() {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static String devSecret(Path file) {
+    try {
+      if (Files.isRegularFile(file)) {
+        return Files.readString(file).trim();
+      }
+      byte[] b = new byte[32];
+      new SecureRandom().nextBytes(b);
+      String secret = HexFormat.of().formatHex(b);
+      Files.createDirectories(file.getParent());
+      Files.writeString(file, secret);
+      return secret;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
   }
 
@@ -192,7 +295,7 @@ public final class DevStack implements AutoCloseable {
     env.put("SVC_ACTOR_NAME", actor);
     env.put("SVC_NAMESPACE", o.namespace());
     env.put("SVC_SOCKET_DIR", socketDir.toString());
-    env.put("SVC_GATEWAY_URL", gatewayUrl);
+    env.put("SVC_GATEWAY_URL", meshGatewayUrl);
     env.putAll(extra);
     return env;
   }

@@ -7,10 +7,10 @@ import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 
 /** {@code SVC_DATABASE_URL} as JDBC: accepts {@code jdbc:postgresql://...} or a {@code postgres(ql)://user:pw@host/db} DSN. */
-final class DatabaseUrl {
+public final class DatabaseUrl {
   private DatabaseUrl() {}
 
-  static String toJdbc(String url) {
+  public static String toJdbc(String url) {
     String u = url.trim();
     if (u.startsWith("jdbc:postgresql:")) {
       return u;

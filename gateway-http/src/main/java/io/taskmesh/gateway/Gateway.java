@@ -1,5 +1,6 @@
 package io.taskmesh.gateway;
 
+import io.taskmesh.gateway.oauth.OAuth;
 import io.taskmesh.topology.TaskView;
 import io.taskmesh.topology.TaskViewConfig;
 import java.time.Duration;
@@ -14,12 +15,14 @@ public final class Gateway implements AutoCloseable {
   private final EnvelopeDispatcher dispatcher;
   private final GatewayApp app;
   private final FlyBus fly;
+  private final OAuth oauth;
 
-  private Gateway(TaskView view, EnvelopeDispatcher dispatcher, GatewayApp app, FlyBus fly) {
+  private Gateway(TaskView view, EnvelopeDispatcher dispatcher, GatewayApp app, FlyBus fly, OAuth oauth) {
     this.view = view;
     this.dispatcher = dispatcher;
     this.app = app;
     this.fly = fly;
+    this.oauth = oauth;
   }
 
   public static Gateway start(GatewayConfig config) {
@@ -27,6 +30,8 @@ public final class Gateway implements AutoCloseable {
   }
 
   public static Gateway start(GatewayConfig config, TaskSettings tasks) {
+    // first: an unreachable OAuth database stops the start before anything else runs
+    OAuth oauth = config.oauth().enabled() && config.mode().servesApi() ? OAuth.start(config.oauth()) : null;
     FlowRegistry flows = FlowRegistry.load(config.configPath());
     TaskView view = TaskView.start(new TaskViewConfig(config.bootstrapServers(), config.applicationId(),
         config.stateDir(), config.taskPartitions(), config.replicationFactor(), tasks.applicationServer(),
@@ -39,12 +44,12 @@ public final class Gateway implements AutoCloseable {
     EnvelopeDispatcher dispatcher = new EnvelopeDispatcher(config.bootstrapServers());
     TaskLauncher launcher = new TaskLauncher(view, dispatcher, config.namespace(), config.meshUrl());
     FlyBus fly = config.databaseUrl() == null ? new FlyBus() : new FlyBus(config.databaseUrl());
-    GatewayApp app = new GatewayApp(config, flows, view, view, view.feed(), launcher, fly, tasks.sseKeepalive());
+    GatewayApp app = new GatewayApp(config, flows, view, view, view.feed(), launcher, fly, tasks.sseKeepalive(), oauth);
     app.javalin().start(config.host(), config.port());
     if (config.configPath() != null && config.mode() != GatewayMode.MESH) {
       app.pollFlowConfig(config.configPollInterval());
     }
-    return new Gateway(view, dispatcher, app, fly);
+    return new Gateway(view, dispatcher, app, fly, oauth);
   }
 
   /** The HTTP app, for tests that compare its routes with docs/api/openapi.json. */
@@ -62,5 +67,8 @@ public final class Gateway implements AutoCloseable {
     fly.close();
     dispatcher.close();
     view.close();
+    if (oauth != null) {
+      oauth.close();
+    }
   }
 }

@@ -17,6 +17,8 @@ import io.taskmesh.schemas.ApiDocument;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.TaskState;
 import io.taskmesh.servicekit.Threads;
+import io.taskmesh.gateway.oauth.OAuth;
+import io.taskmesh.gateway.oauth.OAuthRoutes;
 import io.taskmesh.topology.EventLogException;
 import io.taskmesh.topology.TaskCommands;
 import io.taskmesh.topology.TaskListing;
@@ -62,6 +64,7 @@ public final class GatewayApp implements AutoCloseable {
   private final ToolCalls toolCalls;
   private final McpAuth mcpAuth;
   private final McpEndpoints mcp;
+  private final OAuth oauth;
   static final String VERSION = "0.1.0";
   private final ScheduledExecutorService configPoller = Threads.scheduler("flow-config-poll");
 
@@ -72,14 +75,24 @@ public final class GatewayApp implements AutoCloseable {
 
   public GatewayApp(GatewayConfig config, FlowRegistry flows, TaskQueries queries, TaskCommands commands,
       UpdateFeed feed, TaskLauncher launcher, FlyBus fly, Duration sseKeepalive) {
+    this(config, flows, queries, commands, feed, launcher, fly, sseKeepalive, null);
+  }
+
+  /** @param oauth the running authorization server; required exactly when the config enables OAuth */
+  public GatewayApp(GatewayConfig config, FlowRegistry flows, TaskQueries queries, TaskCommands commands,
+      UpdateFeed feed, TaskLauncher launcher, FlyBus fly, Duration sseKeepalive, OAuth oauth) {
+    if (config.oauth().enabled() && config.mode().servesApi() && oauth == null) {
+      throw new IllegalStateException("OAuth is enabled in the configuration but no authorization server runs");
+    }
     this.config = config;
+    this.oauth = oauth;
     this.flows = flows;
     this.queries = queries;
     this.commands = commands;
     this.feed = feed;
     this.launcher = launcher;
     this.toolCalls = new ToolCalls(flows, launcher);
-    this.mcpAuth = new McpAuth(config.mcpApiKey());
+    this.mcpAuth = oauth != null ? new McpAuth(oauth::bearer, oauth.challenge()) : new McpAuth(config.mcpApiKey());
     this.mcp = config.mode().servesApi() ? new McpEndpoints(toolCalls, mcpAuth, config.mcpAllowedHosts(),
         config.mcpAllowedOrigins(), VERSION) : null;
     this.fly = fly;
@@ -115,6 +128,9 @@ public final class GatewayApp implements AutoCloseable {
     });
     if (mode.servesApi()) {
       mcp.mount(cfg);
+      if (oauth != null) {
+        OAuthRoutes.register(cfg, oauth);
+      }
       A2aRoutes.register(cfg, config.a2a(), new A2aPorts(flows::all, new A2aTaskStarter(launcher), fly::subscribe,
           queries, commands, feed, TaskListing.of(queries)));
       cfg.routes.post("/tools/call", this::callTool);
@@ -215,7 +231,7 @@ public final class GatewayApp implements AutoCloseable {
   /** MCP auth ({@code SVC_MCP_API_KEY}); returns the owner to record on new tasks. */
   private String requireMcpAuth(Context ctx) {
     String principal = mcpAuth.authenticate(ctx.header("Authorization")).orElseThrow(() -> {
-      ctx.header("WWW-Authenticate", McpAuth.challenge());
+      ctx.header("WWW-Authenticate", mcpAuth.wwwAuthenticate());
       return new UnauthorizedResponse("missing or invalid bearer token");
     });
     return mcpAuth.owner(principal);

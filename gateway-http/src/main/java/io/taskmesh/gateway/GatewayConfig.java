@@ -3,6 +3,7 @@ package io.taskmesh.gateway;
 import io.taskmesh.gateway.a2a.A2aSettings;
 import io.taskmesh.servicekit.ConfigException;
 import io.taskmesh.servicekit.Env;
+import io.taskmesh.gateway.oauth.OAuthConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -27,7 +28,8 @@ public record GatewayConfig(
     List<String> mcpAllowedHosts,
     List<String> mcpAllowedOrigins,
     A2aSettings a2a,
-    String internalToken) {
+    String internalToken,
+    OAuthConfig oauth) {
 
   /** Shortest {@code SVC_INTERNAL_TOKEN} accepted: a shared secret, not a password to remember. */
   static final int MIN_INTERNAL_TOKEN = 16;
@@ -56,12 +58,20 @@ public record GatewayConfig(
         hostList(env.list("SVC_MCP_ALLOWED_HOSTS", "localhost:*,127.0.0.1:*,[::1]:*")),
         env.list("SVC_MCP_ALLOWED_ORIGINS", "http://localhost:*,http://127.0.0.1:*,http://[::1]:*"),
         A2aSettings.fromEnv(vars),
-        internalToken(env.optional("SVC_INTERNAL_TOKEN")));
+        internalToken(env.optional("SVC_INTERNAL_TOKEN")),
+        OAuthConfig.fromEnv(vars, DatabaseUrl::toJdbc));
   }
 
-  /** Whether clients authenticate at all (MCP bearer or A2A key/JWT): then tasks have owners to protect. */
+  /** The same configuration with other OAuth settings (tests inject a clock this way). */
+  public GatewayConfig withOAuth(OAuthConfig o) {
+    return new GatewayConfig(mode, host, port, bootstrapServers, namespace, configPath, applicationId, stateDir,
+        taskPartitions, replicationFactor, meshUrl, mcpApiKey, databaseUrl, configPollInterval, mcpAllowedHosts,
+        mcpAllowedOrigins, a2a, internalToken, o);
+  }
+
+  /** Whether clients authenticate at all (MCP bearer or OAuth, A2A key/JWT): then tasks have owners to protect. */
   public boolean clientAuthEnabled() {
-    return !mcpApiKey.isEmpty() || (a2a != null && a2a.authEnabled());
+    return !mcpApiKey.isEmpty() || oauth.enabled() || (a2a != null && a2a.authEnabled());
   }
 
   /** Secrets stay out of logs: a record's default toString would print them. */
@@ -70,7 +80,7 @@ public record GatewayConfig(
     return "GatewayConfig[mode=" + mode + ", host=" + host + ", port=" + port + ", bootstrapServers=" + bootstrapServers
         + ", namespace=" + namespace + ", configPath=" + configPath + ", applicationId=" + applicationId
         + ", mcpApiKey=" + (mcpApiKey.isEmpty() ? "unset" : "***") + ", databaseUrl=" + (databaseUrl == null ? "unset" : "***")
-        + ", internalToken=" + (internalToken == null ? "unset" : "***") + "]";
+        + ", internalToken=" + (internalToken == null ? "unset" : "***") + ", oauth=" + oauth + "]";
   }
 
   private static String internalToken(String v) {

@@ -36,7 +36,7 @@ final class McpAuthFilter implements Filter {
     HttpServletResponse response = (HttpServletResponse) res;
     Optional<String> principal = auth.authenticate(request.getHeader("Authorization"));
     if (principal.isEmpty()) {
-      response.setHeader("WWW-Authenticate", McpAuth.challenge());
+      response.setHeader("WWW-Authenticate", auth.wwwAuthenticate());
       response.setStatus(401);
       response.setContentType("text/plain");
       response.getWriter().write("missing or invalid bearer token");

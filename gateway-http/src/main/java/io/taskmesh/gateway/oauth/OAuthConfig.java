@@ -1,0 +1,153 @@
+package io.taskmesh.gateway.oauth;
+
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.UnaryOperator;
+
+/**
+ * The gateway's OAuth 2.1 authorization server settings, read and validated eagerly: when OAuth
+ * is asked for, any missing or unsafe setting stops the start naming its variable, so no
+ * configuration ends in an open MCP surface.
+ *
+ * <p>All environment parsing of this package happens in {@link #fromEnv}, so it can move to a
+ * shared reader in one step.
+ *
+ * @param issuer the issuer URL without a trailing slash; also the protected resource (the gateway is both)
+ * @param jdbcUrl the database for clients, codes and tokens ({@code SVC_DATABASE_URL} as JDBC)
+ * @param allowLoopbackMetadata test-only ({@code SVC_MCP_OAUTH_CIMD_ALLOW_LOOPBACK}, default off): lets a
+ *     client ID metadata document live on a loopback address over http; never set it in a deployment
+ * @param clock time source of codes and tokens (tests move it forward)
+ */
+public record OAuthConfig(
+    boolean enabled,
+    String issuer,
+    byte[] secret,
+    Duration tokenTtl,
+    String registrationToken,
+    String jdbcUrl,
+    boolean allowLoopbackMetadata,
+    Clock clock) {
+
+  /** HS256 needs a key of at least 256 bits (RFC 7518 section 3.2). */
+  public static final int MIN_SECRET_BYTES = 32;
+  static final Duration CODE_TTL = Duration.ofMinutes(5);
+  /** Not in the spec: refresh tokens live 30 days from their issue, each rotation starts a new one. */
+  static final Duration REFRESH_TTL = Duration.ofDays(30);
+
+  public static OAuthConfig disabled() {
+    return new OAuthConfig(false, null, null, Duration.ofHours(1), null, null, false, Clock.systemUTC());
+  }
+
+  /**
+   * @param toJdbc turns {@code SVC_DATABASE_URL} into a JDBC URL (the gateway's own DSN rules)
+   */
+  public static OAuthConfig fromEnv(Map<String, String> env, UnaryOperator<String> toJdbc) {
+    if (!bool(env, "SVC_MCP_OAUTH_ENABLED")) {
+      return disabled();
+    }
+    if (!blank(env.get("SVC_MCP_API_KEY"))) {
+      throw new IllegalArgumentException("SVC_MCP_API_KEY must be empty when SVC_MCP_OAUTH_ENABLED=true:"
+          + " the static key and OAuth are mutually exclusive");
+    }
+    String issuer = issuer(env.get("SVC_MCP_OAUTH_ISSUER"));
+    String secret = env.get("SVC_MCP_OAUTH_SECRET");
+    if (blank(secret)) {
+      throw new IllegalArgumentException("SVC_MCP_OAUTH_SECRET is required when SVC_MCP_OAUTH_ENABLED=true");
+    }
+    byte[] key = secret.trim().getBytes(StandardCharsets.UTF_8);
+    if (key.length < MIN_SECRET_BYTES) {
+      throw new IllegalArgumentException("SVC_MCP_OAUTH_SECRET must be at least " + MIN_SECRET_BYTES
+          + " bytes (HS256 key), not " + key.length);
+    }
+    String db = env.get("SVC_DATABASE_URL");
+    if (blank(db)) {
+      throw new IllegalArgumentException("SVC_DATABASE_URL is required when SVC_MCP_OAUTH_ENABLED=true"
+          + " (OAuth clients and tokens are stored there)");
+    }
+    String registration = env.get("SVC_MCP_OAUTH_REGISTRATION_TOKEN");
+    return new OAuthConfig(true, issuer, key, Duration.ofSeconds(ttl(env.get("SVC_MCP_OAUTH_TOKEN_TTL"))),
+        blank(registration) ? null : registration.trim(), toJdbc.apply(db.trim()),
+        bool(env, "SVC_MCP_OAUTH_CIMD_ALLOW_LOOPBACK"), Clock.systemUTC());
+  }
+
+  public OAuthConfig withClock(Clock c) {
+    return new OAuthConfig(enabled, issuer, secret, tokenTtl, registrationToken, jdbcUrl, allowLoopbackMetadata, c);
+  }
+
+  /** The protected resource this gateway is: its MCP routes all sit under the issuer URL. */
+  public String resource() {
+    return issuer;
+  }
+
+  public String protectedResourceMetadataUrl() {
+    return issuer + "/.well-known/oauth-protected-resource";
+  }
+
+  @Override
+  public String toString() {
+    return "OAuthConfig[enabled=" + enabled + ", issuer=" + issuer + ", secret=" + (secret == null ? "unset" : "***")
+        + ", tokenTtl=" + tokenTtl + ", registrationToken=" + (registrationToken == null ? "unset" : "***")
+        + ", allowLoopbackMetadata=" + allowLoopbackMetadata + "]";
+  }
+
+  /** An absolute http(s) URL without query or fragment; plain http only on a loopback host. */
+  private static String issuer(String v) {
+    if (blank(v)) {
+      throw new IllegalArgumentException("SVC_MCP_OAUTH_ISSUER is required when SVC_MCP_OAUTH_ENABLED=true");
+    }
+    String s = v.trim();
+    while (s.endsWith("/")) {
+      s = s.substring(0, s.length() - 1);
+    }
+    try {
+      URI u = new URI(s);
+      boolean https = "https".equals(u.getScheme());
+      boolean loopbackHttp = "http".equals(u.getScheme()) && RedirectUris.isLoopbackHost(u.getHost());
+      if (u.getHost() == null || !(https || loopbackHttp) || u.getRawQuery() != null || u.getRawFragment() != null
+          || u.getRawUserInfo() != null) {
+        throw new IllegalArgumentException("SVC_MCP_OAUTH_ISSUER must be an https URL (http only on localhost)"
+            + " without query or fragment, not '" + v + "'");
+      }
+      return s;
+    } catch (URISyntaxException e) {
+      throw new IllegalArgumentException("SVC_MCP_OAUTH_ISSUER is not a valid URL: '" + v + "'");
+    }
+  }
+
+  private static long ttl(String v) {
+    if (blank(v)) {
+      return 3600;
+    }
+    try {
+      long n = Long.parseLong(v.trim());
+      if (n < 1 || n > 86_400) {
+        throw new IllegalArgumentException("SVC_MCP_OAUTH_TOKEN_TTL must be between 1 and 86400 seconds, not " + v);
+      }
+      return n;
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("SVC_MCP_OAUTH_TOKEN_TTL must be a number of seconds, not '" + v + "'");
+    }
+  }
+
+  /** Strict: a misspelt value refuses to start instead of silently meaning false. */
+  private static boolean bool(Map<String, String> env, String name) {
+    String v = env.get(name);
+    if (blank(v)) {
+      return false;
+    }
+    return switch (v.trim().toLowerCase(Locale.ROOT)) {
+      case "true", "1", "yes" -> true;
+      case "false", "0", "no" -> false;
+      default -> throw new IllegalArgumentException(name + " must be true or false, not '" + v + "'");
+    };
+  }
+
+  private static boolean blank(String v) {
+    return v == null || v.isBlank();
+  }
+}
