@@ -75,7 +75,7 @@ public final class McpEndpoints implements AutoCloseable {
     tools.sync(calls.flows().all());
     calls.flows().onChange(tools::sync);
     this.authFilter = new McpAuthFilter(auth);
-    this.guard = new McpRequestGuard(STREAMABLE_PATH, maxBodyBytes);
+    this.guard = new McpRequestGuard(STREAMABLE_PATH, MESSAGE_PATH, maxBodyBytes);
   }
 
   /**

@@ -84,7 +84,7 @@ final class McpErrorResponses implements Filter {
       case 400 -> "bad request";
       case 401 -> "missing or invalid bearer token";
       case 403 -> "forbidden";
-      case 404 -> "not found";
+      case 404 -> "session not found"; // the only thing an MCP path can fail to find
       case 405 -> "method not allowed";
       case 406 -> "not acceptable";
       case 413 -> "request body too large";

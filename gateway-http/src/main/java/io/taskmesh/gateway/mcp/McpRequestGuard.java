@@ -24,10 +24,12 @@ import java.util.Optional;
  */
 final class McpRequestGuard implements Filter {
   private final String streamablePath;
+  private final String messagePath;
   private final long maxBodyBytes;
 
-  McpRequestGuard(String streamablePath, long maxBodyBytes) {
+  McpRequestGuard(String streamablePath, String messagePath, long maxBodyBytes) {
     this.streamablePath = streamablePath;
+    this.messagePath = messagePath;
     this.maxBodyBytes = maxBodyBytes;
   }
 
@@ -42,7 +44,7 @@ final class McpRequestGuard implements Filter {
           "Accept must list text/event-stream to open the stream").writeTo(response);
       return;
     }
-    if (!"POST".equals(request.getMethod())) {
+    if (!"POST".equals(request.getMethod()) || !(streamable || messagePath.equals(request.getServletPath()))) {
       chain.doFilter(request, response);
       return;
     }
