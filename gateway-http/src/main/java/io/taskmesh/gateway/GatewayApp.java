@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.javalin.Javalin;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.BadRequestResponse;
+import io.javalin.http.ContentTooLargeResponse;
 import io.javalin.http.Context;
 import io.javalin.http.ForbiddenResponse;
 import io.javalin.http.HttpStatus;
@@ -94,7 +95,7 @@ public final class GatewayApp implements AutoCloseable {
     this.toolCalls = new ToolCalls(flows, launcher);
     this.mcpAuth = oauth != null ? new McpAuth(oauth::bearer, oauth.challenge()) : new McpAuth(config.mcpApiKey());
     this.mcp = config.mode().servesApi() ? new McpEndpoints(toolCalls, mcpAuth, config.mcpAllowedHosts(),
-        config.mcpAllowedOrigins(), VERSION) : null;
+        config.mcpAllowedOrigins(), VERSION, MAX_BODY_BYTES) : null;
     this.fly = fly;
     this.streams = new TaskStreams(queries, feed, fly, sseKeepalive);
     this.meshTasks = new MeshTaskRoutes(queries, commands, fly, flows, streams);
@@ -156,7 +157,10 @@ public final class GatewayApp implements AutoCloseable {
     });
   }
 
-  /** {@code POST /tools/call}: 400 no name / bad JSON, 404 unknown tool, 500 when dispatch fails. */
+  /**
+   * {@code POST /tools/call}: 400 no name / bad JSON / arguments not matching the schema, 404
+   * unknown tool, 413 arguments over {@link ToolCalls#MAX_ARGUMENT_BYTES}, 500 when dispatch fails.
+   */
   private void callTool(Context ctx) {
     String owner = requireMcpAuth(ctx);
     JsonNode body = RequestBodies.json(ctx);
@@ -175,6 +179,8 @@ public final class GatewayApp implements AutoCloseable {
       throw new NotFoundResponse(e.getMessage());
     } catch (ToolArguments.InvalidArguments e) {
       throw new BadRequestResponse(e.getMessage());
+    } catch (ToolCalls.ArgumentsTooLarge e) {
+      throw new ContentTooLargeResponse(e.getMessage());
     }
     ctx.json(ToolCalls.callToolResult(id));
   }

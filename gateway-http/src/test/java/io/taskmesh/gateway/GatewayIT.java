@@ -132,8 +132,8 @@ class GatewayIT {
     assertThat(result.get("isError").asBoolean()).isFalse();
     JsonNode text = Json.MAPPER.readTree(result.get("content").get(0).get("text").asText());
     String id = text.get("task_id").asText();
-    assertThat(text.get("status_url").asText()).isEqualTo("/mesh/" + id);
-    assertThat(text.get("stream_url").asText()).isEqualTo("/mesh/" + id + "/stream");
+    assertThat(text.get("status_url").asText()).isEqualTo("/tasks/" + id);
+    assertThat(text.get("stream_url").asText()).isEqualTo("/stream/" + id);
 
     JsonNode pending = awaitTask(id, "pending");
     assertThat(pending.get("total_actors").asInt()).isEqualTo(3);

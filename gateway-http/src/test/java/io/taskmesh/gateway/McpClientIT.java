@@ -122,8 +122,8 @@ class McpClientIT {
     assertThat(called.path("isError").asBoolean(false)).isFalse();
     JsonNode text = Json.MAPPER.readTree(called.get("content").get(0).get("text").asText());
     assertThat(text.get("task_id").asText()).isNotBlank();
-    assertThat(text.get("status_url").asText()).isEqualTo("/mesh/" + text.get("task_id").asText());
-    assertThat(text.get("stream_url").asText()).endsWith("/stream");
+    assertThat(text.get("status_url").asText()).isEqualTo("/tasks/" + text.get("task_id").asText());
+    assertThat(text.get("stream_url").asText()).isEqualTo("/stream/" + text.get("task_id").asText());
 
     JsonNode bad = find(events, "bad-call").get("result");
     assertThat(bad.get("isError").asBoolean()).isTrue();

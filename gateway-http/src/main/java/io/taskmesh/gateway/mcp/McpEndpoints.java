@@ -36,13 +36,16 @@ public final class McpEndpoints implements AutoCloseable {
   private final McpSyncServer streamableServer;
   private final McpSyncServer sseServer;
   private final McpAuthFilter authFilter;
+  private final McpRequestGuard guard;
 
   /**
    * @param allowedHosts Host header patterns ({@code host:port}, {@code host:*}); empty = no Host check
    * @param allowedOrigins Origin patterns; a request without Origin always passes
+   * @param maxBodyBytes the largest request body, as on every other route (the SDK servlets are
+   *     not behind Javalin's limit)
    */
   public McpEndpoints(ToolCalls calls, McpAuth auth, List<String> allowedHosts, List<String> allowedOrigins,
-      String version) {
+      String version, long maxBodyBytes) {
     McpJsonMapper json = new JacksonMcpJsonMapper(new ObjectMapper());
     DefaultServerTransportSecurityValidator security = DefaultServerTransportSecurityValidator.builder()
         .allowedHosts(allowedHosts).allowedOrigins(allowedOrigins).build();
@@ -72,16 +75,23 @@ public final class McpEndpoints implements AutoCloseable {
     tools.sync(calls.flows().all());
     calls.flows().onChange(tools::sync);
     this.authFilter = new McpAuthFilter(auth);
+    this.guard = new McpRequestGuard(STREAMABLE_PATH, MESSAGE_PATH, maxBodyBytes);
   }
 
-  /** Registers the SDK servlets and the auth filter on the gateway's servlet context. */
+  /**
+   * Registers the SDK servlets behind three filters, in this order: JSON-RPC error bodies for
+   * every error, then auth, then the request checks (so a client without credentials learns
+   * nothing about its request but the 401).
+   */
   public void mount(JavalinConfig cfg) {
     cfg.jetty.modifyServletContextHandler(h -> {
       EnumSet<DispatcherType> requests = EnumSet.of(DispatcherType.REQUEST);
-      FilterHolder filter = new FilterHolder(authFilter);
-      filter.setAsyncSupported(true);
-      for (String path : List.of(STREAMABLE_PATH, SSE_PATH, MESSAGE_PATH)) {
-        h.addFilter(filter, path, requests);
+      for (var filter : List.of(new McpErrorResponses(), authFilter, guard)) {
+        FilterHolder holder = new FilterHolder(filter);
+        holder.setAsyncSupported(true);
+        for (String path : List.of(STREAMABLE_PATH, SSE_PATH, MESSAGE_PATH)) {
+          h.addFilter(holder, path, requests);
+        }
       }
       ServletHolder streamableHolder = new ServletHolder("mcp-streamable", streamable);
       streamableHolder.setAsyncSupported(true);

@@ -77,14 +77,18 @@ final class McpTools {
         .name(flow.name())
         .description(flow.description() == null ? "Runs the flow " + flow.name() : flow.description())
         .inputSchema(inputSchema)
+        .outputSchema(ToolCalls.RESULT_SCHEMA)
         .build();
     return SyncToolSpecification.builder().tool(tool).callHandler((exchange, request) -> {
       String owner = McpPrincipal.of(exchange.transportContext());
       try {
         String id = calls.start(request.name(), Json.MAPPER.valueToTree(
             request.arguments() == null ? Map.of() : request.arguments()), owner);
-        return McpSchema.CallToolResult.builder().addTextContent(ToolCalls.resultText(id)).isError(false).build();
-      } catch (ToolCalls.UnknownTool | ToolArguments.InvalidArguments e) {
+        // the spec's text for clients that read content, the same object for those that read structuredContent
+        return McpSchema.CallToolResult.builder().addTextContent(ToolCalls.resultText(id))
+            .structuredContent(ToolCalls.result(id)).isError(false).build();
+      } catch (ToolCalls.UnknownTool | ToolArguments.InvalidArguments | ToolCalls.ArgumentsTooLarge e) {
+        // argument problems are tool execution errors (MCP tools, "Error Handling"): the model can correct them
         return error(e.getMessage());
       } catch (EventLogException | DispatchException e) {
         LOG.error("tool {} could not start a task: {}", request.name(), e.getMessage());
