@@ -32,7 +32,8 @@ class EdgeA2aV1Test {
 
   @BeforeAll
   static void start() {
-    gateway = EdgeGateway.start(GatewayMode.API);
+    // push targets on loopback are refused unless allowed; these tests never deliver
+    gateway = EdgeGateway.start(GatewayMode.API, Map.of("SVC_A2A_PUSH_ALLOW_PRIVATE", "true"));
   }
 
   @AfterAll
@@ -78,7 +79,7 @@ class EdgeA2aV1Test {
     JsonNode got = result("GetTask", "{\"id\":\"" + id + "\",\"historyLength\":5}");
     assertThat(got.get("id").asText()).isEqualTo(id);
     assertThat(got.at("/history/0/role").asText()).isEqualTo("ROLE_USER");
-    assertThat(got.at("/history/0/parts/0/text").asText()).isEqualTo("hello");
+    assertThat(got.at("/history/0/parts").toString()).contains("hello");
     assertNoKind(got);
     JsonNode old = EdgeGateway.json(gateway.post("/a2a/", A2aCalls.call("tasks/get", "{\"id\":\"" + id + "\"}")));
     assertThat(old.at("/result/id").asText()).isEqualTo(id);
@@ -163,19 +164,19 @@ class EdgeA2aV1Test {
   void pushConfigMethodsOnBothBindings() {
     String id = gateway.seedTask("v1-push", null);
     JsonNode created = result("CreateTaskPushNotificationConfig", "{\"taskId\":\"" + id
-        + "\",\"id\":\"c1\",\"url\":\"https://hooks.example.com/a2a\",\"token\":\"t\"}");
+        + "\",\"id\":\"c1\",\"url\":\"http://127.0.0.1:9/a2a\",\"token\":\"t\"}");
     assertThat(created.get("taskId").asText()).isEqualTo(id);
-    assertThat(created.get("url").asText()).isEqualTo("https://hooks.example.com/a2a");
+    assertThat(created.get("url").asText()).isEqualTo("http://127.0.0.1:9/a2a");
     assertThat(created.get("id").asText()).isEqualTo("c1");
     assertThat(result("GetTaskPushNotificationConfig", "{\"taskId\":\"" + id + "\",\"id\":\"c1\"}").get("url").asText())
-        .isEqualTo("https://hooks.example.com/a2a");
+        .isEqualTo("http://127.0.0.1:9/a2a");
     HttpResponse<String> rest = gateway.post("/a2a/v1/tasks/" + id + "/pushNotificationConfigs",
-        "{\"id\":\"c2\",\"url\":\"https://hooks.example.com/other\"}", V1);
+        "{\"id\":\"c2\",\"url\":\"http://127.0.0.1:9/other\"}", V1);
     assertThat(rest.statusCode()).as(rest.body()).isEqualTo(200);
     JsonNode listed = EdgeGateway.json(gateway.get("/a2a/v1/tasks/" + id + "/pushNotificationConfigs", V1));
     assertThat(listed.get("configs").findValuesAsText("id")).containsExactlyInAnyOrder("c1", "c2");
     assertThat(EdgeGateway.json(gateway.get("/a2a/v1/tasks/" + id + "/pushNotificationConfigs/c2", V1))
-        .get("url").asText()).isEqualTo("https://hooks.example.com/other");
+        .get("url").asText()).isEqualTo("http://127.0.0.1:9/other");
     assertThat(gateway.send("DELETE", "/a2a/v1/tasks/" + id + "/pushNotificationConfigs/c2", null, V1).statusCode())
         .isEqualTo(200);
     assertThat(result("DeleteTaskPushNotificationConfig", "{\"taskId\":\"" + id + "\",\"id\":\"c1\"}").isObject()).isTrue();
