@@ -13,6 +13,7 @@ import io.javalin.http.UnauthorizedResponse;
 import io.javalin.json.JavalinJackson;
 import io.taskmesh.gateway.a2a.A2aPorts;
 import io.taskmesh.gateway.a2a.A2aRoutes;
+import io.taskmesh.gateway.a2a.v1.A2aV1Routes;
 import io.taskmesh.gateway.mcp.McpEndpoints;
 import io.taskmesh.schemas.ApiDocument;
 import io.taskmesh.schemas.Json;
@@ -132,8 +133,9 @@ public final class GatewayApp implements AutoCloseable {
       if (oauth != null) {
         OAuthRoutes.register(cfg, oauth);
       }
-      A2aRoutes.register(cfg, config.a2a(), new A2aPorts(flows::all, new A2aTaskStarter(launcher), fly::subscribe,
-          queries, commands, feed, TaskListing.of(queries)));
+      A2aRoutes a2a = A2aRoutes.register(cfg, config.a2a(), new A2aPorts(flows::all, new A2aTaskStarter(launcher),
+          fly::subscribe, queries, commands, feed, TaskListing.of(queries)));
+      A2aV1Routes.register(cfg, a2a);
       cfg.routes.post("/tools/call", this::callTool);
       cfg.routes.get("/stream/{id}", ctx -> {
         String owner = requireMcpAuth(ctx);

@@ -19,13 +19,15 @@ final class A2aCall {
   private final String principal;
   private final boolean streaming;
   private final A2aSse sse;
+  private final A2aWire wire;
 
-  A2aCall(Context ctx, JsonRpc.Request request, String principal, boolean streaming, A2aSse sse) {
+  A2aCall(Context ctx, JsonRpc.Request request, String principal, boolean streaming, A2aSse sse, A2aWire wire) {
     this.ctx = ctx;
     this.request = request;
     this.principal = principal;
     this.streaming = streaming;
     this.sse = sse;
+    this.wire = wire;
   }
 
   ObjectNode params() {
@@ -48,11 +50,11 @@ final class A2aCall {
 
   /** Answers {@code result} (a typed A2A object, a JSON tree, or null). */
   void reply(Object result) {
-    json(ctx, JsonRpc.result(request.id(), result));
+    wire.reply(ctx, request.id(), result == null ? null : Json.tree(result));
   }
 
   void replyError(int code, String message) {
-    json(ctx, JsonRpc.error(request.id(), code, message));
+    wire.error(ctx, request.id(), new A2aException(code, message));
   }
 
   /** Answers when {@code answered} completes (it replies itself); the request stays open till then. */
@@ -61,17 +63,18 @@ final class A2aCall {
   }
 
   void stream(String taskId, List<? extends StreamResult> first, StreamMapper mapper) throws Exception {
-    sse.stream(ctx, request.id(), taskId, first, mapper);
+    sse.stream(ctx, wire, request.id(), taskId, first, mapper);
   }
 
   /** An error: one SSE event when the call streams to an SSE client, else a JSON-RPC error. */
   void fail(A2aException e) {
-    if (streaming && acceptsEventStream(ctx) && sse.error(ctx, request.id(), e)) {
+    if (streaming && wire.errorsAsEvents() && acceptsEventStream(ctx) && sse.error(ctx, wire, request.id(), e)) {
       return;
     }
-    replyError(e.code(), e.getMessage());
+    wire.error(ctx, request.id(), e);
   }
 
+  /** Writes a JSON answer with status 200. */
   static void json(Context ctx, ObjectNode response) {
     ctx.status(HttpStatus.OK).contentType("application/json").result(Json.write(response));
   }

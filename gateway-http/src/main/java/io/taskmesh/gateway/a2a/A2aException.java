@@ -1,6 +1,6 @@
 package io.taskmesh.gateway.a2a;
 
-/** A JSON-RPC error to answer: the A2A 0.3 and JSON-RPC 2.0 codes. */
+/** An A2A error to answer, by its JSON-RPC code: the A2A 0.3 / 1.0 and JSON-RPC 2.0 codes. */
 public final class A2aException extends RuntimeException {
   public static final int PARSE_ERROR = -32700;
   public static final int INVALID_REQUEST = -32600;
@@ -12,6 +12,11 @@ public final class A2aException extends RuntimeException {
   public static final int PUSH_NOT_SUPPORTED = -32003;
   public static final int UNSUPPORTED_OPERATION = -32004;
   public static final int CONTENT_TYPE_NOT_SUPPORTED = -32005;
+  /** A2A 1.0 codes (no 0.3 method answers them). */
+  public static final int INVALID_AGENT_RESPONSE = -32006;
+  public static final int EXTENDED_CARD_NOT_CONFIGURED = -32007;
+  public static final int EXTENSION_SUPPORT_REQUIRED = -32008;
+  public static final int VERSION_NOT_SUPPORTED = -32009;
 
   private final int code;
 

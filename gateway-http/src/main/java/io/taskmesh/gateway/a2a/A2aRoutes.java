@@ -6,6 +6,7 @@ import io.javalin.http.HttpStatus;
 import io.taskmesh.topology.EventLogException;
 import io.taskmesh.topology.ViewUnavailableException;
 import jakarta.servlet.DispatcherType;
+import java.util.EnumMap;
 import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.Map;
@@ -13,6 +14,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
+import java.util.function.Consumer;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,7 +41,21 @@ public final class A2aRoutes implements AutoCloseable {
   private final ExecutorService writers = Executors.newFixedThreadPool(4, daemon("a2a-sse-writer"));
   private final ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor(daemon("a2a-timer"));
   private final A2aSse sse;
-  private final Map<String, A2aMethod> methods = new HashMap<>();
+  private final Map<String, Operation> names = new HashMap<>();
+  private final Map<Operation, A2aMethod> methods = new EnumMap<>(Operation.class);
+
+  /**
+   * What a call asks, whatever its binding names it: each binding (0.3 JSON-RPC here, A2A 1.0 in
+   * {@code a2a.v1}) maps its method names or routes to these and shares the method classes.
+   */
+  public enum Operation {
+    SEND, GET, LIST, CANCEL,
+    /** 0.3 {@code tasks/resubscribe}: a task whose stream is over gets its closing events. */
+    RESUBSCRIBE,
+    /** 1.0 {@code SubscribeToTask}: a task in a terminal state is UnsupportedOperation. */
+    SUBSCRIBE,
+    PUSH_SET, PUSH_GET, PUSH_LIST, PUSH_DELETE, EXTENDED_CARD
+  }
 
   /** One JSON-RPC method. */
   @FunctionalInterface
@@ -59,16 +75,19 @@ public final class A2aRoutes implements AutoCloseable {
     CancelMethod cancel = new CancelMethod(tasks, ports.commands(), waiter);
     ResubscribeMethod resubscribe = new ResubscribeMethod(tasks);
     PushConfigMethods pushConfigs = new PushConfigMethods(tasks, push);
-    method(send::send, "message/send", "message/stream");
-    method(reads::get, "tasks/get");
-    method(reads::list, "tasks/list");
-    method(cancel::cancel, "tasks/cancel");
-    method(resubscribe::resubscribe, "tasks/resubscribe");
-    method(cards::extendedCard, "agent/authenticatedExtendedCard", "agent/getAuthenticatedExtendedCard");
-    method(pushConfigs::set, "pushNotification/set", "tasks/pushNotificationConfig/set");
-    method(pushConfigs::get, "pushNotification/get", "tasks/pushNotificationConfig/get");
-    method(pushConfigs::list, "pushNotification/list", "tasks/pushNotificationConfig/list");
-    method(pushConfigs::delete, "pushNotification/delete", "tasks/pushNotificationConfig/delete");
+    method(Operation.SEND, send::send, "message/send", "message/stream");
+    method(Operation.GET, reads::get, "tasks/get");
+    method(Operation.LIST, reads::list, "tasks/list");
+    method(Operation.CANCEL, cancel::cancel, "tasks/cancel");
+    method(Operation.RESUBSCRIBE, resubscribe::resubscribe, "tasks/resubscribe");
+    method(Operation.SUBSCRIBE, resubscribe::subscribe);
+    method(Operation.EXTENDED_CARD, cards::extendedCard, "agent/authenticatedExtendedCard",
+        "agent/getAuthenticatedExtendedCard");
+    method(Operation.PUSH_SET, pushConfigs::set, "pushNotification/set", "tasks/pushNotificationConfig/set");
+    method(Operation.PUSH_GET, pushConfigs::get, "pushNotification/get", "tasks/pushNotificationConfig/get");
+    method(Operation.PUSH_LIST, pushConfigs::list, "pushNotification/list", "tasks/pushNotificationConfig/list");
+    method(Operation.PUSH_DELETE, pushConfigs::delete, "pushNotification/delete",
+        "tasks/pushNotificationConfig/delete");
   }
 
   /** Registers the A2A routes on a gateway that serves the api routes; null settings = defaults. */
@@ -78,9 +97,10 @@ public final class A2aRoutes implements AutoCloseable {
     return routes;
   }
 
-  private void method(A2aMethod handler, String... names) {
-    for (String name : names) {
-      methods.put(name, handler);
+  private void method(Operation operation, A2aMethod handler, String... methodNames) {
+    methods.put(operation, handler);
+    for (String name : methodNames) {
+      names.put(name, operation);
     }
   }
 
@@ -95,13 +115,26 @@ public final class A2aRoutes implements AutoCloseable {
     cfg.events.serverStopping(this::close);
   }
 
-  private void rpc(Context ctx) throws Exception {
+  /**
+   * Authenticates an A2A request (every binding takes the same credentials). Answers 401 itself
+   * and returns false when the credentials are missing or wrong; else {@code owner} gets the task
+   * owner of the caller (null while A2A auth is off).
+   */
+  public boolean authenticate(Context ctx, Consumer<String> owner) {
     A2aAuth.Result who = auth.authenticate(ctx.header("X-API-Key"), ctx.header("Authorization"));
     if (!who.ok()) {
       ctx.status(HttpStatus.UNAUTHORIZED).contentType("text/plain").result("missing or invalid A2A credentials");
+      return false;
+    }
+    owner.accept(who.principal() == null ? null : PRINCIPAL_PREFIX + who.principal());
+    return true;
+  }
+
+  private void rpc(Context ctx) throws Exception {
+    String[] principal = new String[1];
+    if (!authenticate(ctx, p -> principal[0] = p)) {
       return;
     }
-    String principal = who.principal() == null ? null : PRINCIPAL_PREFIX + who.principal();
     byte[] body = ctx.bodyAsBytes();
     JsonRpc.Request req;
     try {
@@ -115,13 +148,27 @@ public final class A2aRoutes implements AutoCloseable {
       case "message/send" -> A2aCall.acceptsEventStream(ctx);
       default -> false;
     };
-    A2aCall call = new A2aCall(ctx, req, principal, streaming, sse);
+    Operation operation = names.get(req.method());
+    if (operation == null) {
+      A2aWire.JSON_RPC_03.error(ctx, req.id(),
+          new A2aException(A2aException.METHOD_NOT_FOUND, "Method not found: " + req.method()));
+      return;
+    }
+    serve(ctx, operation, req, principal[0], streaming, A2aWire.JSON_RPC_03);
+  }
+
+  /**
+   * Runs one operation for an authenticated caller and answers it on {@code wire}; domain failures
+   * become the wire's errors.
+   *
+   * @param request the call as a JSON-RPC request whose params have the 0.3 shape
+   * @param streaming whether the answer is SSE
+   */
+  public void serve(Context ctx, Operation operation, JsonRpc.Request request, String principal, boolean streaming,
+      A2aWire wire) throws Exception {
+    A2aCall call = new A2aCall(ctx, request, principal, streaming, sse, wire);
     try {
-      A2aMethod method = methods.get(req.method());
-      if (method == null) {
-        throw new A2aException(A2aException.METHOD_NOT_FOUND, "Method not found: " + req.method());
-      }
-      method.call(call);
+      methods.get(operation).call(call);
     } catch (A2aException e) {
       call.fail(e);
     } catch (ViewUnavailableException e) {

@@ -45,11 +45,11 @@ final class A2aSse {
    * and FLY event, until the mapper is done. Subscribes before reading the stored state so
    * nothing falls between the two.
    */
-  void stream(Context ctx, JsonNode requestId, String taskId, List<? extends StreamResult> first,
+  void stream(Context ctx, A2aWire wire, JsonNode requestId, String taskId, List<? extends StreamResult> first,
       StreamMapper mapper) throws Exception {
     new SseHandler(client -> {
       client.keepAlive();
-      A2aStream s = new A2aStream(client, requestId, writers);
+      A2aStream s = new A2aStream(client, wire, requestId, writers);
       List<AutoCloseable> subs = new ArrayList<>();
       client.onClose(() -> {
         open.remove(s);
@@ -80,11 +80,11 @@ final class A2aSse {
   }
 
   /** The error as the one event of a stream; false when the stream could not be opened. */
-  boolean error(Context ctx, JsonNode requestId, A2aException e) {
+  boolean error(Context ctx, A2aWire wire, JsonNode requestId, A2aException e) {
     try {
       new SseHandler(client -> {
         client.keepAlive();
-        A2aStream s = new A2aStream(client, requestId, writers);
+        A2aStream s = new A2aStream(client, wire, requestId, writers);
         s.sendError(e);
         s.finish();
       }).handle(ctx);

@@ -10,8 +10,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One A2A SSE response in the 0.3 form: every event is one {@code data:} line holding a JSON-RPC
- * response whose {@code id} is the request's id (same JSON type). Writes run in order on a shared
+ * One A2A SSE response: every event is one {@code data:} line in the wire's form (0.3: a JSON-RPC
+ * response whose {@code id} is the request's id, same JSON type). Writes run in order on a shared
  * executor so feed threads never block on a slow client; after the final event the stream is
  * closed. A client that falls {@value #MAX_QUEUED} events behind is disconnected.
  */
@@ -21,14 +21,16 @@ final class A2aStream {
   private static final Object CLOSE = new Object();
 
   private final SseClient client;
+  private final A2aWire wire;
   private final JsonNode requestId;
   private final Executor writer;
   private final ArrayDeque<Object> queue = new ArrayDeque<>();
   private boolean draining;
   private boolean closing;
 
-  A2aStream(SseClient client, JsonNode requestId, Executor writer) {
+  A2aStream(SseClient client, A2aWire wire, JsonNode requestId, Executor writer) {
     this.client = client;
+    this.wire = wire;
     this.requestId = requestId;
     this.writer = writer;
   }
@@ -36,12 +38,12 @@ final class A2aStream {
   /** Queues A2A results (Task, status-update, artifact-update), in order. */
   synchronized void send(List<? extends StreamResult> results) {
     for (StreamResult r : results) {
-      enqueue(Json.write(JsonRpc.result(requestId, r)));
+      enqueue(wire.event(requestId, Json.tree(r)));
     }
   }
 
   synchronized void sendError(A2aException e) {
-    enqueue(Json.write(JsonRpc.error(requestId, e.code(), e.getMessage())));
+    enqueue(wire.errorEvent(requestId, e));
   }
 
   synchronized void comment(String text) {

@@ -19,6 +19,8 @@ import java.util.Collection;
 final class AgentCard {
   static final String PROTOCOL_VERSION = "0.3.0";
   static final String TRANSPORT = "JSONRPC";
+  /** The A2A 1.0 interfaces (JSON-RPC and HTTP+JSON), relative to the 0.3 endpoint {@code /a2a/}. */
+  static final String V1_PATH = "v1";
 
   private AgentCard() {}
 
@@ -34,10 +36,11 @@ final class AgentCard {
     card.put("protocolVersion", PROTOCOL_VERSION);
     card.put("url", endpoint);
     card.put("preferredTransport", TRANSPORT);
-    ObjectNode iface = card.putArray("supportedInterfaces").addObject();
-    iface.put("url", endpoint);
-    iface.put("protocolBinding", TRANSPORT);
-    iface.put("protocolVersion", PROTOCOL_VERSION);
+    // every interface served; an A2A 1.0 client picks the 1.0 one, 0.3 clients read url above
+    ArrayNode interfaces = card.putArray("supportedInterfaces");
+    addInterface(interfaces, endpoint, TRANSPORT, "0.3");
+    addInterface(interfaces, endpoint + V1_PATH, TRANSPORT, "1.0");
+    addInterface(interfaces, endpoint + V1_PATH, "HTTP+JSON", "1.0");
     ObjectNode additional = card.putArray("additionalInterfaces").addObject();
     additional.put("url", endpoint);
     additional.put("transport", TRANSPORT);
@@ -99,6 +102,13 @@ final class AgentCard {
     s.set("inputModes", strings("application/json", "text/plain"));
     s.set("outputModes", strings("application/json", "text/plain"));
     return s;
+  }
+
+  private static void addInterface(ArrayNode interfaces, String url, String binding, String version) {
+    ObjectNode iface = interfaces.addObject();
+    iface.put("url", url);
+    iface.put("protocolBinding", binding);
+    iface.put("protocolVersion", version);
   }
 
   private static ArrayNode strings(String... values) {

@@ -7,12 +7,12 @@ import io.taskmesh.schemas.Json;
 import java.io.IOException;
 
 /** JSON-RPC 2.0 envelopes: parsing a request, building result and error responses. */
-final class JsonRpc {
+public final class JsonRpc {
   private JsonRpc() {}
 
   /** A parsed request; {@code id} keeps its JSON type (string or number) so it is echoed as sent. */
-  record Request(JsonNode id, String method, JsonNode params) {
-    ObjectNode paramsObject() {
+  public record Request(JsonNode id, String method, JsonNode params) {
+    public ObjectNode paramsObject() {
       return params == null || params.isNull() ? Json.MAPPER.createObjectNode() : (ObjectNode) params;
     }
   }
@@ -21,7 +21,7 @@ final class JsonRpc {
    * Parses and checks the envelope. Throws {@link A2aException} with -32700 (not JSON) or -32600
    * (not a request object); the id of the failed request, when readable, is in {@link #idOf}.
    */
-  static Request parse(byte[] body) {
+  public static Request parse(byte[] body) {
     JsonNode node;
     try {
       node = Json.MAPPER.readTree(body);
@@ -55,7 +55,7 @@ final class JsonRpc {
   }
 
   /** The id of a request that failed validation: echoed when it is a valid id, else null. */
-  static JsonNode idOf(byte[] body) {
+  public static JsonNode idOf(byte[] body) {
     try {
       JsonNode node = Json.MAPPER.readTree(body);
       JsonNode id = node == null ? null : node.get("id");
@@ -66,7 +66,7 @@ final class JsonRpc {
   }
 
   /** A result response; {@code result} is a JSON tree or a typed A2A object (null is written as null). */
-  static ObjectNode result(JsonNode id, Object result) {
+  public static ObjectNode result(JsonNode id, Object result) {
     ObjectNode out = Json.MAPPER.createObjectNode();
     out.put("jsonrpc", "2.0");
     out.set("id", id == null ? NullNode.getInstance() : id);
@@ -74,7 +74,7 @@ final class JsonRpc {
     return out;
   }
 
-  static ObjectNode error(JsonNode id, int code, String message) {
+  public static ObjectNode error(JsonNode id, int code, String message) {
     ObjectNode out = Json.MAPPER.createObjectNode();
     out.put("jsonrpc", "2.0");
     out.set("id", id == null ? NullNode.getInstance() : id);

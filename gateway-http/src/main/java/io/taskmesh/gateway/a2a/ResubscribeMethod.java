@@ -15,6 +15,17 @@ final class ResubscribeMethod {
     this.tasks = tasks;
   }
 
+  /** A2A 1.0 {@code SubscribeToTask}: as resubscribe, but a task in a terminal state is refused (spec 9.4.6). */
+  void subscribe(A2aCall call) throws Exception {
+    String id = A2aMessages.requiredString(call.params(), "id");
+    A2aState state = A2aState.of(tasks.visible(id, call.principal()).status());
+    if (state.isTerminal()) {
+      throw new A2aException(A2aException.UNSUPPORTED_OPERATION,
+          "Task " + id + " is in a terminal state (" + state + "): there is nothing to subscribe to");
+    }
+    resubscribe(call);
+  }
+
   void resubscribe(A2aCall call) throws Exception {
     String id = A2aMessages.requiredString(call.params(), "id");
     TaskState s = tasks.visible(id, call.principal());
