@@ -208,6 +208,9 @@ class ObjectStoreConnectorIT {
     assertThat(clients.get(0).put("/keys/counter", "0").getStatus()).isEqualTo(204);
     AtomicInteger acknowledged = new AtomicInteger();
     AtomicInteger conflicts = new AtomicInteger();
+    // moto sometimes answers a racing conditional write with 500 (InternalError): the write may or
+    // may not have landed, as with S3's own 5xx, so such a write bounds the count instead of fixing it
+    AtomicInteger indeterminate = new AtomicInteger();
     ExecutorService pool = Executors.newFixedThreadPool(2);
     try {
       List<Future<?>> done = new ArrayList<>();
@@ -218,6 +221,8 @@ class ObjectStoreConnectorIT {
             int status = c.put("/keys/counter", String.valueOf(value + 1)).getStatus();
             if (status == 204) {
               acknowledged.incrementAndGet();
+            } else if (status == 500) {
+              indeterminate.incrementAndGet();
             } else {
               assertThat(status).isEqualTo(409);
               conflicts.incrementAndGet();
@@ -232,8 +237,10 @@ class ObjectStoreConnectorIT {
     } finally {
       pool.shutdownNow();
     }
-    assertThat(Integer.parseInt(rawRead(prefix + "counter"))).isEqualTo(acknowledged.get());
-    assertThat(acknowledged.get() + conflicts.get()).isEqualTo(60);
+    int stored = Integer.parseInt(rawRead(prefix + "counter"));
+    assertThat(stored).isBetween(acknowledged.get(), acknowledged.get() + indeterminate.get());
+    assertThat(indeterminate.get()).as("backend errors, not conflicts, decided most writes").isLessThan(10);
+    assertThat(acknowledged.get() + conflicts.get() + indeterminate.get()).isEqualTo(60);
   }
 
   @Test
