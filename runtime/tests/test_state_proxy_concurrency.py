@@ -70,6 +70,13 @@ def test_two_runtimes_end_with_exactly_the_acknowledged_increments(two_pods, sta
 
     assert not failures, failures
     final = int(moto.client().get_object(Bucket=BUCKET, Key="shared")["Body"].read())
-    assert final == len(acknowledged) == 2 * PER_RUNTIME
-    assert sorted(a["value"] for a in acknowledged) == list(range(1, final + 1))
+    indeterminate = [a for a in acknowledged if a.get("indeterminate")]
+    acknowledged = [a for a in acknowledged if not a.get("indeterminate")]
+    assert len(acknowledged) + len(indeterminate) == 2 * PER_RUNTIME
+    assert len(indeterminate) < 10, "backend errors, not conflicts, decided most writes"
+    assert len(acknowledged) <= final <= len(acknowledged) + len(indeterminate)
+    values = sorted(a["value"] for a in acknowledged)
+    assert len(set(values)) == len(values), "two writers acknowledged the same value"
+    if not indeterminate:
+        assert values == list(range(1, final + 1))
     print(f"conflicts retried: {sum(a['conflicts'] for a in acknowledged)}")
