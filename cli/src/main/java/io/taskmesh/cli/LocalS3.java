@@ -1,5 +1,6 @@
 package io.taskmesh.cli;
 
+import io.taskmesh.servicekit.Env;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -43,7 +44,7 @@ final class LocalS3 implements AutoCloseable {
 
   /** On this port (a test stops the server and starts it again where the connectors expect it). */
   static LocalS3 start(int port, Path logFile, Duration timeout) {
-    String python = System.getenv().getOrDefault("SVC_PYTHON", "python3");
+    String python = Env.of(System.getenv()).string("SVC_PYTHON", "python3");
     Process p;
     try {
       Files.createDirectories(logFile.getParent());

@@ -1,5 +1,6 @@
 package io.taskmesh.cli;
 
+import io.taskmesh.servicekit.Env;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -55,7 +56,7 @@ public final class Main implements Runnable {
       DevConfig devConfig = DevConfig.load((config != null ? config : root.resolve("examples")).toAbsolutePath());
       DevStack.Options options = new DevStack.Options(root, devConfig,
           (data != null ? data : root.resolve(".taskmesh")).toAbsolutePath(), kafka,
-          System.getenv("SVC_DATABASE_URL"), port, meshPort, meshInternalPort, "default");
+          Env.of(System.getenv()).optional("SVC_DATABASE_URL"), port, meshPort, meshInternalPort, "default");
       CountDownLatch stopRequested = StopSignals.install();
       DevStack stack = DevStack.start(options, System.out::println);
       // any other way out (e.g. SIGHUP) still closes the stack, though not in order with Postgres's hook
@@ -125,8 +126,8 @@ public final class Main implements Runnable {
 
   /** The repository root: TASKMESH_HOME (set by ./taskmesh), else the working directory. */
   static Path repoRoot() {
-    String home = System.getenv("TASKMESH_HOME");
-    Path root = home != null && !home.isBlank() ? Path.of(home) : Path.of("").toAbsolutePath();
+    String home = Env.of(System.getenv()).optional("TASKMESH_HOME");
+    Path root = home != null ? Path.of(home) : Path.of("").toAbsolutePath();
     if (!Files.isDirectory(root.resolve("runtime").resolve("taskmesh_runtime"))) {
       throw new IllegalStateException("cannot find runtime/taskmesh_runtime under " + root
           + "; run ./taskmesh from the repository");

@@ -1,6 +1,8 @@
 package io.taskmesh.cli;
 
+import io.taskmesh.servicekit.ConfigException;
 import io.taskmesh.servicekit.Durations;
+import io.taskmesh.servicekit.Env;
 import io.taskmesh.topology.TaskReplay;
 import io.taskmesh.topology.TaskTopics;
 import io.taskmesh.topology.TaskViewConfig;
@@ -40,20 +42,23 @@ final class ReplayCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    String bootstrap = env.get("KAFKA_BOOTSTRAP_SERVERS");
-    if (bootstrap == null || bootstrap.isBlank()) {
-      System.err.println("replay: KAFKA_BOOTSTRAP_SERVERS is required");
+    Env vars = Env.of(env);
+    TaskViewConfig config;
+    try {
+      String stateDir = vars.optional("SVC_STATE_DIR");
+      // the same variables, defaults and limits as the gateway's GatewayConfig
+      config = new TaskViewConfig(vars.required("KAFKA_BOOTSTRAP_SERVERS"),
+          vars.string("SVC_STREAMS_APPLICATION_ID", "svc-gateway"),
+          stateDir == null ? Path.of(System.getProperty("java.io.tmpdir"), "taskmesh-gateway-state") : Path.of(stateDir),
+          vars.integer("SVC_TASK_TOPIC_PARTITIONS", 3, 1, 10_000),
+          (short) vars.integer("SVC_TOPIC_REPLICATION_FACTOR", 1, 1, 32));
+    } catch (ConfigException e) {
+      System.err.println("replay: " + e.getMessage());
       return 2;
     }
-    String stateDir = env.getOrDefault("SVC_STATE_DIR", "");
-    TaskViewConfig config = new TaskViewConfig(bootstrap.trim(),
-        env.getOrDefault("SVC_STREAMS_APPLICATION_ID", "svc-gateway"),
-        stateDir.isBlank() ? Path.of(System.getProperty("java.io.tmpdir"), "taskmesh-gateway-state") : Path.of(stateDir),
-        Integer.parseInt(env.getOrDefault("SVC_TASK_TOPIC_PARTITIONS", "3")),
-        Short.parseShort(env.getOrDefault("SVC_TOPIC_REPLICATION_FACTOR", "1")));
     Duration limit = Durations.parse("--timeout", timeout);
     try {
-      System.out.println("replay: resetting application " + config.applicationId() + " on " + bootstrap);
+      System.out.println("replay: resetting application " + config.applicationId() + " on " + config.bootstrapServers());
       TaskReplay.reset(config, Duration.ofMinutes(2));
       if (resetOnly) {
         System.out.println("replay: reset done; the next gateway start folds the log from the beginning");

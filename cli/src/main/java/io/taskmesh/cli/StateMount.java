@@ -1,7 +1,6 @@
 package io.taskmesh.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.taskmesh.connectors.ConfigException;
 import io.taskmesh.connectors.ConnectorType;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -71,7 +70,7 @@ public record StateMount(String name, String path, String writeMode, String conn
     String type = connector.hasNonNull("type") ? connector.get("type").asText() : typeOfImage(connector.path("image").asText(""));
     try {
       ConnectorType.fromSuffix(type);
-    } catch (ConfigException e) {
+    } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(where + ": connector: " + e.getMessage(), e);
     }
     return new StateMount(name, path.replaceAll("/+$", ""), writeMode, type, env(where, connector.path("env")));

@@ -7,7 +7,12 @@ import io.taskmesh.servicekit.sse.SseSink;
 public record JavalinSseSink(SseClient client) implements SseSink {
   @Override
   public void event(String event, String data, String id) {
-    client.sendEvent(event, data, id);
+    if (event == null) {
+      // Javalin's sendEvent requires a name; sendData writes the data (and id) lines only
+      client.sendData(data, id);
+    } else {
+      client.sendEvent(event, data, id);
+    }
   }
 
   @Override

@@ -1,6 +1,8 @@
 package io.taskmesh.connectors;
 
 import io.taskmesh.connectors.ConnectorType.Family;
+import io.taskmesh.servicekit.ConfigException;
+import io.taskmesh.servicekit.Env;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
@@ -25,14 +27,15 @@ public record ConnectorConfig(ConnectorType type, Path socket, String bucket, St
                               URI endpoint, Duration presignTtl, String cloudProject, URI storageEmulatorHost,
                               Path googleCredentials, URI kvstoreUrl) {
   public static final String DEFAULT_REGION = "us-east-1";
-  public static final long DEFAULT_PRESIGN_TTL_SECONDS = 3600;
+  public static final int DEFAULT_PRESIGN_TTL_SECONDS = 3600;
 
-  public static ConnectorConfig fromEnv(ConnectorType type, Map<String, String> env) {
-    Path socket = Path.of(required(env, "CONNECTOR_SOCKET"));
-    String prefix = env.getOrDefault("STATE_PREFIX", "");
-    Duration ttl = Duration.ofSeconds(positiveLong(env, "STATE_PRESIGN_TTL", DEFAULT_PRESIGN_TTL_SECONDS));
+  public static ConnectorConfig fromEnv(ConnectorType type, Map<String, String> vars) {
+    Env env = Env.of(vars);
+    Path socket = Path.of(env.required("CONNECTOR_SOCKET"));
+    String prefix = env.string("STATE_PREFIX", "");
+    Duration ttl = Duration.ofSeconds(env.integer("STATE_PRESIGN_TTL", DEFAULT_PRESIGN_TTL_SECONDS, 1, Integer.MAX_VALUE));
     Family family = type.family();
-    String bucket = family == Family.KV ? null : required(env, "STATE_BUCKET");
+    String bucket = family == Family.KV ? null : env.required("STATE_BUCKET");
     String region = null;
     URI endpoint = null;
     String project = null;
@@ -41,65 +44,38 @@ public record ConnectorConfig(ConnectorType type, Path socket, String bucket, St
     URI kv = null;
     switch (family) {
       case OBJSTORE -> {
-        region = nonBlank(env.get("OBJSTORE_REGION")) ? env.get("OBJSTORE_REGION").trim() : DEFAULT_REGION;
-        endpoint = nonBlank(env.get("OBJSTORE_ENDPOINT_URL"))
-            ? uri("OBJSTORE_ENDPOINT_URL", env.get("OBJSTORE_ENDPOINT_URL"), Set.of("http", "https")) : null;
+        region = env.optional("OBJSTORE_REGION");
+        region = region == null ? DEFAULT_REGION : region;
+        String endpointUrl = env.optional("OBJSTORE_ENDPOINT_URL");
+        endpoint = endpointUrl == null ? null : uri("OBJSTORE_ENDPOINT_URL", endpointUrl, Set.of("http", "https"));
       }
       case BLOB -> {
-        project = nonBlank(env.get("CLOUD_PROJECT")) ? env.get("CLOUD_PROJECT").trim() : null;
-        emulator = nonBlank(env.get("STORAGE_EMULATOR_HOST")) ? emulatorHost(env.get("STORAGE_EMULATOR_HOST")) : null;
-        credentials = nonBlank(env.get("GOOGLE_APPLICATION_CREDENTIALS"))
-            ? Path.of(env.get("GOOGLE_APPLICATION_CREDENTIALS").trim()) : null;
+        project = env.optional("CLOUD_PROJECT");
+        String emulatorHost = env.optional("STORAGE_EMULATOR_HOST");
+        emulator = emulatorHost == null ? null : emulatorHost(emulatorHost);
+        String keyFile = env.optional("GOOGLE_APPLICATION_CREDENTIALS");
+        credentials = keyFile == null ? null : Path.of(keyFile);
       }
-      case KV -> kv = uri("KVSTORE_URL", required(env, "KVSTORE_URL"), Set.of("redis", "rediss"));
+      case KV -> kv = uri("KVSTORE_URL", env.required("KVSTORE_URL"), Set.of("redis", "rediss"));
     }
     return new ConnectorConfig(type, socket, bucket, prefix, region, endpoint, ttl, project, emulator, credentials, kv);
   }
 
   /** Google's tools accept the emulator as {@code host:port} or as a URL; http when no scheme is given. */
-  private static URI emulatorHost(String value) {
-    String v = value.trim();
+  private static URI emulatorHost(String v) {
     return uri("STORAGE_EMULATOR_HOST", v.contains("://") ? v : "http://" + v, Set.of("http", "https"));
-  }
-
-  private static boolean nonBlank(String s) {
-    return s != null && !s.isBlank();
-  }
-
-  private static String required(Map<String, String> env, String name) {
-    String value = env.get(name);
-    if (!nonBlank(value)) {
-      throw new ConfigException(name + " is required");
-    }
-    return value.trim();
-  }
-
-  private static long positiveLong(Map<String, String> env, String name, long fallback) {
-    String value = env.get(name);
-    if (!nonBlank(value)) {
-      return fallback;
-    }
-    try {
-      long n = Long.parseLong(value.trim());
-      if (n > 0) {
-        return n;
-      }
-    } catch (NumberFormatException ignored) {
-      // reported below
-    }
-    throw new ConfigException(name + " must be a positive number of seconds, got '" + value + "'");
   }
 
   private static URI uri(String name, String value, Set<String> schemes) {
     try {
-      URI uri = new URI(value.trim());
+      URI uri = new URI(value);
       if (schemes.contains(uri.getScheme()) && uri.getHost() != null) {
         return uri;
       }
     } catch (URISyntaxException ignored) {
       // reported below
     }
-    throw new ConfigException(name + " must be a " + String.join(" or ", schemes.stream().sorted().toList())
+    throw new ConfigException(name, "must be a " + String.join(" or ", schemes.stream().sorted().toList())
         + " URL, got '" + value + "'");
   }
 }

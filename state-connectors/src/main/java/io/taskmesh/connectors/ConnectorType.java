@@ -37,7 +37,7 @@ public enum ConnectorType {
         return t;
       }
     }
-    throw new ConfigException("unknown connector type " + (name == null ? "(none)" : "'" + name + "'")
+    throw new IllegalArgumentException("unknown connector type " + (name == null ? "(none)" : "'" + name + "'")
         + "; known: " + Arrays.stream(values()).map(ConnectorType::suffix).collect(Collectors.joining(", ")));
   }
 }

@@ -18,6 +18,7 @@ import com.google.cloud.storage.Storage.SignUrlOption;
 import com.google.cloud.storage.StorageException;
 import com.google.cloud.storage.StorageOptions;
 import io.taskmesh.connectors.StoreException.Kind;
+import io.taskmesh.servicekit.ConfigException;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -109,7 +110,7 @@ public final class GcsBackend implements StateBackend {
     try (InputStream in = Files.newInputStream(file)) {
       return GoogleCredentials.fromStream(in);
     } catch (IOException e) {
-      throw new ConfigException("GOOGLE_APPLICATION_CREDENTIALS: cannot read a key from " + file + ": " + e.getMessage());
+      throw new ConfigException("GOOGLE_APPLICATION_CREDENTIALS", "cannot read a key from " + file + ": " + e.getMessage());
     }
   }
 

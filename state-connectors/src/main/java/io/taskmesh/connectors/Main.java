@@ -21,7 +21,7 @@ public final class Main {
       ConnectorType type = ConnectorType.fromSuffix(args.length > 0 ? args[0] : env.get("CONNECTOR_TYPE"));
       ConnectorConfig config = ConnectorConfig.fromEnv(type, env);
       server = new ConnectorServer(config.socket(), Backends.create(config));
-    } catch (ConfigException e) {
+    } catch (IllegalArgumentException e) { // a ConfigException, or an unknown type
       System.err.println("state connector: " + e.getMessage());
       System.exit(2);
       return;

@@ -3,6 +3,7 @@ package io.taskmesh.connectors;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.taskmesh.servicekit.ConfigException;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;

@@ -3,6 +3,7 @@ package io.taskmesh.gateway.a2a;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
 import io.javalin.http.HttpStatus;
+import io.taskmesh.servicekit.Threads;
 import io.taskmesh.topology.EventLogException;
 import io.taskmesh.topology.ViewUnavailableException;
 import jakarta.servlet.DispatcherType;
@@ -11,7 +12,6 @@ import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.function.Consumer;
@@ -38,8 +38,8 @@ public final class A2aRoutes implements AutoCloseable {
   private final A2aAuth auth;
   private final AgentCards cards;
   private final PushNotifier push;
-  private final ExecutorService writers = Executors.newFixedThreadPool(4, daemon("a2a-sse-writer"));
-  private final ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor(daemon("a2a-timer"));
+  private final ExecutorService writers = Threads.fixedPool("a2a-sse-writer", 4);
+  private final ScheduledExecutorService timers = Threads.scheduler("a2a-timer");
   private final A2aSse sse;
   private final Map<String, Operation> names = new HashMap<>();
   private final Map<Operation, A2aMethod> methods = new EnumMap<>(Operation.class);
@@ -184,13 +184,5 @@ public final class A2aRoutes implements AutoCloseable {
     timers.shutdownNow();
     writers.shutdownNow();
     push.close();
-  }
-
-  private static ThreadFactory daemon(String name) {
-    return r -> {
-      Thread t = new Thread(r, name);
-      t.setDaemon(true);
-      return t;
-    };
   }
 }

@@ -1,5 +1,7 @@
 package io.taskmesh.gateway.a2a;
 
+import io.taskmesh.servicekit.ConfigException;
+import io.taskmesh.servicekit.Env;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.Locale;
@@ -35,31 +37,27 @@ public record A2aSettings(
     return fromEnv(Map.of());
   }
 
-  public static A2aSettings fromEnv(Map<String, String> env) {
-    String apiKey = env.getOrDefault("SVC_A2A_API_KEY", "");
+  public static A2aSettings fromEnv(Map<String, String> vars) {
+    Env env = Env.of(vars);
+    String apiKey = env.string("SVC_A2A_API_KEY", "");
     URI jwks = httpUrl(env, "SVC_A2A_JWT_JWKS_URL");
-    String issuer = blankToNull(env.get("SVC_A2A_JWT_ISSUER"));
-    String audience = blankToNull(env.get("SVC_A2A_JWT_AUDIENCE"));
+    String issuer = env.optional("SVC_A2A_JWT_ISSUER");
+    String audience = env.optional("SVC_A2A_JWT_AUDIENCE");
     if (jwks != null && issuer == null) {
-      throw new IllegalArgumentException("SVC_A2A_JWT_ISSUER is required when SVC_A2A_JWT_JWKS_URL is set");
+      throw new ConfigException("SVC_A2A_JWT_ISSUER", "required when SVC_A2A_JWT_JWKS_URL is set");
     }
     if (jwks != null && audience == null) {
-      throw new IllegalArgumentException("SVC_A2A_JWT_AUDIENCE is required when SVC_A2A_JWT_JWKS_URL is set");
+      throw new ConfigException("SVC_A2A_JWT_AUDIENCE", "required when SVC_A2A_JWT_JWKS_URL is set");
     }
     if (jwks == null && (issuer != null || audience != null)) {
-      throw new IllegalArgumentException(
-          "SVC_A2A_JWT_JWKS_URL is required when SVC_A2A_JWT_ISSUER or SVC_A2A_JWT_AUDIENCE is set");
+      throw new ConfigException("SVC_A2A_JWT_JWKS_URL", "required when SVC_A2A_JWT_ISSUER or SVC_A2A_JWT_AUDIENCE is set");
     }
     URI publicUrl = httpUrl(env, "SVC_A2A_PUBLIC_URL");
-    String allow = env.getOrDefault("SVC_A2A_PUSH_ALLOW_PRIVATE", "false").trim().toLowerCase(Locale.ROOT);
-    if (!allow.equals("true") && !allow.equals("false") && !allow.isEmpty()) {
-      throw new IllegalArgumentException("SVC_A2A_PUSH_ALLOW_PRIVATE must be true or false, not '" + allow + "'");
-    }
     return new A2aSettings(apiKey, jwks, issuer, audience, publicUrl,
-        env.getOrDefault("SVC_A2A_AGENT_NAME", "taskmesh").trim(),
-        env.getOrDefault("SVC_A2A_AGENT_DESCRIPTION", "taskmesh flows exposed as A2A skills").trim(),
-        env.getOrDefault("SVC_A2A_AGENT_VERSION", "0.1.0").trim(),
-        allow.equals("true"));
+        env.string("SVC_A2A_AGENT_NAME", "taskmesh"),
+        env.string("SVC_A2A_AGENT_DESCRIPTION", "taskmesh flows exposed as A2A skills"),
+        env.string("SVC_A2A_AGENT_VERSION", "0.1.0"),
+        strictBool(env, "SVC_A2A_PUSH_ALLOW_PRIVATE"));
   }
 
   public boolean apiKeyEnabled() {
@@ -75,8 +73,8 @@ public record A2aSettings(
     return apiKeyEnabled() || jwtEnabled();
   }
 
-  private static URI httpUrl(Map<String, String> env, String name) {
-    String v = blankToNull(env.get(name));
+  private static URI httpUrl(Env env, String name) {
+    String v = env.optional(name);
     if (v == null) {
       return null;
     }
@@ -84,15 +82,20 @@ public record A2aSettings(
       URI uri = new URI(v);
       String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
       if (!(scheme.equals("http") || scheme.equals("https")) || uri.getHost() == null) {
-        throw new IllegalArgumentException(name + " must be an absolute http(s) URL, not '" + v + "'");
+        throw new ConfigException(name, "must be an absolute http(s) URL, not '" + v + "'");
       }
       return uri;
     } catch (URISyntaxException e) {
-      throw new IllegalArgumentException(name + " is not a valid URL: '" + v + "'");
+      throw new ConfigException(name, "not a valid URL: '" + v + "'");
     }
   }
 
-  private static String blankToNull(String v) {
-    return v == null || v.isBlank() ? null : v.trim();
+  /** Only {@code true} or {@code false} (opening private targets is not a yes/1 kind of switch). */
+  private static boolean strictBool(Env env, String name) {
+    String v = env.string(name, "false").toLowerCase(Locale.ROOT);
+    if (!v.equals("true") && !v.equals("false") && !v.isEmpty()) {
+      throw new ConfigException(name, "must be true or false, not '" + v + "'");
+    }
+    return v.equals("true");
   }
 }

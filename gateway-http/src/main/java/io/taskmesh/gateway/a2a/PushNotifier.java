@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.TaskState;
 import io.taskmesh.schemas.TaskUpdate;
+import io.taskmesh.servicekit.Threads;
 import io.taskmesh.topology.TaskQueries;
 import io.taskmesh.topology.UpdateFeed;
 import java.net.Inet6Address;
@@ -25,7 +26,6 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -59,11 +59,7 @@ final class PushNotifier implements AutoCloseable {
   private final boolean allowPrivate;
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5))
       .followRedirects(HttpClient.Redirect.NEVER).build();
-  private final ScheduledExecutorService scheduler = Executors.newScheduledThreadPool(2, r -> {
-    Thread t = new Thread(r, "a2a-push");
-    t.setDaemon(true);
-    return t;
-  });
+  private final ScheduledExecutorService scheduler = Threads.scheduler("a2a-push", 2);
   private final Map<String, Watch> watches = new ConcurrentHashMap<>();
 
   /** The configs of one task and its feed subscription. */

@@ -15,9 +15,13 @@ import io.taskmesh.devkit.LocalKafka;
 import io.taskmesh.gateway.Gateway;
 import io.taskmesh.gateway.TaskHttp;
 import io.taskmesh.schemas.Json;
-import java.io.BufferedReader;
+import io.taskmesh.servicekit.Threads;
+import io.taskmesh.unixhttp.SseParser;
+import java.io.BufferedInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.FilterInputStream;
+import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -149,34 +153,27 @@ final class A2aHarness implements AutoCloseable {
     }
   }
 
-  /** An SSE response of a POST: every {@code data:} line, parsed, as it arrives. */
+  /** An SSE response of a POST: every event's data (a JSON-RPC response), parsed, as it arrives. */
   static final class Stream implements AutoCloseable {
     final HttpResponse<InputStream> response;
     final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
-    final List<String> raw = new ArrayList<>();
+    private final ByteArrayOutputStream wire = new ByteArrayOutputStream();
     private static final String END = "\u0000end";
 
     Stream(HttpResponse<InputStream> response) {
       this.response = response;
-      Thread t = new Thread(() -> {
-        try (BufferedReader r = new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8))) {
-          String line;
-          while ((line = r.readLine()) != null) {
-            synchronized (raw) {
-              raw.add(line);
-            }
-            if (line.startsWith("data:")) {
-              lines.add(line.substring(5).trim());
-            }
+      Threads.startDaemon("a2a-test-sse", () -> {
+        try (InputStream body = new BufferedInputStream(new Recording(response.body(), wire))) {
+          SseParser parser = new SseParser(body, false);
+          for (SseParser.Event e = parser.next(); e != null; e = parser.next()) {
+            lines.add(e.data());
           }
-        } catch (java.io.IOException ignored) {
+        } catch (IOException ignored) {
           // closed
         } finally {
           lines.add(END);
         }
-      }, "a2a-test-sse");
-      t.setDaemon(true);
-      t.start();
+      });
     }
 
     /** The next JSON-RPC response, or null when the stream ended. */
@@ -201,15 +198,48 @@ final class A2aHarness implements AutoCloseable {
       return out;
     }
 
+    /** The lines received so far as they were on the wire (to check the A2A 0.3 form). */
     List<String> rawLines() {
-      synchronized (raw) {
-        return List.copyOf(raw);
+      synchronized (wire) {
+        return wire.toString(StandardCharsets.UTF_8).lines().toList();
       }
     }
 
     @Override
     public void close() throws Exception {
       response.body().close();
+    }
+  }
+
+  /** Keeps a copy of every byte read, for {@link Stream#rawLines}. */
+  private static final class Recording extends FilterInputStream {
+    private final ByteArrayOutputStream copy;
+
+    Recording(InputStream in, ByteArrayOutputStream copy) {
+      super(in);
+      this.copy = copy;
+    }
+
+    @Override
+    public int read() throws IOException {
+      int b = super.read();
+      if (b >= 0) {
+        synchronized (copy) {
+          copy.write(b);
+        }
+      }
+      return b;
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) throws IOException {
+      int n = super.read(b, off, len);
+      if (n > 0) {
+        synchronized (copy) {
+          copy.write(b, off, n);
+        }
+      }
+      return n;
     }
   }
 
