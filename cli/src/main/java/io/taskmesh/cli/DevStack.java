@@ -1,6 +1,7 @@
 package io.taskmesh.cli;
 
 import io.taskmesh.devkit.LocalKafka;
+import io.taskmesh.devkit.LocalKafkaCluster;
 import io.taskmesh.devkit.LocalPostgres;
 import io.taskmesh.gateway.Gateway;
 import io.taskmesh.gateway.GatewayConfig;
@@ -51,9 +52,29 @@ public final class DevStack implements AutoCloseable {
   /**
    * @param kafkaBootstrap an existing broker, or null to start one under {@code dataDir/kafka}
    * @param databaseUrl an existing Postgres (JDBC URL), or null to start one under {@code dataDir/postgres}
+   * @param brokers how many brokers to start (or, with {@code kafkaBootstrap}, how many that cluster
+   *     has): topics get replication factor min(brokers, 3) and a majority of in-sync replicas
    */
   public record Options(Path repoRoot, DevConfig config, Path dataDir, String kafkaBootstrap,
-      String databaseUrl, int gatewayPort, int meshApiPort, int meshApiInternalPort, String namespace) {}
+      String databaseUrl, int gatewayPort, int meshApiPort, int meshApiInternalPort, String namespace,
+      int brokers) {
+    public Options {
+      if (brokers < 1) {
+        throw new IllegalArgumentException("brokers must be at least 1, was " + brokers);
+      }
+    }
+
+    /** One broker. */
+    public Options(Path repoRoot, DevConfig config, Path dataDir, String kafkaBootstrap,
+        String databaseUrl, int gatewayPort, int meshApiPort, int meshApiInternalPort, String namespace) {
+      this(repoRoot, config, dataDir, kafkaBootstrap, databaseUrl, gatewayPort, meshApiPort, meshApiInternalPort,
+          namespace, 1);
+    }
+
+    String replicationFactor() {
+      return Integer.toString(LocalKafkaCluster.replicationFactorFor(brokers));
+    }
+  }
 
   private final Deque<AutoCloseable> started = new ArrayDeque<>();
   private String gatewayUrl;
@@ -62,6 +83,7 @@ public final class DevStack implements AutoCloseable {
   private String meshApiUrl;
   private String meshApiInternalUrl;
   private DevStateProxy stateProxy;
+  private LocalKafkaCluster kafkaCluster;
 
   private DevStack() {}
 
@@ -89,6 +111,11 @@ public final class DevStack implements AutoCloseable {
     return meshApiInternalUrl;
   }
 
+  /** The brokers dev started with {@code --brokers} above 1, else null (package-private: for tests). */
+  LocalKafkaCluster kafkaCluster() {
+    return kafkaCluster;
+  }
+
   /** The state-proxy connectors and the local S3 server (package-private: for tests). */
   DevStateProxy stateProxy() {
     return stateProxy;
@@ -96,13 +123,18 @@ public final class DevStack implements AutoCloseable {
 
   private void startAll(Options o, Consumer<String> say) {
     String bootstrap = o.kafkaBootstrap();
-    if (bootstrap == null) {
+    if (bootstrap == null && o.brokers() > 1) {
+      say.accept("kafka: starting " + o.brokers() + " KRaft brokers (logs in " + o.dataDir().resolve("kafka") + ")");
+      kafkaCluster = LocalKafkaCluster.start(o.dataDir().resolve("kafka"), o.brokers());
+      started.push(kafkaCluster);
+      bootstrap = kafkaCluster.bootstrapServers();
+    } else if (bootstrap == null) {
       say.accept("kafka: starting a KRaft broker (log in " + o.dataDir().resolve("kafka") + ")");
       LocalKafka kafka = LocalKafka.start(o.dataDir().resolve("kafka"), 0);
       started.push(kafka);
       bootstrap = kafka.bootstrapServers();
     }
-    say.accept("kafka: " + bootstrap);
+    say.accept("kafka: " + bootstrap + " (topic replication factor " + o.replicationFactor() + ")");
     String databaseUrl = o.databaseUrl();
     if (databaseUrl == null) {
       LocalPostgres pg = LocalPostgres.start(o.dataDir().resolve("postgres"), 0);
@@ -120,6 +152,7 @@ public final class DevStack implements AutoCloseable {
     env.put("SVC_CONFIG_PATH", o.config().flowsFile().toString());
     env.put("SVC_STATE_DIR", o.dataDir().resolve("gateway-state").toString());
     env.put("SVC_DATABASE_URL", databaseUrl);
+    env.put("SVC_TOPIC_REPLICATION_FACTOR", o.replicationFactor());
     passAuthThrough(System.getenv(), env, o, say);
     if ("api".equalsIgnoreCase(System.getenv().getOrDefault("SVC_GATEWAY_MODE", "").trim())) {
       startApiAndMesh(env, say);
@@ -277,6 +310,7 @@ public final class DevStack implements AutoCloseable {
     env.put("SVC_MESH_API_BIND_HOST", "127.0.0.1");
     env.put("SVC_MESH_API_PORT", Integer.toString(o.meshApiPort()));
     env.put("SVC_MESH_API_INTERNAL_PORT", Integer.toString(o.meshApiInternalPort()));
+    env.put("SVC_MESH_API_EVENTS_REPLICATION", o.replicationFactor());
     MeshConfig meshConfig = MeshConfig.fromEnv(env);
     ConnectorClient kv = new ConnectorClient(meshConfig.connectorSocket());
     started.push(kv);
@@ -296,6 +330,7 @@ public final class DevStack implements AutoCloseable {
     env.put("SVC_NAMESPACE", o.namespace());
     env.put("SVC_SOCKET_DIR", socketDir.toString());
     env.put("SVC_GATEWAY_URL", meshGatewayUrl);
+    env.put("SVC_TOPIC_REPLICATION_FACTOR", o.replicationFactor());
     env.putAll(extra);
     return env;
   }

@@ -46,6 +46,11 @@ public final class Main implements Runnable {
         + "(default: start a local KRaft broker under --data)")
     String kafka;
 
+    @Option(names = "--brokers", description = "how many local KRaft brokers to start (default 1); with 3, "
+        + "every topic gets replication factor 3 and min.insync.replicas 2. With --kafka: how many "
+        + "brokers that cluster has (sets the replication factor)")
+    int brokers = 1;
+
     @Option(names = "--data", description = "where Kafka, Postgres and the task view keep their data "
         + "(default: .taskmesh/ in the repository)")
     Path data;
@@ -56,7 +61,7 @@ public final class Main implements Runnable {
       DevConfig devConfig = DevConfig.load((config != null ? config : root.resolve("examples")).toAbsolutePath());
       DevStack.Options options = new DevStack.Options(root, devConfig,
           (data != null ? data : root.resolve(".taskmesh")).toAbsolutePath(), kafka,
-          Env.of(System.getenv()).optional("SVC_DATABASE_URL"), port, meshPort, meshInternalPort, "default");
+          Env.of(System.getenv()).optional("SVC_DATABASE_URL"), port, meshPort, meshInternalPort, "default", brokers);
       CountDownLatch stopRequested = StopSignals.install();
       DevStack stack = DevStack.start(options, System.out::println);
       // any other way out (e.g. SIGHUP) still closes the stack, though not in order with Postgres's hook

@@ -25,12 +25,21 @@ public final class LocalKafka implements AutoCloseable {
   private final Path dataDir;
   private final int port;
   private final int controllerPort;
+  private final ClusterRole role;
   private Process process;
 
-  private LocalKafka(Path dataDir, int port, int controllerPort) {
+  /**
+   * This node's place in a cluster: its id, every controller voter ({@code id@host:port,...}),
+   * the cluster id every node formats with, and the replication its internal topics and
+   * auto-created topics get.
+   */
+  record ClusterRole(int nodeId, String voters, String clusterId, int replication, int minInsyncReplicas) {}
+
+  private LocalKafka(Path dataDir, int port, int controllerPort, ClusterRole role) {
     this.dataDir = dataDir;
     this.port = port;
     this.controllerPort = controllerPort;
+    this.role = role;
   }
 
   /** One broker per JVM, shared by every test of that JVM; stopped by a shutdown hook. */
@@ -50,9 +59,23 @@ public final class LocalKafka implements AutoCloseable {
   /** Starts (formatting the storage the first time) a broker on {@code port} (0 = any free). */
   public static LocalKafka start(Path dataDir, int port) {
     int brokerPort = port == 0 ? freePort() : port;
-    LocalKafka kafka = new LocalKafka(dataDir, brokerPort, freePortOtherThan(brokerPort));
+    int controllerPort = freePortOtherThan(brokerPort);
+    LocalKafka kafka = new LocalKafka(dataDir, brokerPort, controllerPort,
+        new ClusterRole(1, "1@127.0.0.1:" + controllerPort, Uuid.randomUuid().toString(), 1, 1));
     kafka.startProcess();
     return kafka;
+  }
+
+  /**
+   * One node of a {@link LocalKafkaCluster}, not started: the cluster launches every node before
+   * it waits for any, since a controller quorum needs a majority of its voters up to elect a leader.
+   */
+  static LocalKafka clusterNode(Path dataDir, int port, int controllerPort, ClusterRole role) {
+    return new LocalKafka(dataDir, port, controllerPort, role);
+  }
+
+  int controllerPort() {
+    return controllerPort;
   }
 
   public String bootstrapServers() {
@@ -96,15 +119,20 @@ public final class LocalKafka implements AutoCloseable {
   }
 
   private synchronized void startProcess() {
+    launch();
+    awaitReady(Duration.ofSeconds(90));
+  }
+
+  /** Formats the storage the first time and starts the process, without waiting for it. */
+  synchronized void launch() {
     try {
       Files.createDirectories(dataDir);
       Path props = writeServerProperties();
       if (!Files.exists(dataDir.resolve("logs").resolve("meta.properties"))) {
-        runJava(List.of("kafka.tools.StorageTool", "format", "-t", Uuid.randomUuid().toString(),
+        runJava(List.of("kafka.tools.StorageTool", "format", "-t", role.clusterId(),
             "-c", props.toString()), dataDir.resolve("format.log"), true);
       }
       process = runJava(List.of("kafka.Kafka", props.toString()), dataDir.resolve("broker.log"), false);
-      awaitReady(Duration.ofSeconds(90));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -113,8 +141,8 @@ public final class LocalKafka implements AutoCloseable {
   private Path writeServerProperties() throws IOException {
     String props = String.join("\n",
         "process.roles=broker,controller",
-        "node.id=1",
-        "controller.quorum.voters=1@127.0.0.1:" + controllerPort,
+        "node.id=" + role.nodeId(),
+        "controller.quorum.voters=" + role.voters(),
         "listeners=PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort,
         "advertised.listeners=PLAINTEXT://127.0.0.1:" + port,
         "controller.listener.names=CONTROLLER",
@@ -122,17 +150,23 @@ public final class LocalKafka implements AutoCloseable {
         "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
         "log.dirs=" + dataDir.resolve("logs"),
         "num.partitions=1",
-        // a single broker: every internal topic must accept one replica or groups/transactions hang
-        "offsets.topic.replication.factor=1",
+        // internal topics must not ask for more replicas than there are brokers, or groups and
+        // transactions hang (one broker: 1); auto-created topics get the same
+        "offsets.topic.replication.factor=" + role.replication(),
         "offsets.topic.num.partitions=4",
-        "transaction.state.log.replication.factor=1",
-        "transaction.state.log.min.isr=1",
+        "transaction.state.log.replication.factor=" + role.replication(),
+        "transaction.state.log.min.isr=" + role.minInsyncReplicas(),
         "transaction.state.log.num.partitions=4",
-        "share.coordinator.state.topic.replication.factor=1",
-        "share.coordinator.state.topic.min.isr=1",
+        "share.coordinator.state.topic.replication.factor=" + role.replication(),
+        "share.coordinator.state.topic.min.isr=" + role.minInsyncReplicas(),
+        "default.replication.factor=" + role.replication(),
+        "min.insync.replicas=" + role.minInsyncReplicas(),
         "group.initial.rebalance.delay.ms=0",
         "group.coordinator.append.linger.ms=0",
         "auto.create.topics.enable=true",
+        // a killed node is fenced and its partitions get new leaders after 4 s instead of 9 s
+        "broker.session.timeout.ms=4000",
+        "broker.heartbeat.interval.ms=1000",
         "");
     Path file = dataDir.resolve("server.properties");
     Files.writeString(file, props);
@@ -140,6 +174,11 @@ public final class LocalKafka implements AutoCloseable {
   }
 
   private Process runJava(List<String> mainAndArgs, Path log, boolean waitForExit) throws IOException {
+    return runJava(mainAndArgs, log, waitForExit, !role.voters().contains(","));
+  }
+
+  private Process runJava(List<String> mainAndArgs, Path log, boolean waitForExit, boolean alone)
+      throws IOException {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     // TASKMESH_KAFKA_JVM_OPTS replaces the defaults (small heap, serial GC: light for tests);
@@ -149,7 +188,8 @@ public final class LocalKafka implements AutoCloseable {
       cmd.addAll(List.of(opts.trim().split("\\s+")));
     } else {
       cmd.add("-Xms128m");
-      cmd.add("-Xmx768m");
+      // several brokers share one machine: a smaller heap each
+      cmd.add(alone ? "-Xmx768m" : "-Xmx384m");
       cmd.add("-XX:+UseSerialGC");
     }
     cmd.add("-cp");
@@ -167,7 +207,7 @@ public final class LocalKafka implements AutoCloseable {
     return p;
   }
 
-  private void awaitReady(Duration timeout) {
+  void awaitReady(Duration timeout) {
     long deadline = System.nanoTime() + timeout.toNanos();
     try (Admin admin = Admin.create(Map.of(
         AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers(),

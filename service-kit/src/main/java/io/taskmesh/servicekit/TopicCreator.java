@@ -1,6 +1,7 @@
 package io.taskmesh.servicekit;
 
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -11,6 +12,7 @@ import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.TopicExistsException;
 
 /**
@@ -27,13 +29,30 @@ public final class TopicCreator implements AutoCloseable {
       configs = Map.copyOf(configs);
     }
 
+    /** With three or more replicas, {@code min.insync.replicas} is {@link #minInsyncReplicas a majority}. */
     public static Spec of(int partitions, short replication) {
-      return new Spec(partitions, replication, Map.of());
+      return new Spec(partitions, replication, replicationConfigs(replication));
     }
 
     /** Log compaction: the latest value of each key is kept forever. */
     public Spec compacted() {
-      return new Spec(partitions, replication, Map.of("cleanup.policy", "compact"));
+      Map<String, String> c = new HashMap<>(configs);
+      c.put("cleanup.policy", "compact");
+      return new Spec(partitions, replication, c);
+    }
+
+    /**
+     * A majority of the replicas: with three, an acknowledged write ({@code acks=all}) is on two
+     * brokers and writes go on while one broker is down. One or two replicas: one (the broker
+     * default), so a topic with two replicas still takes writes with a broker down.
+     */
+    public static int minInsyncReplicas(int replication) {
+      return replication <= 2 ? 1 : replication / 2 + 1;
+    }
+
+    private static Map<String, String> replicationConfigs(int replication) {
+      return replication <= 2 ? Map.of()
+          : Map.of(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, Integer.toString(minInsyncReplicas(replication)));
     }
   }
 

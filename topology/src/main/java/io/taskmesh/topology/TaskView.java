@@ -16,6 +16,7 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyQueryMetadata;
@@ -296,6 +297,9 @@ public final class TaskView implements TaskQueries, TaskCommands, AutoCloseable 
     // backoff still grows exponentially up to retry.backoff.max.ms on repeated failures.
     p.put(StreamsConfig.producerPrefix(org.apache.kafka.clients.producer.ProducerConfig.RETRY_BACKOFF_MS_CONFIG), 5);
     p.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, (int) config.replicationFactor());
+    // the changelog and repartition topics Streams creates: the same majority as our own topics
+    p.put(StreamsConfig.topicPrefix(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG),
+        TopicCreator.Spec.minInsyncReplicas(config.replicationFactor()));
     p.put(StreamsConfig.consumerPrefix(ConsumerConfig.MAX_POLL_RECORDS_CONFIG), 2000);
     // a replica that dies without leaving (kill -9, lost node) hands its partitions over after
     // 10 s instead of the default 45 s; its tasks answer 503 meanwhile
