@@ -27,7 +27,8 @@ class DevHintsTest {
     String text = String.join("\n", lines);
     assertThat(text).contains("OAuth is on").contains(API + "/mcp ").contains("PKCE")
         .contains("gateway-http/README.md");
-    assertThat(lines).filteredOn(l -> l.contains("/tools/call") || l.contains("/tasks/<task_id>"))
+    assertThat(lines)
+        .filteredOn(l -> l.startsWith("  curl -s ") && (l.contains("/tools/call") || l.contains("/tasks/<task_id>")))
         .hasSize(2).allSatisfy(l -> assertThat(l).contains("Authorization: Bearer $TOKEN"));
     // the mesh routes are internal: no client token, and in an api deployment they live on the mesh one
     assertThat(lines).filteredOn(l -> l.contains("/mesh/<task_id>/stream"))
