@@ -102,6 +102,11 @@ public final class DevStack implements AutoCloseable {
     return gatewayUrl;
   }
 
+  /** The gateway that serves the mesh routes: the mesh deployment, or the one testing-mode gateway. */
+  public String meshGatewayUrl() {
+    return meshGatewayUrl;
+  }
+
   /** mesh-api's external base URL (create/list/get/cancel/SSE under {@code /api/v1/mesh/}). */
   public String meshApiUrl() {
     return meshApiUrl;

@@ -69,11 +69,7 @@ public final class Main implements Runnable {
       String url = stack.gatewayUrl();
       System.out.println("gateway: " + url);
       System.out.println();
-      System.out.println("Try:");
-      System.out.println("  curl -s " + url + "/tools/call -H 'Content-Type: application/json' \\");
-      System.out.println("       -d '{\"name\":\"echo\",\"arguments\":{\"hello\":\"world\"}}'");
-      System.out.println("  curl -s " + url + "/tasks/<task_id>");
-      System.out.println("  curl -sN " + url + "/mesh/<task_id>/stream");
+      DevHints.tryLines(url, stack.meshGatewayUrl(), System.getenv()).forEach(System.out::println);
       System.out.println("Flows: " + String.join(", ", devConfig.flows().keySet()) + ". Ctrl-C stops everything.");
       stopRequested.await();
       System.out.println("stopping...");

@@ -23,6 +23,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpServer;
 import io.taskmesh.devkit.LocalPostgres;
 import io.taskmesh.gateway.oauth.TokenService;
+import io.taskmesh.schemas.ApiDocument;
 import io.taskmesh.schemas.Json;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -43,6 +44,7 @@ import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -150,6 +152,30 @@ class OAuthIT {
     assertThat(prm.get("authorization_servers")).extracting(JsonNode::asText).containsExactly(baseA);
     JsonNode mcpPrm = Json.MAPPER.readTree(get(baseA + "/.well-known/oauth-protected-resource/mcp", null).body());
     assertThat(mcpPrm.get("resource").asText()).isEqualTo(baseA + "/mcp");
+  }
+
+  @Test
+  void routesAreExactlyTheDocumentedOnesOfAnApiGatewayWithOAuth() {
+    assertThat(RegisteredRoutes.of(a.app().javalin(), GatewayMode.API))
+        .containsExactlyInAnyOrderElementsOf(ApiDocument.operationsServedBy("gateway:api", Set.of("oauth")));
+  }
+
+  @Test
+  void metadataDocumentsCarryEveryFieldTheApiDocumentRequires() throws Exception {
+    JsonNode schemas = Json.MAPPER.readTree(ApiDocument.openApiJson()).path("components").path("schemas");
+    Map<String, String> documents = Map.of(
+        "/.well-known/oauth-authorization-server", "AuthorizationServerMetadata",
+        "/.well-known/oauth-protected-resource", "ProtectedResourceMetadata",
+        "/.well-known/oauth-protected-resource/mcp/sse", "ProtectedResourceMetadata");
+    for (Map.Entry<String, String> d : documents.entrySet()) {
+      JsonNode answer = Json.MAPPER.readTree(get(baseA + d.getKey(), null).body());
+      List<String> fields = new ArrayList<>();
+      answer.fieldNames().forEachRemaining(fields::add);
+      List<String> required = new ArrayList<>();
+      schemas.path(d.getValue()).path("required").forEach(f -> required.add(f.asText()));
+      assertThat(required).as(d.getKey()).isNotEmpty();
+      assertThat(fields).as(d.getKey()).containsExactlyInAnyOrderElementsOf(required);
+    }
   }
 
   @Test

@@ -74,6 +74,23 @@ class OpenApiMeshModeTest {
   }
 
   @Test
+  void oauthAddsItsRoutesToTheApiAndTestingModesOnly() {
+    // an api gateway with OAuth is compared with the document in OAuthIT (it needs Postgres)
+    Set<String> oauth = Set.of("oauth");
+    Set<String> added = new HashSet<>(ApiDocument.operationsServedBy("gateway:api", oauth));
+    added.removeAll(ApiDocument.operationsServedBy("gateway:api"));
+    assertThat(added).containsExactlyInAnyOrder("GET /.well-known/oauth-protected-resource",
+        "GET /.well-known/oauth-protected-resource/mcp", "GET /.well-known/oauth-protected-resource/mcp/sse",
+        "GET /.well-known/oauth-authorization-server", "POST /oauth/register", "GET /oauth/authorize",
+        "POST /oauth/token");
+    Set<String> testing = new HashSet<>(ApiDocument.operationsServedBy("gateway:testing", oauth));
+    testing.removeAll(ApiDocument.operationsServedBy("gateway:testing"));
+    assertThat(testing).isEqualTo(added);
+    assertThat(ApiDocument.operationsServedBy("gateway:mesh", oauth))
+        .isEqualTo(ApiDocument.operationsServedBy("gateway:mesh"));
+  }
+
+  @Test
   void servesTheDocumentAtOpenApiJson() throws Exception {
     try (GatewayApp app = meshGateway()) {
       app.javalin().start("127.0.0.1", 0);

@@ -27,25 +27,50 @@ public final class ApiDocument {
   }
 
   /**
-   * The operations the document says a process serves, as {@code "GET /path"}: those whose
-   * {@code x-served-by} names {@code servedBy} ({@code gateway:api}, {@code mesh-api:external}, ...).
-   * Tests compare this with the routes the apps register, so the document cannot drift.
+   * The operations the document says a process serves with no optional feature on, as
+   * {@code "GET /path"}: those whose {@code x-served-by} names {@code servedBy} ({@code gateway:api},
+   * {@code mesh-api:external}, ...) and that have no {@code x-requires}. Tests compare this with
+   * the routes the apps register, so the document cannot drift.
    */
   public static Set<String> operationsServedBy(String servedBy) {
+    return operationsServedBy(servedBy, Set.of());
+  }
+
+  /**
+   * The same, for a process with the optional {@code features} on (such as {@code oauth}): an
+   * operation whose {@code x-requires} lists features is included only when all of them are on.
+   */
+  public static Set<String> operationsServedBy(String servedBy, Set<String> features) {
     Set<String> out = new TreeSet<>();
     JsonNode paths = Json.read(OPENAPI_JSON, JsonNode.class).path("paths");
     for (Iterator<Map.Entry<String, JsonNode>> p = paths.fields(); p.hasNext(); ) {
       Map.Entry<String, JsonNode> path = p.next();
       for (Iterator<Map.Entry<String, JsonNode>> o = path.getValue().fields(); o.hasNext(); ) {
         Map.Entry<String, JsonNode> operation = o.next();
-        for (JsonNode served : operation.getValue().path("x-served-by")) {
-          if (served.asText().equals(servedBy)) {
-            out.add(operation.getKey().toUpperCase(Locale.ROOT) + " " + path.getKey());
-          }
+        if (servedBy(operation.getValue(), servedBy) && requirementsMet(operation.getValue(), features)) {
+          out.add(operation.getKey().toUpperCase(Locale.ROOT) + " " + path.getKey());
         }
       }
     }
     return out;
+  }
+
+  private static boolean servedBy(JsonNode operation, String servedBy) {
+    for (JsonNode served : operation.path("x-served-by")) {
+      if (served.asText().equals(servedBy)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static boolean requirementsMet(JsonNode operation, Set<String> features) {
+    for (JsonNode required : operation.path("x-requires")) {
+      if (!features.contains(required.asText())) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static byte[] load() {

@@ -20,6 +20,8 @@ import org.junit.jupiter.api.Timeout;
 class ApiDocumentTest {
   private static final Set<String> SERVERS = Set.of("gateway:api", "gateway:mesh", "gateway:testing",
       "mesh-api:external", "mesh-api:internal", "kv-connector");
+  /** The optional features an operation may require ({@code x-requires}). */
+  private static final Set<String> FEATURES = Set.of("oauth");
 
   private static SwaggerParseResult parse() {
     ParseOptions options = new ParseOptions();
@@ -45,6 +47,7 @@ class ApiDocumentTest {
       assertThat(o.getOperationId()).as(where).isNotBlank();
       assertThat(o.getResponses()).as(where).isNotEmpty();
       assertThat(servedBy(o)).as(where).isNotEmpty().allSatisfy(s -> assertThat(SERVERS).contains(s));
+      assertThat(requires(o)).as(where).allSatisfy(f -> assertThat(FEATURES).contains(f));
     }));
   }
 
@@ -63,6 +66,37 @@ class ApiDocumentTest {
         .doesNotContain("GET /health");
     assertThat(ApiDocument.operationsServedBy("mesh-api:internal")).containsExactlyInAnyOrder(
         "GET /health", "GET /api/v1/mesh/{id}", "POST /api/v1/mesh/{id}/events");
+  }
+
+  @Test
+  void oauthOperationsAreServedOnlyWhenOAuthIsOn() {
+    Set<String> oauth = Set.of("GET /.well-known/oauth-protected-resource", "GET /.well-known/oauth-authorization-server",
+        "POST /oauth/register", "GET /oauth/authorize", "POST /oauth/token");
+    assertThat(ApiDocument.operationsServedBy("gateway:api")).doesNotContainAnyElementsOf(oauth).contains("POST /mcp");
+    assertThat(ApiDocument.operationsServedBy("gateway:api", Set.of("oauth"))).containsAll(oauth)
+        .containsAll(ApiDocument.operationsServedBy("gateway:api"));
+    assertThat(ApiDocument.operationsServedBy("gateway:mesh", Set.of("oauth")))
+        .isEqualTo(ApiDocument.operationsServedBy("gateway:mesh"));
+  }
+
+  @Test
+  void theMcpRoutesAcceptAnOAuthTokenAndNameTheMetadataInTheirChallenge() {
+    OpenAPI api = parse().getOpenAPI();
+    for (String path : List.of("/mcp", "/mcp/sse", "/tools/call", "/stream/{id}")) {
+      api.getPaths().get(path).readOperationsMap().forEach((method, o) -> {
+        assertThat(o.getSecurity()).as(method + " " + path).anySatisfy(r -> assertThat(r).containsKey("mcpOAuth"));
+        String ref = o.getResponses().get("401").get$ref();
+        String name = ref.substring(ref.lastIndexOf('/') + 1);
+        assertThat(api.getComponents().getResponses().get(name).getHeaders().get("WWW-Authenticate").getDescription())
+            .as(method + " " + path).contains("resource_metadata=");
+      });
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  private static List<String> requires(Operation o) {
+    Map<String, Object> ext = o.getExtensions();
+    return ext == null ? List.of() : (List<String>) ext.getOrDefault("x-requires", List.of());
   }
 
   @SuppressWarnings("unchecked")

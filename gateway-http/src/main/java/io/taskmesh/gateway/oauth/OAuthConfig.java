@@ -1,11 +1,12 @@
 package io.taskmesh.gateway.oauth;
 
+import io.taskmesh.servicekit.ConfigException;
+import io.taskmesh.servicekit.Env;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Locale;
 import java.util.Map;
 import java.util.function.UnaryOperator;
 
@@ -14,8 +15,8 @@ import java.util.function.UnaryOperator;
  * is asked for, any missing or unsafe setting stops the start naming its variable, so no
  * configuration ends in an open MCP surface.
  *
- * <p>All environment parsing of this package happens in {@link #fromEnv}, so it can move to a
- * shared reader in one step.
+ * <p>All environment parsing of this package happens in {@link #fromEnv}, through the shared
+ * {@link Env} reader: every refusal is a {@link ConfigException} naming its variable.
  *
  * @param issuer the issuer URL without a trailing slash; also the protected resource (the gateway is both)
  * @param jdbcUrl the database for clients, codes and tokens ({@code SVC_DATABASE_URL} as JDBC)
@@ -45,34 +46,28 @@ public record OAuthConfig(
 
   /**
    * @param toJdbc turns {@code SVC_DATABASE_URL} into a JDBC URL (the gateway's own DSN rules)
+   * @throws ConfigException naming the variable when OAuth is enabled and a setting is missing or unsafe
    */
-  public static OAuthConfig fromEnv(Map<String, String> env, UnaryOperator<String> toJdbc) {
-    if (!bool(env, "SVC_MCP_OAUTH_ENABLED")) {
+  public static OAuthConfig fromEnv(Map<String, String> vars, UnaryOperator<String> toJdbc) {
+    Env env = Env.of(vars);
+    if (!env.bool("SVC_MCP_OAUTH_ENABLED", false)) {
       return disabled();
     }
-    if (!blank(env.get("SVC_MCP_API_KEY"))) {
-      throw new IllegalArgumentException("SVC_MCP_API_KEY must be empty when SVC_MCP_OAUTH_ENABLED=true:"
+    if (env.optional("SVC_MCP_API_KEY") != null) {
+      throw new ConfigException("SVC_MCP_API_KEY", "must be empty when SVC_MCP_OAUTH_ENABLED=true:"
           + " the static key and OAuth are mutually exclusive");
     }
-    String issuer = issuer(env.get("SVC_MCP_OAUTH_ISSUER"));
-    String secret = env.get("SVC_MCP_OAUTH_SECRET");
-    if (blank(secret)) {
-      throw new IllegalArgumentException("SVC_MCP_OAUTH_SECRET is required when SVC_MCP_OAUTH_ENABLED=true");
-    }
-    byte[] key = secret.trim().getBytes(StandardCharsets.UTF_8);
+    String issuer = issuer(required(env, "SVC_MCP_OAUTH_ISSUER", "the URL clients reach this gateway at"));
+    byte[] key = required(env, "SVC_MCP_OAUTH_SECRET", "the HS256 signing key").getBytes(StandardCharsets.UTF_8);
     if (key.length < MIN_SECRET_BYTES) {
-      throw new IllegalArgumentException("SVC_MCP_OAUTH_SECRET must be at least " + MIN_SECRET_BYTES
+      throw new ConfigException("SVC_MCP_OAUTH_SECRET", "must be at least " + MIN_SECRET_BYTES
           + " bytes (HS256 key), not " + key.length);
     }
-    String db = env.get("SVC_DATABASE_URL");
-    if (blank(db)) {
-      throw new IllegalArgumentException("SVC_DATABASE_URL is required when SVC_MCP_OAUTH_ENABLED=true"
-          + " (OAuth clients and tokens are stored there)");
-    }
-    String registration = env.get("SVC_MCP_OAUTH_REGISTRATION_TOKEN");
-    return new OAuthConfig(true, issuer, key, Duration.ofSeconds(ttl(env.get("SVC_MCP_OAUTH_TOKEN_TTL"))),
-        blank(registration) ? null : registration.trim(), toJdbc.apply(db.trim()),
-        bool(env, "SVC_MCP_OAUTH_CIMD_ALLOW_LOOPBACK"), Clock.systemUTC());
+    String db = required(env, "SVC_DATABASE_URL", "OAuth clients and tokens are stored there");
+    int ttlSeconds = env.integer("SVC_MCP_OAUTH_TOKEN_TTL", 3600, 1, 86_400);
+    return new OAuthConfig(true, issuer, key, Duration.ofSeconds(ttlSeconds),
+        env.optional("SVC_MCP_OAUTH_REGISTRATION_TOKEN"), toJdbc.apply(db),
+        env.bool("SVC_MCP_OAUTH_CIMD_ALLOW_LOOPBACK", false), Clock.systemUTC());
   }
 
   public OAuthConfig withClock(Clock c) {
@@ -95,12 +90,17 @@ public record OAuthConfig(
         + ", allowLoopbackMetadata=" + allowLoopbackMetadata + "]";
   }
 
+  private static String required(Env env, String name, String why) {
+    String v = env.optional(name);
+    if (v == null) {
+      throw new ConfigException(name, "required when SVC_MCP_OAUTH_ENABLED=true (" + why + ")");
+    }
+    return v;
+  }
+
   /** An absolute http(s) URL without query or fragment; plain http only on a loopback host. */
   private static String issuer(String v) {
-    if (blank(v)) {
-      throw new IllegalArgumentException("SVC_MCP_OAUTH_ISSUER is required when SVC_MCP_OAUTH_ENABLED=true");
-    }
-    String s = v.trim();
+    String s = v;
     while (s.endsWith("/")) {
       s = s.substring(0, s.length() - 1);
     }
@@ -110,44 +110,12 @@ public record OAuthConfig(
       boolean loopbackHttp = "http".equals(u.getScheme()) && RedirectUris.isLoopbackHost(u.getHost());
       if (u.getHost() == null || !(https || loopbackHttp) || u.getRawQuery() != null || u.getRawFragment() != null
           || u.getRawUserInfo() != null) {
-        throw new IllegalArgumentException("SVC_MCP_OAUTH_ISSUER must be an https URL (http only on localhost)"
+        throw new ConfigException("SVC_MCP_OAUTH_ISSUER", "must be an https URL (http only on localhost)"
             + " without query or fragment, not '" + v + "'");
       }
       return s;
     } catch (URISyntaxException e) {
-      throw new IllegalArgumentException("SVC_MCP_OAUTH_ISSUER is not a valid URL: '" + v + "'");
+      throw new ConfigException("SVC_MCP_OAUTH_ISSUER", "is not a valid URL: '" + v + "'");
     }
-  }
-
-  private static long ttl(String v) {
-    if (blank(v)) {
-      return 3600;
-    }
-    try {
-      long n = Long.parseLong(v.trim());
-      if (n < 1 || n > 86_400) {
-        throw new IllegalArgumentException("SVC_MCP_OAUTH_TOKEN_TTL must be between 1 and 86400 seconds, not " + v);
-      }
-      return n;
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("SVC_MCP_OAUTH_TOKEN_TTL must be a number of seconds, not '" + v + "'");
-    }
-  }
-
-  /** Strict: a misspelt value refuses to start instead of silently meaning false. */
-  private static boolean bool(Map<String, String> env, String name) {
-    String v = env.get(name);
-    if (blank(v)) {
-      return false;
-    }
-    return switch (v.trim().toLowerCase(Locale.ROOT)) {
-      case "true", "1", "yes" -> true;
-      case "false", "0", "no" -> false;
-      default -> throw new IllegalArgumentException(name + " must be true or false, not '" + v + "'");
-    };
-  }
-
-  private static boolean blank(String v) {
-    return v == null || v.isBlank();
   }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.taskmesh.gateway.GatewayConfig;
+import io.taskmesh.servicekit.ConfigException;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -111,6 +112,7 @@ class OAuthConfigTest {
 
   private static void refused(Map<String, String> env, String variable) {
     assertThatThrownBy(() -> OAuthConfig.fromEnv(env, JDBC)).as(variable)
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(variable);
+        .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.variable()).isEqualTo(variable))
+        .hasMessageContaining(variable);
   }
 }
