@@ -12,6 +12,8 @@ public final class A2aException extends RuntimeException {
   public static final int PUSH_NOT_SUPPORTED = -32003;
   public static final int UNSUPPORTED_OPERATION = -32004;
   public static final int CONTENT_TYPE_NOT_SUPPORTED = -32005;
+  /** A2A 0.3 AuthenticatedExtendedCardNotConfiguredError: the agent has no extended card. */
+  public static final int EXTENDED_CARD_NOT_CONFIGURED = -32007;
 
   private final int code;
 
