@@ -30,8 +30,8 @@ final class A2aMessages {
   private A2aMessages() {}
 
   /** What a valid send request carries. */
-  record Send(JsonNode message, ObjectNode payload, String taskId, String skill, Boolean blocking,
-      JsonNode pushConfig, Integer historyLength) {}
+  record Send(JsonNode message, ObjectNode payload, String taskId, String contextId, String skill,
+      Boolean blocking, JsonNode pushConfig, Integer historyLength) {}
 
   static Send parseSend(ObjectNode params) {
     JsonNode message = params.get("message");
@@ -54,7 +54,10 @@ final class A2aMessages {
       throw A2aException.params("Invalid params: 'message.messageId' (a string) is required");
     }
     String taskId = optionalString(message, "taskId", "message.taskId");
-    optionalString(message, "contextId", "message.contextId");
+    String contextId = optionalString(message, "contextId", "message.contextId");
+    if (contextId != null && contextId.isBlank()) {
+      throw A2aException.params("Invalid params: 'message.contextId' must not be blank");
+    }
     ObjectNode payload = payload(message.get("parts"));
     String skill = skill(params.get("metadata"), "metadata");
     String messageSkill = skill(message.get("metadata"), "message.metadata");
@@ -83,8 +86,8 @@ final class A2aMessages {
         pushConfig = push;
       }
     }
-    return new Send(message, payload, taskId, skill != null ? skill : messageSkill, blocking, pushConfig,
-        historyLength);
+    return new Send(message, payload, taskId, contextId, skill != null ? skill : messageSkill, blocking,
+        pushConfig, historyLength);
   }
 
   /** The payload of a message's parts (rule in the class comment). */

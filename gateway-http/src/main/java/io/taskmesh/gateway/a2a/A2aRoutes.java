@@ -1,8 +1,8 @@
 package io.taskmesh.gateway.a2a;
 
 import io.javalin.config.JavalinConfig;
-import io.javalin.http.ContentTooLargeResponse;
 import io.javalin.http.Context;
+import io.javalin.http.HttpResponseException;
 import io.javalin.http.HttpStatus;
 import io.taskmesh.topology.EventLogException;
 import io.taskmesh.topology.ViewUnavailableException;
@@ -111,7 +111,10 @@ public final class A2aRoutes implements AutoCloseable {
     byte[] body;
     try {
       body = ctx.bodyAsBytes();
-    } catch (ContentTooLargeResponse e) {
+    } catch (HttpResponseException e) {
+      if (e.getStatus() != HttpStatus.CONTENT_TOO_LARGE.getCode()) {
+        throw e;
+      }
       A2aCall.json(ctx, JsonRpc.error(null, A2aException.INVALID_REQUEST,
           "Invalid Request: payload too large"));
       return;
