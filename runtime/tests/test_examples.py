@@ -38,3 +38,18 @@ def test_review_pauses_then_publishes_on_the_answer(shared_runtime):
     no = shared_runtime("review.publish").invoke(envelope(dict(frame["payload"], input={"text": "no"}),
                                                           prev=["draft"], curr="publish"))
     assert no.json()["frames"][0]["payload"]["published"] is False
+
+
+def test_interview_asks_twice_then_greets_with_both_answers(shared_runtime):
+    first = shared_runtime("interview.ask_name").invoke(envelope({"text": "colours"}, prev=[], curr="ask-name",
+                                                                 next_=["ask-colour", "greet"]))
+    frame = first.json()["frames"][0]
+    assert frame["headers"]["x-svc-pause"] == "What is your name?"
+    second = shared_runtime("interview.ask_colour").invoke(envelope(
+        dict(frame["payload"], input={"text": " Ada "}), prev=["ask-name"], curr="ask-colour", next_=["greet"]))
+    frame = second.json()["frames"][0]
+    assert frame["headers"]["x-svc-pause"] == "What is your favourite colour?"
+    assert frame["payload"]["name"] == "Ada"
+    done = shared_runtime("interview.greet").invoke(envelope(dict(frame["payload"], input={"text": "blue"}),
+                                                             prev=["ask-name", "ask-colour"], curr="greet"))
+    assert done.json()["frames"][0]["payload"]["text"] == "Hello Ada, blue it is."

@@ -172,3 +172,18 @@ def test_client_disconnect_mid_stream_keeps_runtime_healthy(shared_runtime, tmp_
     finally:
         conn.close()
     assert os.path.exists(rt.socket_path)
+
+
+def test_countdown_example_streams_for_the_seconds_asked(shared_runtime):
+    rt = shared_runtime("stream.countdown")
+    t0 = time.monotonic()
+    conn, resp = open_stream(rt, envelope({"text": "go", "seconds": 1}, next_=[]))
+    try:
+        events = [(ev, data) for ev, data in read_sse(resp)]
+    finally:
+        conn.close()
+    assert [ev for ev, _ in events] == ["fly", "fly", "frame", "end"]
+    assert [d["text"] for ev, d in events if ev == "fly"] == ["1s ", "0.5s "]
+    assert events[2][1]["payload"] == {"text": "go", "counted_seconds": 1}
+    # two half-second sleeps: the stream lasts as long as it says
+    assert time.monotonic() - t0 >= 1.0

@@ -12,9 +12,9 @@ const fetchImpl = (url, init = {}) => {
   headers.set("X-API-Key", apiKey);
   return fetch(url, { ...init, headers });
 };
+// names no skill, as a standard client does: the agent's default skill runs
 const message = (text) => ({
   message: { kind: "message", role: "user", messageId: randomUUID(), parts: [{ kind: "text", text }] },
-  metadata: { skill: "echo" },
 });
 
 const client = await A2AClient.fromCardUrl(base + "/.well-known/agent-card.json", { fetchImpl });

@@ -171,6 +171,43 @@ class WalkingSkeletonIT {
     assertThat(paused.at("/status/state").asText()).isEqualTo("input-required");
   }
 
+  @Test
+  void theInterviewAsksTwiceAndEachAnswerResumesItInItsConversation() throws Exception {
+    JsonNode sent = a2a("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"message/send\",\"params\":{\"message\":"
+        + "{\"kind\":\"message\",\"role\":\"user\",\"messageId\":\"i1\",\"contextId\":\"chat-1\",\"parts\":"
+        + "[{\"kind\":\"text\",\"text\":\"colours\"}]},\"metadata\":{\"skill\":\"interview\"},"
+        + "\"configuration\":{\"blocking\":false}}}");
+    String id = sent.at("/result/id").asText();
+    assertThat(sent.at("/result/contextId").asText()).as(sent.toString()).isEqualTo("chat-1");
+    awaitTask(id, "input-required");
+    JsonNode second = a2a(answer(id, "i2", "Ada", false));
+    assertThat(second.at("/result/status/state").asText()).as(second.toString()).isEqualTo("working");
+    awaitTask(id, "input-required");
+    JsonNode done = a2a(answer(id, "i3", "blue", true));
+    assertThat(done.at("/result/status/state").asText()).as(done.toString()).isEqualTo("completed");
+    assertThat(done.at("/result/contextId").asText()).isEqualTo("chat-1");
+    assertThat(getJson("/tasks/" + id).get("result").get("text").asText()).isEqualTo("Hello Ada, blue it is.");
+  }
+
+  @Test
+  void aMessageNamingNoSkillRunsTheDefaultCountdownWhichCanBeCanceledWhileItRuns() throws Exception {
+    JsonNode sent = a2a("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"message/send\",\"params\":{\"message\":"
+        + "{\"kind\":\"message\",\"role\":\"user\",\"messageId\":\"c1\",\"parts\":[{\"kind\":\"data\","
+        + "\"data\":{\"seconds\":20}}]},\"configuration\":{\"blocking\":false}}}");
+    String id = sent.at("/result/id").asText();
+    assertThat(id).as(sent.toString()).isNotEmpty();
+    assertThat(awaitTask(id, "working").at("/metadata/flow").asText()).isEqualTo("countdown");
+    JsonNode canceled = a2a("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tasks/cancel\",\"params\":{\"id\":\"" + id + "\"}}");
+    assertThat(canceled.at("/result/status/state").asText()).as(canceled.toString()).isEqualTo("canceled");
+  }
+
+  private static String answer(String taskId, String messageId, String text, boolean blocking) {
+    return "{\"jsonrpc\":\"2.0\",\"id\":\"" + messageId + "\",\"method\":\"message/send\",\"params\":{\"message\":"
+        + "{\"kind\":\"message\",\"role\":\"user\",\"messageId\":\"" + messageId + "\",\"taskId\":\"" + taskId + "\","
+        + "\"contextId\":\"chat-1\",\"parts\":[{\"kind\":\"text\",\"text\":\"" + text + "\"}]},"
+        + "\"configuration\":{\"blocking\":" + blocking + "}}}";
+  }
+
   private static JsonNode a2a(String body) throws Exception {
     HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(base + "/a2a/"))
         .header("Content-Type", "application/json").header("Accept", "application/json")

@@ -21,9 +21,9 @@ final class A2aTaskStarter implements TaskStarter {
   }
 
   @Override
-  public String start(FlowConfig flow, JsonNode payload, String owner) {
+  public String start(FlowConfig flow, JsonNode payload, String owner, String contextId) {
     try {
-      return launcher.start(flow, payload, owner);
+      return launcher.start(flow, payload, owner, contextId);
     } catch (DispatchException e) {
       throw unavailable(e);
     }

@@ -129,10 +129,18 @@ public final class FlowRegistry {
       if (!list.isArray()) {
         throw new IllegalArgumentException(file + ": 'flows' must be a list");
       }
+      String defaultSkill = null;
       for (JsonNode entry : list) {
         FlowConfig flow = YAML.treeToValue(entry, FlowConfig.class);
         if (out.putIfAbsent(flow.name(), flow) != null) {
           throw new IllegalArgumentException(file + ": flow name '" + flow.name() + "' is not unique");
+        }
+        if (flow.isDefaultA2aSkill()) {
+          if (defaultSkill != null) {
+            throw new IllegalArgumentException(file + ": flows '" + defaultSkill + "' and '" + flow.name()
+                + "' both set 'a2a.default: true'; at most one A2A skill is the default");
+          }
+          defaultSkill = flow.name();
         }
       }
       return out;

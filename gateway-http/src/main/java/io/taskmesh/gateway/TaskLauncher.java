@@ -34,8 +34,16 @@ public final class TaskLauncher {
     this.meshUrl = meshUrl;
   }
 
-  /** Returns the new task id. */
+  /** Returns the new task id; the task is its own context. */
   public String start(FlowConfig flow, JsonNode input, String owner) {
+    return start(flow, input, owner, null);
+  }
+
+  /**
+   * Returns the new task id. {@code contextId} is the conversation the task belongs to (an A2A
+   * client's {@code contextId}), stored in the created event; null makes the task its own context.
+   */
+  public String start(FlowConfig flow, JsonNode input, String owner, String contextId) {
     String id = UUID.randomUUID().toString();
     Instant now = Instant.now();
     String created = Times.iso(now);
@@ -43,7 +51,8 @@ public final class TaskLauncher {
         : Times.iso(now.plusMillis(Math.round(flow.timeout() * 1000)));
     Route route = flow.startRoute();
     commands.append(TaskEvent.created(id,
-        new TaskEvent.Created(flow.name(), route, input, null, id, deadline, owner)));
+        new TaskEvent.Created(flow.name(), route, input, null, contextId != null ? contextId : id, deadline,
+            owner)));
     Map<String, Object> headers = new LinkedHashMap<>();
     if (meshUrl != null) {
       headers.put(Envelope.GATEWAY_URL_HEADER, meshUrl);

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.taskmesh.schemas.Envelope;
 import io.taskmesh.schemas.FinalReport;
 import io.taskmesh.schemas.Json;
+import io.taskmesh.schemas.Route;
 import io.taskmesh.schemas.TaskEvent;
 import io.taskmesh.schemas.TaskStatus;
 import java.io.IOException;
@@ -113,6 +114,10 @@ class EdgeA2aTest {
     assertThat(answer.has("result")).isFalse();
     assertThat(answer.get("error").get("code").asInt()).as(r.body()).isEqualTo(bad.code());
     assertThat(answer.get("error").get("message").asText()).isNotBlank();
+    if (bad.code() == -32602) {
+      assertThat(answer.get("error").get("message").asText()).as("a params error names the field")
+          .containsPattern("'[A-Za-z][A-Za-z0-9.\\[\\]]*'");
+    }
     if (bad.id() == null) {
       assertThat(answer.get("id").isNull()).as(r.body()).isTrue();
     } else {
@@ -122,23 +127,110 @@ class EdgeA2aTest {
   }
 
   @Test
-  void transportRefusalsAreHttpStatuses() {
+  void aBodyOverTheLimitIsAJsonRpcInvalidRequest() {
     String before = gateway.recorded();
-    assertThat(gateway.post("/a2a/", BadRequest.OVERSIZED).statusCode()).isEqualTo(413);
+    HttpResponse<String> r = gateway.post("/a2a/", BadRequest.OVERSIZED, "Accept", "application/json");
+    assertThat(r.statusCode()).isEqualTo(200);
+    JsonNode answer = EdgeGateway.json(r);
+    assertThat(answer.get("error").get("code").asInt()).isEqualTo(-32600);
+    assertThat(answer.get("error").get("message").asText()).contains("too large");
+    assertThat(answer.get("id").isNull()).isTrue();
     assertThat(gateway.get("/a2a/").statusCode()).isEqualTo(404);
     assertThat(gateway.recorded()).isEqualTo(before);
   }
 
   @Test
-  void theAgentCardListsTheSkills() {
+  void theAgentCardListsTheSkillsAndNoSecurityWhileAuthIsOff() {
     for (String path : List.of("/.well-known/agent.json", "/.well-known/agent-card.json")) {
       JsonNode card = EdgeGateway.json(gateway.get(path));
       assertThat(card.get("skills").findValuesAsText("id")).as(path).containsExactly("echo", "skill-only");
       assertThat(card.get("url").asText()).endsWith("/a2a/");
+      assertThat(card.has("securitySchemes")).as(path).isFalse();
+      assertThat(card.has("security")).as(path).isFalse();
+      assertThat(card.get("capabilities").get("extendedAgentCard").asBoolean()).isFalse();
+      assertThat(card.get("supportsAuthenticatedExtendedCard").asBoolean()).isFalse();
+      assertThat(card.get("skills").get(0).get("description").asText())
+          .contains("metadata.skill").contains("has none").contains("a2a: {default: true}");
     }
-    JsonNode extended = EdgeGateway.json(gateway.post("/a2a/", A2aCalls.call("agent/getAuthenticatedExtendedCard",
-        "{}")));
-    assertThat(extended.get("result").get("skills").size()).isEqualTo(2);
+    for (String method : List.of("agent/getAuthenticatedExtendedCard", "agent/authenticatedExtendedCard")) {
+      JsonNode extended = EdgeGateway.json(gateway.post("/a2a/", A2aCalls.call(method, "{}")));
+      assertThat(extended.get("error").get("code").asInt()).as(method).isEqualTo(-32007);
+    }
+  }
+
+  @Test
+  void withAnApiKeyTheCardDeclaresThatSchemeOnlyAndServesTheExtendedCard() throws Exception {
+    try (EdgeGateway keyed = EdgeGateway.start(GatewayMode.API, Map.of("SVC_A2A_API_KEY", "k-edge"))) {
+      JsonNode card = EdgeGateway.json(keyed.get("/.well-known/agent-card.json"));
+      assertThat(card.get("securitySchemes").fieldNames()).toIterable().containsExactly("apiKey");
+      assertThat(card.get("security").toString()).isEqualTo("[{\"apiKey\":[]}]");
+      assertThat(card.get("capabilities").get("extendedAgentCard").asBoolean()).isTrue();
+      assertThat(card.get("supportsAuthenticatedExtendedCard").asBoolean()).isTrue();
+      JsonNode extended = EdgeGateway.json(keyed.post("/a2a/", A2aCalls.call("agent/getAuthenticatedExtendedCard",
+          "{}"), "X-API-Key", "k-edge"));
+      assertThat(extended.get("result").get("skills").size()).as(extended.toString()).isEqualTo(2);
+    }
+  }
+
+  @Test
+  void severalSkillsAndNoDefaultNamesTheSkillsAndHowToSetADefault() {
+    JsonNode answer = EdgeGateway.json(gateway.post("/a2a/", A2aCalls.call("message/send",
+        A2aCalls.sendParams("m-noskill", "hi", false).replace(",\"metadata\":{\"skill\":\"echo\"}", ""))));
+    assertThat(answer.get("error").get("code").asInt()).isEqualTo(-32602);
+    assertThat(answer.get("error").get("message").asText())
+        .contains("echo", "skill-only", "metadata.skill", "a2a: {default: true}");
+  }
+
+  @Test
+  void aMessageNamingNoSkillRunsTheDefaultAndANamedSkillStillWins() throws Exception {
+    String flows = """
+        flows:
+          - {name: echo, entrypoint: echo, a2a: {}}
+          - {name: chat, entrypoint: chat, a2a: {default: true}}
+        """;
+    try (EdgeGateway withDefault = EdgeGateway.start(GatewayMode.API, Map.of(), flows)) {
+      String unnamed = A2aCalls.call("message/send",
+          A2aCalls.sendParams("m-default", "hi", false).replace(",\"metadata\":{\"skill\":\"echo\"}", ""));
+      String id = EdgeGateway.json(withDefault.post("/a2a/", unnamed)).get("result").get("id").asText();
+      assertThat(withDefault.queue.dispatched()).filteredOn(e -> e.id().equals(id))
+          .singleElement().satisfies(e -> assertThat(e.route().curr()).isEqualTo("chat"));
+
+      String named = EdgeGateway.json(withDefault.post("/a2a/", A2aCalls.send("m-named", "hi", false)))
+          .get("result").get("id").asText();
+      assertThat(withDefault.queue.dispatched()).filteredOn(e -> e.id().equals(named))
+          .singleElement().satisfies(e -> assertThat(e.route().curr()).isEqualTo("echo"));
+
+      JsonNode skills = EdgeGateway.json(withDefault.get("/.well-known/agent-card.json")).get("skills");
+      assertThat(skills.get(0).get("description").asText()).contains("the default skill, chat");
+      assertThat(skills.get(1).get("description").asText()).contains("This is the default skill");
+    }
+  }
+
+  @Test
+  void theClientsContextIdIsKeptAndFiltersTheList() {
+    String inContext = A2aCalls.sendParams("m-ctx", "hi", false)
+        .replace("\"messageId\":\"m-ctx\"", "\"messageId\":\"m-ctx\",\"contextId\":\"conv-edge-1\"");
+    JsonNode task = EdgeGateway.json(gateway.post("/a2a/", A2aCalls.call("message/send", inContext))).get("result");
+    String id = task.get("id").asText();
+    assertThat(task.get("contextId").asText()).isEqualTo("conv-edge-1");
+    assertThat(gateway.tasks.get(id).orElseThrow().contextId()).isEqualTo("conv-edge-1");
+    String other = EdgeGateway.json(gateway.post("/a2a/", A2aCalls.send("m-ctx-other", "hi", false)))
+        .get("result").get("id").asText();
+    assertThat(EdgeGateway.json(gateway.post("/a2a/", A2aCalls.call("tasks/get", "{\"id\":\"" + other + "\"}")))
+        .get("result").get("contextId").asText()).as("no contextId: the task is its own context").isEqualTo(other);
+
+    JsonNode page = EdgeGateway.json(gateway.post("/a2a/", A2aCalls.call("tasks/list",
+        "{\"contextId\":\"conv-edge-1\"}"))).get("result");
+    assertThat(page.get("tasks").findValuesAsText("id")).containsExactly(id);
+  }
+
+  @Test
+  void aTaskCreatedBeforeContextsWereKeptIsItsOwnContext() {
+    String id = "a2a-old-event";
+    gateway.tasks.append(TaskEvent.created(id, new TaskEvent.Created("echo", Route.start("echo", List.of()),
+        Json.MAPPER.createObjectNode(), null, null, null, null)));
+    JsonNode got = EdgeGateway.json(gateway.post("/a2a/", A2aCalls.call("tasks/get", "{\"id\":\"" + id + "\"}")));
+    assertThat(got.get("result").get("contextId").asText()).isEqualTo(id);
   }
 
   @Test
@@ -227,6 +319,33 @@ class EdgeA2aTest {
         A2aCalls.sendParams("m-again", "more", false).replace("\"messageId\":\"m-again\"",
             "\"messageId\":\"m-again\",\"taskId\":\"" + id + "\""))));
     assertThat(again.get("error").get("code").asInt()).as("a running task takes no message").isEqualTo(-32004);
+    assertThat(gateway.recorded()).isEqualTo(before);
+  }
+
+  @Test
+  void aTaskThatAsksForInputTwiceIsResumedEachTime() {
+    String id = gateway.seedTask("a2a-two-questions", null);
+    for (int turn = 1; turn <= 2; turn++) {
+      gateway.tasks.append(TaskEvent.paused(id, FinalReport.paused(id, "x-pause", Map.of())));
+      String messageId = "m-turn-" + turn;
+      JsonNode answer = EdgeGateway.json(gateway.post("/a2a/", A2aCalls.call("message/send",
+          A2aCalls.sendParams(messageId, "answer " + turn, false).replace("\"messageId\":\"" + messageId + "\"",
+              "\"messageId\":\"" + messageId + "\",\"taskId\":\"" + id + "\",\"contextId\":\"" + id + "\""))));
+      assertThat(answer.get("result").get("status").get("state").asText()).as(answer.toString()).isEqualTo("working");
+    }
+    assertThat(gateway.queue.resumed()).filteredOn(r -> r.envelopeId().equals(id)).hasSize(2);
+  }
+
+  @Test
+  void aFollowUpInAnotherContextThanItsTaskIsRefusedNamingTheField() {
+    String id = gateway.seedTask("a2a-wrong-context", null);
+    gateway.tasks.append(TaskEvent.paused(id, FinalReport.paused(id, "x-pause", Map.of())));
+    String before = gateway.recorded();
+    JsonNode answer = EdgeGateway.json(gateway.post("/a2a/", A2aCalls.call("message/send",
+        A2aCalls.sendParams("m-wrong-ctx", "x", false).replace("\"messageId\":\"m-wrong-ctx\"",
+            "\"messageId\":\"m-wrong-ctx\",\"taskId\":\"" + id + "\",\"contextId\":\"elsewhere\""))));
+    assertThat(answer.get("error").get("code").asInt()).isEqualTo(-32602);
+    assertThat(answer.get("error").get("message").asText()).contains("message.contextId");
     assertThat(gateway.recorded()).isEqualTo(before);
   }
 

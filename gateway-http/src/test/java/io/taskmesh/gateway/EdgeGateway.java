@@ -47,10 +47,10 @@ final class EdgeGateway implements AutoCloseable {
   private final GatewayApp app;
   private final String base;
 
-  private EdgeGateway(GatewayMode mode, Map<String, String> extraEnv) {
+  private EdgeGateway(GatewayMode mode, Map<String, String> extraEnv, String flowConfig) {
     try {
       dir = Files.createTempDirectory("edge-gateway");
-      Files.writeString(dir.resolve("flows.yaml"), FLOWS);
+      Files.writeString(dir.resolve("flows.yaml"), flowConfig);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -69,11 +69,16 @@ final class EdgeGateway implements AutoCloseable {
   }
 
   static EdgeGateway start(GatewayMode mode) {
-    return new EdgeGateway(mode, Map.of());
+    return new EdgeGateway(mode, Map.of(), FLOWS);
   }
 
   static EdgeGateway start(GatewayMode mode, Map<String, String> env) {
-    return new EdgeGateway(mode, env);
+    return new EdgeGateway(mode, env, FLOWS);
+  }
+
+  /** A gateway over the flow config {@code flowConfig} instead of {@link #FLOWS}. */
+  static EdgeGateway start(GatewayMode mode, Map<String, String> env, String flowConfig) {
+    return new EdgeGateway(mode, env, flowConfig);
   }
 
   /** Creates a task as the launcher would, owned by {@code owner} (null: no owner). */

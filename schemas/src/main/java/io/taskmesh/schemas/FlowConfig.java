@@ -28,6 +28,23 @@ public record FlowConfig(
     if (Topics.isCrewActor(entrypoint) || routeNext.stream().anyMatch(Topics::isCrewActor)) {
       throw new IllegalArgumentException("flow '" + name + "': x-sink and x-sump must not be listed in routes");
     }
+    JsonNode isDefault = a2a == null || !a2a.isObject() ? null : a2a.get("default");
+    if (isDefault != null && !isDefault.isNull() && !isDefault.isBoolean()) {
+      throw new IllegalArgumentException("flow '" + name + "': 'a2a.default' must be true or false");
+    }
+  }
+
+  /** Whether the flow is an A2A skill (it has an {@code a2a} section). */
+  public boolean isA2aSkill() {
+    return a2a != null && !a2a.isNull() && !a2a.isMissingNode();
+  }
+
+  /**
+   * Whether the flow is the A2A skill that messages naming no skill go to ({@code a2a: {default:
+   * true}}); at most one flow of a config is (checked where the config is loaded).
+   */
+  public boolean isDefaultA2aSkill() {
+    return isA2aSkill() && a2a.isObject() && a2a.path("default").asBoolean(false);
   }
 
   public boolean isTool() {

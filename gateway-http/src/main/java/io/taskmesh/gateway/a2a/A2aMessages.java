@@ -21,7 +21,8 @@ import java.util.Set;
  * ContentTypeNotSupported (-32005): flows take JSON.
  *
  * <p>Skill choice: {@code params.metadata.skill} or {@code message.metadata.skill} (also
- * {@code skillId}) names the flow; when the agent has exactly one skill it is used by default.
+ * {@code skillId}) names the flow; a message that names none goes to the default skill, or to the
+ * only skill when there is one ({@link #chooseSkill}).
  */
 final class A2aMessages {
   private static final Set<String> SKILL_KEYS = Set.of("skill", "skillId");
@@ -29,8 +30,8 @@ final class A2aMessages {
   private A2aMessages() {}
 
   /** What a valid send request carries. */
-  record Send(JsonNode message, ObjectNode payload, String taskId, String skill, Boolean blocking,
-      JsonNode pushConfig, Integer historyLength) {}
+  record Send(JsonNode message, ObjectNode payload, String taskId, String contextId, String skill,
+      Boolean blocking, JsonNode pushConfig, Integer historyLength) {}
 
   static Send parseSend(ObjectNode params) {
     JsonNode message = params.get("message");
@@ -53,7 +54,10 @@ final class A2aMessages {
       throw A2aException.params("Invalid params: 'message.messageId' (a string) is required");
     }
     String taskId = optionalString(message, "taskId", "message.taskId");
-    optionalString(message, "contextId", "message.contextId");
+    String contextId = optionalString(message, "contextId", "message.contextId");
+    if (contextId != null && contextId.isBlank()) {
+      throw A2aException.params("Invalid params: 'message.contextId' must not be blank");
+    }
     ObjectNode payload = payload(message.get("parts"));
     String skill = skill(params.get("metadata"), "metadata");
     String messageSkill = skill(message.get("metadata"), "message.metadata");
@@ -82,8 +86,8 @@ final class A2aMessages {
         pushConfig = push;
       }
     }
-    return new Send(message, payload, taskId, skill != null ? skill : messageSkill, blocking, pushConfig,
-        historyLength);
+    return new Send(message, payload, taskId, contextId, skill != null ? skill : messageSkill, blocking,
+        pushConfig, historyLength);
   }
 
   /** The payload of a message's parts (rule in the class comment). */
@@ -138,14 +142,23 @@ final class A2aMessages {
     return payload;
   }
 
-  /** Picks the flow: the named skill, or the only skill. */
+  /**
+   * Picks the flow (the rule the card states in each skill's description, {@link AgentCard}): the
+   * named skill; else the default skill ({@code a2a: {default: true}}); else the only skill.
+   */
   static FlowConfig chooseSkill(String requested, Map<String, FlowConfig> skills) {
     if (requested != null) {
       FlowConfig flow = skills.get(requested);
       if (flow == null) {
-        throw A2aException.params("Invalid params: unknown skill \"" + requested + "\" (skills: " + skills.keySet() + ")");
+        throw A2aException.params("Invalid params: 'metadata.skill' names an unknown skill \"" + requested
+            + "\" (skills: " + skills.keySet() + ")");
       }
       return flow;
+    }
+    for (FlowConfig flow : skills.values()) {
+      if (flow.isDefaultA2aSkill()) {
+        return flow;
+      }
     }
     if (skills.size() == 1) {
       return skills.values().iterator().next();
@@ -153,7 +166,9 @@ final class A2aMessages {
     if (skills.isEmpty()) {
       throw new A2aException(A2aException.UNSUPPORTED_OPERATION, "This agent has no skills configured");
     }
-    throw A2aException.params("Invalid params: name the skill in 'metadata.skill' (one of " + skills.keySet() + ")");
+    throw A2aException.params("Invalid params: this agent has several skills " + skills.keySet()
+        + " and no default: name one in 'metadata.skill', or mark one flow's skill as the default in the flow"
+        + " config ('a2a: {default: true}')");
   }
 
   /** {@code historyLength}: absent, or an integer >= 0. */

@@ -2,6 +2,7 @@ package io.taskmesh.gateway.a2a;
 
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
+import io.javalin.http.HttpResponseException;
 import io.javalin.http.HttpStatus;
 import io.taskmesh.servicekit.Threads;
 import io.taskmesh.topology.EventLogException;
@@ -30,6 +31,11 @@ import org.slf4j.LoggerFactory;
  * <p>{@code message/stream} and {@code tasks/resubscribe} always stream; {@code message/send}
  * streams when the client accepts {@code text/event-stream} (spec), else it answers one JSON-RPC
  * response (the a2a-js client's non-streaming send, plain JSON clients).
+ *
+ * <p>Every answer to a request that reached the method dispatch is JSON-RPC, HTTP 200 (as the A2A
+ * SDKs' JSON-RPC servers answer errors), including a body over the gateway's limit: Invalid
+ * Request (-32600) with a null id (the body is not read, so its id is unknown), the code the
+ * A2A SDK servers use for an oversized payload. Only auth failures (401) stay HTTP statuses.
  */
 public final class A2aRoutes implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(A2aRoutes.class);
@@ -135,7 +141,17 @@ public final class A2aRoutes implements AutoCloseable {
     if (!authenticate(ctx, p -> principal[0] = p)) {
       return;
     }
-    byte[] body = ctx.bodyAsBytes();
+    byte[] body;
+    try {
+      body = ctx.bodyAsBytes();
+    } catch (HttpResponseException e) {
+      if (e.getStatus() != HttpStatus.CONTENT_TOO_LARGE.getCode()) {
+        throw e;
+      }
+      A2aCall.json(ctx, JsonRpc.error(null, A2aException.INVALID_REQUEST,
+          "Invalid Request: payload too large"));
+      return;
+    }
     JsonRpc.Request req;
     try {
       req = JsonRpc.parse(body);

@@ -13,6 +13,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -56,23 +57,28 @@ final class A2aSse {
         subs.forEach(Subscriptions::closeQuietly);
       });
       open.add(s);
-      Consumer<List<StreamResult>> emit = events -> {
-        if (!events.isEmpty()) {
-          s.send(events);
-        }
-        if (mapper.done()) {
-          s.finish();
+      // one at a time (feed, FLY and the stored state arrive on different threads): an update that
+      // ends the stream must queue its events before another source sees the mapper done and closes
+      Consumer<Supplier<List<StreamResult>>> emit = next -> {
+        synchronized (s) { // the stream's lock, then the mapper's: the order every path takes
+          List<StreamResult> events = next.get();
+          if (!events.isEmpty()) {
+            s.send(events);
+          }
+          if (mapper.done()) {
+            s.finish();
+          }
         }
       };
       // holding the stream's lock keeps the writer from sending the first event before the
       // subscriptions exist: a client that reacts to it (posts FLY) is then never too early
       synchronized (s) {
         s.send(first);
-        subs.add(feed.subscribe(taskId, u -> emit.accept(mapper.onUpdate(u))));
-        subs.add(fly.subscribe(taskId, f -> emit.accept(mapper.onFly(f))));
+        subs.add(feed.subscribe(taskId, u -> emit.accept(() -> mapper.onUpdate(u))));
+        subs.add(fly.subscribe(taskId, f -> emit.accept(() -> mapper.onFly(f))));
       }
       try {
-        queries.get(taskId).ifPresent(st -> emit.accept(mapper.onState(st)));
+        queries.get(taskId).ifPresent(st -> emit.accept(() -> mapper.onState(st)));
       } catch (RuntimeException e) {
         LOG.debug("A2A stream of {}: state not readable yet ({}); live updates follow", taskId, e.toString());
       }

@@ -58,9 +58,15 @@ public final class A2aTasks {
         artifacts, history, metadata);
   }
 
-  /** The Task of a task just created, before its state is folded. */
+  /** The Task of a task just created as its own context, before its state is folded. */
   static A2aTask submitted(String taskId, String timestamp) {
-    return A2aTask.bare(taskId, taskId, status(taskId, taskId, TaskStatus.PENDING, "Task created", null, timestamp, 1));
+    return submitted(taskId, taskId, timestamp);
+  }
+
+  /** The Task of a task just created in {@code contextId}, before its state is folded. */
+  static A2aTask submitted(String taskId, String contextId, String timestamp) {
+    return A2aTask.bare(taskId, contextId,
+        status(taskId, contextId, TaskStatus.PENDING, "Task created", null, timestamp, 1));
   }
 
   /** The status of a task at update {@code seq}; a failed task's message is its error. */
@@ -116,6 +122,7 @@ public final class A2aTasks {
     return new A2aMessage(role, messageId, taskId, contextId, List.of(part));
   }
 
+  /** The task's conversation: the client's contextId, or (tasks created before it was kept) the task id. */
   static String contextId(TaskState s) {
     return s.contextId() != null ? s.contextId() : s.id();
   }

@@ -14,7 +14,8 @@ import java.util.Collection;
  * {@code preferredTransport}, {@code protocolVersion}, {@code description},
  * {@code defaultInputModes/defaultOutputModes}, {@code supportsAuthenticatedExtendedCard}, and the
  * 0.3 keys {@code type/in/name} / {@code type/scheme/bearerFormat} in each security scheme). One
- * skill per flow with an {@code a2a} section. Pure: no I/O.
+ * skill per flow with an {@code a2a} section. It says only what is configured: security schemes
+ * and the extended card appear when A2A auth is on ({@link A2aSettings}). Pure: no I/O.
  */
 final class AgentCard {
   static final String PROTOCOL_VERSION = "0.3.0";
@@ -44,35 +45,21 @@ final class AgentCard {
     ObjectNode additional = card.putArray("additionalInterfaces").addObject();
     additional.put("url", endpoint);
     additional.put("transport", TRANSPORT);
+    // only what is configured: no auth means no schemes, no security requirement, no extended card
+    boolean extendedCard = settings.authEnabled();
     ObjectNode caps = card.putObject("capabilities");
     caps.put("streaming", true);
     caps.put("pushNotifications", true);
     caps.put("stateTransitionHistory", false);
-    caps.put("extendedAgentCard", true);
-    card.put("supportsAuthenticatedExtendedCard", true);
+    caps.put("extendedAgentCard", extendedCard);
+    card.put("supportsAuthenticatedExtendedCard", extendedCard);
     card.set("defaultInputModes", strings("text/plain", "application/json"));
     card.set("defaultOutputModes", strings("application/json", "text/plain"));
-    ObjectNode schemes = card.putObject("securitySchemes");
-    ObjectNode apiKey = schemes.putObject("apiKey");
-    apiKey.put("type", "apiKey");
-    apiKey.put("in", "header");
-    apiKey.put("name", "X-API-Key");
-    ObjectNode apiKeySpec = apiKey.putObject("apiKeySecurityScheme");
-    apiKeySpec.put("location", "header");
-    apiKeySpec.put("name", "X-API-Key");
-    ObjectNode bearer = schemes.putObject("bearer");
-    bearer.put("type", "http");
-    bearer.put("scheme", "bearer");
-    bearer.put("bearerFormat", "JWT");
-    ObjectNode bearerSpec = bearer.putObject("httpAuthSecurityScheme");
-    bearerSpec.put("scheme", "bearer");
-    bearerSpec.put("bearerFormat", "JWT");
-    ArrayNode security = card.putArray("security");
-    security.addObject().putArray("apiKey");
-    security.addObject().putArray("bearer");
+    securitySchemes(card, settings);
+    String defaultSkill = defaultSkill(skills);
     ArrayNode list = card.putArray("skills");
     for (FlowConfig flow : skills) {
-      list.add(skill(flow));
+      list.add(skill(flow, defaultSkill));
     }
     if (extended) {
       card.putObject("metadata").put("extended", true);
@@ -80,11 +67,56 @@ final class AgentCard {
     return card;
   }
 
-  static ObjectNode skill(FlowConfig flow) {
+  /**
+   * The schemes of the configured mechanisms only ({@code SVC_A2A_API_KEY}: {@code apiKey},
+   * {@code SVC_A2A_JWT_JWKS_URL}: {@code bearer}); {@code security} lists each as an alternative
+   * (either passes, {@link A2aAuth}). With auth off both are left out: every request passes.
+   */
+  private static void securitySchemes(ObjectNode card, A2aSettings settings) {
+    if (!settings.authEnabled()) {
+      return;
+    }
+    ObjectNode schemes = card.putObject("securitySchemes");
+    ArrayNode security = card.putArray("security");
+    if (settings.apiKeyEnabled()) {
+      ObjectNode apiKey = schemes.putObject("apiKey");
+      apiKey.put("type", "apiKey");
+      apiKey.put("in", "header");
+      apiKey.put("name", "X-API-Key");
+      ObjectNode apiKeySpec = apiKey.putObject("apiKeySecurityScheme");
+      apiKeySpec.put("location", "header");
+      apiKeySpec.put("name", "X-API-Key");
+      security.addObject().putArray("apiKey");
+    }
+    if (settings.jwtEnabled()) {
+      ObjectNode bearer = schemes.putObject("bearer");
+      bearer.put("type", "http");
+      bearer.put("scheme", "bearer");
+      bearer.put("bearerFormat", "JWT");
+      ObjectNode bearerSpec = bearer.putObject("httpAuthSecurityScheme");
+      bearerSpec.put("scheme", "bearer");
+      bearerSpec.put("bearerFormat", "JWT");
+      security.addObject().putArray("bearer");
+    }
+  }
+
+  /** The skill a message naming none runs (the rule of {@link A2aMessages#chooseSkill}); null for none. */
+  static String defaultSkill(Collection<FlowConfig> skills) {
+    for (FlowConfig flow : skills) {
+      if (flow.isDefaultA2aSkill()) {
+        return flow.name();
+      }
+    }
+    return skills.size() == 1 ? skills.iterator().next().name() : null;
+  }
+
+  /** One skill; its description ends with how a client selects it, so any client can read the rule. */
+  static ObjectNode skill(FlowConfig flow, String defaultSkill) {
     ObjectNode s = Json.MAPPER.createObjectNode();
     s.put("id", flow.name());
     s.put("name", flow.name());
-    s.put("description", flow.description() != null ? flow.description() : "Runs the flow " + flow.name());
+    String description = flow.description() != null ? flow.description() : "Runs the flow " + flow.name() + ".";
+    s.put("description", description + " " + selectionRule(flow.name(), defaultSkill));
     JsonNode a2a = flow.a2a();
     ArrayNode tags = s.putArray("tags");
     JsonNode configured = a2a != null && a2a.isObject() ? a2a.get("tags") : null;
@@ -109,6 +141,17 @@ final class AgentCard {
     iface.put("url", url);
     iface.put("protocolBinding", binding);
     iface.put("protocolVersion", version);
+  }
+
+  private static String selectionRule(String skill, String defaultSkill) {
+    if (skill.equals(defaultSkill)) {
+      return "This is the default skill: a message that names no skill runs it (name another in the message's"
+          + " metadata.skill).";
+    }
+    return "To run it, name it in the message's metadata.skill (\"skill\": \"" + skill + "\"); a message that names"
+        + " no skill runs " + (defaultSkill == null
+            ? "the default skill, and this agent has none (a flow config sets one with a2a: {default: true})."
+            : "the default skill, " + defaultSkill + ".");
   }
 
   private static ArrayNode strings(String... values) {

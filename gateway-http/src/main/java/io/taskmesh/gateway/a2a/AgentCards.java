@@ -25,7 +25,15 @@ final class AgentCards {
         skills().values(), false)));
   }
 
+  /**
+   * The authenticated extended card; an agent without one (A2A auth off, so the card does not
+   * declare it) answers AuthenticatedExtendedCardNotConfiguredError (-32007), as A2A 0.3 says.
+   */
   void extendedCard(A2aCall call) {
+    if (!settings.authEnabled()) {
+      throw new A2aException(A2aException.EXTENDED_CARD_NOT_CONFIGURED,
+          "Authenticated Extended Card is not configured: A2A auth is off, so there is none");
+    }
     call.reply(AgentCard.build(settings, endpoint(call.context()), skills().values(), true));
   }
 
@@ -33,7 +41,7 @@ final class AgentCards {
   Map<String, FlowConfig> skills() {
     Map<String, FlowConfig> out = new LinkedHashMap<>();
     flows.get().forEach((name, flow) -> {
-      if (flow.a2a() != null && !flow.a2a().isMissingNode()) {
+      if (flow.isA2aSkill()) {
         out.put(name, flow);
       }
     });

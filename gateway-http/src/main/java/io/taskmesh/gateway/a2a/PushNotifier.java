@@ -258,14 +258,14 @@ final class PushNotifier implements AutoCloseable {
   static void checkTarget(URI uri, boolean allowPrivate) {
     String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
     if (!scheme.equals("http") && !scheme.equals("https")) {
-      throw A2aException.params("Invalid params: push URL must be http or https, not '" + scheme + "'");
+      throw A2aException.params("Invalid params: 'pushNotificationConfig.url' must be http or https, not '" + scheme + "'");
     }
     String host = uri.getHost();
     if (host == null || host.isBlank()) {
-      throw A2aException.params("Invalid params: push URL has no host");
+      throw A2aException.params("Invalid params: 'pushNotificationConfig.url' has no host");
     }
     if (uri.getUserInfo() != null) {
-      throw A2aException.params("Invalid params: push URL must not carry user info");
+      throw A2aException.params("Invalid params: 'pushNotificationConfig.url' must not carry user info");
     }
     if (allowPrivate) {
       return;
@@ -274,11 +274,11 @@ final class PushNotifier implements AutoCloseable {
     try {
       addresses = InetAddress.getAllByName(host.startsWith("[") ? host.substring(1, host.length() - 1) : host);
     } catch (UnknownHostException e) {
-      throw A2aException.params("Invalid params: push URL host does not resolve: " + host);
+      throw A2aException.params("Invalid params: 'pushNotificationConfig.url' host does not resolve: " + host);
     }
     for (InetAddress a : addresses) {
       if (!isPublic(a)) {
-        throw A2aException.params("Invalid params: push URL must not target a loopback, private or local address ("
+        throw A2aException.params("Invalid params: 'pushNotificationConfig.url' must not target a loopback, private or local address ("
             + host + " -> " + a.getHostAddress() + ")");
       }
     }

@@ -12,7 +12,8 @@ import java.util.function.Supplier;
 
 /**
  * {@code message/send} and {@code message/stream}: a message without a task id starts a task of
- * the chosen skill; one with the id of the caller's input-required task resumes it.
+ * the chosen skill in the client's {@code contextId} (kept; none: the task is its own context);
+ * one with the id of the caller's input-required task resumes it, however often it asks.
  *
  * <p>The answer streams SSE until the task is completed, failed, canceled, input-required or
  * auth-required when the call streams; otherwise it is one JSON-RPC response with the Task in that
@@ -45,12 +46,14 @@ final class SendMethod {
     }
     FlowConfig flow = A2aMessages.chooseSkill(send.skill(), skills.get());
     ObjectNode pushConfig = send.pushConfig() == null ? null : push.validate(send.pushConfig(), null);
-    String id = starter.start(flow, send.payload(), call.principal());
+    String id = starter.start(flow, send.payload(), call.principal(), send.contextId());
+    String contextId = send.contextId() != null ? send.contextId() : id;
     if (pushConfig != null) {
-      push.set(pending(id, call.principal()), pushConfig);
+      push.set(pending(id, contextId, call.principal()), pushConfig);
     }
     if (call.streaming()) {
-      call.stream(id, List.of(A2aTasks.submitted(id, Times.now())), new StreamMapper(id, id, 0, A2aState.SUBMITTED));
+      call.stream(id, List.of(A2aTasks.submitted(id, contextId, Times.now())),
+          new StreamMapper(id, contextId, 0, A2aState.SUBMITTED));
       return;
     }
     Integer historyLength = send.historyLength();
@@ -60,7 +63,7 @@ final class SendMethod {
       // it, the answer is the submitted task as launched)
       CompletableFuture<TaskState> folded = waiter.until(id, s -> true, VISIBLE_WAIT_MS);
       call.replyWhen(folded.handle((s, notYet) -> {
-        call.reply(s != null ? A2aTasks.task(s, historyLength) : A2aTasks.submitted(id, Times.now()));
+        call.reply(s != null ? A2aTasks.task(s, historyLength) : A2aTasks.submitted(id, contextId, Times.now()));
         return null;
       }));
       return;
@@ -85,6 +88,10 @@ final class SendMethod {
     }
     String id = existing.id();
     String contextId = A2aTasks.contextId(existing);
+    if (send.contextId() != null && !send.contextId().equals(contextId)) {
+      throw A2aException.params("Invalid params: 'message.contextId' \"" + send.contextId() + "\" is not the context of task "
+          + id + " (\"" + contextId + "\")");
+    }
     starter.resume(id, send.payload());
     A2aTask working = A2aTasks.task(existing, send.historyLength()).withStatus(A2aTasks.status(id, contextId,
         TaskStatus.RUNNING, "Task resumed: new input", null, Times.now(), existing.seq() + 1));
@@ -104,7 +111,7 @@ final class SendMethod {
   }
 
   /** A task just created, before its created event is folded (for push bookkeeping). */
-  private static TaskState pending(String id, String owner) {
-    return TaskState.announced(id, id, owner, TaskStatus.PENDING, "Task created", Times.now());
+  private static TaskState pending(String id, String contextId, String owner) {
+    return TaskState.announced(id, contextId, owner, TaskStatus.PENDING, "Task created", Times.now());
   }
 }

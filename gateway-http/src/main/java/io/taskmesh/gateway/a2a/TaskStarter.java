@@ -9,7 +9,15 @@ import io.taskmesh.schemas.FlowConfig;
  */
 public interface TaskStarter {
   /** Starts a task of {@code flow} with {@code payload} for {@code owner}; returns its id. */
-  String start(FlowConfig flow, JsonNode payload, String owner);
+  default String start(FlowConfig flow, JsonNode payload, String owner) {
+    return start(flow, payload, owner, null);
+  }
+
+  /**
+   * Starts a task in the client's conversation {@code contextId} (kept with the task; null: the
+   * task's own id is its context); returns its id.
+   */
+  String start(FlowConfig flow, JsonNode payload, String owner, String contextId);
 
   /** Hands new input to a paused task. */
   void resume(String taskId, JsonNode input);

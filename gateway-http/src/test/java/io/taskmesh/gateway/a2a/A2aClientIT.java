@@ -24,7 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The real A2A 0.3 client ({@code @a2a-js/sdk}, pinned in src/test/a2a-client/package-lock.json)
  * against the gateway: agent card, message/stream with FLY chunks, tasks/get, message/send +
- * tasks/cancel, tasks/resubscribe, task-not-found. {@code npm ci} installs it on first run; the
+ * tasks/cancel, tasks/resubscribe, task-not-found. It names no skill, as a standard client does:
+ * its messages go to the default skill of two. {@code npm ci} installs it on first run; the
  * test is skipped (with the reason) only when node or npm cannot run here.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
@@ -41,6 +42,9 @@ class A2aClientIT {
         flows:
           - name: echo
             entrypoint: echo
+            a2a: {default: true}
+          - name: other
+            entrypoint: other
             a2a: {}
         """, Map.of());
   }
@@ -108,7 +112,7 @@ class A2aClientIT {
     assertThat(node.exitValue()).as(String.join("\n", lines)).isZero();
 
     assertThat(steps.get("card").get("protocolVersion").asText()).isEqualTo("0.3.0");
-    assertThat(steps.get("card").get("skills").toString()).isEqualTo("[\"echo\"]");
+    assertThat(steps.get("card").get("skills").toString()).isEqualTo("[\"echo\",\"other\"]");
     List<String> kinds = new ArrayList<>();
     StringBuilder text = new StringBuilder();
     for (JsonNode e : steps.get("stream-done").get("events")) {

@@ -384,6 +384,37 @@ class A2aIT {
   }
 
   @Test
+  void aConversationKeepsItsContextAcrossTasksAndTurns() throws Exception {
+    String[] erin = {"Authorization", "Bearer " + h.token("erin")};
+    String context = "conv-" + System.nanoTime();
+    String inContext = nonBlocking("echo").replace("\"role\":\"user\",", "\"role\":\"user\",\"contextId\":\"" + context
+        + "\",");
+    String first = h.call("message/send", inContext, erin).at("/result/id").asText();
+    String second = h.call("message/send", inContext.replace("\"m-", "\"m2-"), erin).at("/result/id").asText();
+    String elsewhere = h.call("message/send", nonBlocking("echo"), erin).at("/result/id").asText();
+    for (String id : List.of(first, second)) {
+      assertThat(h.awaitState(id, "submitted", erin).get("contextId").asText()).isEqualTo(context);
+    }
+    assertThat(h.awaitState(elsewhere, "submitted", erin).get("contextId").asText()).isEqualTo(elsewhere);
+    JsonNode listed = h.call("tasks/list", "{\"contextId\":\"" + context + "\"}", erin);
+    assertThat(listed.at("/result/tasks").findValuesAsText("id")).containsExactlyInAnyOrder(first, second);
+
+    // two questions, two answers: each follow-up to the input-required task resumes it
+    for (int turn = 1; turn <= 2; turn++) {
+      h.post("/mesh/" + first + "/final", "{\"id\":\"" + first + "\",\"status\":\"paused\",\"current_actor_name\":\"x-pause\"}");
+      h.awaitState(first, "input-required", erin);
+      JsonNode resumed = h.call("message/send", "{\"message\":{\"kind\":\"message\",\"role\":\"user\",\"messageId\":\"t"
+          + turn + "\",\"taskId\":\"" + first + "\",\"contextId\":\"" + context + "\",\"parts\":[{\"kind\":\"text\","
+          + "\"text\":\"answer " + turn + "\"}]},\"configuration\":{\"blocking\":false}}", erin);
+      assertThat(resumed.at("/result/status/state").asText()).as(resumed.toString()).isEqualTo("working");
+      assertThat(resumed.at("/result/contextId").asText()).isEqualTo(context);
+      h.awaitState(first, "working", erin);
+    }
+    h.finish(first, "{\"ok\":true}");
+    assertThat(h.awaitState(first, "completed", erin).get("contextId").asText()).isEqualTo(context);
+  }
+
+  @Test
   void cancelAndResubscribe() throws Exception {
     String id = h.call("message/send", nonBlocking("echo"), alice).at("/result/id").asText();
     h.awaitState(id, "submitted", alice);

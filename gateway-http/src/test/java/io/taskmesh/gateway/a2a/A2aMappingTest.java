@@ -12,6 +12,7 @@ import io.taskmesh.schemas.TaskUpdate;
 import java.net.InetAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -184,9 +185,40 @@ class A2aMappingTest {
     ObjectNode card = AgentCard.build(A2aSettings.defaults(), "http://h/a2a/", List.of(flow), false);
     assertThat(card.get("url").asText()).isEqualTo("http://h/a2a/");
     assertThat(card.at("/skills/0/id").asText()).isEqualTo("echo");
-    assertThat(card.at("/skills/0/description").asText()).isEqualTo("desc");
+    assertThat(card.at("/skills/0/description").asText()).startsWith("desc ").contains("This is the default skill");
     assertThat(card.at("/skills/0/tags").size()).isPositive();
-    assertThat(card.at("/securitySchemes/apiKey/in").asText()).isEqualTo("header");
+    assertThat(card.has("securitySchemes")).as("auth off: no scheme").isFalse();
+  }
+
+  @Test
+  void cardDeclaresTheConfiguredSchemesOnly() {
+    A2aSettings jwtOnly = A2aSettings.fromEnv(Map.of("SVC_A2A_JWT_JWKS_URL", "http://k/jwks", "SVC_A2A_JWT_ISSUER", "i",
+        "SVC_A2A_JWT_AUDIENCE", "a"));
+    ObjectNode card = AgentCard.build(jwtOnly, "http://h/a2a/", List.of(), false);
+    assertThat(card.get("securitySchemes").fieldNames()).toIterable().containsExactly("bearer");
+    assertThat(card.get("security").toString()).isEqualTo("[{\"bearer\":[]}]");
+    assertThat(card.at("/capabilities/extendedAgentCard").asBoolean()).isTrue();
+    A2aSettings both = A2aSettings.fromEnv(Map.of("SVC_A2A_API_KEY", "k", "SVC_A2A_JWT_JWKS_URL", "http://k/jwks",
+        "SVC_A2A_JWT_ISSUER", "i", "SVC_A2A_JWT_AUDIENCE", "a"));
+    assertThat(AgentCard.build(both, "http://h/a2a/", List.of(), false).at("/securitySchemes/apiKey/in").asText())
+        .isEqualTo("header");
+  }
+
+  @Test
+  void theDefaultSkillIsChosenWhenNoneIsNamed() {
+    FlowConfig echo = new FlowConfig("echo", "echo", null, null, null, null, Json.MAPPER.createObjectNode());
+    FlowConfig chat = new FlowConfig("chat", "chat", null, null, null, null,
+        Json.MAPPER.createObjectNode().put("default", true));
+    Map<String, FlowConfig> skills = new LinkedHashMap<>();
+    skills.put("echo", echo);
+    skills.put("chat", chat);
+    assertThat(A2aMessages.chooseSkill(null, skills)).isSameAs(chat);
+    assertThat(A2aMessages.chooseSkill("echo", skills)).isSameAs(echo);
+    assertThat(A2aMessages.chooseSkill(null, Map.of("echo", echo))).isSameAs(echo);
+    assertThatThrownBy(() -> A2aMessages.chooseSkill(null, Map.of("echo", echo, "other", echo)))
+        .hasMessageContaining("a2a: {default: true}");
+    assertThatThrownBy(() -> new FlowConfig("x", "x", null, null, null, null,
+        Json.MAPPER.createObjectNode().put("default", "yes"))).hasMessageContaining("'a2a.default'");
   }
 
   @Test
