@@ -19,7 +19,9 @@ import io.taskmesh.topology.TaskCommands;
 import io.taskmesh.topology.TaskQueries;
 import java.io.IOException;
 import java.time.Instant;
+import io.taskmesh.topology.TaskListing;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -67,7 +69,10 @@ final class MeshTaskRoutes {
   }
 
   void mount(JavalinConfig cfg) {
-    cfg.routes.get("/mesh/{id}", ctx -> ctx.json(TaskViews.mesh(task(ctx.pathParam("id")))));
+    cfg.routes.get("/mesh/{id}", ctx -> {
+      TaskState s = task(ctx.pathParam("id"));
+      ctx.json(TaskViews.mesh(s, childrenOf(s)));
+    });
     cfg.routes.get("/mesh/{id}/stream", ctx -> streams.stream(ctx, ctx.pathParam("id"), false));
     cfg.routes.get("/mesh/{id}/active", this::active);
     cfg.routes.post("/mesh/{id}/progress", this::progress);
@@ -118,6 +123,17 @@ final class MeshTaskRoutes {
     }
     fly.publish(ctx.pathParam("id"), body);
     ctx.status(HttpStatus.OK);
+  }
+
+  /**
+   * The ids of the fan-out children of {@code parent}: the tasks whose {@code parent_id} is its id
+   * (children share their parent's owner, so one owner's listing holds them), oldest first.
+   */
+  private List<String> childrenOf(TaskState parent) {
+    List<TaskState> children = new ArrayList<>(TaskListing.of(queries)
+        .list(parent.owner(), s -> parent.id().equals(s.parentId()), 0, Integer.MAX_VALUE).tasks());
+    Collections.reverse(children);
+    return children.stream().map(TaskState::id).toList();
   }
 
   private TaskState task(String id) {
@@ -218,9 +234,14 @@ final class MeshTaskRoutes {
     commands.append(childEvent(id, parent, route, payload));
   }
 
-  private static TaskEvent childEvent(String id, String parent, Route route, JsonNode payload) {
-    return TaskEvent.childCreated(id, new TaskEvent.Created(null, route, payload, parent,
-        parent != null ? parent : id, null, null));
+  /**
+   * A child inherits its parent's flow, owner and deadline when the parent is known, so the
+   * parent's owner sees it in task listings (A2A {@code tasks/list} with {@code parentId}).
+   */
+  private TaskEvent childEvent(String id, String parent, Route route, JsonNode payload) {
+    TaskState p = parent == null ? null : queries.get(parent).orElse(null);
+    return TaskEvent.childCreated(id, new TaskEvent.Created(p == null ? null : p.flow(), route, payload, parent,
+        parent != null ? parent : id, p == null ? null : p.deadlineAt(), p == null ? null : p.owner()));
   }
 
   private static String text(JsonNode body, String field, boolean required) {

@@ -1,10 +1,12 @@
 package io.taskmesh.gateway;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.TaskState;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /** The two read shapes of a task: {@code GET /tasks/{id}} and the mesh form {@code GET /mesh/{id}}. */
@@ -29,6 +31,17 @@ final class TaskViews {
     m.put("total_actors", s.totalActors());
     m.put("created_at", s.createdAt());
     m.put("updated_at", s.updatedAt());
+    return m;
+  }
+
+  /**
+   * Mesh form with {@code children}: the ids of the task's fan-out children (tasks whose
+   * {@code parent_id} is this id), oldest first.
+   */
+  static ObjectNode mesh(TaskState s, List<String> children) {
+    ObjectNode m = mesh(s);
+    ArrayNode ids = m.putArray("children");
+    children.forEach(ids::add);
     return m;
   }
 

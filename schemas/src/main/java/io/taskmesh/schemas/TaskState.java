@@ -26,6 +26,7 @@ public record TaskState(
     @JsonProperty("progress_percent") double progressPercent,
     @JsonProperty("current_actor_idx") int currentActorIdx,
     @JsonProperty("current_actor_name") String currentActorName,
+    @JsonProperty("current_actor_state") String currentActorState,
     @JsonProperty("actors_completed") int actorsCompleted,
     @JsonProperty("total_actors") int totalActors,
     @JsonProperty("created_at") String createdAt,
@@ -47,7 +48,7 @@ public record TaskState(
   public static TaskState created(String id, TaskEvent.Created created, TaskUpdate first, String eventId) {
     Route route = created.route();
     return new TaskState(id, created.parentId(), created.contextId(), created.flow(), created.owner(),
-        first.status(), first.message(), null, null, route, created.payload(), 0.0, 0, route.curr(), 0,
+        first.status(), first.message(), null, null, route, created.payload(), 0.0, route.prev().size(), route.curr(), null, 0,
         route.totalActors(), first.timestamp(), first.timestamp(), created.deadlineAt(), first.seq(),
         List.of(first), List.of(eventId));
   }
@@ -58,7 +59,7 @@ public record TaskState(
    */
   public static TaskState announced(String id, String contextId, String owner, TaskStatus status, String message,
       String at) {
-    return new TaskState(id, null, contextId, null, owner, status, message, null, null, null, null, 0, 0, null, 0, 0,
+    return new TaskState(id, null, contextId, null, owner, status, message, null, null, null, null, 0, 0, null, null, 0, 0,
         at, at, null, 0, List.of(), List.of());
   }
 
@@ -69,14 +70,14 @@ public record TaskState(
   public TaskState withUpdate(TaskUpdate update) {
     double percent = update.progressPercent() != null ? update.progressPercent() : progressPercent;
     return new TaskState(id, parentId, contextId, flow, owner, update.status(), update.message(), update.result(),
-        update.error(), route, payload, percent, currentActorIdx, currentActorName, actorsCompleted, totalActors,
+        update.error(), route, payload, percent, currentActorIdx, currentActorName, currentActorState, actorsCompleted, totalActors,
         createdAt, update.timestamp(), deadlineAt, update.seq(), history, recentEventIds);
   }
 
   /** The actor now at work: its index in the route and its name. */
   public TaskState withCurrentActor(int idx, String name) {
     return new TaskState(id, parentId, contextId, flow, owner, status, message, result, error, route, payload,
-        progressPercent, idx, name, actorsCompleted, totalActors, createdAt, updatedAt, deadlineAt, seq, history,
+        progressPercent, idx, name, currentActorState, actorsCompleted, totalActors, createdAt, updatedAt, deadlineAt, seq, history,
         recentEventIds);
   }
 
@@ -85,29 +86,47 @@ public record TaskState(
     return withCurrentActor(currentActorIdx, name);
   }
 
+  /**
+   * The actor now at work, its index in the full route, and how far it got ({@code received},
+   * {@code processing}, {@code completed}; null when no actor reported yet). Index and name always
+   * go together: {@code route.actors().get(idx)} is the name while the actor is in the route.
+   */
+  public TaskState withCurrentActor(int idx, String name, String actorState) {
+    return new TaskState(id, parentId, contextId, flow, owner, status, message, result, error, route, payload,
+        progressPercent, idx, name, actorState, actorsCompleted, totalActors, createdAt, updatedAt, deadlineAt, seq,
+        history, recentEventIds);
+  }
+
+  /** The task's current route: a handler may extend {@code next} while the task runs. */
+  public TaskState withRoute(Route current) {
+    return new TaskState(id, parentId, contextId, flow, owner, status, message, result, error, current, payload,
+        progressPercent, currentActorIdx, currentActorName, currentActorState, actorsCompleted, totalActors,
+        createdAt, updatedAt, deadlineAt, seq, history, recentEventIds);
+  }
+
   public TaskState withActorsCompleted(int completed) {
     return new TaskState(id, parentId, contextId, flow, owner, status, message, result, error, route, payload,
-        progressPercent, currentActorIdx, currentActorName, completed, totalActors, createdAt, updatedAt, deadlineAt,
+        progressPercent, currentActorIdx, currentActorName, currentActorState, completed, totalActors, createdAt, updatedAt, deadlineAt,
         seq, history, recentEventIds);
   }
 
   public TaskState withTotalActors(int total) {
     return new TaskState(id, parentId, contextId, flow, owner, status, message, result, error, route, payload,
-        progressPercent, currentActorIdx, currentActorName, actorsCompleted, total, createdAt, updatedAt, deadlineAt,
+        progressPercent, currentActorIdx, currentActorName, currentActorState, actorsCompleted, total, createdAt, updatedAt, deadlineAt,
         seq, history, recentEventIds);
   }
 
   /** The same state with another history (the view keeps the history in a store of its own). */
   public TaskState withHistory(List<TaskUpdate> updates) {
     return new TaskState(id, parentId, contextId, flow, owner, status, message, result, error, route, payload,
-        progressPercent, currentActorIdx, currentActorName, actorsCompleted, totalActors, createdAt, updatedAt,
-        deadlineAt, seq, updates, recentEventIds);
+        progressPercent, currentActorIdx, currentActorName, currentActorState, actorsCompleted, totalActors, createdAt,
+        updatedAt, deadlineAt, seq, updates, recentEventIds);
   }
 
   public TaskState withRecentEventIds(List<String> eventIds) {
     return new TaskState(id, parentId, contextId, flow, owner, status, message, result, error, route, payload,
-        progressPercent, currentActorIdx, currentActorName, actorsCompleted, totalActors, createdAt, updatedAt,
-        deadlineAt, seq, history, eventIds);
+        progressPercent, currentActorIdx, currentActorName, currentActorState, actorsCompleted, totalActors, createdAt,
+        updatedAt, deadlineAt, seq, history, eventIds);
   }
 
   @JsonIgnore // derived from status; written, it was an unknown field to buffer on every read

@@ -40,7 +40,7 @@ class TaskStateTest {
     TaskUpdate first = TaskUpdate.of("t1", 1, TaskStatus.PENDING, "Task created", T0).withProgress(0.0);
     TaskState s = TaskState.created("t1", CREATED, first, "ev1");
     assertThat(s).isEqualTo(new TaskState("t1", "parent", "ctx", "flow", "alice", TaskStatus.PENDING,
-        "Task created", null, null, ROUTE, CREATED.payload(), 0.0, 0, "a", 0, 3, T0, T0,
+        "Task created", null, null, ROUTE, CREATED.payload(), 0.0, 0, "a", null, 0, 3, T0, T0,
         "2026-01-01T00:05:00Z", 1, List.of(first), List.of("ev1")));
     assertThat(s.isFinal()).isFalse();
   }

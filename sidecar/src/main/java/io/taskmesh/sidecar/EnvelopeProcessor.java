@@ -9,7 +9,10 @@ import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.Route;
 import io.taskmesh.schemas.Times;
 import io.taskmesh.schemas.Topics;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -140,31 +143,65 @@ final class EnvelopeProcessor implements ActorLoop.Handler {
     }
   }
 
-  /** One output per frame: next actor, x-sink when the route ended, or x-pause when the handler set x-svc-pause. */
+  /**
+   * One output per frame: next actor, x-sink when the route ended, or x-pause when the handler set
+   * x-svc-pause. The fan-out children (frames after the first) are registered with the gateway as
+   * tasks before any of them is routed; when that fails, none is routed and the parent fails.
+   */
   private List<Outcome.Output> route(Envelope in, List<InvokeResult.Frame> frames, int attempt) {
-    List<Outcome.Output> out = new ArrayList<>();
+    List<Envelope> envelopes = new ArrayList<>();
     for (int i = 0; i < frames.size(); i++) {
       InvokeResult.Frame f = frames.get(i);
       // fan-out ids (spec): the first frame keeps the id, the others get UUID4 ids and the parent id
-      String id = i == 0 ? in.id() : UUID.randomUUID().toString();
+      String id = i == 0 ? in.id() : childId(in, config.actorName(), i);
       String parent = i == 0 ? in.parentId() : in.id();
       Route route = f.route() != null ? f.route() : new Route(append(in.route().prev(), config.actorName()),
           in.route().next().isEmpty() ? "" : in.route().next().get(0), tail(in.route().next()));
-      Envelope child = new Envelope(id, parent, route, in.status(), f.payload(), keepTrace(in, f.headers()));
+      envelopes.add(new Envelope(id, parent, route, in.status(), f.payload(), keepTrace(in, f.headers())));
+    }
+    List<Envelope> children = envelopes.size() > 1 ? envelopes.subList(1, envelopes.size()) : List.of();
+    if (!reporter.registerChildren(in, children)) {
+      return List.of(toSink(failed(in, attempt, Reasons.CHILD_REGISTRATION_FAILED,
+          "the gateway did not register the " + (envelopes.size() - 1) + " fan-out children; none was routed")));
+    }
+    List<Outcome.Output> out = new ArrayList<>();
+    for (Envelope child : envelopes) {
+      Route route = child.route();
       String crew = crewActorIn(route);
       if (crew != null) {
         out.add(toSink(failed(child, attempt, Reasons.INVALID_ROUTE, crew + " must not be listed in a route")));
       } else if (pauseRequested(child)) { // x-pause parks it and reports "paused" (PauseActor)
         Envelope paused = child.withStatus(status(child, EnvelopePhase.PAUSED, attempt, null, null));
-        out.add(new Outcome.Output(config.topicOf(Topics.PAUSE), id, Json.bytes(paused)));
+        out.add(new Outcome.Output(config.topicOf(Topics.PAUSE), child.id(), Json.bytes(paused)));
       } else if (route.exhausted()) {
         out.add(toSink(child.withStatus(status(child, EnvelopePhase.SUCCEEDED, attempt, null, null))));
       } else {
         Envelope next = child.withStatus(status(child, EnvelopePhase.PROCESSING, attempt, null, null));
-        out.add(new Outcome.Output(config.topicOf(route.curr()), id, Json.bytes(next)));
+        out.add(new Outcome.Output(config.topicOf(route.curr()), child.id(), Json.bytes(next)));
       }
     }
     return out;
+  }
+
+  /**
+   * The id of fan-out child {@code index} of {@code in} at {@code actor}: UUID version 4 in form,
+   * its bits taken from a SHA-256 of (envelope id, actor, hop, index) rather than from a random
+   * source, so a batch handled again after a crash or an aborted transaction yields the same child
+   * ids, and the gateway's registration of them is a no-op the second time. The hop (actors run
+   * before) tells apart two fan-outs of one envelope at the same actor name.
+   */
+  static String childId(Envelope in, String actor, int index) {
+    String key = in.id() + "\n" + actor + "\n" + in.route().prev().size() + "\n" + index;
+    byte[] h;
+    try {
+      h = MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is part of every JVM", e);
+    }
+    h[6] = (byte) ((h[6] & 0x0f) | 0x40); // version 4
+    h[8] = (byte) ((h[8] & 0x3f) | 0x80); // IETF variant
+    ByteBuffer b = ByteBuffer.wrap(h);
+    return new UUID(b.getLong(), b.getLong()).toString();
   }
 
   private Outcome.Output toSink(Envelope e) {

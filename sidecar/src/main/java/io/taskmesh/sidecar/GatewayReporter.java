@@ -160,13 +160,52 @@ public final class GatewayReporter implements AutoCloseable {
     }
     HttpRequest req = speaksEvents(e) ? request(base, e.id(), "events", Json.bytes(statusEvent(report)))
         : request(base, e.id(), "final", Json.bytes(report));
+    return sendWithRetries(req, "final report for " + e.id());
+  }
+
+  /**
+   * Registers fan-out children as tasks: one {@code POST {url}/tasks} with a JSON array, one item
+   * per child ({@code id}, {@code parent_id}, {@code actors}, {@code current}, {@code payload}) and
+   * {@code index: 0} so the gateway keeps the sidecar's child id instead of suffixing it. The
+   * gateway leaves a child that already exists as it is, so a retried batch registers nothing
+   * twice. True when the gateway took them (2xx), or when there is nothing to register with: no
+   * gateway URL, or an envelope of mesh-api, which has no task registry for children.
+   */
+  public boolean registerChildren(Envelope parent, List<Envelope> children) {
+    String base = baseUrl(parent);
+    if (children.isEmpty() || base == null || speaksEvents(parent)) {
+      return true;
+    }
+    List<Map<String, Object>> items = new ArrayList<>();
+    for (Envelope child : children) {
+      Route r = child.route();
+      // a child whose route ended here goes straight to x-sink: it is registered at its last actor
+      List<String> actors = r.exhausted() ? r.prev() : r.actors();
+      Map<String, Object> item = new LinkedHashMap<>();
+      item.put("id", child.id());
+      item.put("parent_id", child.parentId());
+      item.put("actors", actors);
+      item.put("current", r.exhausted() ? actors.size() - 1 : r.prev().size());
+      item.put("index", 0);
+      item.put("payload", child.payload());
+      items.add(item);
+    }
+    HttpRequest req = HttpRequest.newBuilder(URI.create(base + "/tasks"))
+        .timeout(Duration.ofSeconds(5))
+        .header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofByteArray(Json.bytes(items)))
+        .build();
+    return sendWithRetries(req, "child registration for " + parent.id());
+  }
+
+  private boolean sendWithRetries(HttpRequest req, String what) {
     for (int attempt = 1; attempt <= 3; attempt++) {
       try {
         HttpResponse<String> r = http.send(req, HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() / 100 == 2) {
           return true;
         }
-        LOG.warn("final report for {} answered {}: {}", e.id(), r.statusCode(), r.body());
+        LOG.warn("{} answered {}: {}", what, r.statusCode(), r.body());
         if (r.statusCode() / 100 == 4) {
           return false; // the gateway refused it; repeating will not help
         }
@@ -175,7 +214,7 @@ public final class GatewayReporter implements AutoCloseable {
           Thread.currentThread().interrupt();
           return false;
         }
-        LOG.warn("final report for {} failed (attempt {}): {}", e.id(), attempt, ex.toString());
+        LOG.warn("{} failed (attempt {}): {}", what, attempt, ex.toString());
       }
       sleep(100L * attempt);
     }

@@ -12,6 +12,8 @@ public final class Reasons {
   public static final String PROTOCOL_ERROR = "RuntimeProtocolError";
   public static final String RUNTIME_CRASHED = "RuntimeCrashed";
   public static final String POISON = "Poison";
+  /** The gateway did not take the fan-out children as tasks: none of them was routed. */
+  public static final String CHILD_REGISTRATION_FAILED = "ChildRegistrationFailed";
 
   private Reasons() {}
 }

@@ -10,12 +10,17 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 
-/** A real HTTP server on 127.0.0.1 that records every POST /mesh/{id}/{kind} body, answering 200. */
+/**
+ * A real HTTP server on 127.0.0.1 that records every POST /mesh/{id}/{kind} body, answering 200,
+ * and every child of a POST /tasks registration as kind {@code registered} (201), or answers that
+ * 503 while {@link #refuseRegistrations} is set.
+ */
 final class GatewayRecorder implements AutoCloseable {
   record Call(String id, String kind, JsonNode body) {}
 
   private final HttpServer server;
   private final List<Call> calls = new CopyOnWriteArrayList<>();
+  volatile boolean refuseRegistrations;
 
   GatewayRecorder() {
     try {
@@ -33,6 +38,15 @@ final class GatewayRecorder implements AutoCloseable {
       ex.getResponseHeaders().add("Content-Type", "application/json");
       ex.sendResponseHeaders(200, ok.length);
       ex.getResponseBody().write(ok);
+      ex.close();
+    });
+    server.createContext("/tasks", ex -> {
+      JsonNode body = Json.read(ex.getRequestBody().readAllBytes(), JsonNode.class);
+      int status = refuseRegistrations ? 503 : 201;
+      if (!refuseRegistrations) {
+        body.forEach(child -> calls.add(new Call(child.path("id").asText(), "registered", child)));
+      }
+      ex.sendResponseHeaders(status, -1);
       ex.close();
     });
     server.setExecutor(Executors.newFixedThreadPool(4));

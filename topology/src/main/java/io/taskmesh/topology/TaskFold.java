@@ -9,6 +9,7 @@ import io.taskmesh.schemas.TaskEvent;
 import io.taskmesh.schemas.TaskState;
 import io.taskmesh.schemas.TaskStatus;
 import io.taskmesh.schemas.TaskUpdate;
+import io.taskmesh.schemas.Topics;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -67,40 +68,72 @@ public final class TaskFold {
     }
     Route route = c.route();
     String message = TaskEvent.CHILD_CREATED.equals(event.type()) ? "Child task created" : "Task created";
+    // a fan-out child starts part-way along its route: its actor index counts the actors before it
     TaskUpdate update = TaskUpdate.of(event.taskId(), 1, TaskStatus.PENDING, message, event.timestamp())
-        .withProgress(0.0).withActorIdx(0).withActor(route.curr()).withActors(route.actors());
+        .withProgress(0.0).withActorIdx(route.prev().size()).withActor(route.curr()).withActors(route.actors());
     return new Result(TaskState.created(event.taskId(), c, update, event.eventId()), update);
   }
 
-  /** pending|running -> running, at the reporting actor; progress never decreases. */
+  /**
+   * pending|running -> running, at the reporting actor. The report carries the task's current
+   * route, which a handler may have extended: a report is newer when it stands further along the
+   * route (a later actor, or the same actor in a later state), not when its percentage is higher,
+   * since the percentage of a grown route can be lower. The shown percentage never decreases.
+   */
   private static Optional<Result> progress(TaskState s, TaskEvent event) {
     ProgressReport r = event.progress();
     if (r == null) {
       throw new IllegalArgumentException("progress: 'progress' is required");
     }
     double percent = Progress.percent(r);
-    if (percent <= s.progressPercent() && s.status() == TaskStatus.RUNNING) {
-      return Optional.empty(); // stale or duplicate: progress never decreases
+    Route route = r.indexForm() ? routeAt(r.actors(), r.currentActorIdx()) : new Route(r.prev(), r.curr(), r.next());
+    int idx = route.prev().size();
+    ActorState actorState = ActorState.find(r.status()).orElseThrow(); // checked by percent()
+    if (s.status() == TaskStatus.RUNNING && !furtherAlong(idx, actorState, s)) {
+      return Optional.empty(); // stale or duplicate: an earlier point of the route than the one shown
     }
     percent = Math.max(percent, s.progressPercent());
-    List<String> actors;
-    int idx;
-    if (r.indexForm()) {
-      actors = List.copyOf(r.actors());
-      idx = r.currentActorIdx();
-    } else {
-      actors = new Route(r.prev(), r.curr(), r.next()).actors();
-      idx = r.prev() == null ? 0 : r.prev().size();
-    }
+    List<String> actors = route.actors();
     String actor = idx < actors.size() ? actors.get(idx) : null;
-    boolean actorDone = ActorState.find(r.status()).orElseThrow() == ActorState.COMPLETED; // checked by percent()
-    int completed = idx + (actorDone ? 1 : 0);
+    int completed = idx + (actorState == ActorState.COMPLETED ? 1 : 0);
     String message = r.message() != null ? r.message() : actor + ": " + r.status();
     TaskUpdate update = next(s, TaskStatus.RUNNING, message, event).withProgress(percent).withActorIdx(idx)
         .withActorState(r.status()).withActor(actor).withActors(actors);
-    TaskState at = s.withCurrentActor(idx, actor).withActorsCompleted(Math.max(completed, s.actorsCompleted()))
-        .withTotalActors(actors.size());
+    TaskState at = s.withRoute(route).withCurrentActor(idx, actor, actorState.wire())
+        .withActorsCompleted(Math.max(completed, s.actorsCompleted())).withTotalActors(actors.size());
     return Optional.of(apply(at, update, event));
+  }
+
+  /** The index form's route: the actors before {@code idx}, the one at it, the ones after. */
+  private static Route routeAt(List<String> actors, int idx) {
+    return new Route(actors.subList(0, idx), actors.get(idx), actors.subList(idx + 1, actors.size()));
+  }
+
+  /** Whether (actor index, actor state) comes after the point the task has reached. */
+  private static boolean furtherAlong(int idx, ActorState actorState, TaskState s) {
+    if (idx != s.currentActorIdx()) {
+      return idx > s.currentActorIdx();
+    }
+    ActorState shown = s.currentActorState() == null ? null : ActorState.find(s.currentActorState()).orElse(null);
+    return shown == null || actorState.weight() > shown.weight();
+  }
+
+  /**
+   * The index in the task's route of {@code name}, the actor that spoke last: the current index
+   * when it is the current actor, else its last place in the route. Crew actors are not in the
+   * route: x-pause stands where the next actor will, at index {@code actors_completed}; x-sink and
+   * x-sump stand after the route, at index {@code total_actors}.
+   */
+  private static int indexOf(TaskState s, String name) {
+    if (name == null || name.equals(s.currentActorName())) {
+      return s.currentActorIdx();
+    }
+    if (Topics.PAUSE.equals(name)) {
+      return s.actorsCompleted();
+    }
+    List<String> actors = s.route() == null ? List.of() : s.route().actors();
+    int at = actors.lastIndexOf(name);
+    return at >= 0 ? at : actors.size();
   }
 
   /** -> succeeded (progress 100, every actor done, the result) or failed (the error). */
@@ -114,8 +147,12 @@ public final class TaskFold {
     String message = ok ? "Task completed" : "Task failed: " + (f.error() == null ? "unknown error" : f.error());
     TaskUpdate update = next(s, status, message, event).withProgress(ok ? 100.0 : s.progressPercent())
         .withResult(ok ? f.result() : null).withError(ok ? null : f.error());
-    TaskState at = s.withCurrentActorName(f.currentActorName() != null ? f.currentActorName() : s.currentActorName())
+    String actor = f.currentActorName() != null ? f.currentActorName() : s.currentActorName();
+    TaskState at = s.withCurrentActor(indexOf(s, actor), actor, s.currentActorState())
         .withActorsCompleted(ok ? s.totalActors() : s.actorsCompleted());
+    if (ok && s.route() != null) { // every actor ran: the route is exhausted
+      at = at.withRoute(new Route(s.route().actors(), "", List.of()));
+    }
     return apply(at, update, event);
   }
 
@@ -124,9 +161,11 @@ public final class TaskFold {
     FinalReport f = event.finalReport();
     String actor = f != null && f.currentActorName() != null ? f.currentActorName() : s.currentActorName();
     String message = "Task paused" + (actor == null ? "" : " by " + actor);
+    int idx = indexOf(s, actor);
     TaskUpdate update = next(s, TaskStatus.PAUSED, message, event).withProgress(s.progressPercent())
-        .withActorIdx(s.currentActorIdx()).withActor(actor);
-    return apply(s.withCurrentActorName(actor), update, event);
+        .withActorIdx(idx).withActor(actor);
+    // no actor has reported at the paused position yet: the next actor's first report is newer
+    return apply(s.withCurrentActor(idx, actor, null), update, event);
   }
 
   /** paused -> running, at the same actor. */

@@ -40,8 +40,11 @@ final class TaskReadMethods {
     TaskStatus wanted = statusFilter(A2aMessages.optionalString(params, "status", "status"));
     String contextId = A2aMessages.optionalString(params, "contextId", "contextId");
     Integer historyLength = A2aMessages.historyLength(params.get("historyLength"), "historyLength");
+    // parentId (ours): the fan-out children of one task
+    String parentId = A2aMessages.optionalString(params, "parentId", "parentId");
     Predicate<TaskState> filter = s -> (wanted == null || wanted == s.status())
-        && (contextId == null || contextId.equals(A2aTasks.contextId(s)));
+        && (contextId == null || contextId.equals(A2aTasks.contextId(s)))
+        && (parentId == null || parentId.equals(s.parentId()));
     TaskListing.Page page = listing.list(call.principal(), filter, offset, pageSize);
     int next = page.offset() + page.tasks().size();
     call.reply(new TaskPage(
