@@ -184,9 +184,14 @@ class EdgeA2aV1Test {
   }
 
   @Test
-  void getExtendedAgentCardOnBothBindingsAndThePublicCardListsEveryInterface() {
-    assertThat(result("GetExtendedAgentCard", "{}").get("skills").size()).isEqualTo(2);
-    assertThat(EdgeGateway.json(gateway.get("/a2a/v1/extendedAgentCard", V1)).get("skills").size()).isEqualTo(2);
+  void withAuthOffThereIsNoExtendedCardOnEitherBindingAndThePublicCardListsEveryInterface() {
+    JsonNode rpc = call("GetExtendedAgentCard", "{}").get("error");
+    assertThat(rpc.get("code").asInt()).isEqualTo(-32007);
+    assertThat(rpc.at("/data/0/reason").asText()).isEqualTo("EXTENDED_AGENT_CARD_NOT_CONFIGURED");
+    HttpResponse<String> rest = gateway.get("/a2a/v1/extendedAgentCard", V1);
+    assertThat(rest.statusCode()).as(rest.body()).isBetween(400, 499);
+    assertThat(EdgeGateway.json(rest).at("/error/details/0/reason").asText())
+        .isEqualTo("EXTENDED_AGENT_CARD_NOT_CONFIGURED");
     JsonNode interfaces = EdgeGateway.json(gateway.get("/.well-known/agent-card.json")).get("supportedInterfaces");
     List<String> described = new ArrayList<>();
     interfaces.forEach(i -> described.add(i.get("protocolBinding").asText() + " " + i.get("protocolVersion").asText()
