@@ -135,6 +135,7 @@ public final class GatewayApp implements AutoCloseable {
       A2aRoutes.register(cfg, config.a2a(), new A2aPorts(flows::all, new A2aTaskStarter(launcher), fly::subscribe,
           queries, commands, feed, TaskListing.of(queries)));
       cfg.routes.post("/tools/call", this::callTool);
+      new TaskListRoutes(queries, commands, this::requireMcpAuth, this::ownedBy).mount(cfg);
       cfg.routes.get("/stream/{id}", ctx -> {
         String owner = requireMcpAuth(ctx);
         streams.stream(ctx, ctx.pathParam("id"), true, state -> ownedBy(state, owner));
