@@ -40,6 +40,8 @@ import picocli.CommandLine;
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class RemoteCommandsIT {
+  /** The echo after the command, not the typed command line that contains "EXIT=$?". */
+  private static final Pattern EXITED = Pattern.compile("(?m)^EXIT=\\d+");
   private static final Pattern STARTED = Pattern.compile("task (\\S+) started");
   @TempDir static Path data;
   private static DevStack stack;
@@ -144,13 +146,13 @@ class RemoteCommandsIT {
     try (TmuxSession tmux = TmuxSession.start(120, 40)) {
       tmux.type("cd '" + bin + "' && clear");
       tmux.type("./taskmesh call tokens --arg 'text=streamed words reach the screen' --url " + base + "; echo EXIT=$?");
-      String tokensScreen = tmux.awaitScreen(s -> s.contains("EXIT="), Duration.ofSeconds(90));
+      String tokensScreen = tmux.awaitScreen(s -> EXITED.matcher(s).find(), Duration.ofSeconds(90));
       assertThat(tokensScreen).contains("streamedwordsreachthescreen", "tokens [####################] completed",
           "100%", "succeeded; result:", "EXIT=0");
 
       tmux.type("clear");
       tmux.type("./taskmesh call shout --arg 'text=abc def' --url " + base + "; echo EXIT=$?");
-      String shoutScreen = tmux.awaitScreen(s -> s.contains("EXIT="), Duration.ofSeconds(90));
+      String shoutScreen = tmux.awaitScreen(s -> EXITED.matcher(s).find(), Duration.ofSeconds(90));
       assertThat(shoutScreen).contains("upper   [####################] completed",
           "reverse [####################] completed", "count   [####################] completed",
           "succeeded  [####################] 100%", "\"text\" : \"FED CBA\"", "EXIT=0")
