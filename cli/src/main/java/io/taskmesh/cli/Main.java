@@ -1,5 +1,8 @@
 package io.taskmesh.cli;
 
+import io.taskmesh.cli.remote.CallCommand;
+import io.taskmesh.cli.remote.FlowsCommand;
+import io.taskmesh.cli.remote.TasksCommand;
 import io.taskmesh.servicekit.Env;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,7 +16,8 @@ import picocli.CommandLine.Option;
 @Command(name = "taskmesh", mixinStandardHelpOptions = true,
     description = "Pipelines of actors on Kafka, tracked live.",
     subcommands = {Main.Dev.class, Main.GatewayCmd.class, Main.SidecarCmd.class, Main.KvConnectorCmd.class,
-        Main.MeshApiCmd.class, ConnectorCommand.class, ReplayCommand.class, CommandLine.HelpCommand.class})
+        Main.MeshApiCmd.class, ConnectorCommand.class, ReplayCommand.class, CallCommand.class, TasksCommand.class,
+        FlowsCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 
   public static void main(String[] args) {

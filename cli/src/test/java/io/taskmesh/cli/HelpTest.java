@@ -53,7 +53,8 @@ class HelpTest {
   @Test
   void theWalkReachesEveryLauncherCommand() {
     assertThat(everyCommand().map(p -> String.join(" ", p)))
-        .contains("", "dev", "gateway", "sidecar", "kv-connector", "mesh-api", "connector", "replay", "help");
+        .contains("", "dev", "gateway", "sidecar", "kv-connector", "mesh-api", "connector", "replay", "help",
+            "call", "flows", "tasks", "tasks list", "tasks get", "tasks watch", "tasks cancel");
   }
 
   @Test

@@ -137,6 +137,7 @@ public final class GatewayApp implements AutoCloseable {
           fly::subscribe, queries, commands, feed, TaskListing.of(queries)));
       A2aV1Routes.register(cfg, a2a);
       cfg.routes.post("/tools/call", this::callTool);
+      new TaskListRoutes(queries, commands, this::requireMcpAuth, this::ownedBy).mount(cfg);
       cfg.routes.get("/stream/{id}", ctx -> {
         String owner = requireMcpAuth(ctx);
         streams.stream(ctx, ctx.pathParam("id"), true, state -> ownedBy(state, owner));

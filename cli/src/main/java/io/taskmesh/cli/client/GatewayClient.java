@@ -1,0 +1,194 @@
+package io.taskmesh.cli.client;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.taskmesh.schemas.Json;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * The gateway as a person's tools see it: only its public HTTP API ({@code POST /tools/call},
+ * {@code GET /tasks}, {@code GET /tasks/{id}}, {@code POST /tasks/{id}/cancel},
+ * {@code GET /stream/{id}}, and MCP {@code tools/list} on {@code /mcp} for the flows and their
+ * input schemas). Every failure is a one-line {@link ClientException}.
+ */
+public final class GatewayClient {
+  private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);
+  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private final String base;
+  private final String token;
+
+  /** @param token the bearer key or access token; null or blank sends none */
+  public GatewayClient(String baseUrl, String token) {
+    this.base = baseUrl.endsWith("/") ? baseUrl.substring(0, baseUrl.length() - 1) : baseUrl;
+    this.token = token == null || token.isBlank() ? null : token.trim();
+  }
+
+  public String baseUrl() {
+    return base;
+  }
+
+  /** Starts a task of {@code flow}; returns its id. */
+  public String callTool(String flow, JsonNode arguments) {
+    ObjectNode body = Json.MAPPER.createObjectNode();
+    body.put("name", flow);
+    body.set("arguments", arguments);
+    JsonNode answer = json(send(request("/tools/call").POST(HttpRequest.BodyPublishers.ofString(Json.write(body)))
+        .header("Content-Type", "application/json")));
+    JsonNode text = answer.at("/content/0/text");
+    try {
+      return Json.MAPPER.readTree(text.asText()).get("task_id").asText();
+    } catch (IOException | NullPointerException e) {
+      throw new ClientException(ClientException.GATEWAY, "unexpected answer to a tool call: " + answer);
+    }
+  }
+
+  public JsonNode task(String id) {
+    return json(send(request("/tasks/" + encode(id)).GET()));
+  }
+
+  /** One page of the caller's tasks, newest first ({@code GET /tasks}). */
+  public JsonNode tasks(String status, String flow, int limit) {
+    StringBuilder query = new StringBuilder("?limit=").append(limit);
+    if (status != null) {
+      query.append("&status=").append(encode(status));
+    }
+    if (flow != null) {
+      query.append("&flow=").append(encode(flow));
+    }
+    return json(send(request("/tasks" + query).GET()));
+  }
+
+  public JsonNode cancel(String id) {
+    return json(send(request("/tasks/" + encode(id) + "/cancel").POST(HttpRequest.BodyPublishers.noBody())));
+  }
+
+  /**
+   * The flows a client may start, with their input schemas: MCP {@code tools/list} over plain
+   * JSON-RPC POSTs (initialize, initialized, then the list, every page), the route that lists them.
+   */
+  public List<JsonNode> flows() {
+    McpSession mcp = new McpSession(this);
+    try {
+      List<JsonNode> tools = new ArrayList<>();
+      String cursor = null;
+      do {
+        ObjectNode params = Json.MAPPER.createObjectNode();
+        if (cursor != null) {
+          params.put("cursor", cursor);
+        }
+        JsonNode page = mcp.call("tools/list", params);
+        page.path("tools").forEach(tools::add);
+        cursor = page.hasNonNull("nextCursor") ? page.get("nextCursor").asText() : null;
+      } while (cursor != null);
+      return tools;
+    } finally {
+      mcp.close();
+    }
+  }
+
+  /** The flow named {@code name}, or a one-line error naming the flows there are. */
+  public JsonNode flow(String name) {
+    List<JsonNode> all = flows();
+    return all.stream().filter(t -> name.equals(t.path("name").asText())).findFirst()
+        .orElseThrow(() -> new ClientException(ClientException.INVALID_INPUT, "unknown flow '" + name + "'; flows: "
+            + String.join(", ", all.stream().map(t -> t.path("name").asText()).toList())));
+  }
+
+  /**
+   * Reads {@code GET /stream/{id}} from after {@code lastEventId} (null: from the start) until the
+   * server closes it or {@code onEvent} throws {@link SseParser.StopReading}.
+   *
+   * @throws IOException when the connection drops (the caller resumes)
+   */
+  public void stream(String id, String lastEventId, Consumer<SseEvent> onEvent) throws IOException {
+    HttpRequest.Builder b = authorized(HttpRequest.newBuilder(uri("/stream/" + encode(id))))
+        .header("Accept", "text/event-stream").GET();
+    if (lastEventId != null) {
+      b.header("Last-Event-ID", lastEventId);
+    }
+    HttpResponse<InputStream> r;
+    try {
+      r = http.send(b.build(), HttpResponse.BodyHandlers.ofInputStream());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted", e);
+    }
+    try (InputStream body = r.body()) {
+      if (r.statusCode() != 200) {
+        throw refused(r.statusCode(), new String(body.readAllBytes(), StandardCharsets.UTF_8));
+      }
+      SseParser.read(new BufferedReader(new InputStreamReader(body, StandardCharsets.UTF_8)), onEvent);
+    }
+  }
+
+  HttpRequest.Builder request(String path) {
+    return authorized(HttpRequest.newBuilder(uri(path)).timeout(REQUEST_TIMEOUT));
+  }
+
+  HttpResponse<String> send(HttpRequest.Builder request) {
+    HttpResponse<String> r;
+    try {
+      r = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    } catch (IOException e) {
+      throw new ClientException(ClientException.GATEWAY, "cannot reach the gateway at " + base + ": "
+          + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ClientException(ClientException.GATEWAY, "interrupted", e);
+    }
+    if (r.statusCode() / 100 != 2) {
+      throw refused(r.statusCode(), r.body());
+    }
+    return r;
+  }
+
+  private HttpRequest.Builder authorized(HttpRequest.Builder b) {
+    return token == null ? b : b.header("Authorization", "Bearer " + token);
+  }
+
+  private URI uri(String path) {
+    try {
+      return URI.create(base + path);
+    } catch (IllegalArgumentException e) {
+      throw new ClientException(ClientException.INVALID_INPUT, "not a URL: " + base);
+    }
+  }
+
+  /** The gateway's refusal in one line: its status and the first line of its text. */
+  static ClientException refused(int status, String body) {
+    String text = body == null ? "" : body.strip();
+    int newline = text.indexOf('\n');
+    if (newline >= 0) {
+      text = text.substring(0, newline);
+    }
+    String hint = status == 401 ? " (pass --token or set TASKMESH_TOKEN)" : "";
+    return new ClientException(status == 400 ? ClientException.INVALID_INPUT : ClientException.GATEWAY,
+        "gateway answered " + status + (text.isEmpty() ? "" : ": " + text) + hint);
+  }
+
+  static JsonNode json(HttpResponse<String> r) {
+    try {
+      return Json.MAPPER.readTree(r.body());
+    } catch (IOException e) {
+      throw new ClientException(ClientException.GATEWAY, "the gateway answered something other than JSON: "
+          + r.body().lines().findFirst().orElse(""));
+    }
+  }
+
+  private static String encode(String s) {
+    return URLEncoder.encode(s, StandardCharsets.UTF_8).replace("+", "%20");
+  }
+}

@@ -1,0 +1,44 @@
+package io.taskmesh.cli.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.BufferedReader;
+import java.io.StringReader;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(value = 10, unit = TimeUnit.SECONDS)
+class SseParserTest {
+
+  @Test
+  void readsIdsTypesMultiLineDataAndSkipsComments() throws Exception {
+    String stream = ": keepalive\n\nid: 1\nevent: update\ndata: {\"a\":1}\n\nevent: partial\ndata:x\ndata: y\n\n";
+    List<SseEvent> events = new ArrayList<>();
+
+    SseParser.read(new BufferedReader(new StringReader(stream)), events::add);
+
+    assertThat(events).containsExactly(new SseEvent("1", "update", "{\"a\":1}"), new SseEvent(null, "partial", "x\ny"));
+  }
+
+  @Test
+  void aConsumerStopsReadingEarly() throws Exception {
+    List<SseEvent> events = new ArrayList<>();
+
+    SseParser.read(new BufferedReader(new StringReader("data: 1\n\ndata: 2\n\n")), e -> {
+      events.add(e);
+      throw new SseParser.StopReading();
+    });
+
+    assertThat(events).extracting(SseEvent::data).containsExactly("1");
+  }
+
+  @Test
+  void aRefusalIsOneLineWithAHintFor401() {
+    assertThat(GatewayClient.refused(401, "missing or invalid bearer token\nmore").getMessage())
+        .isEqualTo("gateway answered 401: missing or invalid bearer token (pass --token or set TASKMESH_TOKEN)");
+    assertThat(GatewayClient.refused(400, "bad").exitCode()).isEqualTo(ClientException.INVALID_INPUT);
+  }
+}

@@ -1,0 +1,135 @@
+package io.taskmesh.gateway;
+
+import io.javalin.config.JavalinConfig;
+import io.javalin.http.BadRequestResponse;
+import io.javalin.http.ConflictResponse;
+import io.javalin.http.Context;
+import io.javalin.http.HttpStatus;
+import io.javalin.http.NotFoundResponse;
+import io.taskmesh.schemas.TaskEvent;
+import io.taskmesh.schemas.TaskState;
+import io.taskmesh.schemas.TaskStatus;
+import io.taskmesh.topology.TaskCommands;
+import io.taskmesh.topology.TaskListing;
+import io.taskmesh.topology.TaskQueries;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.BiPredicate;
+import java.util.function.Function;
+import java.util.function.Predicate;
+
+/**
+ * The REST face of the caller's own tasks (api and testing modes), for people's tools such as
+ * {@code ./taskmesh tasks}: {@code GET /tasks} lists them newest first and
+ * {@code POST /tasks/{id}/cancel} cancels one. Same auth and owner isolation as
+ * {@code GET /tasks/{id}}: a foreign task is never listed and cancelling one answers 404.
+ */
+final class TaskListRoutes {
+  static final int DEFAULT_LIMIT = 50;
+  static final int MAX_LIMIT = 500;
+
+  private final TaskQueries queries;
+  private final TaskCommands commands;
+  private final TaskListing listing;
+  private final Function<Context, String> owner;
+  private final BiPredicate<TaskState, String> ownedBy;
+
+  /**
+   * @param owner authenticates the request and returns the owner its tasks carry (401 otherwise)
+   * @param ownedBy whether a task is visible to that owner
+   */
+  TaskListRoutes(TaskQueries queries, TaskCommands commands, Function<Context, String> owner,
+      BiPredicate<TaskState, String> ownedBy) {
+    this.queries = queries;
+    this.commands = commands;
+    this.listing = TaskListing.of(queries);
+    this.owner = owner;
+    this.ownedBy = ownedBy;
+  }
+
+  void mount(JavalinConfig cfg) {
+    cfg.routes.get("/tasks", this::list);
+    cfg.routes.post("/tasks/{id}/cancel", this::cancel);
+  }
+
+  /** {@code GET /tasks?status=&flow=&limit=&offset=}: one page of the caller's tasks. */
+  private void list(Context ctx) {
+    String who = owner.apply(ctx);
+    Predicate<TaskState> filter = filter(ctx.queryParam("status"), ctx.queryParam("flow"));
+    int limit = intParam(ctx, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT);
+    int offset = intParam(ctx, "offset", 0, 0, Integer.MAX_VALUE);
+    TaskListing.Page page = listing.list(who, filter, offset, limit);
+    List<Map<String, Object>> tasks = new ArrayList<>();
+    for (TaskState s : page.tasks()) {
+      tasks.add(listed(s));
+    }
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("tasks", tasks);
+    body.put("total", page.total());
+    body.put("offset", page.offset());
+    ctx.json(body);
+  }
+
+  /**
+   * {@code POST /tasks/{id}/cancel}: 202 once the cancel is appended (the fold makes it
+   * {@code canceled}; watch {@code /stream/{id}} for the final update), 409 when the task is over.
+   */
+  private void cancel(Context ctx) {
+    String who = owner.apply(ctx);
+    String id = ctx.pathParam("id");
+    TaskState state = queries.get(id).filter(s -> ownedBy.test(s, who))
+        .orElseThrow(() -> new NotFoundResponse("task not found: " + id));
+    if (state.status() != null && state.status().isFinal()) {
+      throw new ConflictResponse("task " + id + " is already " + state.status().wire());
+    }
+    commands.append(TaskEvent.canceled(id, "canceled by the client"));
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("id", id);
+    body.put("status", "cancel_requested");
+    ctx.status(HttpStatus.ACCEPTED).json(body);
+  }
+
+  /** The task's read form plus the flow it runs, which a list is filtered and read by. */
+  static Map<String, Object> listed(TaskState s) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("id", s.id());
+    m.put("flow", s.flow());
+    m.putAll(TaskViews.task(s));
+    return m;
+  }
+
+  static Predicate<TaskState> filter(String status, String flow) {
+    Predicate<TaskState> filter = s -> true;
+    if (status != null && !status.isBlank()) {
+      TaskStatus wanted = TaskStatus.fromWire(status.trim());
+      if (wanted == TaskStatus.UNKNOWN && !"unknown".equals(status.trim())) {
+        throw new BadRequestResponse("unknown status '" + status + "'; one of pending, running, paused, "
+            + "succeeded, failed, canceled, auth_required, unknown");
+      }
+      filter = filter.and(s -> s.status() == wanted);
+    }
+    if (flow != null && !flow.isBlank()) {
+      filter = filter.and(s -> Objects.equals(flow.trim(), s.flow()));
+    }
+    return filter;
+  }
+
+  private static int intParam(Context ctx, String name, int fallback, int min, int max) {
+    String raw = ctx.queryParam(name);
+    if (raw == null || raw.isBlank()) {
+      return fallback;
+    }
+    try {
+      int value = Integer.parseInt(raw.trim());
+      if (value < min || value > max) {
+        throw new BadRequestResponse("'" + name + "' must be between " + min + " and " + max);
+      }
+      return value;
+    } catch (NumberFormatException e) {
+      throw new BadRequestResponse("'" + name + "' must be a whole number");
+    }
+  }
+}
