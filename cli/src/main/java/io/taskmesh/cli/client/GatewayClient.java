@@ -3,10 +3,8 @@ package io.taskmesh.cli.client;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.taskmesh.schemas.Json;
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -109,7 +107,7 @@ public final class GatewayClient {
 
   /**
    * Reads {@code GET /stream/{id}} from after {@code lastEventId} (null: from the start) until the
-   * server closes it or {@code onEvent} throws {@link SseParser.StopReading}.
+   * server closes it or {@code onEvent} throws {@link EventStreams.StopReading}.
    *
    * @throws IOException when the connection drops (the caller resumes)
    */
@@ -130,7 +128,7 @@ public final class GatewayClient {
       if (r.statusCode() != 200) {
         throw refused(r.statusCode(), new String(body.readAllBytes(), StandardCharsets.UTF_8));
       }
-      SseParser.read(new BufferedReader(new InputStreamReader(body, StandardCharsets.UTF_8)), onEvent);
+      EventStreams.read(body, onEvent);
     }
   }
 

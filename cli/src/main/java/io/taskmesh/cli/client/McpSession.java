@@ -3,11 +3,11 @@ package io.taskmesh.cli.client;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.taskmesh.schemas.Json;
-import java.io.BufferedReader;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.StringReader;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -71,12 +71,12 @@ final class McpSession implements AutoCloseable {
     }
     AtomicReference<JsonNode> found = new AtomicReference<>();
     try {
-      SseParser.read(new BufferedReader(new StringReader(r.body())), e -> {
+      EventStreams.read(new ByteArrayInputStream(r.body().getBytes(StandardCharsets.UTF_8)), e -> {
         try {
           JsonNode message = Json.MAPPER.readTree(e.data());
           if (message.has("result") || message.has("error")) {
             found.set(message);
-            throw new SseParser.StopReading();
+            throw new EventStreams.StopReading();
           }
         } catch (IOException notJson) {
           // a stream may carry other messages; only the response matters here

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.taskmesh.cli.client.ClientException;
 import io.taskmesh.cli.client.GatewayClient;
 import io.taskmesh.cli.client.SseEvent;
-import io.taskmesh.cli.client.SseParser;
+import io.taskmesh.cli.client.EventStreams;
 import io.taskmesh.schemas.Json;
 import java.io.IOException;
 import java.time.Duration;
@@ -79,7 +79,7 @@ public final class TaskFollower {
       progress.apply(data);
       view.update(progress, data);
       if (done(progress, stopWhenWaiting)) {
-        throw new SseParser.StopReading();
+        throw new EventStreams.StopReading();
       }
     } else {
       view.token(ProgressLines.token(data));
