@@ -1,5 +1,6 @@
 package io.taskmesh.sidecar;
 
+import io.taskmesh.servicekit.Env;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -46,7 +47,7 @@ public final class RuntimeProcess implements AutoCloseable {
       env.put("SVC_SOCKET_DIR", socketDir.toAbsolutePath().toString());
       env.put("PYTHONUNBUFFERED", "1");
       env.putAll(extraEnv);
-      String socketName = env.getOrDefault("SVC_SOCKET_NAME", SidecarConfig.DEFAULT_SOCKET_NAME);
+      String socketName = Env.of(env).string("SVC_SOCKET_NAME", SidecarConfig.DEFAULT_SOCKET_NAME);
       // a ready file left by a killed runtime would make the sidecar connect too early
       Files.deleteIfExists(socketDir.resolve(RuntimeClient.READY_FILE));
       ProcessBuilder pb = new ProcessBuilder(List.of(python(), "-m", "taskmesh_runtime"))
@@ -145,6 +146,6 @@ public final class RuntimeProcess implements AutoCloseable {
   }
 
   private static String python() {
-    return System.getenv().getOrDefault("SVC_PYTHON", "python3");
+    return Env.of(System.getenv()).string("SVC_PYTHON", "python3");
   }
 }
