@@ -125,7 +125,9 @@ class EdgeA2aTest {
   void transportRefusalsAreHttpStatuses() {
     String before = gateway.recorded();
     assertThat(gateway.post("/a2a/", BadRequest.OVERSIZED).statusCode()).isEqualTo(413);
-    assertThat(gateway.get("/a2a/").statusCode()).isEqualTo(404);
+    HttpResponse<String> wrongMethod = gateway.get("/a2a/");
+    assertThat(wrongMethod.statusCode()).isEqualTo(405);
+    assertThat(wrongMethod.headers().firstValue("Allow")).contains("POST");
     assertThat(gateway.recorded()).isEqualTo(before);
   }
 
