@@ -108,7 +108,8 @@ def normalize_envelope(doc: dict) -> dict:
     status = doc.get("status")
     return {
         "id": doc.get("id"),
-        # parent_id and status are not validated and never echoed in frames; yield "GET" reads them.
+        # parent_id and status are not validated; yield "GET" reads them, and a non-empty status
+        # (after SET/DEL .status) goes out with each frame, as on the reference runtime.
         "parent_id": doc.get("parent_id") if isinstance(doc.get("parent_id"), str) else "",
         "status": copy.deepcopy(status) if isinstance(status, dict) else {},
         "route": {
@@ -162,16 +163,26 @@ def output_headers(request_headers: dict, handler_headers: Any) -> dict:
 
 
 def frame_json(payload: Any, request_route: dict, handler_next: Any, request_headers: dict,
-               handler_headers: Any) -> str:
-    """Serialize one output frame (snapshot taken now). Raises TypeError/ValueError on bad data."""
+               handler_headers: Any, status: Any = None) -> str:
+    """Serialize one output frame (snapshot taken now). Raises TypeError/ValueError on bad data.
+
+    The frame has the reference runtime's shape: ``headers`` only when non-empty and ``status``
+    only when the handler's status object is non-empty. One exception keeps meaning intact: a
+    handler that emptied headers the request had gets an explicit ``"headers": {}``, since a
+    frame without ``headers`` tells the sidecar to keep the request's headers.
+    """
     if not _is_str_list(handler_next):
         raise TypeError("route next must be a list of strings (ctx.route['next'] / "
                         "SET .route.next)")
-    frame = {
+    frame: dict = {
         "payload": payload,
         "route": shift_route(request_route["prev"], request_route["curr"], handler_next),
-        "headers": output_headers(request_headers, handler_headers),
     }
+    headers = output_headers(request_headers, handler_headers)
+    if headers or request_headers:
+        frame["headers"] = headers
+    if status:
+        frame["status"] = status
     return dumps(frame)
 
 

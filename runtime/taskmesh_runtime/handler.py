@@ -257,8 +257,8 @@ class Invocation:
 
     After ``start()``: ``streaming`` tells whether the handler returned a (sync or async)
     generator. ``single`` holds the return value of a non-generator handler. ``events()`` drives
-    a generator handler lazily, carrying out its yield verbs and yielding ``("fly", json)`` and
-    ``("frame", json)``. Handler exceptions propagate out of ``start()`` and ``events()``.
+    a generator handler lazily, carrying out its yield verbs and yielding ``("upstream", json)``
+    (a FLY object wrapped as ``{"payload": obj}``) and ``("downstream", json)`` (one frame). Handler exceptions propagate out of ``start()`` and ``events()``.
     """
 
     def __init__(self, handler: Handler, envelope: dict):
@@ -293,7 +293,7 @@ class Invocation:
         route = self.state["route"]
         nxt = route.get("next") if isinstance(route, dict) else None
         return frame_json(payload, self.envelope["route"], nxt, self.envelope["headers"],
-                          self.state["headers"])
+                          self.state["headers"], self.state.get("status"))
 
     def _resume(self, value: Any, error: BaseException | None) -> Any:
         """Next item of the generator: ``value`` sent in, or ``error`` raised at its ``yield``."""
@@ -306,7 +306,7 @@ class Invocation:
         """Carry out a yield verb: (value to send back, FLY json or None)."""
         verb = verbs.check_arity(command)
         if verb == "FLY":
-            return None, dumps(Fly(command[1]).obj)
+            return None, dumps({"payload": Fly(command[1]).obj})
         if verb == "GET":
             return verbs.get(self.state, command[1]), None
         if verb == "SET":
@@ -325,7 +325,7 @@ class Invocation:
                 return
             send, error = None, None
             if isinstance(item, Fly):
-                yield "fly", dumps(item.obj)
+                yield "upstream", dumps({"payload": item.obj})
             elif item is None:
                 continue  # a yielded None produces no frame
             elif verbs.is_command(item):
@@ -338,9 +338,9 @@ class Invocation:
                     error = exc
                     continue
                 if fly_json is not None:
-                    yield "fly", fly_json
+                    yield "upstream", fly_json
             else:
-                yield "frame", self.frame(item)
+                yield "downstream", self.frame(item)
 
     def close(self) -> None:
         """Close an unfinished generator (client went away, or an error)."""

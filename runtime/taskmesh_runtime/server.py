@@ -56,10 +56,6 @@ class UnixHTTPServer(ThreadingHTTPServer):
         log.exception("unexpected error while serving a connection")
 
 
-def _header_has(value: str | None, token: str) -> bool:
-    return bool(value) and token in value.lower()
-
-
 class RuntimeRequestHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "taskmesh-runtime"
@@ -238,10 +234,10 @@ class RuntimeRequestHandler(BaseHTTPRequestHandler):
         except BaseException as exc:  # noqa: BLE001 - any handler failure is a processing error
             self._handler_failed(envelope, exc)
             return
-        if inv.streaming and _header_has(self.headers.get("Accept"), "text/event-stream"):
+        if inv.streaming:
+            # As on the reference runtime: a generator answers with the event stream whatever
+            # the request's Accept header says, so there is one wire format for yielded output.
             self._stream(inv, started)
-        elif inv.streaming:
-            self._collect(inv, started)
         else:
             self._single(inv, started)
 
@@ -265,28 +261,10 @@ class RuntimeRequestHandler(BaseHTTPRequestHandler):
         log.info("invoke id=%s -> 200 frames=1 (%.1f ms)", inv.envelope["id"], _ms(started))
         self._send_json_text(200, '{"frames":[' + frame + "]}")
 
-    def _collect(self, inv: Invocation, started: float) -> None:
-        frames: list[str] = []
-        flies: list[str] = []
-        try:
-            for kind, data in inv.events():
-                (frames if kind == "frame" else flies).append(data)
-        except BaseException as exc:  # noqa: BLE001
-            inv.close()
-            self._handler_failed(inv.envelope, exc)
-            return
-        log.info("invoke id=%s -> %s frames=%d fly=%d (%.1f ms)", inv.envelope["id"],
-                 200 if frames else 204, len(frames), len(flies), _ms(started))
-        if not frames:
-            # No output frame (FLY events alone do not make an output): like None, 204.
-            self._send_bytes(204, b"", None)
-            return
-        text = '{"frames":[' + ",".join(frames) + "]"
-        if flies:
-            text += ',"fly":[' + ",".join(flies) + "]"
-        self._send_json_text(200, text + "}")
-
     def _stream(self, inv: Invocation, started: float) -> None:
+        """The reference runtime's event stream: ``upstream`` (one FLY object as
+        ``{"payload": obj}``), ``downstream`` (one frame), ``error`` (``{"error", "details"}``)
+        and, always last, ``done`` (``{}``). No ``downstream`` before ``done`` is the 204 case."""
         self.close_connection = True
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
@@ -294,8 +272,7 @@ class RuntimeRequestHandler(BaseHTTPRequestHandler):
         self.send_header("Connection", "close")
         self.end_headers()
         self.wfile.flush()
-        frames = 0
-        flies = 0
+        counts = {"upstream": 0, "downstream": 0}
         events = inv.events()
         try:
             while True:
@@ -303,20 +280,17 @@ class RuntimeRequestHandler(BaseHTTPRequestHandler):
                     kind, data = next(events)
                 except StopIteration:
                     break
-                except BaseException as exc:  # noqa: BLE001 - handler failure: terminal event
+                except BaseException as exc:  # noqa: BLE001 - handler failure: error, then done
                     log.error("handler %s failed for id=%s while streaming: %s: %s",
                               self.server.handler.path, inv.envelope["id"],
                               type(exc).__name__, exc)
-                    self._event("error", dumps({"status": 500, **processing_error_body(exc)}))
-                    return
-                if kind == "frame":
-                    frames += 1
-                else:
-                    flies += 1
+                    self._event("error", dumps(processing_error_body(exc)))
+                    break
+                counts[kind] += 1
                 self._event(kind, data)
-            self._event("end", dumps({"frames": frames}))
-            log.info("invoke id=%s -> 200 event-stream frames=%d fly=%d (%.1f ms)",
-                     inv.envelope["id"], frames, flies, _ms(started))
+            self._event("done", "{}")
+            log.info("invoke id=%s -> 200 event-stream downstream=%d upstream=%d (%.1f ms)",
+                     inv.envelope["id"], counts["downstream"], counts["upstream"], _ms(started))
         except OSError as exc:  # only writes are inside this try
             log.warning("invoke id=%s: client went away while streaming (%s)",
                         inv.envelope["id"], exc)

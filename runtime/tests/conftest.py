@@ -148,6 +148,42 @@ def envelope(payload, prev=(), curr="a", next_=("b", "c"), headers=None, id_="en
     return env
 
 
+def sse_events(body: bytes) -> list:
+    """(event, data-json) pairs of a complete event-stream body."""
+    out = []
+    for block in body.decode("utf-8").split("\n\n"):
+        if not block:
+            continue
+        lines = block.split("\n")
+        assert len(lines) == 2 and lines[0].startswith("event: ") and lines[1].startswith("data: "), block
+        out.append((lines[0][7:], json.loads(lines[1][6:])))
+    return out
+
+
+def outcome(resp: "Response") -> tuple:
+    """What a sidecar makes of an answer, JSON or event stream: (status, body or None).
+
+    A stream becomes its JSON equivalent: ``error`` wins (500 and its body), no ``downstream``
+    is 204, otherwise 200 with the frames and, when there were any, the FLY objects as ``fly``.
+    """
+    if resp.headers.get("content-type") != "text/event-stream":
+        return resp.status, (resp.json() if resp.body else None)
+    events = sse_events(resp.body)
+    assert events and events[-1] == ("done", {}), events
+    frames, flies = [], []
+    for name, data in events[:-1]:
+        if name == "error":
+            return 500, data
+        (frames if name == "downstream" else flies).append(
+            data if name == "downstream" else data["payload"])
+    if not frames:
+        return 204, None
+    body = {"frames": frames}
+    if flies:
+        body["fly"] = flies
+    return 200, body
+
+
 def read_sse(resp):
     """Yield (event, data-json) pairs from an http.client response as they arrive."""
     event, data = None, []

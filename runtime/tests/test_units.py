@@ -46,7 +46,17 @@ def test_frame_json_restores_protected_headers():
     assert frame["headers"] == {"traceparent": "t", "k": "v"} | {"tracestate": "s"}
     assert frame["route"] == {"prev": ["a"], "curr": "x", "next": []}
     text = frame_json(1, route, [], {}, {"tracestate": "added-by-handler"})
-    assert json.loads(text)["headers"] == {}
+    assert "headers" not in json.loads(text)  # empty in and out: left out, as the reference does
+
+
+def test_frame_json_headers_and_status_only_when_they_say_something():
+    route = {"prev": [], "curr": "a", "next": []}
+    assert frame_json(1, route, [], {}, {}) == '{"payload":1,"route":{"prev":["a"],"curr":"","next":[]}}'
+    # a handler that emptied the request's headers says so explicitly: a frame without
+    # headers would tell the sidecar to keep the request's
+    assert json.loads(frame_json(1, route, [], {"k": "v"}, {}))["headers"] == {}
+    assert json.loads(frame_json(1, route, [], {}, {}, {"phase": "x"}))["status"] == {"phase": "x"}
+    assert "status" not in json.loads(frame_json(1, route, [], {}, {}, {}))
 
 
 def test_frame_json_rejects_bad_next_and_nan():
@@ -185,13 +195,13 @@ def test_invocation_single_and_generator():
     assert not inv.streaming and inv.single == {"a": 1}
     inv = _invoke("tm_handlers.fanout", 0)
     assert inv.streaming
-    assert [k for k, _ in inv.events()] == ["frame"] * 3
+    assert [k for k, _ in inv.events()] == ["downstream"] * 3
 
 
 def test_invocation_async_generator_events():
     inv = _invoke("tm_handlers.async_gen", None)
     events = list(inv.events())
-    assert events[0] == ("fly", '{"partial":true,"text":"a"}')
+    assert events[0] == ("upstream", '{"payload":{"partial":true,"text":"a"}}')
     assert [json.loads(d)["payload"] for k, d in events[1:]] == [{"n": 1}, {"n": 2}]
 
 

@@ -1,5 +1,5 @@
 """A runtime that is NOT taskmesh_runtime: written from the /invoke protocol alone (the spec's
-table plus the streaming form documented in runtime/README.md), with nothing but the standard
+table plus the event stream documented in docs/internals/runtime-protocol.md), with nothing but the standard
 library. It proves the sidecar relies on the wire format only. Deliberate differences from
 taskmesh_runtime: HTTP/1.0-style close-delimited bodies, chunked JSON bodies, CRLF event lines,
 an unknown SSE event and SSE comments the sidecar must skip.
@@ -74,7 +74,7 @@ class Handler(BaseHTTPRequestHandler):
         elif op == "close":
             self.send_json(200, {"frames": [frame({**payload, "closed": True})]}, close_delimited=True)
         elif op == "fanout":
-            self.send_json(200, {"frames": [frame({"n": i}) for i in range(2)], "fly": [{"text": "json-fly"}]})
+            self.send_json(200, {"frames": [frame({"n": i}) for i in range(2)]})
         elif op == "none":
             self.send_response(204)
             self.send_header("Content-Length", "0")
@@ -92,9 +92,6 @@ class Handler(BaseHTTPRequestHandler):
                                                                            "type": "KeyError", "mro": []}})
 
     def stream(self, payload, frame):
-        if "text/event-stream" not in self.headers.get("Accept", ""):
-            self.send_json(200, {"frames": [frame(payload)], "fly": [{"text": w} for w in payload["words"]]})
-            return
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-cache")
@@ -108,15 +105,15 @@ class Handler(BaseHTTPRequestHandler):
 
         self.wfile.write(b": a comment line\r\n\r\n")
         for w in payload["words"]:
-            event("fly", {"partial": True, "text": w})
+            event("upstream", {"payload": {"partial": True, "text": w}})
         event("progress", {"ignored": True})  # not in the protocol: a client skips unknown events
         # hold the stream open until the test saw the FLY events at the gateway: they must not wait for the end
         release = payload.get("release_file")
         deadline = time.monotonic() + 30
         while release and not os.path.exists(release) and time.monotonic() < deadline:
             time.sleep(0.02)
-        event("frame", frame({**payload, "released": bool(release and os.path.exists(release))}))
-        event("end", {"frames": 1})
+        event("downstream", frame({**payload, "released": bool(release and os.path.exists(release))}))
+        event("done", {})
 
 
 class Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):

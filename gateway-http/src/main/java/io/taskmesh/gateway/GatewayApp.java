@@ -8,6 +8,7 @@ import io.javalin.http.ContentTooLargeResponse;
 import io.javalin.http.Context;
 import io.javalin.http.ForbiddenResponse;
 import io.javalin.http.HttpStatus;
+import io.javalin.http.MethodNotAllowedResponse;
 import io.javalin.http.NotFoundResponse;
 import io.javalin.http.UnauthorizedResponse;
 import io.javalin.json.JavalinJackson;
@@ -111,6 +112,8 @@ public final class GatewayApp implements AutoCloseable {
     cfg.startup.showJavalinBanner = false;
     cfg.jsonMapper(new JavalinJackson(Json.MAPPER, false));
     cfg.http.maxRequestSize = MAX_BODY_BYTES;
+    // a known path asked with a method it does not serve is 405 with Allow (RFC 9110), not 404
+    cfg.http.prefer405over404 = true;
     cfg.jetty.modifyServletContextHandler(h -> h.addFilter(new FilterHolder(new SseAcceptFilter()), "/*",
         EnumSet.of(DispatcherType.REQUEST)));
     GatewayMode mode = config.mode();
@@ -146,6 +149,10 @@ public final class GatewayApp implements AutoCloseable {
     if (mode.servesMesh()) {
       meshTasks.mount(cfg);
     }
+    cfg.routes.exception(MethodNotAllowedResponse.class, (e, ctx) -> {
+      String allow = e.getDetails().getOrDefault("availableMethods", "");
+      ctx.status(HttpStatus.METHOD_NOT_ALLOWED).header("Allow", allow).result("method not allowed; allowed: " + allow);
+    });
     cfg.routes.exception(ViewUnavailableException.class, (e, ctx) -> {
       ctx.status(HttpStatus.SERVICE_UNAVAILABLE).header("Retry-After", "1").result(e.getMessage());
     });

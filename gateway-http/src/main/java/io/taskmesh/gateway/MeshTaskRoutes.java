@@ -97,7 +97,13 @@ final class MeshTaskRoutes {
   /** {@code POST /mesh/{id}/progress}. */
   private void progress(Context ctx) {
     String id = ctx.pathParam("id");
-    ProgressReport report = RequestBodies.parse(ctx, ProgressReport.class);
+    JsonNode body = RequestBodies.object(RequestBodies.json(ctx));
+    // Jackson would turn "55" into 55: the spec's index is a JSON integer, nothing else
+    JsonNode idx = body.get("current_actor_idx");
+    if (idx != null && !idx.isNull() && !idx.isIntegralNumber()) {
+      throw new BadRequestResponse("field 'current_actor_idx' must be an integer");
+    }
+    ProgressReport report = RequestBodies.convert(body, ProgressReport.class);
     if (!report.indexForm() && report.curr() == null) {
       throw new BadRequestResponse("progress needs the route form (prev, curr, next) or the index form"
           + " (actors, current_actor_idx)");
@@ -213,6 +219,14 @@ final class MeshTaskRoutes {
   private void finalReport(Context ctx) {
     String id = ctx.pathParam("id");
     JsonNode body = RequestBodies.object(RequestBodies.json(ctx));
+    JsonNode bodyId = body.get("id");
+    if (bodyId != null && !bodyId.isNull() && !(bodyId.isTextual() && bodyId.asText().equals(id))) {
+      throw new BadRequestResponse("field 'id' must be the task id of the path (" + id + ")");
+    }
+    JsonNode error = body.get("error");
+    if (error != null && !error.isNull() && !error.isTextual()) {
+      throw new BadRequestResponse("field 'error' must be a string");
+    }
     FinalReport report;
     try {
       report = Json.MAPPER.treeToValue(body, FinalReport.class);

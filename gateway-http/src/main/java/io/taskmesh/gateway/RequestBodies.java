@@ -33,7 +33,11 @@ final class RequestBodies {
 
   /** The body, a JSON object, as a {@code type}. */
   static <T> T parse(Context ctx, Class<T> type) {
-    JsonNode node = object(json(ctx));
+    return convert(object(json(ctx)), type);
+  }
+
+  /** A JSON object already read, as a {@code type}. */
+  static <T> T convert(JsonNode node, Class<T> type) {
     try {
       return Json.MAPPER.treeToValue(node, type);
     } catch (IOException | IllegalArgumentException e) {

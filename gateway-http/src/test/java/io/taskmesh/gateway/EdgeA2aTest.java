@@ -135,7 +135,9 @@ class EdgeA2aTest {
     assertThat(answer.get("error").get("code").asInt()).isEqualTo(-32600);
     assertThat(answer.get("error").get("message").asText()).contains("too large");
     assertThat(answer.get("id").isNull()).isTrue();
-    assertThat(gateway.get("/a2a/").statusCode()).isEqualTo(404);
+    HttpResponse<String> wrongMethod = gateway.get("/a2a/");
+    assertThat(wrongMethod.statusCode()).isEqualTo(405);
+    assertThat(wrongMethod.headers().firstValue("Allow")).contains("POST");
     assertThat(gateway.recorded()).isEqualTo(before);
   }
 

@@ -66,10 +66,10 @@ class EdgeApiRoutesTest {
         BadRequest.post("unknown tool", "/tools/call", "{\"name\":\"nope\"}", 404),
         BadRequest.post("a flow that is not a tool", "/tools/call", "{\"name\":\"skill-only\"}", 404),
         BadRequest.post("oversized body", "/tools/call", BadRequest.OVERSIZED, 413),
-        new BadRequest("wrong method", "GET", "/tools/call", null, 404),
-        new BadRequest("wrong method", "PUT", "/tools/call", "{\"name\":\"echo\"}", 404),
+        new BadRequest("wrong method", "GET", "/tools/call", null, 405),
+        new BadRequest("wrong method", "PUT", "/tools/call", "{\"name\":\"echo\"}", 405),
         new BadRequest("unknown task", "GET", "/tasks/no-such-task", null, 404),
-        new BadRequest("wrong method", "POST", "/tasks/x", "{}", 404));
+        new BadRequest("wrong method", "POST", "/tasks/x", "{}", 405));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -78,6 +78,9 @@ class EdgeApiRoutesTest {
     String before = gateway.recorded();
     HttpResponse<String> r = gateway.send(bad.method(), bad.path(), bad.body());
     assertThat(r.statusCode()).as(r.body()).isEqualTo(bad.status());
+    if (bad.status() == 405) {
+      assertThat(r.headers().firstValue("Allow")).contains(bad.path().equals("/tools/call") ? "POST" : "GET");
+    }
     assertThat(gateway.recorded()).isEqualTo(before);
   }
 

@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -60,6 +61,8 @@ class EdgeMeshRoutesTest {
         BadRequest.post("actors of the wrong type", progress, "{\"actors\":\"a\",\"current_actor_idx\":0}", 400),
         BadRequest.post("index outside actors", progress, "{\"actors\":[\"a\"],\"current_actor_idx\":1}", 400),
         BadRequest.post("negative index", progress, "{\"actors\":[\"a\"],\"current_actor_idx\":-1}", 400),
+        BadRequest.post("index as a string", progress, "{\"actors\":[\"a\"],\"current_actor_idx\":\"0\"}", 400),
+        BadRequest.post("index as a fraction", progress, "{\"actors\":[\"a\",\"b\"],\"current_actor_idx\":0.5}", 400),
         BadRequest.post("oversized body", progress, BadRequest.OVERSIZED, 413),
         BadRequest.post("malformed JSON", fin, "{", 400),
         BadRequest.post("empty body", fin, "", 400),
@@ -67,6 +70,10 @@ class EdgeMeshRoutesTest {
         BadRequest.post("no status", fin, "{\"result\":1}", 400),
         BadRequest.post("status not an outcome", fin, "{\"status\":\"running\"}", 400),
         BadRequest.post("status of the wrong type", fin, "{\"status\":[\"succeeded\"]}", 400),
+        BadRequest.post("id other than the path's", fin, "{\"id\":\"other\",\"status\":\"succeeded\"}", 400),
+        BadRequest.post("id of the wrong type", fin, "{\"id\":7,\"status\":\"succeeded\"}", 400),
+        BadRequest.post("error not a string", fin, "{\"status\":\"failed\",\"error\":{\"why\":1}}", 400),
+        BadRequest.post("error a number", fin, "{\"status\":\"failed\",\"error\":5}", 400),
         BadRequest.post("oversized body", fin, BadRequest.OVERSIZED, 413),
         BadRequest.post("malformed JSON", "/mesh", "{\"id\":", 400),
         BadRequest.post("not an object", "/mesh", "[]", 400),
@@ -94,9 +101,11 @@ class EdgeMeshRoutesTest {
         BadRequest.post("malformed JSON", fly, "{\"type\":", 400),
         BadRequest.post("not an object", fly, "[1,2]", 400),
         BadRequest.post("oversized body", fly, BadRequest.OVERSIZED, 413),
-        new BadRequest("wrong method", "GET", "/mesh", null, 404),
-        new BadRequest("wrong method", "PUT", fin, "{\"status\":\"succeeded\"}", 404),
-        new BadRequest("wrong method", "GET", "/mesh/config-reload", null, 404));
+        new BadRequest("wrong method", "GET", "/mesh", null, 405),
+        new BadRequest("wrong method", "PUT", fin, "{\"status\":\"succeeded\"}", 405),
+        new BadRequest("wrong method", "DELETE", "/mesh/" + TASK, null, 405),
+        // GET /mesh/{id} with the id "config-reload": a read of an unknown task
+        new BadRequest("unknown task", "GET", "/mesh/config-reload", null, 404));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -106,9 +115,20 @@ class EdgeMeshRoutesTest {
     int flyBefore = flyHeard.size();
     HttpResponse<String> r = gateway.send(bad.method(), bad.path(), bad.body());
     assertThat(r.statusCode()).as(r.body()).isEqualTo(bad.status());
+    if (bad.status() == 405) {
+      assertThat(r.headers().firstValue("Allow")).get(InstanceOfAssertFactories.STRING).isNotBlank()
+          .doesNotContain(bad.method());
+    }
     assertThat(gateway.recorded()).isEqualTo(before);
     assertThat(flyHeard).hasSize(flyBefore);
     assertThat(gateway.tasks.get(TASK).orElseThrow().status()).isEqualTo(TaskStatus.PENDING);
+  }
+
+  @Test
+  void aWrongMethodNamesTheAllowedOnes() {
+    assertThat(gateway.send("PUT", "/mesh/" + TASK + "/final", "{}").headers().firstValue("Allow")).contains("POST");
+    assertThat(gateway.send("DELETE", "/mesh/" + TASK + "/stream", null).headers().firstValue("Allow")).contains("GET");
+    assertThat(gateway.send("GET", "/tasks", null).headers().firstValue("Allow")).contains("POST");
   }
 
   @Test

@@ -9,6 +9,7 @@ import io.javalin.Javalin;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
+import io.javalin.http.MethodNotAllowedResponse;
 import io.taskmesh.schemas.ApiDocument;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.servicekit.Threads;
@@ -77,6 +78,8 @@ public final class MeshApiApp implements AutoCloseable {
     cfg.startup.showOldJavalinVersionWarning = false;
     cfg.http.maxRequestSize = MAX_BODY_BYTES;
     cfg.http.asyncTimeout = 0;
+    // a known path asked with a method it does not serve is 405 with Allow (RFC 9110), not 404
+    cfg.http.prefer405over404 = true;
     cfg.jetty.host = config.bindHost();
     cfg.routes.get("/health", ctx -> ctx.contentType("text/plain").result("OK"));
     cfg.routes.exception(Exception.class, this::onError);
@@ -270,6 +273,9 @@ public final class MeshApiApp implements AutoCloseable {
       }
     } else if (e instanceof HttpResponseException h) {
       status = h.getStatus();
+      if (h instanceof MethodNotAllowedResponse) {
+        ctx.header("Allow", h.getDetails().getOrDefault("availableMethods", ""));
+      }
       error = status == 404 ? "not_found" : status == 405 ? "method_not_allowed"
           : status == 413 ? "payload_too_large" : status >= 500 ? "internal" : "bad_request";
       message = h.getMessage();

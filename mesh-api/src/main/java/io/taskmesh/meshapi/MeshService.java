@@ -96,12 +96,14 @@ public final class MeshService {
       }
       if (body.has("payload")) {
         payload = body.get("payload");
+        rejectNulCharacters(payload, "payload");
       }
       JsonNode h = body.get("headers");
       if (h != null && !h.isNull()) {
         if (!h.isObject()) {
           throw MeshException.badRequest("'headers' must be an object");
         }
+        rejectNulCharacters(h, "headers");
         h.fields().forEachRemaining(e -> {
           if (!e.getValue().isValueNode() || e.getValue().isNull()) {
             throw MeshException.badRequest("header '" + e.getKey() + "' must be a string, number or boolean");
@@ -118,6 +120,30 @@ public final class MeshService {
       }
     }
     return new CreateRequest(actor, ns, payload, headers, timeout);
+  }
+
+  /**
+   * The store keeps JSON as Postgres {@code jsonb}, which cannot hold U+0000 in any string: such a
+   * request is the client's mistake (400 naming where), not the store's failure (502).
+   */
+  static void rejectNulCharacters(JsonNode node, String path) {
+    if (node.isTextual() && node.textValue().indexOf('\0') >= 0) {
+      throw MeshException.badRequest("field '" + path + "' holds the character \\u0000, which cannot be stored");
+    }
+    if (node.isArray()) {
+      for (int i = 0; i < node.size(); i++) {
+        rejectNulCharacters(node.get(i), path + "[" + i + "]");
+      }
+    } else if (node.isObject()) {
+      for (var it = node.fields(); it.hasNext(); ) {
+        var field = it.next();
+        String name = path + "." + field.getKey();
+        if (field.getKey().indexOf('\0') >= 0) {
+          throw MeshException.badRequest("a key in '" + path + "' holds the character \\u0000, which cannot be stored");
+        }
+        rejectNulCharacters(field.getValue(), name);
+      }
+    }
   }
 
   public String create(CreateRequest req) {

@@ -195,6 +195,9 @@ class MeshApiIT {
       "?actor=echo                  | {\"timeout\":0}                 | 'timeout' must be",
       "?actor=echo                  | {\"timeout\":-5}                | 'timeout' must be",
       "?actor=echo                  | {\"timeout\":\"10\"}            | 'timeout' must be",
+      "?actor=echo                  | {\"payload\":{\"a\":[\"x\\u0000y\"]}} | field 'payload.a[0]' holds the character",
+      "?actor=echo                  | {\"payload\":\"\\u0000\"}          | field 'payload' holds the character",
+      "?actor=echo                  | {\"headers\":{\"h\":\"a\\u0000\"}}   | field 'headers.h' holds the character",
   })
   void badCreatesAre400AndCreateNothing(String query, String body, String message) {
     long before = total();
@@ -277,8 +280,24 @@ class MeshApiIT {
     String id = create(a, "echo", "{\"payload\":[1]}");
     assertThat(json(f.send("GET", b.internal(P + "/" + id), null))).isEqualTo(get(a, id));
     // external-only and internal-only routes are not crossed
-    assertThat(f.send("POST", a.ext(P + "/" + id + "/events"), "{\"type\":\"fly\",\"data\":{}}").status()).isIn(404, 405);
-    assertThat(f.send("DELETE", a.internal(P + "/" + id), null).status()).isIn(404, 405);
+    assertWrongMethod(f.send("POST", a.ext(P + "/" + id + "/events"), "{\"type\":\"fly\",\"data\":{}}"), "GET");
+    assertWrongMethod(f.send("DELETE", a.internal(P + "/" + id), null), "GET");
+  }
+
+  @Test
+  void aWrongMethodOnAKnownRouteIs405WithAllow() {
+    String id = create(a, "echo", "{}");
+    assertWrongMethod(f.send("PUT", a.ext(P + "/" + id), "{}"), "GET", "DELETE");
+    assertWrongMethod(f.send("DELETE", a.ext(P), null), "GET", "POST");
+    assertWrongMethod(f.send("GET", a.internal(P + "/" + id + "/events"), null), "POST");
+    assertError(f.send("PUT", a.ext(P + "/" + id + "/nothing-here"), "{}"), 404, "");
+  }
+
+  static void assertWrongMethod(MeshFixture.Resp r, String... allowed) {
+    assertError(r, 405, "");
+    assertThat(json(r).path("error").asText()).isEqualTo("method_not_allowed");
+    String allow = r.raw().headers().firstValue("Allow").orElse("");
+    assertThat(allow.split(",\\s*")).containsExactlyInAnyOrder(allowed);
   }
 
   // ---- status ordering, cancel

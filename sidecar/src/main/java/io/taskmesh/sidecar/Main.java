@@ -47,7 +47,13 @@ public final class Main {
     } else {
       RuntimeClient runtime = new RuntimeClient(config.socketPath());
       Sidecar sidecar = new Sidecar(config, runtime, reporter, ExitHook.SYSTEM, Duration.ofMinutes(10));
-      sidecar.start();
+      try {
+        sidecar.start();
+      } catch (IllegalStateException notReady) { // the message says which file or socket is missing
+        System.err.println("sidecar: " + notReady.getMessage());
+        System.exit(1);
+        return;
+      }
       actor = () -> {
         sidecar.close();
         runtime.close();

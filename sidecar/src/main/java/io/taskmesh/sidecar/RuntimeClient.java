@@ -21,17 +21,22 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The runtime's {@code /invoke} over its Unix socket: one connection per message (spec), through
  * the unix-http client's one-off {@link UnixHttpClient#exchange exchange} (the call's timeout is
- * the exchange's deadline). Accepts the JSON form and the streaming form
- * ({@code text/event-stream}, parsed by {@link SseParser}), handing FLY frames to a callback as
+ * the exchange's deadline). Accepts the JSON form and the reference runtime's event stream
+ * ({@code text/event-stream}, parsed by {@link SseParser}), handing FLY objects to a callback as
  * soon as they arrive.
  */
 public final class RuntimeClient implements AutoCloseable {
   public static final String READY_FILE = "runtime-ready";
+  private static final Logger LOG = LoggerFactory.getLogger(RuntimeClient.class);
   private static final Duration READY_POLL = Duration.ofMillis(500);
+  static final Duration READY_LOG_EVERY = Duration.ofSeconds(5);
 
   private static final Map<String, String> INVOKE_HEADERS = Map.of(
       "Content-Type", "application/json", "Accept", "text/event-stream, application/json");
@@ -49,19 +54,61 @@ public final class RuntimeClient implements AutoCloseable {
   }
 
   /**
-   * Polls the ready file every 500 ms, then waits until the socket accepts a connection.
+   * Polls the ready file every 500 ms, then waits until the socket accepts a connection. Says
+   * what it waits for every {@link #READY_LOG_EVERY}, so a wrong socket name or directory shows
+   * in the log at once rather than at the timeout.
    *
-   * @throws IllegalStateException when the runtime is not ready within {@code timeout}
+   * @throws IllegalStateException when the runtime is not ready within {@code timeout}; the
+   *     message names the ready file, the socket and the sockets found beside it
    */
   public void awaitReady(Duration timeout) {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    Path ready = socketPath.resolveSibling(READY_FILE);
+    long start = System.nanoTime();
+    long deadline = start + timeout.toNanos();
+    long nextLog = start + READY_LOG_EVERY.toNanos();
+    Path ready = readyFile();
     while (!Files.exists(ready) || !canConnect()) {
-      if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("runtime not ready within " + timeout + ": no " + ready
-            + " or no connection on " + socketPath);
+      long now = System.nanoTime();
+      if (now > deadline) {
+        throw new IllegalStateException("runtime not ready within " + timeout + ": " + waitingFor());
+      }
+      if (now >= nextLog) {
+        LOG.info("waiting for the runtime ({} s of {}): {}", Duration.ofNanos(now - start).toSeconds(), timeout,
+            waitingFor());
+        nextLog = now + READY_LOG_EVERY.toNanos();
       }
       sleep(READY_POLL);
+    }
+  }
+
+  private Path readyFile() {
+    return socketPath.resolveSibling(READY_FILE);
+  }
+
+  /** What is missing right now, with a hint when another socket sits in the directory. */
+  String waitingFor() {
+    Path ready = readyFile();
+    StringBuilder s = new StringBuilder();
+    s.append("ready file ").append(ready).append(Files.exists(ready) ? " present" : " missing");
+    s.append(", socket ").append(socketPath).append(canConnect() ? " accepts connections"
+        : Files.exists(socketPath) ? " refuses connections" : " missing");
+    List<String> others = otherSockets();
+    if (!others.isEmpty()) {
+      s.append("; other sockets in ").append(socketPath.getParent()).append(": ").append(String.join(", ", others))
+          .append(" (the socket name is SVC_SOCKET_NAME, the directory SVC_SOCKET_DIR)");
+    }
+    return s.toString();
+  }
+
+  private List<String> otherSockets() {
+    Path dir = socketPath.getParent();
+    if (dir == null || !Files.isDirectory(dir)) {
+      return List.of();
+    }
+    try (Stream<Path> files = Files.list(dir)) {
+      return files.filter(p -> !p.equals(socketPath) && p.getFileName().toString().endsWith(".sock"))
+          .map(p -> p.getFileName().toString()).sorted().toList();
+    } catch (IOException e) {
+      return List.of();
     }
   }
 
@@ -110,7 +157,7 @@ public final class RuntimeClient implements AutoCloseable {
     }
     byte[] body = response.readBody(head);
     return switch (status) {
-      case 200 -> frames(body, onFly);
+      case 200 -> frames(body);
       case 204 -> new InvokeResult.Empty();
       case 400, 413, 500 -> error(status, body); // 413: body above the runtime's limit (msg_parsing_error)
       default -> new InvokeResult.ProtocolError("unexpected HTTP status " + status + ": "
@@ -118,7 +165,7 @@ public final class RuntimeClient implements AutoCloseable {
     };
   }
 
-  private static InvokeResult frames(byte[] body, Consumer<JsonNode> onFly) {
+  private static InvokeResult frames(byte[] body) {
     JsonNode root;
     try {
       root = Json.MAPPER.readTree(body);
@@ -127,9 +174,6 @@ public final class RuntimeClient implements AutoCloseable {
     }
     if (root == null || !root.path("frames").isArray()) {
       return new InvokeResult.ProtocolError("200 body has no 'frames' array");
-    }
-    for (JsonNode fly : root.path("fly")) {
-      onFly.accept(fly);
     }
     List<InvokeResult.Frame> out = new ArrayList<>();
     for (JsonNode f : root.get("frames")) {
@@ -154,7 +198,12 @@ public final class RuntimeClient implements AutoCloseable {
     }
   }
 
-  /** Events {@code fly}, {@code frame}, {@code error}, {@code end}; the body ends when the runtime closes. */
+  /**
+   * The reference runtime's event stream: {@code upstream} ({@code {"payload": fly}}),
+   * {@code downstream} (one frame), {@code error} ({@code {"error", "details"}}) and {@code done}.
+   * An {@code error} decides the call at once, whatever follows it (the reference sends
+   * {@code done} after it); {@code done} without any {@code downstream} is the no-output case.
+   */
   private static InvokeResult readEventStream(SseParser events, Consumer<JsonNode> onFly) throws IOException {
     List<InvokeResult.Frame> out = new ArrayList<>();
     for (SseParser.Event e = events.next(); e != null; e = events.next()) {
@@ -168,19 +217,24 @@ public final class RuntimeClient implements AutoCloseable {
         return new InvokeResult.ProtocolError("event '" + e.event() + "' data is not JSON");
       }
       switch (e.event()) {
-        case "fly" -> onFly.accept(json);
-        case "frame" -> out.add(frame(json));
+        case "upstream" -> {
+          if (!json.has("payload")) {
+            return new InvokeResult.ProtocolError("'upstream' event without a 'payload'");
+          }
+          onFly.accept(json.get("payload"));
+        }
+        case "downstream" -> out.add(frame(json));
         case "error" -> {
           return new InvokeResult.RuntimeError(json.path("status").asInt(500),
               json.path("error").asText("processing_error"), json.get("details"));
         }
-        case "end" -> {
+        case "done" -> {
           return out.isEmpty() ? new InvokeResult.Empty() : new InvokeResult.Frames(out);
         }
         default -> { } // unknown events are ignored, as SSE clients do
       }
     }
-    throw new EOFException("event stream closed without an 'end' event");
+    throw new EOFException("event stream closed without a 'done' or 'error' event");
   }
 
   private static InvokeResult.Frame frame(JsonNode f) {
