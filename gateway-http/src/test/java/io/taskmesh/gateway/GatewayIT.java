@@ -178,7 +178,11 @@ class GatewayIT {
     HttpResponse<String> active = get("/mesh/" + id + "/active");
     assertThat(active.statusCode()).isEqualTo(410);
     HttpResponse<String> mesh = get("/mesh/" + id);
-    assertThat(Json.MAPPER.readTree(mesh.body()).get("route").get("curr").asText()).isEqualTo("upper");
+    // a finished task shows its route as done: every actor in prev, none current (issue 21 item 6)
+    JsonNode route = Json.MAPPER.readTree(mesh.body()).get("route");
+    assertThat(route.get("curr").asText()).isEmpty();
+    assertThat(route.get("prev")).hasSize(3);
+    assertThat(route.get("prev").get(0).asText()).isEqualTo("upper");
     assertThat(Json.MAPPER.readTree(mesh.body()).has("parent_id")).isTrue();
   }
 
