@@ -292,9 +292,9 @@ public final class DevStack implements AutoCloseable {
   private void startMeshApi(Options o, String bootstrap, String databaseUrl) {
     Path socket = o.dataDir().resolve("kv").resolve("kv.sock");
     try {
-      java.nio.file.Files.createDirectories(socket.getParent());
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
+      Files.createDirectories(socket.getParent());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
     KvConfig kvConfig = KvConfig.fromEnv(Map.of(
         "CONNECTOR_SOCKET", socket.toString(),

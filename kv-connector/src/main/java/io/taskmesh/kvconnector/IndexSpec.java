@@ -3,6 +3,7 @@ package io.taskmesh.kvconnector;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.Locale;
 
 /**
  * One entry of {@code STATE_PROXY_PG_INDEXES}: either a plain field name ({@code status}: a btree
@@ -56,7 +57,7 @@ public record IndexSpec(String field, String castType) {
       throw new IllegalArgumentException("index spec '" + s
           + "' is neither a field name nor a cast like (deadline_at)::timestamptz");
     }
-    String type = CASTS.get(m.group(2).toLowerCase(java.util.Locale.ROOT));
+    String type = CASTS.get(m.group(2).toLowerCase(Locale.ROOT));
     if (type == null) {
       throw new IllegalArgumentException("index spec '" + s + "': cast type '" + m.group(2)
           + "' is not one of " + CASTS.keySet());

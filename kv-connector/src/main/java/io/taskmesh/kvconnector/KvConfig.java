@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.Locale;
 
 /**
  * The connector's whole configuration, read once from the environment and validated eagerly.
@@ -207,7 +208,7 @@ public record KvConfig(
   }
 
   static Set<PosixFilePermission> socketMode(String raw) {
-    String s = raw.trim().toLowerCase(java.util.Locale.ROOT);
+    String s = raw.trim().toLowerCase(Locale.ROOT);
     if (s.startsWith("0o")) {
       s = s.substring(2);
     }

@@ -9,6 +9,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.HashMap;
 
 /**
  * Compiles the {@code POST /query} body into parameterized SQL. Field names are checked against
@@ -37,7 +38,7 @@ final class QueryCompiler {
   private final Map<String, IndexSpec> castIndexes;
 
   QueryCompiler(List<IndexSpec> indexes) {
-    Map<String, IndexSpec> casts = new java.util.HashMap<>();
+    Map<String, IndexSpec> casts = new HashMap<>();
     for (IndexSpec spec : indexes) {
       if (spec.castType() != null) {
         casts.putIfAbsent(spec.field(), spec);

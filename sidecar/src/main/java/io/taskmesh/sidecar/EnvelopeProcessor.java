@@ -25,6 +25,7 @@ import java.util.UUID;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * The sidecar's rules for one envelope: validation, route checks, SLA pre-check, the runtime
@@ -270,7 +271,7 @@ final class EnvelopeProcessor implements ActorLoop.Handler {
   }
 
   static String newTraceparent() {
-    java.util.concurrent.ThreadLocalRandom r = java.util.concurrent.ThreadLocalRandom.current();
+    ThreadLocalRandom r = ThreadLocalRandom.current();
     long hi;
     long lo;
     long span;
@@ -286,7 +287,7 @@ final class EnvelopeProcessor implements ActorLoop.Handler {
 
   /** Header {@code x-svc-pause} present and not blank, "false" or "0". */
   static boolean pauseRequested(Envelope e) {
-    String v = e.header(io.taskmesh.schemas.Envelope.PAUSE_HEADER);
+    String v = e.header(Envelope.PAUSE_HEADER);
     return v != null && !v.isBlank() && !"false".equalsIgnoreCase(v) && !"0".equals(v);
   }
 

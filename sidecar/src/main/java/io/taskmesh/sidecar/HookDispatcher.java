@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
  * x-sink's hooks ({@code SVC_SINK_HOOKS}): every final envelope is POSTed as JSON to each hook URL,
@@ -85,7 +86,7 @@ final class HookDispatcher implements AutoCloseable {
         try {
           retries.schedule(() -> call(req, id, attempt + 1), delay, TimeUnit.MILLISECONDS);
           return;
-        } catch (java.util.concurrent.RejectedExecutionException closed) {
+        } catch (RejectedExecutionException closed) {
           why = why + " (shutting down)";
         }
       }

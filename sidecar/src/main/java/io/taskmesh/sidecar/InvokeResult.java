@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.taskmesh.schemas.Route;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.StreamSupport;
 
 /** What one {@code POST /invoke} ended with, from the sidecar's point of view. */
 public sealed interface InvokeResult {
@@ -38,7 +39,7 @@ public sealed interface InvokeResult {
       if (m == null || !m.isArray()) {
         return List.of();
       }
-      return java.util.stream.StreamSupport.stream(m.spliterator(), false).map(JsonNode::asText).toList();
+      return StreamSupport.stream(m.spliterator(), false).map(JsonNode::asText).toList();
     }
   }
 

@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import io.taskmesh.schemas.Topics;
 
 /**
  * An actor's sidecar: consumes {@code svc-{ns}-{actor}} (group of the same name, read_committed),
@@ -41,7 +42,7 @@ public final class Sidecar implements AutoCloseable {
   public synchronized void start() {
     runtime.awaitReady(readyTimeout);
     admin = new TopicCreator(config.bootstrapServers());
-    admin.ensure(List.of(config.inputTopic(), config.topicOf(io.taskmesh.schemas.Topics.SINK),
+    admin.ensure(List.of(config.inputTopic(), config.topicOf(Topics.SINK),
         config.deadLetterTopic()), config.topicSpec());
     EnvelopeProcessor processor = new EnvelopeProcessor(config, runtime, reporter, Clock.systemUTC());
     loop = new ActorLoop(config, processor, exitHook, admin);

@@ -8,6 +8,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Crew actor {@code x-sump} (Java, no runtime), the last layer: counts successes and failures
@@ -21,9 +23,9 @@ public final class SumpActor implements AutoCloseable {
   private final ExitHook exitHook;
   private final AtomicLong succeeded = new AtomicLong();
   private final AtomicLong failed = new AtomicLong();
-  private final java.util.concurrent.ConcurrentSkipListMap<String, AtomicLong> failedByReason =
-      new java.util.concurrent.ConcurrentSkipListMap<>();
-  private static final long LOG_EVERY_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+  private final ConcurrentSkipListMap<String, AtomicLong> failedByReason =
+      new ConcurrentSkipListMap<>();
+  private static final long LOG_EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
   private volatile long lastLog = System.nanoTime();
   private volatile long loggedTotal;
   private TopicCreator admin;

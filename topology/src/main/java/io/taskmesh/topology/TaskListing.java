@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
 import java.util.function.Predicate;
+import io.taskmesh.schemas.Times;
+import java.time.Instant;
 
 /**
  * Lists the tasks of one owner (A2A {@code tasks/list}) across every replica
@@ -53,11 +55,11 @@ public final class TaskListing {
       .comparing(TaskListing::createdAt).reversed()
       .thenComparing(TaskState::id);
 
-  private static java.time.Instant createdAt(TaskState s) {
+  private static Instant createdAt(TaskState s) {
     try {
-      return s.createdAt() == null ? java.time.Instant.EPOCH : io.taskmesh.schemas.Times.parse(s.createdAt());
+      return s.createdAt() == null ? Instant.EPOCH : Times.parse(s.createdAt());
     } catch (RuntimeException e) {
-      return java.time.Instant.EPOCH;
+      return Instant.EPOCH;
     }
   }
 }

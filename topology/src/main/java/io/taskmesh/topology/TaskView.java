@@ -27,6 +27,10 @@ import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.apache.kafka.streams.state.QueryableStoreTypes;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.Objects;
+import java.util.function.Consumer;
 
 /**
  * The running task view of one gateway process: the Streams fold, the producer that appends
@@ -184,19 +188,19 @@ public final class TaskView implements TaskQueries, TaskCommands, AutoCloseable 
    * checks and tools (replay verification), linear in the number of tasks.
    */
   public List<TaskState> localTasks() {
-    List<TaskState> out = new java.util.ArrayList<>();
+    List<TaskState> out = new ArrayList<>();
     ReadOnlyKeyValueStore<String, TaskUpdate> history = store(TaskHistory.storeName(topics));
     scanLocal(s -> out.add(TaskHistory.attach(history, s)));
-    out.sort(java.util.Comparator.comparing(TaskState::id));
+    out.sort(Comparator.comparing(TaskState::id));
     return out;
   }
 
   @Override
   public List<TaskState> localTasksOf(String owner) {
-    List<TaskState> out = new java.util.ArrayList<>();
+    List<TaskState> out = new ArrayList<>();
     ReadOnlyKeyValueStore<String, TaskUpdate> history = store(TaskHistory.storeName(topics));
     scanLocal(s -> {
-      if (java.util.Objects.equals(owner, s.owner())) {
+      if (Objects.equals(owner, s.owner())) {
         out.add(TaskHistory.attach(history, s));
       }
     });
@@ -204,7 +208,7 @@ public final class TaskView implements TaskQueries, TaskCommands, AutoCloseable 
   }
 
   /** Hands every task state of this replica's local stores (without its history) to {@code each}. */
-  private void scanLocal(java.util.function.Consumer<TaskState> each) {
+  private void scanLocal(Consumer<TaskState> each) {
     ReadOnlyKeyValueStore<String, TaskState> states = store(topics.storeName());
     try (org.apache.kafka.streams.state.KeyValueIterator<String, TaskState> it = states.all()) {
       it.forEachRemaining(kv -> {
@@ -233,7 +237,7 @@ public final class TaskView implements TaskQueries, TaskCommands, AutoCloseable 
    */
   @Override
   public List<TaskState> tasksOf(String owner) {
-    List<TaskState> out = new java.util.ArrayList<>(localTasksOf(owner));
+    List<TaskState> out = new ArrayList<>(localTasksOf(owner));
     if (self == null) {
       return out;
     }

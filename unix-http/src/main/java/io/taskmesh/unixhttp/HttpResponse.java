@@ -2,6 +2,7 @@ package io.taskmesh.unixhttp;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
+import java.util.Locale;
 
 /**
  * One HTTP response. Header names are lower case (repeated headers joined with ", ").
@@ -13,6 +14,6 @@ public record HttpResponse(int status, Map<String, String> headers, byte[] body,
   }
 
   public String header(String name) {
-    return headers.get(name.toLowerCase(java.util.Locale.ROOT));
+    return headers.get(name.toLowerCase(Locale.ROOT));
   }
 }

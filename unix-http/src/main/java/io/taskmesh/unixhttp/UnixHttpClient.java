@@ -16,6 +16,9 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.nio.channels.ClosedByInterruptException;
+import java.nio.channels.ClosedChannelException;
+import java.util.Locale;
 
 /**
  * A small blocking HTTP/1.1 client over a Unix domain socket (JDK {@link SocketChannel} +
@@ -116,9 +119,9 @@ public final class UnixHttpClient implements AutoCloseable {
       } catch (DeadlinePassed e) {
         c.close();
         throw timeout(method, target);
-      } catch (HttpResponseReader.NoResponseException | java.nio.channels.ClosedChannelException e) {
+      } catch (HttpResponseReader.NoResponseException | ClosedChannelException e) {
         c.close();
-        if (!(reused && retryable) || e instanceof java.nio.channels.ClosedByInterruptException) {
+        if (!(reused && retryable) || e instanceof ClosedByInterruptException) {
           throw e;
         }
         // a stale pooled connection: try again (the loop takes the next idle one or opens one)
@@ -175,7 +178,7 @@ public final class UnixHttpClient implements AutoCloseable {
 
   private static boolean isStale(Throwable e) {
     // a write into a connection the peer closed: EPIPE / ECONNRESET
-    String m = String.valueOf(e.getMessage()).toLowerCase(java.util.Locale.ROOT);
+    String m = String.valueOf(e.getMessage()).toLowerCase(Locale.ROOT);
     return m.contains("broken pipe") || m.contains("connection reset");
   }
 
@@ -371,7 +374,7 @@ public final class UnixHttpClient implements AutoCloseable {
         }
         if (Thread.currentThread().isInterrupted()) {
           // select returns at once while the flag is set: give up, as a blocking channel would
-          throw new java.nio.channels.ClosedByInterruptException();
+          throw new ClosedByInterruptException();
         }
       }
     }
