@@ -136,8 +136,8 @@ class RemoteCommandsIT {
   }
 
   @Test
-  @Disabled("not passing yet (issue 25 item 4 stays open): in tmux the lines above JLine's status "
-      + "area (the command, 'task ... started', the streamed tokens) are gone from the final screen")
+  @Disabled("not passing yet (issue 25 item 4 stays open): the command and 'task ... started' now stay on "
+      + "the screen, but in tmux the streamed tokens never show (the FLY events seem not to reach the view)")
   void aPersonInATerminalSeesTheBarsTheTokensAndTheResult() throws Exception {
     Assumptions.assumeTrue(TmuxSession.available(), "tmux is not installed (apt-get install -y tmux); "
         + "the terminal test is skipped");
