@@ -136,8 +136,9 @@ class RemoteCommandsIT {
   }
 
   @Test
-  @Disabled("not passing yet (issue 25 item 4 stays open): in tmux the lines above JLine's status "
-      + "area (the command, 'task ... started', the streamed tokens) are gone from the final screen")
+  @Disabled("flaky, so off (issue 25 item 4 stays open): the screen now keeps the command, the started line, "
+      + "the bars and the result, but FLY is live only (no replay) and the tokens flow sends its five words in "
+      + "~250 ms, so the first words can pass before the stream the call opens after tools/call is subscribed")
   void aPersonInATerminalSeesTheBarsTheTokensAndTheResult() throws Exception {
     Assumptions.assumeTrue(TmuxSession.available(), "tmux is not installed (apt-get install -y tmux); "
         + "the terminal test is skipped");
@@ -150,13 +151,14 @@ class RemoteCommandsIT {
       tmux.type("cd '" + bin + "' && clear");
       tmux.type("./taskmesh call tokens --arg 'text=streamed words reach the screen' --url " + base + "; echo EXIT=$?");
       String tokensScreen = tmux.awaitScreen(s -> EXITED.matcher(s).find(), Duration.ofSeconds(90));
-      assertThat(tokensScreen).contains("streamedwordsreachthescreen", "tokens [####################] completed",
-          "100%", "succeeded; result:", "EXIT=0");
+      assertThat(tokensScreen).contains("$ ./taskmesh call tokens", "started (tokens)", "streamedwordsreachthescreen",
+          "tokens [####################] completed", "100%", "succeeded; result:", "EXIT=0");
 
       tmux.type("clear");
       tmux.type("./taskmesh call shout --arg 'text=abc def' --url " + base + "; echo EXIT=$?");
       String shoutScreen = tmux.awaitScreen(s -> EXITED.matcher(s).find(), Duration.ofSeconds(90));
-      assertThat(shoutScreen).contains("upper   [####################] completed",
+      assertThat(shoutScreen).contains("$ ./taskmesh call shout", "started (shout)",
+          "upper   [####################] completed",
           "reverse [####################] completed", "count   [####################] completed",
           "succeeded  [####################] 100%", "\"text\" : \"FED CBA\"", "EXIT=0")
           .doesNotContain("\u001b["); // what a person sees: no raw escape codes

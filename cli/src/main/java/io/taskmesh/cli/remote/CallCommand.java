@@ -37,10 +37,11 @@ public final class CallCommand extends RemoteCommand {
     JsonNode schema = client.flow(flow).get("inputSchema");
     JsonNode arguments = CallArguments.build(json, args, schema);
     CallArguments.check(flow, schema, arguments);
-    String id = client.callTool(flow, arguments);
-    out().println("task " + id + " started (" + flow + ")");
-    out().flush();
+    // the view first: FLY tokens are sent only to streams open at the time (at most once, no
+    // replay), and opening a terminal takes long enough for a fast flow's first tokens to pass by
     try (TaskView view = Views.open(plain, out())) {
+      String id = client.callTool(flow, arguments);
+      view.note("task " + id + " started (" + flow + ")");
       TaskProgress end = new TaskFollower(client).follow(id, view);
       return end.succeeded() ? 0 : 1;
     }
