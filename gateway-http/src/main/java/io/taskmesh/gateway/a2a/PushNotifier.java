@@ -191,7 +191,8 @@ final class PushNotifier implements AutoCloseable {
       return false;
     }
     store.remove(taskId, configId);
-    return unapply(taskId, configId);
+    unapply(taskId, configId); // the store may have told this replica already
+    return true;
   }
 
   /** Feed thread: never blocks; the POSTs of one task run in order on the scheduler. */
