@@ -1,6 +1,8 @@
 package io.taskmesh.gateway;
 
+import io.taskmesh.gateway.a2a.PushConfigStore;
 import io.taskmesh.gateway.oauth.OAuth;
+import io.taskmesh.servicekit.TopicCreator;
 import io.taskmesh.topology.TaskView;
 import io.taskmesh.topology.TaskViewConfig;
 import java.time.Duration;
@@ -16,8 +18,11 @@ public final class Gateway implements AutoCloseable {
   private final GatewayApp app;
   private final FlyBus fly;
   private final OAuth oauth;
+  private final PushConfigStore pushConfigs;
 
-  private Gateway(TaskView view, EnvelopeDispatcher dispatcher, GatewayApp app, FlyBus fly, OAuth oauth) {
+  private Gateway(TaskView view, EnvelopeDispatcher dispatcher, GatewayApp app, FlyBus fly, OAuth oauth,
+      PushConfigStore pushConfigs) {
+    this.pushConfigs = pushConfigs;
     this.view = view;
     this.dispatcher = dispatcher;
     this.app = app;
@@ -44,12 +49,22 @@ public final class Gateway implements AutoCloseable {
     EnvelopeDispatcher dispatcher = new EnvelopeDispatcher(config.bootstrapServers());
     TaskLauncher launcher = new TaskLauncher(view, dispatcher, config.namespace(), config.meshUrl());
     FlyBus fly = config.databaseUrl() == null ? new FlyBus() : new FlyBus(config.databaseUrl());
-    GatewayApp app = new GatewayApp(config, flows, view, view, view.feed(), launcher, fly, tasks.sseKeepalive(), oauth);
+    PushConfigStore pushConfigs = config.mode().servesApi()
+        ? KafkaPushConfigs.start(config.bootstrapServers(), pushConfigTopic(config),
+            TopicCreator.Spec.of(config.taskPartitions(), config.replicationFactor()), Duration.ofSeconds(60))
+        : PushConfigStore.inMemory();
+    GatewayApp app = new GatewayApp(config, flows, view, view, view.feed(), launcher, fly, tasks.sseKeepalive(), oauth,
+        pushConfigs);
     app.javalin().start(config.host(), config.port());
     if (config.configPath() != null && config.mode() != GatewayMode.MESH) {
       app.pollFlowConfig(config.configPollInterval());
     }
-    return new Gateway(view, dispatcher, app, fly, oauth);
+    return new Gateway(view, dispatcher, app, fly, oauth, pushConfigs);
+  }
+
+  /** One topic per application (the replicas of one gateway share it): {@code <application id>.a2a-push-configs}. */
+  static String pushConfigTopic(GatewayConfig config) {
+    return config.applicationId() + ".a2a-push-configs";
   }
 
   /** The HTTP app, for tests that compare its routes with docs/api/openapi.json. */
@@ -64,6 +79,7 @@ public final class Gateway implements AutoCloseable {
   @Override
   public void close() {
     app.close();
+    pushConfigs.close();
     fly.close();
     dispatcher.close();
     view.close();

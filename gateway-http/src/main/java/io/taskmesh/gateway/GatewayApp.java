@@ -14,6 +14,7 @@ import io.javalin.http.UnauthorizedResponse;
 import io.javalin.json.JavalinJackson;
 import io.taskmesh.gateway.a2a.A2aPorts;
 import io.taskmesh.gateway.a2a.A2aRoutes;
+import io.taskmesh.gateway.a2a.PushConfigStore;
 import io.taskmesh.gateway.a2a.v1.A2aV1Routes;
 import io.taskmesh.gateway.mcp.McpEndpoints;
 import io.taskmesh.schemas.ApiDocument;
@@ -68,6 +69,7 @@ public final class GatewayApp implements AutoCloseable {
   private final McpAuth mcpAuth;
   private final McpEndpoints mcp;
   private final OAuth oauth;
+  private final PushConfigStore pushConfigs;
   static final String VERSION = "0.1.0";
   private final ScheduledExecutorService configPoller = Threads.scheduler("flow-config-poll");
 
@@ -84,11 +86,19 @@ public final class GatewayApp implements AutoCloseable {
   /** @param oauth the running authorization server; required exactly when the config enables OAuth */
   public GatewayApp(GatewayConfig config, FlowRegistry flows, TaskQueries queries, TaskCommands commands,
       UpdateFeed feed, TaskLauncher launcher, FlyBus fly, Duration sseKeepalive, OAuth oauth) {
+    this(config, flows, queries, commands, feed, launcher, fly, sseKeepalive, oauth, PushConfigStore.inMemory());
+  }
+
+  /** @param pushConfigs where A2A push-notification configs are kept (shared by the replicas) */
+  public GatewayApp(GatewayConfig config, FlowRegistry flows, TaskQueries queries, TaskCommands commands,
+      UpdateFeed feed, TaskLauncher launcher, FlyBus fly, Duration sseKeepalive, OAuth oauth,
+      PushConfigStore pushConfigs) {
     if (config.oauth().enabled() && config.mode().servesApi() && oauth == null) {
       throw new IllegalStateException("OAuth is enabled in the configuration but no authorization server runs");
     }
     this.config = config;
     this.oauth = oauth;
+    this.pushConfigs = pushConfigs;
     this.flows = flows;
     this.queries = queries;
     this.commands = commands;
@@ -137,7 +147,7 @@ public final class GatewayApp implements AutoCloseable {
         OAuthRoutes.register(cfg, oauth);
       }
       A2aRoutes a2a = A2aRoutes.register(cfg, config.a2a(), new A2aPorts(flows::all, new A2aTaskStarter(launcher),
-          fly::subscribe, queries, commands, feed, TaskListing.of(queries)));
+          fly::subscribe, queries, commands, feed, TaskListing.of(queries), pushConfigs));
       A2aV1Routes.register(cfg, a2a);
       cfg.routes.post("/tools/call", this::callTool);
       new TaskListRoutes(queries, commands, this::requireMcpAuth, this::ownedBy).mount(cfg);

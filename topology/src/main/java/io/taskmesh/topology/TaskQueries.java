@@ -25,6 +25,14 @@ public interface TaskQueries {
   }
 
   /**
+   * Whether this replica owns the task's key in the fold (answers it from its own store); empty
+   * while that is not known (rebalancing, not running). A single replica owns every key.
+   */
+  default Optional<Boolean> ownsLocally(String taskId) {
+    return Optional.of(true);
+  }
+
+  /**
    * The tasks of one owner (null: tasks created without one) in this replica's own store only
    * (what a replica answers to a forwarded listing).
    *

@@ -133,6 +133,18 @@ public final class TaskView implements TaskQueries, TaskCommands, AutoCloseable 
     return local(taskId, md.partition());
   }
 
+  @Override
+  public Optional<Boolean> ownsLocally(String taskId) {
+    if (self == null) {
+      return Optional.of(true);
+    }
+    try {
+      return Optional.of(self.equals(metadata(taskId).activeHost()));
+    } catch (ViewUnavailableException e) {
+      return Optional.empty();
+    }
+  }
+
   private KeyQueryMetadata metadata(String taskId) {
     KeyQueryMetadata md;
     try {

@@ -44,6 +44,11 @@ final class A2aCall {
     return streaming;
   }
 
+  /** The payload form of push configs this call registers (its binding's). */
+  String pushForm() {
+    return wire.pushForm();
+  }
+
   Context context() {
     return ctx;
   }

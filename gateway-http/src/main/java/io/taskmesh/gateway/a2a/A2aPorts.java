@@ -19,9 +19,17 @@ import java.util.function.Supplier;
  * @param commands appends task events (cancel)
  * @param feed live task updates
  * @param listing one owner's tasks, page by page ({@code tasks/list})
+ * @param pushConfigs where push-notification configs are kept for every replica
  */
 public record A2aPorts(Supplier<Map<String, FlowConfig>> flows, TaskStarter starter, FlyFeed fly,
-    TaskQueries queries, TaskCommands commands, UpdateFeed feed, TaskListing listing) {
+    TaskQueries queries, TaskCommands commands, UpdateFeed feed, TaskListing listing,
+    PushConfigStore pushConfigs) {
+
+  /** Push configs in this process's memory only. */
+  public A2aPorts(Supplier<Map<String, FlowConfig>> flows, TaskStarter starter, FlyFeed fly,
+      TaskQueries queries, TaskCommands commands, UpdateFeed feed, TaskListing listing) {
+    this(flows, starter, fly, queries, commands, feed, listing, PushConfigStore.inMemory());
+  }
 
   public A2aPorts {
     Objects.requireNonNull(flows, "flows");
@@ -31,5 +39,6 @@ public record A2aPorts(Supplier<Map<String, FlowConfig>> flows, TaskStarter star
     Objects.requireNonNull(commands, "commands");
     Objects.requireNonNull(feed, "feed");
     Objects.requireNonNull(listing, "listing");
+    Objects.requireNonNull(pushConfigs, "pushConfigs");
   }
 }

@@ -1,5 +1,6 @@
 package io.taskmesh.gateway.a2a;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
@@ -16,6 +17,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -72,7 +74,8 @@ public final class A2aRoutes implements AutoCloseable {
   A2aRoutes(A2aSettings settings, A2aPorts ports) {
     this.auth = new A2aAuth(settings);
     this.cards = new AgentCards(settings, ports.flows());
-    this.push = new PushNotifier(ports.queries(), ports.feed(), settings.pushAllowPrivate());
+    this.push = new PushNotifier(ports.queries(), ports.feed(), settings.pushAllowPrivate(), ports.pushConfigs(),
+        PushNotifier.Retry.DEFAULT);
     this.sse = new A2aSse(ports.queries(), ports.feed(), ports.fly(), writers, timers);
     OwnedTasks tasks = new OwnedTasks(ports.queries());
     TaskWaiter waiter = new TaskWaiter(tasks, ports.feed(), writers, timers);
@@ -94,6 +97,14 @@ public final class A2aRoutes implements AutoCloseable {
     method(Operation.PUSH_LIST, pushConfigs::list, "pushNotification/list", "tasks/pushNotificationConfig/list");
     method(Operation.PUSH_DELETE, pushConfigs::delete, "pushNotification/delete",
         "tasks/pushNotificationConfig/delete");
+  }
+
+  /**
+   * Push notifications to configs registered over another binding: {@code form} is that binding's
+   * {@link A2aWire#pushForm()}, {@code payload} turns the 0.3 Task into its notification body.
+   */
+  public void pushForm(String form, UnaryOperator<JsonNode> payload) {
+    push.addForm(form, payload);
   }
 
   /** Registers the A2A routes on a gateway that serves the api routes; null settings = defaults. */

@@ -53,6 +53,16 @@ public enum A2aState {
     };
   }
 
+  /** The state of a wire value; {@link #UNKNOWN} for anything else. */
+  static A2aState fromWire(String wire) {
+    for (A2aState s : values()) {
+      if (s.wire.equals(wire)) {
+        return s;
+      }
+    }
+    return UNKNOWN;
+  }
+
   /** A2A state name -> gateway status (for {@code tasks/list} filters); null when unknown. */
   static TaskStatus gatewayStatus(String a2aState) {
     return switch (a2aState) {

@@ -25,6 +25,11 @@ public interface A2aWire {
   /** Whether an error of a streaming call is sent as a one-event stream (else as a plain answer). */
   boolean errorsAsEvents();
 
+  /** The payload form of push notifications for configs registered over this binding. */
+  default String pushForm() {
+    return PushNotifier.FORM_03;
+  }
+
   /** A2A 0.3 JSON-RPC: every answer and every event is a JSON-RPC response. */
   A2aWire JSON_RPC_03 = new A2aWire() {
     @Override

@@ -23,7 +23,7 @@ final class PushConfigMethods {
     ObjectNode params = call.params();
     String taskId = A2aMessages.requiredString(params, "taskId");
     ObjectNode stored = push.set(tasks.visible(taskId, call.principal()),
-        push.validate(params.get("pushNotificationConfig"), taskId));
+        push.validate(params.get("pushNotificationConfig"), taskId), call.pushForm());
     call.reply(new TaskPushConfig(taskId, stored));
   }
 

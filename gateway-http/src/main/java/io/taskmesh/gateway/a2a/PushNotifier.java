@@ -28,6 +28,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,37 +36,62 @@ import org.slf4j.LoggerFactory;
  * Push notifications ({@code pushNotification/*}, {@code tasks/pushNotificationConfig/*} and
  * {@code configuration.pushNotificationConfig} of a send): for every change of a task's A2A state
  * after a config is registered (progress within a state is not pushed), the gateway POSTs the
- * task's {@code Task} object as JSON to each registered URL, with the config's {@code token} in
- * {@code X-A2A-Notification-Token} and, when {@code authentication} is given, {@code
- * Authorization: <first scheme> <credentials>}. A failed POST (connection error, timeout, 429 or
- * 5xx) is retried 3 more times after 0.5 s, 1 s and 2 s; other 4xx answers are not retried.
+ * task to each registered URL in the form of the protocol the config was registered with (0.3:
+ * the {@code Task} object; 1.0: a {@code StreamResponse} holding the task), with the config's
+ * {@code token} in {@code X-A2A-Notification-Token} and, when {@code authentication} is given,
+ * {@code Authorization: <first scheme> <credentials>}. A failed POST (connection error, timeout,
+ * 429 or 5xx) is retried after each of {@link Retry#backoff()} while {@link Retry#within()} has not
+ * passed since the first attempt; other 4xx answers are not retried.
  *
  * <p>Targets: only {@code http}/{@code https} URLs whose host resolves to public addresses; loopback,
  * private (RFC 1918, fc00::/7), link-local, wildcard, multicast and CGNAT addresses are refused
  * unless {@code SVC_A2A_PUSH_ALLOW_PRIVATE=true}. The check runs when the config is set and again
  * before each POST (a DNS answer may change).
  *
- * <p>Configs live in this replica's memory: they are lost on restart and are sent by the replica
- * that registered them (every replica sees every update, so that replica pushes wherever the task
- * runs).
+ * <p>Configs live in a {@link PushConfigStore} that every replica follows, so each replica knows
+ * every config and watches the task's updates (every replica sees every update); only the replica
+ * that owns the task's key in the fold ({@link TaskQueries#ownsLocally}) posts, so an update is
+ * delivered once, not once per replica.
  */
 final class PushNotifier implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(PushNotifier.class);
   static final String TOKEN_HEADER = "X-A2A-Notification-Token";
-  static final long[] BACKOFF_MS = {500, 1000, 2000};
+  /** The payload form of configs registered over A2A 0.3: the Task object itself. */
+  static final String FORM_03 = "a2a-0.3";
+  /** While the fold rebalances nobody knows the owner: ask again this often, this many times. */
+  private static final long OWNER_RETRY_MS = 500;
+  private static final int OWNER_RETRIES = 60;
+
+  /**
+   * How failed POSTs are retried: after each wait of {@code backoff} in turn, while {@code within}
+   * has not passed since the first attempt; each attempt waits at most {@code timeout}.
+   */
+  record Retry(List<Duration> backoff, Duration within, Duration timeout) {
+    static final Retry DEFAULT = new Retry(
+        List.of(Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(4)),
+        Duration.ofSeconds(30), Duration.ofSeconds(10));
+
+    Retry {
+      backoff = List.copyOf(backoff);
+    }
+  }
 
   private final TaskQueries queries;
   private final UpdateFeed feed;
   private final boolean allowPrivate;
+  private final PushConfigStore store;
+  private final Retry retry;
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5))
       .followRedirects(HttpClient.Redirect.NEVER).build();
   private final ScheduledExecutorService scheduler = Threads.scheduler("a2a-push", 2);
   private final Map<String, Watch> watches = new ConcurrentHashMap<>();
+  private final Map<String, UnaryOperator<JsonNode>> forms = new ConcurrentHashMap<>(
+      Map.of(FORM_03, UnaryOperator.identity()));
 
   /** The configs of one task and its feed subscription. */
   private final class Watch {
     final String taskId;
-    final Map<String, ObjectNode> configs = new LinkedHashMap<>();
+    final Map<String, PushConfigStore.Entry> configs = new LinkedHashMap<>();
     AutoCloseable subscription;
     A2aState lastState;
     CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
@@ -75,49 +101,53 @@ final class PushNotifier implements AutoCloseable {
     }
   }
 
-  PushNotifier(TaskQueries queries, UpdateFeed feed, boolean allowPrivate) {
+  PushNotifier(TaskQueries queries, UpdateFeed feed, boolean allowPrivate, PushConfigStore store, Retry retry) {
     this.queries = queries;
     this.feed = feed;
     this.allowPrivate = allowPrivate;
+    this.store = store;
+    this.retry = retry;
+    store.follow(new PushConfigStore.Listener() {
+      @Override
+      public void stored(PushConfigStore.Entry entry) {
+        apply(entry);
+      }
+
+      @Override
+      public void removed(String taskId, String configId) {
+        unapply(taskId, configId);
+      }
+    });
   }
 
-  /** Stores a config checked by {@link #validate}; returns it as stored. */
-  ObjectNode set(TaskState task, ObjectNode stored) {
-    Watch w = watches.computeIfAbsent(task.id(), Watch::new);
-    synchronized (w) {
-      w.configs.put(stored.get("id").asText(), stored);
-      if (w.subscription == null && !A2aState.of(task.status()).isTerminal()) {
-        w.lastState = A2aState.of(task.status());
-        w.subscription = feed.subscribe(task.id(), u -> onUpdate(w, u));
-      }
-    }
+  /** Another binding's payload: {@code form} names it in stored configs, {@code payload} maps the 0.3 Task to it. */
+  void addForm(String form, UnaryOperator<JsonNode> payload) {
+    forms.put(form, payload);
+  }
+
+  /** Stores a config checked by {@link #validate} for every replica; returns it as stored. */
+  ObjectNode set(TaskState task, ObjectNode stored, String form) {
+    PushConfigStore.Entry entry = new PushConfigStore.Entry(task.id(), stored, form,
+        A2aState.of(task.status()).wire());
+    store.put(entry);
+    apply(entry); // read-your-writes on this replica; the store's echo is the same entry
     return stored;
   }
 
-  Optional<ObjectNode> get(String taskId, String configId) {
-    Watch w = watches.get(taskId);
-    if (w == null) {
-      return Optional.empty();
-    }
+  private void apply(PushConfigStore.Entry entry) {
+    Watch w = watches.computeIfAbsent(entry.taskId(), Watch::new);
     synchronized (w) {
-      if (configId == null) {
-        return w.configs.values().stream().findFirst();
+      w.configs.put(entry.configId(), entry);
+      if (w.lastState == null) {
+        w.lastState = A2aState.fromWire(entry.state());
       }
-      return Optional.ofNullable(w.configs.get(configId));
+      if (w.subscription == null && !w.lastState.isTerminal()) {
+        w.subscription = feed.subscribe(entry.taskId(), u -> onUpdate(w, u));
+      }
     }
   }
 
-  List<ObjectNode> list(String taskId) {
-    Watch w = watches.get(taskId);
-    if (w == null) {
-      return List.of();
-    }
-    synchronized (w) {
-      return List.copyOf(w.configs.values());
-    }
-  }
-
-  boolean delete(String taskId, String configId) {
+  private boolean unapply(String taskId, String configId) {
     Watch w = watches.get(taskId);
     if (w == null) {
       return false;
@@ -133,26 +163,79 @@ final class PushNotifier implements AutoCloseable {
     }
   }
 
+  Optional<ObjectNode> get(String taskId, String configId) {
+    Watch w = watches.get(taskId);
+    if (w == null) {
+      return Optional.empty();
+    }
+    synchronized (w) {
+      if (configId == null) {
+        return w.configs.values().stream().findFirst().map(PushConfigStore.Entry::config);
+      }
+      return Optional.ofNullable(w.configs.get(configId)).map(PushConfigStore.Entry::config);
+    }
+  }
+
+  List<ObjectNode> list(String taskId) {
+    Watch w = watches.get(taskId);
+    if (w == null) {
+      return List.of();
+    }
+    synchronized (w) {
+      return w.configs.values().stream().map(PushConfigStore.Entry::config).toList();
+    }
+  }
+
+  boolean delete(String taskId, String configId) {
+    if (get(taskId, configId).isEmpty() || configId == null) {
+      return false;
+    }
+    store.remove(taskId, configId);
+    unapply(taskId, configId); // the store may have told this replica already
+    return true;
+  }
+
   /** Feed thread: never blocks; the POSTs of one task run in order on the scheduler. */
   private void onUpdate(Watch w, TaskUpdate u) {
     A2aState state = A2aState.of(u.status());
-    List<ObjectNode> targets;
     synchronized (w) {
       if (state == w.lastState || w.configs.isEmpty()) {
         return;
       }
       w.lastState = state;
-      targets = List.copyOf(w.configs.values());
+      List<PushConfigStore.Entry> targets = List.copyOf(w.configs.values());
       if (state.isTerminal()) {
         Subscriptions.closeQuietly(w.subscription);
         w.subscription = null;
       }
-      w.chain = w.chain.thenComposeAsync(v -> {
-        A2aTask body = taskBody(u);
+      w.chain = w.chain.thenComposeAsync(v -> owner(u.id(), 0), scheduler).thenComposeAsync(mine -> {
+        if (!mine) {
+          return CompletableFuture.completedFuture(null);
+        }
+        JsonNode task = Json.tree(taskBody(u));
         return CompletableFuture.allOf(targets.stream()
-            .map(c -> post(c, body, 0)).toArray(CompletableFuture[]::new));
+            .map(c -> post(c.config(), forms.getOrDefault(c.form(), UnaryOperator.identity()).apply(task),
+                0, System.nanoTime()))
+            .toArray(CompletableFuture[]::new));
       }, scheduler);
     }
+  }
+
+  /** Whether this replica delivers for the task: the owner of its key; asks again while that is unknown. */
+  private CompletableFuture<Boolean> owner(String taskId, int asked) {
+    Optional<Boolean> owns = queries.ownsLocally(taskId);
+    if (owns.isPresent()) {
+      return CompletableFuture.completedFuture(owns.get());
+    }
+    if (asked >= OWNER_RETRIES) {
+      LOG.warn("push for task {}: its owner stayed unknown for {} s; this replica does not deliver", taskId,
+          OWNER_RETRIES * OWNER_RETRY_MS / 1000);
+      return CompletableFuture.completedFuture(false);
+    }
+    CompletableFuture<Boolean> next = new CompletableFuture<>();
+    scheduler.schedule(() -> owner(taskId, asked + 1).whenComplete((v, e) -> next.complete(e == null && v)),
+        OWNER_RETRY_MS, TimeUnit.MILLISECONDS);
+    return next;
   }
 
   private A2aTask taskBody(TaskUpdate u) {
@@ -173,7 +256,7 @@ final class PushNotifier implements AutoCloseable {
   }
 
   /** One POST with retries; completes (never exceptionally) when delivered or given up. */
-  private CompletableFuture<Void> post(ObjectNode config, A2aTask body, int attempt) {
+  private CompletableFuture<Void> post(ObjectNode config, JsonNode body, int attempt, long startNanos) {
     URI url = URI.create(config.get("url").asText());
     try {
       checkTarget(url, allowPrivate);
@@ -181,7 +264,7 @@ final class PushNotifier implements AutoCloseable {
       LOG.warn("push to {} skipped: {}", url, e.getMessage());
       return CompletableFuture.completedFuture(null);
     }
-    HttpRequest.Builder req = HttpRequest.newBuilder(url).timeout(Duration.ofSeconds(10))
+    HttpRequest.Builder req = HttpRequest.newBuilder(url).timeout(retry.timeout())
         .header("Content-Type", "application/json")
         .POST(HttpRequest.BodyPublishers.ofString(Json.write(body)));
     JsonNode token = config.get("token");
@@ -193,22 +276,24 @@ final class PushNotifier implements AutoCloseable {
       req.header("Authorization", auth.get("schemes").get(0).asText() + " " + auth.get("credentials").asText());
     }
     return http.sendAsync(req.build(), HttpResponse.BodyHandlers.discarding()).handle((resp, err) -> {
-      boolean retry = err != null || resp.statusCode() == 429 || resp.statusCode() >= 500;
-      if (!retry && resp.statusCode() >= 300) {
+      boolean again = err != null || resp.statusCode() == 429 || resp.statusCode() >= 500;
+      if (!again && resp.statusCode() >= 300) {
         LOG.warn("push to {} refused with {}; not retried", url, resp.statusCode());
       }
-      return retry;
-    }).thenCompose(retry -> {
-      if (!retry) {
+      return again;
+    }).thenCompose(again -> {
+      if (!again) {
         return CompletableFuture.completedFuture(null);
       }
-      if (attempt >= BACKOFF_MS.length) {
+      long elapsed = System.nanoTime() - startNanos;
+      if (attempt >= retry.backoff().size()
+          || elapsed + retry.backoff().get(attempt).toNanos() > retry.within().toNanos()) {
         LOG.warn("push to {} failed {} times; giving up", url, attempt + 1);
         return CompletableFuture.completedFuture(null);
       }
       CompletableFuture<Void> next = new CompletableFuture<>();
-      scheduler.schedule(() -> post(config, body, attempt + 1).whenComplete((v, e) -> next.complete(null)),
-          BACKOFF_MS[attempt], TimeUnit.MILLISECONDS);
+      scheduler.schedule(() -> post(config, body, attempt + 1, startNanos).whenComplete((v, e) -> next.complete(null)),
+          retry.backoff().get(attempt).toMillis(), TimeUnit.MILLISECONDS);
       return next;
     });
   }

@@ -49,7 +49,7 @@ final class SendMethod {
     String id = starter.start(flow, send.payload(), call.principal(), send.contextId());
     String contextId = send.contextId() != null ? send.contextId() : id;
     if (pushConfig != null) {
-      push.set(pending(id, contextId, call.principal()), pushConfig);
+      push.set(pending(id, contextId, call.principal()), pushConfig, call.pushForm());
     }
     if (call.streaming()) {
       call.stream(id, List.of(A2aTasks.submitted(id, contextId, Times.now())),

@@ -33,6 +33,7 @@ public final class A2aV1Routes {
 
   /** Mounts the 1.0 bindings on the gateway whose 0.3 edge is {@code edge}. */
   public static void register(JavalinConfig cfg, A2aRoutes edge) {
+    edge.pushForm(V1Wire.PUSH_FORM, V1Objects::streamResponse);
     new A2aV1Routes(edge).mount(cfg);
   }
 

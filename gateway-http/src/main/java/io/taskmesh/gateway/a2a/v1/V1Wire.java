@@ -11,6 +11,9 @@ import io.taskmesh.schemas.Json;
 
 /** The two A2A 1.0 bindings' answers for one method: JSON-RPC 2.0 envelopes, or HTTP+JSON bodies. */
 final class V1Wire {
+  /** Push notifications to configs registered over 1.0 carry a {@code StreamResponse} (spec: the task). */
+  static final String PUSH_FORM = "a2a-1.0";
+
   private V1Wire() {}
 
   /** JSON-RPC: results in the envelope, errors with their ErrorInfo in {@code data} (spec 9.5). */
@@ -39,6 +42,11 @@ final class V1Wire {
       @Override
       public boolean errorsAsEvents() {
         return true;
+      }
+
+      @Override
+      public String pushForm() {
+        return PUSH_FORM;
       }
     };
   }
@@ -69,6 +77,11 @@ final class V1Wire {
       @Override
       public boolean errorsAsEvents() {
         return false; // a stream that cannot start answers its HTTP error status
+      }
+
+      @Override
+      public String pushForm() {
+        return PUSH_FORM;
       }
     };
   }
