@@ -112,12 +112,15 @@ class AuthMatrixIT {
   @Test
   void meshAndOauthRoutesDoNotExistInApiMode() throws Exception {
     for (String route : List.of("GET /mesh/x", "GET /mesh/x/stream", "GET /mesh/x/active", "POST /mesh/x/progress",
-        "POST /mesh/x/final", "POST /mesh/x/fly", "POST /mesh", "POST /tasks", "POST /mesh/config-reload",
+        "POST /mesh/x/final", "POST /mesh/x/fly", "POST /mesh", "POST /mesh/config-reload",
         "GET /.well-known/oauth-protected-resource", "GET /.well-known/oauth-authorization-server",
         "POST /oauth/register", "GET /oauth/authorize", "POST /oauth/token")) {
       assertThat(send(request(route).header("Authorization", "Bearer " + MCP_KEY)).statusCode()).as(route)
           .isEqualTo(404);
     }
+    // the mesh's child-task create is not served: the path is the api mode's task listing (GET only)
+    assertThat(send(request("POST /tasks").header("Authorization", "Bearer " + MCP_KEY)).statusCode())
+        .as("POST /tasks").isEqualTo(405);
   }
 
   @Test
