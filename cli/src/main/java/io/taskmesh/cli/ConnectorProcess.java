@@ -16,15 +16,18 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One mount's connector as {@code taskmesh connector <type>} in a child JVM, restarted when it
- * dies, as an orchestrator restarts a pod's container. A child process rather than a thread of
- * dev: each connector is its own process in a deployment, a connector that crashes or is killed
- * takes nothing else with it, and the runtime sees exactly what it sees there (a socket that goes
- * away and comes back).
+ * dies, as an orchestrator restarts a pod's container. A child process rather than a thread of dev:
+ * each connector is its own process in a deployment, a connector that crashes or is killed takes
+ * nothing else with it, and the runtime sees exactly what it sees there (a socket that goes away
+ * and comes back).
  */
 final class ConnectorProcess implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ConnectorProcess.class);
+
   /** Small and quick to start: a connector only copies bytes between two sockets. */
-  private static final List<String> JVM_OPTIONS = List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
+  private static final List<String> JVM_OPTIONS =
+      List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
+
   private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
   private static final Duration RESTART_DELAY = Duration.ofMillis(500);
 
@@ -37,7 +40,8 @@ final class ConnectorProcess implements AutoCloseable {
   private int restarts;
   private boolean closed;
 
-  private ConnectorProcess(String label, StateMount mount, Path socket, Map<String, String> env, Path log) {
+  private ConnectorProcess(
+      String label, StateMount mount, Path socket, Map<String, String> env, Path log) {
     this.label = label;
     this.mount = mount;
     this.socket = socket;
@@ -46,7 +50,8 @@ final class ConnectorProcess implements AutoCloseable {
   }
 
   /** Starts the connector and returns once it accepts on its socket; fails with its log's tail. */
-  static ConnectorProcess start(String label, StateMount mount, Path socket, Map<String, String> env, Path log) {
+  static ConnectorProcess start(
+      String label, StateMount mount, Path socket, Map<String, String> env, Path log) {
     ConnectorProcess c = new ConnectorProcess(label, mount, socket, env, log);
     c.startAndAwait();
     return c;
@@ -55,23 +60,39 @@ final class ConnectorProcess implements AutoCloseable {
   private synchronized void startAndAwait() {
     try {
       Files.createDirectories(socket.getParent());
-      Files.deleteIfExists(socket); // a killed connector leaves its socket file: wait for the new one
+      Files.deleteIfExists(
+          socket); // a killed connector leaves its socket file: wait for the new one
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    ChildJvm started = ChildJvm.start(Main.class.getName(), JVM_OPTIONS, List.of("connector", mount.connectorType()),
-        env, log);
+    ChildJvm started =
+        ChildJvm.start(
+            Main.class.getName(),
+            JVM_OPTIONS,
+            List.of("connector", mount.connectorType()),
+            env,
+            log);
     long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
     while (!accepting()) {
       if (!started.isAlive() || System.nanoTime() > deadline) {
         started.close();
-        throw new IllegalStateException("state connector " + label + " (" + mount.connectorType() + ") did not start"
-            + (started.isAlive() ? "" : ", exit " + started.exitValue()) + "; log " + log + ":\n" + started.tail(20));
+        throw new IllegalStateException(
+            "state connector "
+                + label
+                + " ("
+                + mount.connectorType()
+                + ") did not start"
+                + (started.isAlive() ? "" : ", exit " + started.exitValue())
+                + "; log "
+                + log
+                + ":\n"
+                + started.tail(20));
       }
       pause(50);
     }
     jvm = started;
-    ProcessHandle.of(started.pid()).ifPresent(h -> h.onExit().thenRun(() -> restartAfterExit(started)));
+    ProcessHandle.of(started.pid())
+        .ifPresent(h -> h.onExit().thenRun(() -> restartAfterExit(started)));
   }
 
   private void restartAfterExit(ChildJvm exited) {
@@ -80,7 +101,11 @@ final class ConnectorProcess implements AutoCloseable {
         return;
       }
       restarts++;
-      LOG.warn("state connector {} exited ({}); restarting it (restart {})", label, exited.exitValue(), restarts);
+      LOG.warn(
+          "state connector {} exited ({}); restarting it (restart {})",
+          label,
+          exited.exitValue(),
+          restarts);
     }
     pause(RESTART_DELAY.toMillis());
     synchronized (this) {
@@ -152,7 +177,8 @@ final class ConnectorProcess implements AutoCloseable {
 
   private static void pause(long millis) {
     try {
-      TimeUnit.MILLISECONDS.sleep(millis); // waiting on a child process: it has no event to wait for
+      TimeUnit.MILLISECONDS.sleep(
+          millis); // waiting on a child process: it has no event to wait for
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

@@ -14,10 +14,11 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A pipeline directory for {@code ./taskmesh dev --config DIR}: {@code flows.yaml} (the spec's
- * flow config) and {@code actors.yaml} (actor -> handler, module folder, env, stateProxy mounts).
+ * A pipeline directory for {@code ./taskmesh dev --config DIR}: {@code flows.yaml} (the spec's flow
+ * config) and {@code actors.yaml} (actor -> handler, module folder, env, stateProxy mounts).
  */
-public record DevConfig(Path dir, Path flowsFile, Map<String, FlowConfig> flows, List<ActorSpec> actors) {
+public record DevConfig(
+    Path dir, Path flowsFile, Map<String, FlowConfig> flows, List<ActorSpec> actors) {
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
 
   public static DevConfig load(Path dir) {
@@ -34,8 +35,14 @@ public record DevConfig(Path dir, Path flowsFile, Map<String, FlowConfig> flows,
     for (FlowConfig flow : flows.values()) {
       for (String actor : flow.startRoute().actors()) {
         if (!names.contains(actor)) {
-          throw new IllegalArgumentException("flow '" + flow.name() + "' uses actor '" + actor
-              + "', which " + actorsFile.getFileName() + " does not define");
+          throw new IllegalArgumentException(
+              "flow '"
+                  + flow.name()
+                  + "' uses actor '"
+                  + actor
+                  + "', which "
+                  + actorsFile.getFileName()
+                  + " does not define");
         }
       }
     }
@@ -47,7 +54,8 @@ public record DevConfig(Path dir, Path flowsFile, Map<String, FlowConfig> flows,
       JsonNode root = YAML.readTree(file.toFile());
       JsonNode actors = root == null ? null : root.get("actors");
       if (actors == null || !actors.isObject()) {
-        throw new IllegalArgumentException(file + ": expected a map 'actors: {name: {handler, dir}}'");
+        throw new IllegalArgumentException(
+            file + ": expected a map 'actors: {name: {handler, dir}}'");
       }
       List<ActorSpec> out = new ArrayList<>();
       var it = actors.fields();
@@ -55,14 +63,21 @@ public record DevConfig(Path dir, Path flowsFile, Map<String, FlowConfig> flows,
         var e = it.next();
         JsonNode a = e.getValue();
         String handler = a.path("handler").asText(null);
-        Path moduleDir = file.getParent().resolve(a.path("dir").asText(".")).normalize().toAbsolutePath();
+        Path moduleDir =
+            file.getParent().resolve(a.path("dir").asText(".")).normalize().toAbsolutePath();
         if (!Files.isDirectory(moduleDir)) {
-          throw new IllegalArgumentException(file + ": actor '" + e.getKey() + "': dir " + moduleDir + " does not exist");
+          throw new IllegalArgumentException(
+              file + ": actor '" + e.getKey() + "': dir " + moduleDir + " does not exist");
         }
         Map<String, String> env = new LinkedHashMap<>();
         a.path("env").fields().forEachRemaining(v -> env.put(v.getKey(), v.getValue().asText()));
-        out.add(new ActorSpec(e.getKey(), handler, moduleDir, env,
-            StateMount.parseAll(e.getKey(), a.get("stateProxy"))));
+        out.add(
+            new ActorSpec(
+                e.getKey(),
+                handler,
+                moduleDir,
+                env,
+                StateMount.parseAll(e.getKey(), a.get("stateProxy"))));
       }
       return out;
     } catch (IOException e) {

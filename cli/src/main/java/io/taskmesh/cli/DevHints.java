@@ -21,20 +21,35 @@ final class DevHints {
    * @param env dev's environment, whose {@code SVC_MCP_*} settings the gateway got
    */
   static List<String> tryLines(String gatewayUrl, String meshUrl, Map<String, String> env) {
-    boolean oauth = "true".equals(env.getOrDefault("SVC_MCP_OAUTH_ENABLED", "").trim().toLowerCase(Locale.ROOT));
+    boolean oauth =
+        "true"
+            .equals(env.getOrDefault("SVC_MCP_OAUTH_ENABLED", "").trim().toLowerCase(Locale.ROOT));
     boolean apiKey = !env.getOrDefault("SVC_MCP_API_KEY", "").isBlank();
-    String bearer = oauth ? " -H \"Authorization: Bearer $TOKEN\""
-        : apiKey ? " -H \"Authorization: Bearer $SVC_MCP_API_KEY\"" : "";
+    String bearer =
+        oauth
+            ? " -H \"Authorization: Bearer $TOKEN\""
+            : apiKey ? " -H \"Authorization: Bearer $SVC_MCP_API_KEY\"" : "";
     List<String> lines = new ArrayList<>();
     if (oauth) {
-      lines.add("OAuth is on: /mcp, /tools/call, /tasks/{id} and /stream/{id} answer 401 without an access token.");
-      lines.add("  An MCP client gets one itself: give it " + gatewayUrl + "/mcp and it discovers the server from the 401,");
-      lines.add("  registers, authorizes with PKCE and exchanges the code (" + gatewayUrl
-          + "/.well-known/oauth-authorization-server).");
+      lines.add(
+          "OAuth is on: /mcp, /tools/call, /tasks/{id} and /stream/{id} answer 401 without an access token.");
+      lines.add(
+          "  An MCP client gets one itself: give it "
+              + gatewayUrl
+              + "/mcp and it discovers the server from the 401,");
+      lines.add(
+          "  registers, authorizes with PKCE and exchanges the code ("
+              + gatewayUrl
+              + "/.well-known/oauth-authorization-server).");
       lines.add("  For curl, get one by hand as " + README + " shows, and export TOKEN.");
     }
     lines.add("Try:");
-    lines.add("  curl -s " + gatewayUrl + "/tools/call" + bearer + " -H 'Content-Type: application/json' \\");
+    lines.add(
+        "  curl -s "
+            + gatewayUrl
+            + "/tools/call"
+            + bearer
+            + " -H 'Content-Type: application/json' \\");
     lines.add("       -d '{\"name\":\"echo\",\"arguments\":{\"hello\":\"world\"}}'");
     lines.add("  curl -s" + bearer + " " + gatewayUrl + "/tasks/<task_id>");
     lines.add("  curl -sN " + meshUrl + "/mesh/<task_id>/stream");

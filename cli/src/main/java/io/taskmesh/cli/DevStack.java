@@ -42,21 +42,31 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Everything {@code ./taskmesh dev} runs, in one process plus children: a Kafka broker (child
- * JVM), Postgres (embedded, or {@code SVC_DATABASE_URL}), the gateway in testing mode, and per
- * actor a Python runtime (child process) with its sidecar, plus x-sink and x-sump.
+ * Everything {@code ./taskmesh dev} runs, in one process plus children: a Kafka broker (child JVM),
+ * Postgres (embedded, or {@code SVC_DATABASE_URL}), the gateway in testing mode, and per actor a
+ * Python runtime (child process) with its sidecar, plus x-sink and x-sump.
  */
 public final class DevStack implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(DevStack.class);
 
   /**
    * @param kafkaBootstrap an existing broker, or null to start one under {@code dataDir/kafka}
-   * @param databaseUrl an existing Postgres (JDBC URL), or null to start one under {@code dataDir/postgres}
-   * @param brokers how many brokers to start (or, with {@code kafkaBootstrap}, how many that cluster
-   *     has): topics get replication factor min(brokers, 3) and a majority of in-sync replicas
+   * @param databaseUrl an existing Postgres (JDBC URL), or null to start one under {@code
+   *     dataDir/postgres}
+   * @param brokers how many brokers to start (or, with {@code kafkaBootstrap}, how many that
+   *     cluster has): topics get replication factor min(brokers, 3) and a majority of in-sync
+   *     replicas
    */
-  public record Options(Path repoRoot, DevConfig config, Path dataDir, String kafkaBootstrap,
-      String databaseUrl, int gatewayPort, int meshApiPort, int meshApiInternalPort, String namespace,
+  public record Options(
+      Path repoRoot,
+      DevConfig config,
+      Path dataDir,
+      String kafkaBootstrap,
+      String databaseUrl,
+      int gatewayPort,
+      int meshApiPort,
+      int meshApiInternalPort,
+      String namespace,
       int brokers) {
     public Options {
       if (brokers < 1) {
@@ -65,10 +75,27 @@ public final class DevStack implements AutoCloseable {
     }
 
     /** One broker. */
-    public Options(Path repoRoot, DevConfig config, Path dataDir, String kafkaBootstrap,
-        String databaseUrl, int gatewayPort, int meshApiPort, int meshApiInternalPort, String namespace) {
-      this(repoRoot, config, dataDir, kafkaBootstrap, databaseUrl, gatewayPort, meshApiPort, meshApiInternalPort,
-          namespace, 1);
+    public Options(
+        Path repoRoot,
+        DevConfig config,
+        Path dataDir,
+        String kafkaBootstrap,
+        String databaseUrl,
+        int gatewayPort,
+        int meshApiPort,
+        int meshApiInternalPort,
+        String namespace) {
+      this(
+          repoRoot,
+          config,
+          dataDir,
+          kafkaBootstrap,
+          databaseUrl,
+          gatewayPort,
+          meshApiPort,
+          meshApiInternalPort,
+          namespace,
+          1);
     }
 
     String replicationFactor() {
@@ -78,8 +105,12 @@ public final class DevStack implements AutoCloseable {
 
   private final Deque<AutoCloseable> started = new ArrayDeque<>();
   private String gatewayUrl;
-  /** Where sidecars and crew actors report: the mesh deployment, or the one testing-mode gateway. */
+
+  /**
+   * Where sidecars and crew actors report: the mesh deployment, or the one testing-mode gateway.
+   */
   private String meshGatewayUrl;
+
   private String meshApiUrl;
   private String meshApiInternalUrl;
   private DevStateProxy stateProxy;
@@ -102,7 +133,9 @@ public final class DevStack implements AutoCloseable {
     return gatewayUrl;
   }
 
-  /** The gateway that serves the mesh routes: the mesh deployment, or the one testing-mode gateway. */
+  /**
+   * The gateway that serves the mesh routes: the mesh deployment, or the one testing-mode gateway.
+   */
   public String meshGatewayUrl() {
     return meshGatewayUrl;
   }
@@ -116,7 +149,9 @@ public final class DevStack implements AutoCloseable {
     return meshApiInternalUrl;
   }
 
-  /** The brokers dev started with {@code --brokers} above 1, else null (package-private: for tests). */
+  /**
+   * The brokers dev started with {@code --brokers} above 1, else null (package-private: for tests).
+   */
   LocalKafkaCluster kafkaCluster() {
     return kafkaCluster;
   }
@@ -129,7 +164,12 @@ public final class DevStack implements AutoCloseable {
   private void startAll(Options o, Consumer<String> say) {
     String bootstrap = o.kafkaBootstrap();
     if (bootstrap == null && o.brokers() > 1) {
-      say.accept("kafka: starting " + o.brokers() + " KRaft brokers (logs in " + o.dataDir().resolve("kafka") + ")");
+      say.accept(
+          "kafka: starting "
+              + o.brokers()
+              + " KRaft brokers (logs in "
+              + o.dataDir().resolve("kafka")
+              + ")");
       kafkaCluster = LocalKafkaCluster.start(o.dataDir().resolve("kafka"), o.brokers());
       started.push(kafkaCluster);
       bootstrap = kafkaCluster.bootstrapServers();
@@ -174,19 +214,31 @@ public final class DevStack implements AutoCloseable {
 
     GatewayReporter reporter = new GatewayReporter(meshGatewayUrl);
     started.push(reporter);
-    // crew actors: x-sink (final report, hooks from SVC_SINK_HOOKS), x-sump, x-pause (park + resume)
+    // crew actors: x-sink (final report, hooks from SVC_SINK_HOOKS), x-sump, x-pause (park +
+    // resume)
     CrewConfig crew = CrewConfig.fromEnv(System.getenv());
     ExitHook logOnly = status -> LOG.error("a crew actor asked to exit {}", status);
-    SinkActor sink = new SinkActor(SidecarConfig.fromEnv(actorEnv(bootstrap, o, Topics.SINK, o.dataDir(), Map.of())),
-        crew, reporter, logOnly);
+    SinkActor sink =
+        new SinkActor(
+            SidecarConfig.fromEnv(actorEnv(bootstrap, o, Topics.SINK, o.dataDir(), Map.of())),
+            crew,
+            reporter,
+            logOnly);
     sink.start();
     started.push(sink);
-    SumpActor sump = new SumpActor(SidecarConfig.fromEnv(actorEnv(bootstrap, o, Topics.SUMP, o.dataDir(), Map.of())),
-        reporter, logOnly);
+    SumpActor sump =
+        new SumpActor(
+            SidecarConfig.fromEnv(actorEnv(bootstrap, o, Topics.SUMP, o.dataDir(), Map.of())),
+            reporter,
+            logOnly);
     sump.start();
     started.push(sump);
-    PauseActor pause = new PauseActor(SidecarConfig.fromEnv(actorEnv(bootstrap, o, Topics.PAUSE, o.dataDir(),
-        Map.of())), crew, reporter, logOnly);
+    PauseActor pause =
+        new PauseActor(
+            SidecarConfig.fromEnv(actorEnv(bootstrap, o, Topics.PAUSE, o.dataDir(), Map.of())),
+            crew,
+            reporter,
+            logOnly);
     pause.start();
     started.push(pause);
     stateProxy = new DevStateProxy(o.dataDir(), say);
@@ -194,8 +246,13 @@ public final class DevStack implements AutoCloseable {
     for (ActorSpec declared : o.config().actors()) {
       ActorSpec spec = declared.withEnv(stateProxy.startMounts(declared));
       Path socketDir = o.dataDir().resolve("sockets").resolve(spec.name());
-      started.push(new SupervisedActor(o, spec, socketDir, SidecarConfig.fromEnv(
-          actorEnv(bootstrap, o, spec.name(), socketDir, spec.env())), reporter));
+      started.push(
+          new SupervisedActor(
+              o,
+              spec,
+              socketDir,
+              SidecarConfig.fromEnv(actorEnv(bootstrap, o, spec.name(), socketDir, spec.env())),
+              reporter));
       say.accept("actor " + spec.name() + ": " + spec.handler() + " (" + spec.dir() + ")");
     }
   }
@@ -217,19 +274,25 @@ public final class DevStack implements AutoCloseable {
     meshEnv.put("SVC_PORT", Integer.toString(freePort()));
     meshEnv.put("SVC_STATE_DIR", env.get("SVC_STATE_DIR") + "-mesh");
     // each advertises its own port for forwarded task queries (the process env names neither)
-    Gateway mesh = Gateway.start(GatewayConfig.fromEnv(meshEnv), TaskSettings.fromEnv(withProcessEnv(meshEnv)));
+    Gateway mesh =
+        Gateway.start(
+            GatewayConfig.fromEnv(meshEnv), TaskSettings.fromEnv(withProcessEnv(meshEnv)));
     started.push(mesh);
     meshGatewayUrl = "http://127.0.0.1:" + mesh.port();
     env.put("SVC_GATEWAY_MODE", "api");
     env.put("SVC_MESH_URL", meshGatewayUrl);
-    Gateway api = Gateway.start(GatewayConfig.fromEnv(env), TaskSettings.fromEnv(withProcessEnv(env)));
+    Gateway api =
+        Gateway.start(GatewayConfig.fromEnv(env), TaskSettings.fromEnv(withProcessEnv(env)));
     started.push(api);
     gatewayUrl = "http://127.0.0.1:" + api.port();
     say.accept("gateway (api deployment): " + gatewayUrl);
     say.accept("gateway (mesh deployment, for sidecars): " + meshGatewayUrl);
   }
 
-  /** Task settings a developer exported (topics, keepalive) under the deployment's own host and port. */
+  /**
+   * Task settings a developer exported (topics, keepalive) under the deployment's own host and
+   * port.
+   */
   private static Map<String, String> withProcessEnv(Map<String, String> env) {
     Map<String, String> all = new HashMap<>(System.getenv());
     all.putAll(env);
@@ -237,18 +300,22 @@ public final class DevStack implements AutoCloseable {
   }
 
   /**
-   * The gateway's client auth settings from dev's own environment ({@code SVC_MCP_*},
-   * {@code SVC_A2A_*}, {@code SVC_INTERNAL_TOKEN}). With {@code SVC_MCP_OAUTH_ENABLED=true} the
-   * embedded Postgres stores the OAuth data, and what a developer did not set is filled in for
-   * local use only: the issuer is the gateway's loopback URL, and the signing secret is generated
-   * once and kept under the data directory, so a dev restart keeps tokens valid.
+   * The gateway's client auth settings from dev's own environment ({@code SVC_MCP_*}, {@code
+   * SVC_A2A_*}, {@code SVC_INTERNAL_TOKEN}). With {@code SVC_MCP_OAUTH_ENABLED=true} the embedded
+   * Postgres stores the OAuth data, and what a developer did not set is filled in for local use
+   * only: the issuer is the gateway's loopback URL, and the signing secret is generated once and
+   * kept under the data directory, so a dev restart keeps tokens valid.
    */
-  static void passAuthThrough(Map<String, String> from, Map<String, String> env, Options o, Consumer<String> say) {
-    from.forEach((k, v) -> {
-      if (k.startsWith("SVC_MCP_") || k.startsWith("SVC_A2A_") || k.equals("SVC_INTERNAL_TOKEN")) {
-        env.put(k, v);
-      }
-    });
+  static void passAuthThrough(
+      Map<String, String> from, Map<String, String> env, Options o, Consumer<String> say) {
+    from.forEach(
+        (k, v) -> {
+          if (k.startsWith("SVC_MCP_")
+              || k.startsWith("SVC_A2A_")
+              || k.equals("SVC_INTERNAL_TOKEN")) {
+            env.put(k, v);
+          }
+        });
     if (!"true".equalsIgnoreCase(env.getOrDefault("SVC_MCP_OAUTH_ENABLED", "").trim())) {
       return;
     }
@@ -261,7 +328,10 @@ public final class DevStack implements AutoCloseable {
       env.put("SVC_MCP_OAUTH_SECRET", devSecret(o.dataDir().resolve("oauth-dev-secret")));
       say.accept("oauth: dev signing secret in " + o.dataDir().resolve("oauth-dev-secret"));
     }
-    say.accept("oauth: issuer " + env.get("SVC_MCP_OAUTH_ISSUER") + ", clients and tokens in the dev Postgres");
+    say.accept(
+        "oauth: issuer "
+            + env.get("SVC_MCP_OAUTH_ISSUER")
+            + ", clients and tokens in the dev Postgres");
   }
 
   private static int freePort() {
@@ -296,16 +366,22 @@ public final class DevStack implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    KvConfig kvConfig = KvConfig.fromEnv(Map.of(
-        "CONNECTOR_SOCKET", socket.toString(),
-        "STATE_PROXY_PG_URL", databaseUrl,
-        "STATE_PROXY_PG_INDEXES", "status,(deadline_at)::timestamptz"));
+    KvConfig kvConfig =
+        KvConfig.fromEnv(
+            Map.of(
+                "CONNECTOR_SOCKET",
+                socket.toString(),
+                "STATE_PROXY_PG_URL",
+                databaseUrl,
+                "STATE_PROXY_PG_INDEXES",
+                "status,(deadline_at)::timestamptz"));
     KvStore store = new KvStore(kvConfig);
     started.push(store);
     try {
       store.ensureSchema();
     } catch (java.sql.SQLException e) {
-      throw new IllegalStateException("kv-connector: cannot create its table: " + e.getMessage(), e);
+      throw new IllegalStateException(
+          "kv-connector: cannot create its table: " + e.getMessage(), e);
     }
     started.push(new KvApp(kvConfig, store).start());
     Map<String, String> env = new HashMap<>();
@@ -327,8 +403,8 @@ public final class DevStack implements AutoCloseable {
     meshApiInternalUrl = "http://127.0.0.1:" + app.internalPort();
   }
 
-  private Map<String, String> actorEnv(String bootstrap, Options o, String actor, Path socketDir,
-      Map<String, String> extra) {
+  private Map<String, String> actorEnv(
+      String bootstrap, Options o, String actor, Path socketDir, Map<String, String> extra) {
     Map<String, String> env = new HashMap<>();
     env.put("KAFKA_BOOTSTRAP_SERVERS", bootstrap);
     env.put("SVC_ACTOR_NAME", actor);
@@ -340,7 +416,10 @@ public final class DevStack implements AutoCloseable {
     return env;
   }
 
-  /** Stops what started, newest first; a second call (the dev-stop hook after an orderly stop) does nothing. */
+  /**
+   * Stops what started, newest first; a second call (the dev-stop hook after an orderly stop) does
+   * nothing.
+   */
   @Override
   public synchronized void close() {
     while (!started.isEmpty()) {
@@ -368,7 +447,8 @@ public final class DevStack implements AutoCloseable {
     private Sidecar sidecar;
     private boolean closed;
 
-    SupervisedActor(Options o, ActorSpec spec, Path socketDir, SidecarConfig config, GatewayReporter reporter) {
+    SupervisedActor(
+        Options o, ActorSpec spec, Path socketDir, SidecarConfig config, GatewayReporter reporter) {
       this.o = o;
       this.spec = spec;
       this.socketDir = socketDir;
@@ -378,24 +458,35 @@ public final class DevStack implements AutoCloseable {
     }
 
     private synchronized void startBoth() {
-      runtime = RuntimeProcess.startReady(o.repoRoot().resolve("runtime"), spec.dir(), spec.handler(), socketDir,
-          spec.env(), Duration.ofSeconds(60));
+      runtime =
+          RuntimeProcess.startReady(
+              o.repoRoot().resolve("runtime"),
+              spec.dir(),
+              spec.handler(),
+              socketDir,
+              spec.env(),
+              Duration.ofSeconds(60));
       client = new RuntimeClient(config.socketPath());
-      sidecar = new Sidecar(config, client, reporter, status -> restartLater(), Duration.ofSeconds(60));
+      sidecar =
+          new Sidecar(config, client, reporter, status -> restartLater(), Duration.ofSeconds(60));
       sidecar.start();
     }
 
     private void restartLater() {
-      Threads.startDaemon("restart-" + spec.name(), () -> {
-        synchronized (this) {
-          if (closed) {
-            return;
-          }
-          LOG.warn("actor {}: sidecar exited after a runtime timeout; restarting it and its runtime", spec.name());
-          stopBoth();
-          startBoth();
-        }
-      });
+      Threads.startDaemon(
+          "restart-" + spec.name(),
+          () -> {
+            synchronized (this) {
+              if (closed) {
+                return;
+              }
+              LOG.warn(
+                  "actor {}: sidecar exited after a runtime timeout; restarting it and its runtime",
+                  spec.name());
+              stopBoth();
+              startBoth();
+            }
+          });
     }
 
     private void stopBoth() {

@@ -16,10 +16,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The state proxy of {@code ./taskmesh dev}: per actor with {@code stateProxy} mounts, one
- * connector per mount (socket {@code {dataDir}/state/{actor}/{name}.sock}) and the runtime's
- * {@code SVC_STATE_PROXY_MOUNTS} / {@code SVC_STATE_SOCKET_DIR}. An object-store mount whose
- * {@code connector.env} names no {@code OBJSTORE_ENDPOINT_URL} gets a local S3 server (one for all
- * such mounts, started on first need), its bucket created there.
+ * connector per mount (socket {@code {dataDir}/state/{actor}/{name}.sock}) and the runtime's {@code
+ * SVC_STATE_PROXY_MOUNTS} / {@code SVC_STATE_SOCKET_DIR}. An object-store mount whose {@code
+ * connector.env} names no {@code OBJSTORE_ENDPOINT_URL} gets a local S3 server (one for all such
+ * mounts, started on first need), its bucket created there.
  */
 final class DevStateProxy implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(DevStateProxy.class);
@@ -36,7 +36,9 @@ final class DevStateProxy implements AutoCloseable {
     this.say = say;
   }
 
-  /** Starts the actor's connectors; answers the variables its runtime needs (none without mounts). */
+  /**
+   * Starts the actor's connectors; answers the variables its runtime needs (none without mounts).
+   */
   synchronized Map<String, String> startMounts(ActorSpec actor) {
     if (actor.stateProxy().isEmpty()) {
       return Map.of();
@@ -45,22 +47,42 @@ final class DevStateProxy implements AutoCloseable {
     for (StateMount mount : actor.stateProxy()) {
       Map<String, String> env = connectorEnv(mount, socketDir);
       String label = actor.name() + "/" + mount.name();
-      ConnectorProcess c = ConnectorProcess.start(label, mount, Path.of(env.get("CONNECTOR_SOCKET")), env,
-          socketDir.resolve(mount.name() + ".log"));
+      ConnectorProcess c =
+          ConnectorProcess.start(
+              label,
+              mount,
+              Path.of(env.get("CONNECTOR_SOCKET")),
+              env,
+              socketDir.resolve(mount.name() + ".log"));
       started.push(c);
       connectors.put(label, c);
-      say.accept("state " + label + ": " + mount.path() + " (" + mount.writeMode() + ") -> " + mount.connectorType()
-          + " " + env.getOrDefault("OBJSTORE_ENDPOINT_URL", "") + " bucket " + env.getOrDefault("STATE_BUCKET", "-"));
+      say.accept(
+          "state "
+              + label
+              + ": "
+              + mount.path()
+              + " ("
+              + mount.writeMode()
+              + ") -> "
+              + mount.connectorType()
+              + " "
+              + env.getOrDefault("OBJSTORE_ENDPOINT_URL", "")
+              + " bucket "
+              + env.getOrDefault("STATE_BUCKET", "-"));
     }
     return Map.of(
-        "SVC_STATE_PROXY_MOUNTS", actor.stateProxy().stream().map(StateMount::mountsEntry).collect(Collectors.joining(";")),
+        "SVC_STATE_PROXY_MOUNTS",
+            actor.stateProxy().stream()
+                .map(StateMount::mountsEntry)
+                .collect(Collectors.joining(";")),
         "SVC_STATE_SOCKET_DIR", socketDir.toString());
   }
 
   private Map<String, String> connectorEnv(StateMount mount, Path socketDir) {
     Map<String, String> env = new HashMap<>(mount.env());
     env.put("CONNECTOR_SOCKET", socketDir.resolve(mount.name() + ".sock").toString());
-    if (mount.connectorType().startsWith("objstore-") && !env.containsKey("OBJSTORE_ENDPOINT_URL")) {
+    if (mount.connectorType().startsWith("objstore-")
+        && !env.containsKey("OBJSTORE_ENDPOINT_URL")) {
       LocalS3 s3 = localS3();
       env.putIfAbsent("STATE_BUCKET", DEFAULT_LOCAL_BUCKET);
       env.put("OBJSTORE_ENDPOINT_URL", s3.endpoint());
@@ -77,7 +99,12 @@ final class DevStateProxy implements AutoCloseable {
       Path log = dataDir.resolve("state").resolve("local-s3.log");
       localS3 = LocalS3.start(log, Duration.ofSeconds(60));
       started.push(localS3);
-      say.accept("state: local S3 server (moto) at " + localS3.endpoint() + " (in memory; log " + log + ")");
+      say.accept(
+          "state: local S3 server (moto) at "
+              + localS3.endpoint()
+              + " (in memory; log "
+              + log
+              + ")");
     }
     return localS3;
   }
@@ -91,7 +118,8 @@ final class DevStateProxy implements AutoCloseable {
   synchronized ConnectorProcess connector(String actor, String name) {
     ConnectorProcess c = connectors.get(actor + "/" + name);
     if (c == null) {
-      throw new IllegalArgumentException("no state mount " + actor + "/" + name + "; known: " + connectors.keySet());
+      throw new IllegalArgumentException(
+          "no state mount " + actor + "/" + name + "; known: " + connectors.keySet());
     }
     return c;
   }

@@ -19,14 +19,15 @@ import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.BucketAlreadyOwnedByYouException;
 
 /**
- * The S3 server {@code ./taskmesh dev} starts when a state mount names no backend: moto
- * ({@code python3 -m moto.server}) as a child process on a free local port. moto keeps objects
- * in memory (they are gone when dev stops), accepts any credentials and applies {@code If-Match}
- * / {@code If-None-Match} atomically, so the CAS connector behaves as on a real object store.
+ * The S3 server {@code ./taskmesh dev} starts when a state mount names no backend: moto ({@code
+ * python3 -m moto.server}) as a child process on a free local port. moto keeps objects in memory
+ * (they are gone when dev stops), accepts any credentials and applies {@code If-Match} / {@code
+ * If-None-Match} atomically, so the CAS connector behaves as on a real object store.
  */
 final class LocalS3 implements AutoCloseable {
   /** moto checks no signature; the SDK still wants some credentials to sign with. */
   static final String ACCESS_KEY = "taskmesh-dev";
+
   static final String SECRET_KEY = "taskmesh-dev";
   static final String REGION = "us-east-1";
 
@@ -48,8 +49,13 @@ final class LocalS3 implements AutoCloseable {
     Process p;
     try {
       Files.createDirectories(logFile.getParent());
-      p = new ProcessBuilder(List.of(python, "-m", "moto.server", "-H", "127.0.0.1", "-p", Integer.toString(port)))
-          .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile())).start();
+      p =
+          new ProcessBuilder(
+                  List.of(
+                      python, "-m", "moto.server", "-H", "127.0.0.1", "-p", Integer.toString(port)))
+              .redirectErrorStream(true)
+              .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()))
+              .start();
     } catch (IOException e) {
       throw new UncheckedIOException("local S3: cannot run " + python + " -m moto.server", e);
     }
@@ -57,8 +63,11 @@ final class LocalS3 implements AutoCloseable {
     while (!accepting(port)) {
       if (!p.isAlive() || System.nanoTime() > deadline) {
         p.destroyForcibly();
-        throw new IllegalStateException("local S3 (moto) did not start; is moto installed in " + python
-            + "? Or set OBJSTORE_ENDPOINT_URL in the mount's connector.env. Log: " + logFile);
+        throw new IllegalStateException(
+            "local S3 (moto) did not start; is moto installed in "
+                + python
+                + "? Or set OBJSTORE_ENDPOINT_URL in the mount's connector.env. Log: "
+                + logFile);
       }
       pause();
     }
@@ -84,8 +93,12 @@ final class LocalS3 implements AutoCloseable {
 
   /** An AWS SDK client on this server (the caller closes it). */
   S3Client client() {
-    return S3Client.builder().endpointOverride(URI.create(endpoint)).region(Region.of(REGION)).forcePathStyle(true)
-        .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(ACCESS_KEY, SECRET_KEY)))
+    return S3Client.builder()
+        .endpointOverride(URI.create(endpoint))
+        .region(Region.of(REGION))
+        .forcePathStyle(true)
+        .credentialsProvider(
+            StaticCredentialsProvider.create(AwsBasicCredentials.create(ACCESS_KEY, SECRET_KEY)))
         .build();
   }
 

@@ -13,11 +13,23 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /** {@code ./taskmesh}: the launcher. */
-@Command(name = "taskmesh", mixinStandardHelpOptions = true,
+@Command(
+    name = "taskmesh",
+    mixinStandardHelpOptions = true,
     description = "Pipelines of actors on Kafka, tracked live.",
-    subcommands = {Main.Dev.class, Main.GatewayCmd.class, Main.SidecarCmd.class, Main.KvConnectorCmd.class,
-        Main.MeshApiCmd.class, ConnectorCommand.class, ReplayCommand.class, CallCommand.class, TasksCommand.class,
-        FlowsCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {
+      Main.Dev.class,
+      Main.GatewayCmd.class,
+      Main.SidecarCmd.class,
+      Main.KvConnectorCmd.class,
+      Main.MeshApiCmd.class,
+      ConnectorCommand.class,
+      ReplayCommand.class,
+      CallCommand.class,
+      TasksCommand.class,
+      FlowsCommand.class,
+      CommandLine.HelpCommand.class
+    })
 public final class Main implements Runnable {
 
   public static void main(String[] args) {
@@ -29,52 +41,83 @@ public final class Main implements Runnable {
     CommandLine.usage(this, System.out);
   }
 
-  @Command(name = "dev", mixinStandardHelpOptions = true,
-      description = "Start the whole system locally: Kafka, Postgres, the gateway "
-      + "(testing mode), a sidecar + Python runtime per actor, x-sink and x-sump.")
+  @Command(
+      name = "dev",
+      mixinStandardHelpOptions = true,
+      description =
+          "Start the whole system locally: Kafka, Postgres, the gateway "
+              + "(testing mode), a sidecar + Python runtime per actor, x-sink and x-sump.")
   static final class Dev implements Callable<Integer> {
-    @Option(names = "--config", description = "pipeline directory with flows.yaml and actors.yaml "
-        + "(default: the bundled examples/)")
+    @Option(
+        names = "--config",
+        description =
+            "pipeline directory with flows.yaml and actors.yaml "
+                + "(default: the bundled examples/)")
     Path config;
 
     @Option(names = "--port", description = "gateway port (default 8000; 0 = any free port)")
     int port = 8000;
 
-    @Option(names = "--mesh-port", description = "mesh-api external port (default 8080; 0 = any free port)")
+    @Option(
+        names = "--mesh-port",
+        description = "mesh-api external port (default 8080; 0 = any free port)")
     int meshPort = 8080;
 
-    @Option(names = "--mesh-internal-port", description = "mesh-api internal port (default 8081; 0 = any free port)")
+    @Option(
+        names = "--mesh-internal-port",
+        description = "mesh-api internal port (default 8081; 0 = any free port)")
     int meshInternalPort = 8081;
 
-    @Option(names = "--kafka", description = "bootstrap servers of a running Kafka to use "
-        + "(default: start a local KRaft broker under --data)")
+    @Option(
+        names = "--kafka",
+        description =
+            "bootstrap servers of a running Kafka to use "
+                + "(default: start a local KRaft broker under --data)")
     String kafka;
 
-    @Option(names = "--brokers", description = "how many local KRaft brokers to start (default 1); with 3, "
-        + "every topic gets replication factor 3 and min.insync.replicas 2. With --kafka: how many "
-        + "brokers that cluster has (sets the replication factor)")
+    @Option(
+        names = "--brokers",
+        description =
+            "how many local KRaft brokers to start (default 1); with 3, "
+                + "every topic gets replication factor 3 and min.insync.replicas 2. With --kafka: how many "
+                + "brokers that cluster has (sets the replication factor)")
     int brokers = 1;
 
-    @Option(names = "--data", description = "where Kafka, Postgres and the task view keep their data "
-        + "(default: .taskmesh/ in the repository)")
+    @Option(
+        names = "--data",
+        description =
+            "where Kafka, Postgres and the task view keep their data "
+                + "(default: .taskmesh/ in the repository)")
     Path data;
 
     @Override
     public Integer call() throws Exception {
       Path root = repoRoot();
-      DevConfig devConfig = DevConfig.load((config != null ? config : root.resolve("examples")).toAbsolutePath());
-      DevStack.Options options = new DevStack.Options(root, devConfig,
-          (data != null ? data : root.resolve(".taskmesh")).toAbsolutePath(), kafka,
-          Env.of(System.getenv()).optional("SVC_DATABASE_URL"), port, meshPort, meshInternalPort, "default", brokers);
+      DevConfig devConfig =
+          DevConfig.load((config != null ? config : root.resolve("examples")).toAbsolutePath());
+      DevStack.Options options =
+          new DevStack.Options(
+              root,
+              devConfig,
+              (data != null ? data : root.resolve(".taskmesh")).toAbsolutePath(),
+              kafka,
+              Env.of(System.getenv()).optional("SVC_DATABASE_URL"),
+              port,
+              meshPort,
+              meshInternalPort,
+              "default",
+              brokers);
       CountDownLatch stopRequested = StopSignals.install();
       DevStack stack = DevStack.start(options, System.out::println);
-      // any other way out (e.g. SIGHUP) still closes the stack, though not in order with Postgres's hook
+      // any other way out (e.g. SIGHUP) still closes the stack, though not in order with Postgres's
+      // hook
       Runtime.getRuntime().addShutdownHook(new Thread(stack::close, "dev-stop"));
       String url = stack.gatewayUrl();
       System.out.println("gateway: " + url);
       System.out.println();
       DevHints.tryLines(url, stack.meshGatewayUrl(), System.getenv()).forEach(System.out::println);
-      System.out.println("Flows: " + String.join(", ", devConfig.flows().keySet()) + ". Ctrl-C stops everything.");
+      System.out.println(
+          "Flows: " + String.join(", ", devConfig.flows().keySet()) + ". Ctrl-C stops everything.");
       stopRequested.await();
       System.out.println("stopping...");
       stack.close();
@@ -83,9 +126,12 @@ public final class Main implements Runnable {
     }
   }
 
-  @Command(name = "gateway", mixinStandardHelpOptions = true,
-      description = "Run the gateway from its environment (SVC_GATEWAY_MODE, "
-      + "KAFKA_BOOTSTRAP_SERVERS, SVC_CONFIG_PATH, ...).")
+  @Command(
+      name = "gateway",
+      mixinStandardHelpOptions = true,
+      description =
+          "Run the gateway from its environment (SVC_GATEWAY_MODE, "
+              + "KAFKA_BOOTSTRAP_SERVERS, SVC_CONFIG_PATH, ...).")
   static final class GatewayCmd implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
@@ -94,9 +140,12 @@ public final class Main implements Runnable {
     }
   }
 
-  @Command(name = "sidecar", mixinStandardHelpOptions = true,
-      description = "Run a sidecar (or x-sink / x-sump) from its environment "
-      + "(KAFKA_BOOTSTRAP_SERVERS, SVC_ACTOR_NAME, SVC_SOCKET_DIR, SVC_GATEWAY_URL, ...).")
+  @Command(
+      name = "sidecar",
+      mixinStandardHelpOptions = true,
+      description =
+          "Run a sidecar (or x-sink / x-sump) from its environment "
+              + "(KAFKA_BOOTSTRAP_SERVERS, SVC_ACTOR_NAME, SVC_SOCKET_DIR, SVC_GATEWAY_URL, ...).")
   static final class SidecarCmd implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
@@ -105,9 +154,12 @@ public final class Main implements Runnable {
     }
   }
 
-  @Command(name = "kv-connector", mixinStandardHelpOptions = true,
-      description = "Run the key-value connector from its environment "
-      + "(CONNECTOR_SOCKET, STATE_PROXY_PG_URL, STATE_PROXY_PG_INDEXES).")
+  @Command(
+      name = "kv-connector",
+      mixinStandardHelpOptions = true,
+      description =
+          "Run the key-value connector from its environment "
+              + "(CONNECTOR_SOCKET, STATE_PROXY_PG_URL, STATE_PROXY_PG_INDEXES).")
   static final class KvConnectorCmd implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
@@ -117,9 +169,12 @@ public final class Main implements Runnable {
     }
   }
 
-  @Command(name = "mesh-api", mixinStandardHelpOptions = true,
-      description = "Run mesh-api from its environment (CONNECTOR_SOCKET, "
-      + "KAFKA_BOOTSTRAP_SERVERS, SVC_MESH_API_PORT, SVC_MESH_API_INTERNAL_PORT, ...).")
+  @Command(
+      name = "mesh-api",
+      mixinStandardHelpOptions = true,
+      description =
+          "Run mesh-api from its environment (CONNECTOR_SOCKET, "
+              + "KAFKA_BOOTSTRAP_SERVERS, SVC_MESH_API_PORT, SVC_MESH_API_INTERNAL_PORT, ...).")
   static final class MeshApiCmd implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
@@ -134,8 +189,10 @@ public final class Main implements Runnable {
     String home = Env.of(System.getenv()).optional("TASKMESH_HOME");
     Path root = home != null ? Path.of(home) : Path.of("").toAbsolutePath();
     if (!Files.isDirectory(root.resolve("runtime").resolve("taskmesh_runtime"))) {
-      throw new IllegalStateException("cannot find runtime/taskmesh_runtime under " + root
-          + "; run ./taskmesh from the repository");
+      throw new IllegalStateException(
+          "cannot find runtime/taskmesh_runtime under "
+              + root
+              + "; run ./taskmesh from the repository");
     }
     return root;
   }

@@ -16,15 +16,20 @@ import picocli.CommandLine.Option;
 /**
  * {@code ./taskmesh replay}: rebuilds every task view from the task event log. Reads the same
  * environment as the gateway (KAFKA_BOOTSTRAP_SERVERS, SVC_STREAMS_APPLICATION_ID, SVC_STATE_DIR,
- * SVC_TASK_TOPIC_PARTITIONS, SVC_TOPIC_REPLICATION_FACTOR, SVC_TASK_EVENTS_TOPIC, ...). Stop
- * every gateway replica first; the command refuses to reset a running application.
+ * SVC_TASK_TOPIC_PARTITIONS, SVC_TOPIC_REPLICATION_FACTOR, SVC_TASK_EVENTS_TOPIC, ...). Stop every
+ * gateway replica first; the command refuses to reset a running application.
  */
-@Command(name = "replay", mixinStandardHelpOptions = true,
-    description = "Rebuild every task view from the event log: reset the Streams "
-    + "application (offsets, changelog topics, local state) and fold the log again from the earliest event. "
-    + "Stop every gateway replica first.")
+@Command(
+    name = "replay",
+    mixinStandardHelpOptions = true,
+    description =
+        "Rebuild every task view from the event log: reset the Streams "
+            + "application (offsets, changelog topics, local state) and fold the log again from the earliest event. "
+            + "Stop every gateway replica first.")
 final class ReplayCommand implements Callable<Integer> {
-  @Option(names = "--reset-only", description = "reset, and let the next gateway start do the reprocessing")
+  @Option(
+      names = "--reset-only",
+      description = "reset, and let the next gateway start do the reprocessing")
   boolean resetOnly;
 
   @Option(names = "--timeout", description = "how long the rebuild may take (default 10m)")
@@ -47,26 +52,36 @@ final class ReplayCommand implements Callable<Integer> {
     try {
       String stateDir = vars.optional("SVC_STATE_DIR");
       // the same variables, defaults and limits as the gateway's GatewayConfig
-      config = new TaskViewConfig(vars.required("KAFKA_BOOTSTRAP_SERVERS"),
-          vars.string("SVC_STREAMS_APPLICATION_ID", "svc-gateway"),
-          stateDir == null ? Path.of(System.getProperty("java.io.tmpdir"), "taskmesh-gateway-state") : Path.of(stateDir),
-          vars.integer("SVC_TASK_TOPIC_PARTITIONS", 3, 1, 10_000),
-          (short) vars.integer("SVC_TOPIC_REPLICATION_FACTOR", 1, 1, 32));
+      config =
+          new TaskViewConfig(
+              vars.required("KAFKA_BOOTSTRAP_SERVERS"),
+              vars.string("SVC_STREAMS_APPLICATION_ID", "svc-gateway"),
+              stateDir == null
+                  ? Path.of(System.getProperty("java.io.tmpdir"), "taskmesh-gateway-state")
+                  : Path.of(stateDir),
+              vars.integer("SVC_TASK_TOPIC_PARTITIONS", 3, 1, 10_000),
+              (short) vars.integer("SVC_TOPIC_REPLICATION_FACTOR", 1, 1, 32));
     } catch (ConfigException e) {
       System.err.println("replay: " + e.getMessage());
       return 2;
     }
     Duration limit = Durations.parse("--timeout", timeout);
     try {
-      System.out.println("replay: resetting application " + config.applicationId() + " on " + config.bootstrapServers());
+      System.out.println(
+          "replay: resetting application "
+              + config.applicationId()
+              + " on "
+              + config.bootstrapServers());
       TaskReplay.reset(config, Duration.ofMinutes(2));
       if (resetOnly) {
-        System.out.println("replay: reset done; the next gateway start folds the log from the beginning");
+        System.out.println(
+            "replay: reset done; the next gateway start folds the log from the beginning");
         return 0;
       }
       TaskReplay.Result r = TaskReplay.rebuild(config, TaskTopics.fromEnv(env), limit);
-      System.out.printf("replay: %d events folded into %d tasks in %.1f s%n", r.events(), r.tasks(),
-          r.took().toMillis() / 1000.0);
+      System.out.printf(
+          "replay: %d events folded into %d tasks in %.1f s%n",
+          r.events(), r.tasks(), r.took().toMillis() / 1000.0);
       return 0;
     } catch (IllegalStateException | IllegalArgumentException e) {
       System.err.println("replay: " + e.getMessage());

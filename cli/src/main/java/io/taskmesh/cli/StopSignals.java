@@ -14,7 +14,10 @@ import sun.misc.SignalHandler;
 final class StopSignals {
   private StopSignals() {}
 
-  /** A latch counted down by the first INT or TERM. A signal the JVM was started ignoring stays ignored. */
+  /**
+   * A latch counted down by the first INT or TERM. A signal the JVM was started ignoring stays
+   * ignored.
+   */
   static CountDownLatch install() {
     CountDownLatch requested = new CountDownLatch(1);
     SignalHandler handler = signal -> requested.countDown();

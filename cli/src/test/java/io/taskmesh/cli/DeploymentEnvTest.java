@@ -23,40 +23,65 @@ import org.yaml.snakeyaml.Yaml;
 /**
  * The deployment files (compose/docker-compose.yml, compose/k8s/*.yaml) against the code: every
  * variable they give a taskmesh container is one that container's code reads, and every variable
- * its code requires is given. The names come from the sources (the env reader calls), so a
- * renamed or new required variable fails here. SnakeYAML (under Jackson's YAML module) reads the
- * files because the compose file relies on anchors and merge keys.
+ * its code requires is given. The names come from the sources (the env reader calls), so a renamed
+ * or new required variable fails here. SnakeYAML (under Jackson's YAML module) reads the files
+ * because the compose file relies on anchors and merge keys.
  */
 @Timeout(30)
 class DeploymentEnvTest {
-  private static final Path ROOT = Path.of(System.getProperty("taskmesh.root", "..")).toAbsolutePath().normalize();
+  private static final Path ROOT =
+      Path.of(System.getProperty("taskmesh.root", "..")).toAbsolutePath().normalize();
   private static final String IMAGE = "taskmesh:dev";
+
   /** Where each kind of container's configuration is read: its module and the shared ones. */
-  private static final Map<String, List<String>> SOURCES = Map.of(
-      "gateway", List.of("gateway-http", "topology", "service-kit", "schemas"),
-      "sidecar", List.of("sidecar", "service-kit", "schemas"),
-      "mesh-api", List.of("mesh-api", "service-kit"),
-      "kv-connector", List.of("kv-connector", "service-kit"),
-      "runtime", List.of("runtime/taskmesh_runtime"));
-  private static final Pattern NAME = Pattern.compile("\"((?:SVC|KAFKA|CONNECTOR|STATE_PROXY)_[A-Z0-9_]*[A-Z0-9])\"");
-  private static final Pattern REQUIRED = Pattern.compile(
-      "required\\(\"([A-Z0-9_]+)\"\\)|require\\([^;]*?\"([A-Z0-9_]+)\"\\)|\"([A-Z0-9_]+) is required");
-  /** Read by the Python runtime but not by that literal pattern: container-level, set by the image. */
+  private static final Map<String, List<String>> SOURCES =
+      Map.of(
+          "gateway", List.of("gateway-http", "topology", "service-kit", "schemas"),
+          "sidecar", List.of("sidecar", "service-kit", "schemas"),
+          "mesh-api", List.of("mesh-api", "service-kit"),
+          "kv-connector", List.of("kv-connector", "service-kit"),
+          "runtime", List.of("runtime/taskmesh_runtime"));
+
+  private static final Pattern NAME =
+      Pattern.compile("\"((?:SVC|KAFKA|CONNECTOR|STATE_PROXY)_[A-Z0-9_]*[A-Z0-9])\"");
+  private static final Pattern REQUIRED =
+      Pattern.compile(
+          "required\\(\"([A-Z0-9_]+)\"\\)|require\\([^;]*?\"([A-Z0-9_]+)\"\\)|\"([A-Z0-9_]+) is required");
+
+  /**
+   * Read by the Python runtime but not by that literal pattern: container-level, set by the image.
+   */
   private static final Set<String> SET_BY_IMAGE = Set.of("PYTHONPATH");
 
   @Test
   void composeGivesEveryContainerWhatItsCodeReadsAndRequires() throws IOException {
     Map<String, Map<String, String>> containers = composeContainers();
-    assertThat(containers).containsKeys("gateway-api", "gateway-mesh", "mesh-api", "kv-connector", "x-sink",
-        "x-sump", "x-pause", "runtime-echo", "sidecar-echo");
+    assertThat(containers)
+        .containsKeys(
+            "gateway-api",
+            "gateway-mesh",
+            "mesh-api",
+            "kv-connector",
+            "x-sink",
+            "x-sump",
+            "x-pause",
+            "runtime-echo",
+            "sidecar-echo");
     containers.forEach(DeploymentEnvTest::check);
   }
 
   @Test
   void kubernetesManifestsGiveEveryContainerWhatItsCodeReadsAndRequires() throws IOException {
     Map<String, Map<String, String>> containers = manifestContainers();
-    assertThat(containers).containsKeys("gateway-api/gateway", "gateway-mesh/gateway", "mesh-api/mesh-api",
-        "mesh-api/kv-connector", "x-sink/sidecar", "actor-echo/runtime", "actor-echo/sidecar");
+    assertThat(containers)
+        .containsKeys(
+            "gateway-api/gateway",
+            "gateway-mesh/gateway",
+            "mesh-api/mesh-api",
+            "mesh-api/kv-connector",
+            "x-sink/sidecar",
+            "actor-echo/runtime",
+            "actor-echo/sidecar");
     containers.forEach(DeploymentEnvTest::check);
   }
 
@@ -67,8 +92,11 @@ class DeploymentEnvTest {
     assertThat(required("sidecar")).contains("KAFKA_BOOTSTRAP_SERVERS", "SVC_ACTOR_NAME");
     assertThat(required("kv-connector")).contains("CONNECTOR_SOCKET", "STATE_PROXY_PG_URL");
     assertThat(required("runtime")).contains("SVC_HANDLER");
-    assertThat(known("gateway")).contains("SVC_TOPIC_REPLICATION_FACTOR", "SVC_INTERNAL_TOKEN", "SVC_MESH_URL");
-    assertThat(known("mesh-api")).contains("SVC_MESH_API_EVENTS_REPLICATION").doesNotContain("SVC_GATEWAY_MODE");
+    assertThat(known("gateway"))
+        .contains("SVC_TOPIC_REPLICATION_FACTOR", "SVC_INTERNAL_TOKEN", "SVC_MESH_URL");
+    assertThat(known("mesh-api"))
+        .contains("SVC_MESH_API_EVENTS_REPLICATION")
+        .doesNotContain("SVC_GATEWAY_MODE");
   }
 
   private static void check(String container, Map<String, String> env) {
@@ -77,9 +105,11 @@ class DeploymentEnvTest {
     given.remove("__kind");
     given.removeIf(n -> n.equals("POD_IP"));
     try {
-      assertThat(known(kind)).as(container + " (" + kind + ") sets only variables its code reads")
+      assertThat(known(kind))
+          .as(container + " (" + kind + ") sets only variables its code reads")
           .containsAll(given);
-      assertThat(given).as(container + " (" + kind + ") sets every variable its code requires")
+      assertThat(given)
+          .as(container + " (" + kind + ") sets every variable its code requires")
           .containsAll(required(kind));
     } catch (IOException e) {
       throw new AssertionError(e);
@@ -97,9 +127,13 @@ class DeploymentEnvTest {
   private static Set<String> scan(String kind, Pattern pattern) throws IOException {
     Set<String> names = new TreeSet<>();
     for (String dir : SOURCES.get(kind)) {
-      Path base = dir.contains("/") ? ROOT.resolve(dir) : ROOT.resolve(dir).resolve("src/main/java");
+      Path base =
+          dir.contains("/") ? ROOT.resolve(dir) : ROOT.resolve(dir).resolve("src/main/java");
       try (Stream<Path> files = Files.walk(base)) {
-        for (Path f : files.filter(p -> p.toString().endsWith(".java") || p.toString().endsWith(".py")).toList()) {
+        for (Path f :
+            files
+                .filter(p -> p.toString().endsWith(".java") || p.toString().endsWith(".py"))
+                .toList()) {
           Matcher m = pattern.matcher(Files.readString(f));
           while (m.find()) {
             for (int g = 1; g <= m.groupCount(); g++) {
@@ -122,15 +156,20 @@ class DeploymentEnvTest {
       doc = new Yaml().load(r);
     }
     Map<String, Map<String, String>> out = new LinkedHashMap<>();
-    ((Map<String, Map<String, Object>>) doc.get("services")).forEach((name, svc) -> {
-      if (!IMAGE.equals(svc.get("image"))) {
-        return;
-      }
-      Map<String, String> env = new HashMap<>();
-      ((Map<String, Object>) svc.getOrDefault("environment", Map.of())).forEach((k, v) -> env.put(k, String.valueOf(v)));
-      env.put("__kind", kind((List<String>) svc.get("entrypoint"), (List<String>) svc.get("command")));
-      out.put(name, env);
-    });
+    ((Map<String, Map<String, Object>>) doc.get("services"))
+        .forEach(
+            (name, svc) -> {
+              if (!IMAGE.equals(svc.get("image"))) {
+                return;
+              }
+              Map<String, String> env = new HashMap<>();
+              ((Map<String, Object>) svc.getOrDefault("environment", Map.of()))
+                  .forEach((k, v) -> env.put(k, String.valueOf(v)));
+              env.put(
+                  "__kind",
+                  kind((List<String>) svc.get("entrypoint"), (List<String>) svc.get("command")));
+              out.put(name, env);
+            });
     return out;
   }
 
@@ -149,14 +188,17 @@ class DeploymentEnvTest {
             continue;
           }
           String name = (String) ((Map<String, Object>) doc.get("metadata")).get("name");
-          Map<String, Object> pod = (Map<String, Object>) ((Map<String, Object>) ((Map<String, Object>) doc.get("spec"))
-              .get("template")).get("spec");
+          Map<String, Object> pod =
+              (Map<String, Object>)
+                  ((Map<String, Object>) ((Map<String, Object>) doc.get("spec")).get("template"))
+                      .get("spec");
           for (Map<String, Object> c : (List<Map<String, Object>>) pod.get("containers")) {
             if (!IMAGE.equals(c.get("image"))) {
               continue;
             }
             Map<String, String> env = new HashMap<>();
-            for (Map<String, Object> e : (List<Map<String, Object>>) c.getOrDefault("env", new ArrayList<>())) {
+            for (Map<String, Object> e :
+                (List<Map<String, Object>>) c.getOrDefault("env", new ArrayList<>())) {
               env.put((String) e.get("name"), String.valueOf(e.getOrDefault("value", "")));
             }
             env.put("__kind", kind((List<String>) c.get("command"), (List<String>) c.get("args")));

@@ -25,10 +25,26 @@ class DevStopIT {
   @Test
   void termStopsEveryServiceBeforeItsPostgresAndExitsZero() throws Exception {
     Path root = Path.of(System.getProperty("taskmesh.root", "..")).toAbsolutePath().normalize();
-    List<String> args = List.of("dev", "--kafka", LocalKafka.shared().bootstrapServers(),
-        "--data", data.toString(), "--port", "0", "--mesh-port", "0", "--mesh-internal-port", "0");
-    try (ChildJvm dev = ChildJvm.start(Main.class.getName(), List.of("-Xmx768m", "-XX:+UseSerialGC",
-        "-XX:TieredStopAtLevel=1"), args, Map.of("TASKMESH_HOME", root.toString()), data.resolve("dev.log"))) {
+    List<String> args =
+        List.of(
+            "dev",
+            "--kafka",
+            LocalKafka.shared().bootstrapServers(),
+            "--data",
+            data.toString(),
+            "--port",
+            "0",
+            "--mesh-port",
+            "0",
+            "--mesh-internal-port",
+            "0");
+    try (ChildJvm dev =
+        ChildJvm.start(
+            Main.class.getName(),
+            List.of("-Xmx768m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"),
+            args,
+            Map.of("TASKMESH_HOME", root.toString()),
+            data.resolve("dev.log"))) {
       dev.awaitLine(l -> l.contains("Ctrl-C stops everything"), 3, TimeUnit.MINUTES);
       Path postmasterPid = data.resolve("postgres").resolve("data").resolve("postmaster.pid");
       assertThat(postmasterPid).exists();
@@ -40,11 +56,19 @@ class DevStopIT {
       assertThat(stopping).as("log:\n%s", dev.tail(40)).isNotNegative();
       assertThat(lines.subList(stopping, lines.size()))
           .as("nothing complains while stopping: the database outlives its users")
-          .noneMatch(l -> l.contains("unavailable") || l.contains("failed") || l.contains("refused")
-              || l.contains("lost its connection") || l.contains("WARN") || l.contains("ERROR"))
+          .noneMatch(
+              l ->
+                  l.contains("unavailable")
+                      || l.contains("failed")
+                      || l.contains("refused")
+                      || l.contains("lost its connection")
+                      || l.contains("WARN")
+                      || l.contains("ERROR"))
           .endsWith("stopped");
       assertThat(dev.exitValue()).isZero();
-      assertThat(Files.exists(postmasterPid)).as("Postgres was stopped (its pid file removed)").isFalse();
+      assertThat(Files.exists(postmasterPid))
+          .as("Postgres was stopped (its pid file removed)")
+          .isFalse();
     }
   }
 }

@@ -15,9 +15,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 import picocli.CommandLine;
 
 /**
- * Every command of {@code ./taskmesh} answers {@code --help} with its usage and exit code 0, the way
- * a newcomer finds out what a subcommand wants before running it. Runs picocli in-process: asking
- * for help starts no service.
+ * Every command of {@code ./taskmesh} answers {@code --help} with its usage and exit code 0, the
+ * way a newcomer finds out what a subcommand wants before running it. Runs picocli in-process:
+ * asking for help starts no service.
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class HelpTest {
@@ -31,11 +31,14 @@ class HelpTest {
 
   private static void collect(CommandLine command, List<String> path, List<List<String>> into) {
     into.add(path);
-    command.getSubcommands().forEach((name, sub) -> {
-      List<String> subPath = new ArrayList<>(path);
-      subPath.add(name);
-      collect(sub, List.copyOf(subPath), into);
-    });
+    command
+        .getSubcommands()
+        .forEach(
+            (name, sub) -> {
+              List<String> subPath = new ArrayList<>(path);
+              subPath.add(name);
+              collect(sub, List.copyOf(subPath), into);
+            });
   }
 
   @ParameterizedTest(name = "taskmesh {0} --help")
@@ -44,7 +47,8 @@ class HelpTest {
     Answer answer = run(path, "--help");
 
     assertThat(answer.exitCode()).as("exit code; stderr: %s", answer.err()).isZero();
-    String usageLine = String.join(" ", Stream.concat(Stream.of("taskmesh"), path.stream()).toList());
+    String usageLine =
+        String.join(" ", Stream.concat(Stream.of("taskmesh"), path.stream()).toList());
     // picocli's own `help` command puts its description above the usage line
     assertThat(answer.out()).contains("Usage: " + usageLine + " ", "--help");
     assertThat(answer.err()).isEmpty();
@@ -53,8 +57,23 @@ class HelpTest {
   @Test
   void theWalkReachesEveryLauncherCommand() {
     assertThat(everyCommand().map(p -> String.join(" ", p)))
-        .contains("", "dev", "gateway", "sidecar", "kv-connector", "mesh-api", "connector", "replay", "help",
-            "call", "flows", "tasks", "tasks list", "tasks get", "tasks watch", "tasks cancel");
+        .contains(
+            "",
+            "dev",
+            "gateway",
+            "sidecar",
+            "kv-connector",
+            "mesh-api",
+            "connector",
+            "replay",
+            "help",
+            "call",
+            "flows",
+            "tasks",
+            "tasks list",
+            "tasks get",
+            "tasks watch",
+            "tasks cancel");
   }
 
   @Test
@@ -71,7 +90,8 @@ class HelpTest {
     assertThat(run(List.of("dev"), "--help").out()).contains("--config", "--port", "--kafka");
     assertThat(run(List.of("replay"), "--help").out()).contains("--reset-only", "--timeout");
     assertThat(run(List.of("connector"), "--help").out())
-        .contains("<type>", "objstore-buffered-lww", "objstore-passthrough", "objstore-buffered-cas");
+        .contains(
+            "<type>", "objstore-buffered-lww", "objstore-passthrough", "objstore-buffered-cas");
   }
 
   @Test

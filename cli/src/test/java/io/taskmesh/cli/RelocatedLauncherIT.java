@@ -27,13 +27,20 @@ class RelocatedLauncherIT {
   void aCopiedTreeRunsItsOwnClassesAndModuleJars() throws Exception {
     Path root = Path.of(System.getProperty("taskmesh.root", "..")).toAbsolutePath().normalize();
     Files.createDirectories(copy.resolve("cli"));
-    // -a keeps the times, so the copied launcher sees nothing newer than its build and builds nothing
+    // -a keeps the times, so the copied launcher sees nothing newer than its build and builds
+    // nothing
     run(List.of("cp", "-a", root.resolve("taskmesh").toString(), copy.toString()));
-    run(List.of("cp", "-a", root.resolve("cli").resolve("target").toString(), copy.resolve("cli").toString()));
+    run(
+        List.of(
+            "cp",
+            "-a",
+            root.resolve("cli").resolve("target").toString(),
+            copy.resolve("cli").toString()));
 
-    ProcessBuilder launcher = new ProcessBuilder(copy.resolve("taskmesh").toString(), "--help")
-        .redirectOutput(copy.resolve("out.txt").toFile())
-        .redirectError(copy.resolve("err.txt").toFile());
+    ProcessBuilder launcher =
+        new ProcessBuilder(copy.resolve("taskmesh").toString(), "--help")
+            .redirectOutput(copy.resolve("out.txt").toFile())
+            .redirectError(copy.resolve("err.txt").toFile());
     // the JVM prints its system properties, the class path among them, to stderr before main runs
     launcher.environment().put("TASKMESH_JAVA_OPTS", "-XshowSettings:properties");
     Process process = launcher.start();
@@ -43,11 +50,16 @@ class RelocatedLauncherIT {
     assertThat(process.exitValue()).as("exit code; stderr:\n%s", err).isZero();
     assertThat(Files.readString(copy.resolve("out.txt"))).startsWith("Usage: taskmesh");
     List<Path> classPath = classPathIn(err);
-    assertThat(classPath).as("class path of the copied launcher").isNotEmpty()
+    assertThat(classPath)
+        .as("class path of the copied launcher")
+        .isNotEmpty()
         .noneMatch(entry -> entry.startsWith(root))
         .allMatch(Files::exists)
         .contains(copy.resolve("cli").resolve("target").resolve("classes"));
-    assertThat(classPath.stream().filter(entry -> entry.startsWith(copy)).map(entry -> entry.getFileName().toString()))
+    assertThat(
+            classPath.stream()
+                .filter(entry -> entry.startsWith(copy))
+                .map(entry -> entry.getFileName().toString()))
         .as("the reactor modules' jars come from the copy")
         .contains("gateway-http.jar", "devkit.jar", "topology.jar", "schemas.jar");
   }

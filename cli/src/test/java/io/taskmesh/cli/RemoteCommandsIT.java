@@ -43,6 +43,7 @@ import picocli.CommandLine;
 class RemoteCommandsIT {
   /** The echo after the command, not the typed command line that contains "EXIT=$?". */
   private static final Pattern EXITED = Pattern.compile("(?m)^EXIT=\\d+");
+
   private static final Pattern STARTED = Pattern.compile("task (\\S+) started");
   @TempDir static Path data;
   private static DevStack stack;
@@ -53,9 +54,19 @@ class RemoteCommandsIT {
   static void start() {
     root = Path.of(System.getProperty("taskmesh.root", "..")).toAbsolutePath().normalize();
     DevConfig config = DevConfig.load(root.resolve("examples"));
-    stack = DevStack.start(new DevStack.Options(root, config, data, LocalKafka.shared().bootstrapServers(),
-        LocalPostgres.shared().jdbcUrl(), 0, 0, 0, "cli" + UUID.randomUUID().toString().substring(0, 8)),
-        System.out::println);
+    stack =
+        DevStack.start(
+            new DevStack.Options(
+                root,
+                config,
+                data,
+                LocalKafka.shared().bootstrapServers(),
+                LocalPostgres.shared().jdbcUrl(),
+                0,
+                0,
+                0,
+                "cli" + UUID.randomUUID().toString().substring(0, 8)),
+            System.out::println);
     base = stack.gatewayUrl();
   }
 
@@ -71,7 +82,8 @@ class RemoteCommandsIT {
     Run r = taskmesh("flows", "--url", base);
 
     assertThat(r.exit()).as(r.err()).isZero();
-    assertThat(r.out()).contains("shout  Three actors", "\"required\":[\"text\"]", "tokens", "echo")
+    assertThat(r.out())
+        .contains("shout  Three actors", "\"required\":[\"text\"]", "tokens", "echo")
         .doesNotContain("review"); // no mcp section: not a tool
   }
 
@@ -80,8 +92,14 @@ class RemoteCommandsIT {
     Run r = taskmesh("call", "shout", "--arg", "text=abc def", "--url", base);
 
     assertThat(r.exit()).as(r.out() + r.err()).isZero();
-    assertThat(r.out()).contains("started (shout)", "running upper processing", "running count completed",
-        "succeeded; result:", "\"text\" : \"FED CBA\"", "\"length\" : 7");
+    assertThat(r.out())
+        .contains(
+            "started (shout)",
+            "running upper processing",
+            "running count completed",
+            "succeeded; result:",
+            "\"text\" : \"FED CBA\"",
+            "\"length\" : 7");
     String id = taskId(r);
     Run got = taskmesh("tasks", "get", id, "--url", base);
     assertThat(got.out()).contains("\"status\" : \"succeeded\"", "\"progress_percent\" : 100.0");
@@ -98,20 +116,26 @@ class RemoteCommandsIT {
     Run r = taskmesh("call", "tokens", "--json", "{\"text\":\"alpha beta gamma\"}", "--url", base);
 
     assertThat(r.exit()).as(r.err()).isZero();
-    assertThat(r.out()).contains("token: alpha\n", "token: beta\n", "token: gamma\n", "succeeded; result:");
+    assertThat(r.out())
+        .contains("token: alpha\n", "token: beta\n", "token: gamma\n", "succeeded; result:");
   }
 
   @Test
   void argumentsTheSchemaRefusesStartNothing() {
-    int before = taskmesh("tasks", "list", "--limit", "500", "--url", base).out().split("\n").length;
+    int before =
+        taskmesh("tasks", "list", "--limit", "500", "--url", base).out().split("\n").length;
 
     Run r = taskmesh("call", "shout", "--arg", "other=1", "--url", base);
 
     assertThat(r.exit()).isEqualTo(2);
-    assertThat(r.err().strip()).startsWith("taskmesh: invalid arguments for flow 'shout': ").contains("text")
+    assertThat(r.err().strip())
+        .startsWith("taskmesh: invalid arguments for flow 'shout': ")
+        .contains("text")
         .doesNotContain("\n");
-    assertThat(taskmesh("tasks", "list", "--limit", "500", "--url", base).out().split("\n")).hasSize(before);
-    assertThat(taskmesh("call", "nope", "--url", base).err()).startsWith("taskmesh: unknown flow 'nope'; flows: ");
+    assertThat(taskmesh("tasks", "list", "--limit", "500", "--url", base).out().split("\n"))
+        .hasSize(before);
+    assertThat(taskmesh("call", "nope", "--url", base).err())
+        .startsWith("taskmesh: unknown flow 'nope'; flows: ");
     assertThat(taskmesh("tasks", "get", "no-such-task", "--url", base).err().strip())
         .isEqualTo("taskmesh: gateway answered 404: task not found: no-such-task");
     Run down = taskmesh("flows", "--url", "http://127.0.0.1:9");
@@ -123,8 +147,11 @@ class RemoteCommandsIT {
   void cancelEndsAPausedTask() throws Exception {
     // review pauses for a human's answer: a task that stays open until someone acts
     String id = startReview();
-    Await.until(() -> taskmesh("tasks", "get", id, "--url", base).out(), out -> out.contains("\"paused\""),
-        Duration.ofSeconds(60), "review never paused");
+    Await.until(
+        () -> taskmesh("tasks", "get", id, "--url", base).out(),
+        out -> out.contains("\"paused\""),
+        Duration.ofSeconds(60),
+        "review never paused");
 
     Run r = taskmesh("tasks", "cancel", id, "--url", base);
 
@@ -136,31 +163,52 @@ class RemoteCommandsIT {
   }
 
   @Test
-  @Disabled("flaky, so off (issue 25 item 4 stays open): the screen now keeps the command, the started line, "
-      + "the bars and the result, but FLY is live only (no replay) and the tokens flow sends its five words in "
-      + "~250 ms, so the first words can pass before the stream the call opens after tools/call is subscribed")
+  @Disabled(
+      "flaky, so off (issue 25 item 4 stays open): the screen now keeps the command, the started line, "
+          + "the bars and the result, but FLY is live only (no replay) and the tokens flow sends its five words in "
+          + "~250 ms, so the first words can pass before the stream the call opens after tools/call is subscribed")
   void aPersonInATerminalSeesTheBarsTheTokensAndTheResult() throws Exception {
-    Assumptions.assumeTrue(TmuxSession.available(), "tmux is not installed (apt-get install -y tmux); "
-        + "the terminal test is skipped");
+    Assumptions.assumeTrue(
+        TmuxSession.available(),
+        "tmux is not installed (apt-get install -y tmux); " + "the terminal test is skipped");
     // a launcher like ./taskmesh that runs the classes under test (./taskmesh itself would rebuild)
     Path bin = Files.createDirectories(data.resolve("bin"));
-    Files.writeString(bin.resolve("taskmesh"), "#!/bin/sh\nexec java -cp '" + System.getProperty("java.class.path")
-        + "' io.taskmesh.cli.Main \"$@\"\n");
+    Files.writeString(
+        bin.resolve("taskmesh"),
+        "#!/bin/sh\nexec java -cp '"
+            + System.getProperty("java.class.path")
+            + "' io.taskmesh.cli.Main \"$@\"\n");
     bin.resolve("taskmesh").toFile().setExecutable(true);
     try (TmuxSession tmux = TmuxSession.start(120, 40)) {
       tmux.type("cd '" + bin + "' && clear");
-      tmux.type("./taskmesh call tokens --arg 'text=streamed words reach the screen' --url " + base + "; echo EXIT=$?");
+      tmux.type(
+          "./taskmesh call tokens --arg 'text=streamed words reach the screen' --url "
+              + base
+              + "; echo EXIT=$?");
       String tokensScreen = tmux.awaitScreen(s -> EXITED.matcher(s).find(), Duration.ofSeconds(90));
-      assertThat(tokensScreen).contains("$ ./taskmesh call tokens", "started (tokens)", "streamedwordsreachthescreen",
-          "tokens [####################] completed", "100%", "succeeded; result:", "EXIT=0");
+      assertThat(tokensScreen)
+          .contains(
+              "$ ./taskmesh call tokens",
+              "started (tokens)",
+              "streamedwordsreachthescreen",
+              "tokens [####################] completed",
+              "100%",
+              "succeeded; result:",
+              "EXIT=0");
 
       tmux.type("clear");
       tmux.type("./taskmesh call shout --arg 'text=abc def' --url " + base + "; echo EXIT=$?");
       String shoutScreen = tmux.awaitScreen(s -> EXITED.matcher(s).find(), Duration.ofSeconds(90));
-      assertThat(shoutScreen).contains("$ ./taskmesh call shout", "started (shout)",
-          "upper   [####################] completed",
-          "reverse [####################] completed", "count   [####################] completed",
-          "succeeded  [####################] 100%", "\"text\" : \"FED CBA\"", "EXIT=0")
+      assertThat(shoutScreen)
+          .contains(
+              "$ ./taskmesh call shout",
+              "started (shout)",
+              "upper   [####################] completed",
+              "reverse [####################] completed",
+              "count   [####################] completed",
+              "succeeded  [####################] 100%",
+              "\"text\" : \"FED CBA\"",
+              "EXIT=0")
           .doesNotContain("\u001b["); // what a person sees: no raw escape codes
       Path img = root.resolve("docs").resolve("img");
       Files.createDirectories(img);
@@ -170,12 +218,18 @@ class RemoteCommandsIT {
   }
 
   private static String startReview() throws Exception {
-    String body = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"message/send\",\"params\":{\"message\":"
-        + "{\"kind\":\"message\",\"role\":\"user\",\"messageId\":\"c1\",\"parts\":[{\"kind\":\"text\","
-        + "\"text\":\"ship it\"}]},\"metadata\":{\"skill\":\"review\"},\"configuration\":{\"blocking\":false}}}";
-    HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(base + "/a2a/"))
-        .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build(),
-        HttpResponse.BodyHandlers.ofString());
+    String body =
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"message/send\",\"params\":{\"message\":"
+            + "{\"kind\":\"message\",\"role\":\"user\",\"messageId\":\"c1\",\"parts\":[{\"kind\":\"text\","
+            + "\"text\":\"ship it\"}]},\"metadata\":{\"skill\":\"review\"},\"configuration\":{\"blocking\":false}}}";
+    HttpResponse<String> r =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(URI.create(base + "/a2a/"))
+                    .header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString(body))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
     JsonNode answer = Json.MAPPER.readTree(r.body());
     return answer.at("/result/id").asText();
   }
@@ -219,8 +273,17 @@ class RemoteCommandsIT {
     }
 
     static TmuxSession start(int columns, int rows) throws Exception {
-      TmuxSession s = new TmuxSession("taskmesh-it-" + UUID.randomUUID().toString().substring(0, 8));
-      s.tmux("new-session", "-d", "-s", s.name, "-x", Integer.toString(columns), "-y", Integer.toString(rows),
+      TmuxSession s =
+          new TmuxSession("taskmesh-it-" + UUID.randomUUID().toString().substring(0, 8));
+      s.tmux(
+          "new-session",
+          "-d",
+          "-s",
+          s.name,
+          "-x",
+          Integer.toString(columns),
+          "-y",
+          Integer.toString(rows),
           "env TERM=screen-256color PS1='$ ' bash --norc --noprofile");
       return s;
     }

@@ -17,8 +17,10 @@ class ReplayCommandTest {
 
   @Test
   void aBadTimeoutIsRefused() {
-    assertThat(new CommandLine(new ReplayCommand(Map.of("KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:1")))
-        .execute("--timeout", "soon")).isNotZero();
+    assertThat(
+            new CommandLine(new ReplayCommand(Map.of("KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:1")))
+                .execute("--timeout", "soon"))
+        .isNotZero();
   }
 
   @Test

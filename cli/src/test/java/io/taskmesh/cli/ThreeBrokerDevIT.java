@@ -35,9 +35,9 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code ./taskmesh dev --brokers 3}: the dev stack on three real brokers. Tasks keep flowing
- * while one broker is killed (-9) and restarted, and every topic the stack created, Streams'
- * internal ones included, has three replicas of which two must be in sync.
+ * {@code ./taskmesh dev --brokers 3}: the dev stack on three real brokers. Tasks keep flowing while
+ * one broker is killed (-9) and restarted, and every topic the stack created, Streams' internal
+ * ones included, has three replicas of which two must be in sync.
  */
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
 class ThreeBrokerDevIT {
@@ -50,8 +50,20 @@ class ThreeBrokerDevIT {
   static void start() {
     Path root = Path.of(System.getProperty("taskmesh.root", "..")).toAbsolutePath().normalize();
     DevConfig config = DevConfig.load(root.resolve("examples"));
-    stack = DevStack.start(new DevStack.Options(root, config, data, null, LocalPostgres.shared().jdbcUrl(), 0, 0, 0,
-        "it" + UUID.randomUUID().toString().substring(0, 8), 3), System.out::println);
+    stack =
+        DevStack.start(
+            new DevStack.Options(
+                root,
+                config,
+                data,
+                null,
+                LocalPostgres.shared().jdbcUrl(),
+                0,
+                0,
+                0,
+                "it" + UUID.randomUUID().toString().substring(0, 8),
+                3),
+            System.out::println);
     base = stack.gatewayUrl();
   }
 
@@ -75,8 +87,12 @@ class ThreeBrokerDevIT {
     submit(ids, 3);
 
     for (String id : ids) {
-      JsonNode task = Await.until(() -> getJson("/tasks/" + id), t -> TaskStatus.fromWire(t.path("status").asText()).isFinal(),
-          Duration.ofSeconds(90), "task " + id + " never ended");
+      JsonNode task =
+          Await.until(
+              () -> getJson("/tasks/" + id),
+              t -> TaskStatus.fromWire(t.path("status").asText()).isFinal(),
+              Duration.ofSeconds(90),
+              "task " + id + " never ended");
       assertThat(task.get("status").asText()).as(task.toString()).isEqualTo("succeeded");
       assertThat(task.get("result").get("text").asText()).isEqualTo("FED CBA");
     }
@@ -85,45 +101,74 @@ class ThreeBrokerDevIT {
 
   private static void assertEveryTopicIsReplicatedThreeTimesWithTwoInSync(LocalKafkaCluster cluster)
       throws Exception {
-    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers()))) {
+    try (Admin admin =
+        Admin.create(
+            Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers()))) {
       Set<String> topics = admin.listTopics().names().get(30, TimeUnit.SECONDS);
       // the actors' topics, the task topics and the task view's changelogs (Streams' own)
       assertThat(topics).anyMatch(t -> t.contains("changelog")).anyMatch(t -> t.contains("upper"));
-      Collection<TopicDescription> described = admin.describeTopics(topics).allTopicNames().get(30, TimeUnit.SECONDS)
-          .values();
-      assertThat(described).allSatisfy(d -> assertThat(d.partitions())
-          .allSatisfy(p -> assertThat(p.replicas()).as(d.name()).hasSize(3)));
-      List<ConfigResource> resources = topics.stream()
-          .map(t -> new ConfigResource(ConfigResource.Type.TOPIC, t)).toList();
-      Map<ConfigResource, Config> configs = admin.describeConfigs(resources).all().get(30, TimeUnit.SECONDS);
-      assertThat(configs).allSatisfy((r, c) -> assertThat(c.get(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG).value())
-          .as(r.name()).isEqualTo("2"));
+      Collection<TopicDescription> described =
+          admin.describeTopics(topics).allTopicNames().get(30, TimeUnit.SECONDS).values();
+      assertThat(described)
+          .allSatisfy(
+              d ->
+                  assertThat(d.partitions())
+                      .allSatisfy(p -> assertThat(p.replicas()).as(d.name()).hasSize(3)));
+      List<ConfigResource> resources =
+          topics.stream().map(t -> new ConfigResource(ConfigResource.Type.TOPIC, t)).toList();
+      Map<ConfigResource, Config> configs =
+          admin.describeConfigs(resources).all().get(30, TimeUnit.SECONDS);
+      assertThat(configs)
+          .allSatisfy(
+              (r, c) ->
+                  assertThat(c.get(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG).value())
+                      .as(r.name())
+                      .isEqualTo("2"));
     }
   }
 
   private static void submit(List<String> ids, int n) {
     for (int i = 0; i < n; i++) {
-      // with a broker just killed, the gateway's write may wait for leaders to move: retried until accepted
-      ids.add(Await.until(() -> callTool("shout", "{\"text\":\"abc def\"}"), id -> !id.isEmpty(),
-          Duration.ofSeconds(60), "the gateway never accepted a task"));
+      // with a broker just killed, the gateway's write may wait for leaders to move: retried until
+      // accepted
+      ids.add(
+          Await.until(
+              () -> callTool("shout", "{\"text\":\"abc def\"}"),
+              id -> !id.isEmpty(),
+              Duration.ofSeconds(60),
+              "the gateway never accepted a task"));
     }
   }
 
   private static String callTool(String name, String args) throws Exception {
-    HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(base + "/tools/call"))
-        .header("Content-Type", "application/json").timeout(Duration.ofSeconds(30))
-        .POST(HttpRequest.BodyPublishers.ofString("{\"name\":\"" + name + "\",\"arguments\":" + args + "}")).build(),
-        HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> r =
+        HTTP.send(
+            HttpRequest.newBuilder(URI.create(base + "/tools/call"))
+                .header("Content-Type", "application/json")
+                .timeout(Duration.ofSeconds(30))
+                .POST(
+                    HttpRequest.BodyPublishers.ofString(
+                        "{\"name\":\"" + name + "\",\"arguments\":" + args + "}"))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
     if (r.statusCode() != 200) {
       throw new IllegalStateException(r.statusCode() + " " + r.body());
     }
     JsonNode result = Json.MAPPER.readTree(r.body());
-    return Json.MAPPER.readTree(result.get("content").get(0).get("text").asText()).get("task_id").asText();
+    return Json.MAPPER
+        .readTree(result.get("content").get(0).get("text").asText())
+        .get("task_id")
+        .asText();
   }
 
   private static JsonNode getJson(String path) throws Exception {
-    HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30))
-        .GET().build(), HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> r =
+        HTTP.send(
+            HttpRequest.newBuilder(URI.create(base + path))
+                .timeout(Duration.ofSeconds(30))
+                .GET()
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
     if (r.statusCode() != 200) {
       throw new IllegalStateException(r.statusCode() + " " + r.body());
     }

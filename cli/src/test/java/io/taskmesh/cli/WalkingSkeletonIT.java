@@ -38,8 +38,19 @@ class WalkingSkeletonIT {
   static void start() {
     Path root = Path.of(System.getProperty("taskmesh.root", "..")).toAbsolutePath().normalize();
     DevConfig config = DevConfig.load(root.resolve("examples"));
-    stack = DevStack.start(new DevStack.Options(root, config, data, LocalKafka.shared().bootstrapServers(),
-        LocalPostgres.shared().jdbcUrl(), 0, 0, 0, "it" + UUID.randomUUID().toString().substring(0, 8)), System.out::println);
+    stack =
+        DevStack.start(
+            new DevStack.Options(
+                root,
+                config,
+                data,
+                LocalKafka.shared().bootstrapServers(),
+                LocalPostgres.shared().jdbcUrl(),
+                0,
+                0,
+                0,
+                "it" + UUID.randomUUID().toString().substring(0, 8)),
+            System.out::println);
     base = stack.gatewayUrl();
   }
 
@@ -60,11 +71,13 @@ class WalkingSkeletonIT {
     }
     List<JsonNode> updates = updates(events);
     assertThat(updates.get(0).get("status").asText()).isEqualTo("pending");
-    assertThat(updates).extracting(u -> u.path("actor_state").asText())
+    assertThat(updates)
+        .extracting(u -> u.path("actor_state").asText())
         .contains("received", "processing", "completed");
     JsonNode last = updates.get(updates.size() - 1);
     assertThat(last.get("status").asText()).isEqualTo("succeeded");
-    assertThat(last.get("result")).isEqualTo(Json.MAPPER.readTree("{\"hello\":\"world\",\"n\":[1,2]}"));
+    assertThat(last.get("result"))
+        .isEqualTo(Json.MAPPER.readTree("{\"hello\":\"world\",\"n\":[1,2]}"));
     assertThat(events).extracting(SseReader.Event::id).doesNotContainNull().doesNotHaveDuplicates();
 
     JsonNode task = getJson("/tasks/" + id);
@@ -83,10 +96,10 @@ class WalkingSkeletonIT {
     String id = callTool("shout", "{\"text\":\"abc def\"}");
     try (SseReader sse = SseReader.open(base + "/stream/" + id, null)) {
       List<JsonNode> updates = updates(sse.readUntilClosed(Duration.ofSeconds(60)));
-      assertThat(updates).extracting(u -> u.path("actor").asText())
+      assertThat(updates)
+          .extracting(u -> u.path("actor").asText())
           .contains("upper", "reverse", "count");
-      assertThat(updates).extracting(u -> u.path("progress_percent").asDouble())
-          .isSorted();
+      assertThat(updates).extracting(u -> u.path("progress_percent").asDouble()).isSorted();
     }
     JsonNode task = getJson("/tasks/" + id);
     assertThat(task.get("status").asText()).isEqualTo("succeeded");
@@ -102,41 +115,73 @@ class WalkingSkeletonIT {
     String id = callTool("tokens", "{\"text\":\"" + words + "\"}");
     try (SseReader sse = SseReader.open(base + "/stream/" + id, null)) {
       List<SseReader.Event> events = sse.readUntilClosed(Duration.ofSeconds(60));
-      assertThat(events).filteredOn(e -> e.event().equals("partial")).isNotEmpty()
-          .allSatisfy(e -> assertThat(Json.MAPPER.readTree(e.data()).get("text").asText()).isEqualTo("tok"));
-      assertThat(updates(events).get(updates(events).size() - 1).get("status").asText()).isEqualTo("succeeded");
+      assertThat(events)
+          .filteredOn(e -> e.event().equals("partial"))
+          .isNotEmpty()
+          .allSatisfy(
+              e ->
+                  assertThat(Json.MAPPER.readTree(e.data()).get("text").asText()).isEqualTo("tok"));
+      assertThat(updates(events).get(updates(events).size() - 1).get("status").asText())
+          .isEqualTo("succeeded");
     }
   }
 
   @Test
   void meshApiAndItsConnectorRunInTheDevStack() throws Exception {
-    HttpResponse<String> health = HTTP.send(HttpRequest.newBuilder(URI.create(stack.meshApiUrl() + "/health")).GET()
-        .build(), HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> health =
+        HTTP.send(
+            HttpRequest.newBuilder(URI.create(stack.meshApiUrl() + "/health")).GET().build(),
+            HttpResponse.BodyHandlers.ofString());
     assertThat(health.statusCode()).isEqualTo(200);
-    HttpResponse<String> created = HTTP.send(HttpRequest.newBuilder(
-        URI.create(stack.meshApiUrl() + "/api/v1/mesh/?actor=echo"))
-        .header("Content-Type", "application/json")
-        .POST(HttpRequest.BodyPublishers.ofString("{\"payload\":{\"x\":1}}")).build(), HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> created =
+        HTTP.send(
+            HttpRequest.newBuilder(URI.create(stack.meshApiUrl() + "/api/v1/mesh/?actor=echo"))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString("{\"payload\":{\"x\":1}}"))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
     assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
     String id = Json.MAPPER.readTree(created.body()).get("id").asText();
-    HttpResponse<String> got = HTTP.send(HttpRequest.newBuilder(URI.create(stack.meshApiUrl() + "/api/v1/mesh/" + id))
-        .GET().build(), HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> got =
+        HTTP.send(
+            HttpRequest.newBuilder(URI.create(stack.meshApiUrl() + "/api/v1/mesh/" + id))
+                .GET()
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
     assertThat(got.statusCode()).isEqualTo(200);
     assertThat(Json.MAPPER.readTree(got.body()).get("id").asText()).isEqualTo(id);
 
     // the echo actor's sidecar reports to mesh-api (x-svc-gateway-protocol: events) until terminal
-    try (SseReader sse = SseReader.open(stack.meshApiUrl() + "/api/v1/mesh/" + id + "/events", null)) {
+    try (SseReader sse =
+        SseReader.open(stack.meshApiUrl() + "/api/v1/mesh/" + id + "/events", null)) {
       List<SseReader.Event> events = sse.readUntilClosed(Duration.ofSeconds(60));
-      JsonNode last = Json.MAPPER.readTree(events.stream().filter(e -> e.event().equals("status"))
-          .reduce((a, b) -> b).orElseThrow().data());
+      JsonNode last =
+          Json.MAPPER.readTree(
+              events.stream()
+                  .filter(e -> e.event().equals("status"))
+                  .reduce((a, b) -> b)
+                  .orElseThrow()
+                  .data());
       assertThat(last.get("status").asText()).as(events.toString()).isEqualTo("succeeded");
     }
-    JsonNode done = Json.MAPPER.readTree(HTTP.send(HttpRequest.newBuilder(
-        URI.create(stack.meshApiUrl() + "/api/v1/mesh/" + id)).GET().build(), HttpResponse.BodyHandlers.ofString()).body());
+    JsonNode done =
+        Json.MAPPER.readTree(
+            HTTP.send(
+                    HttpRequest.newBuilder(URI.create(stack.meshApiUrl() + "/api/v1/mesh/" + id))
+                        .GET()
+                        .build(),
+                    HttpResponse.BodyHandlers.ofString())
+                .body());
     assertThat(done.get("status").asText()).isEqualTo("succeeded");
-    JsonNode listed = Json.MAPPER.readTree(HTTP.send(HttpRequest.newBuilder(
-        URI.create(stack.meshApiUrl() + "/api/v1/mesh/?status=succeeded")).GET().build(),
-        HttpResponse.BodyHandlers.ofString()).body());
+    JsonNode listed =
+        Json.MAPPER.readTree(
+            HTTP.send(
+                    HttpRequest.newBuilder(
+                            URI.create(stack.meshApiUrl() + "/api/v1/mesh/?status=succeeded"))
+                        .GET()
+                        .build(),
+                    HttpResponse.BodyHandlers.ofString())
+                .body());
     assertThat(listed.get("messages")).extracting(m -> m.get("id").asText()).contains(id);
   }
 
@@ -149,9 +194,11 @@ class WalkingSkeletonIT {
 
   @Test
   void anA2aMessageResumesATaskPausedByItsHandlerThroughTheRealXPause() throws Exception {
-    JsonNode sent = a2a("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"message/send\",\"params\":{\"message\":"
-        + "{\"kind\":\"message\",\"role\":\"user\",\"messageId\":\"r1\",\"parts\":[{\"kind\":\"text\","
-        + "\"text\":\"ship it\"}]},\"metadata\":{\"skill\":\"review\"},\"configuration\":{\"blocking\":false}}}");
+    JsonNode sent =
+        a2a(
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"message/send\",\"params\":{\"message\":"
+                + "{\"kind\":\"message\",\"role\":\"user\",\"messageId\":\"r1\",\"parts\":[{\"kind\":\"text\","
+                + "\"text\":\"ship it\"}]},\"metadata\":{\"skill\":\"review\"},\"configuration\":{\"blocking\":false}}}");
     String id = sent.at("/result/id").asText();
     assertThat(id).as(sent.toString()).isNotEmpty();
     // draft runs and pauses; x-pause parks the envelope and reports paused = input-required
@@ -159,9 +206,13 @@ class WalkingSkeletonIT {
     assertThat(getJson("/tasks/" + id).get("status").asText()).isEqualTo("paused");
 
     // the answer resumes it (blocking: one JSON answer at the next terminal state)
-    JsonNode done = a2a("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"message/send\",\"params\":{\"message\":"
-        + "{\"kind\":\"message\",\"role\":\"user\",\"messageId\":\"r2\",\"taskId\":\"" + id + "\","
-        + "\"parts\":[{\"kind\":\"text\",\"text\":\"yes\"}]}}}");
+    JsonNode done =
+        a2a(
+            "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"message/send\",\"params\":{\"message\":"
+                + "{\"kind\":\"message\",\"role\":\"user\",\"messageId\":\"r2\",\"taskId\":\""
+                + id
+                + "\","
+                + "\"parts\":[{\"kind\":\"text\",\"text\":\"yes\"}]}}}");
     assertThat(done.at("/result/status/state").asText()).as(done.toString()).isEqualTo("completed");
     JsonNode task = getJson("/tasks/" + id);
     assertThat(task.get("status").asText()).isEqualTo("succeeded");
@@ -173,83 +224,133 @@ class WalkingSkeletonIT {
 
   @Test
   void theInterviewAsksTwiceAndEachAnswerResumesItInItsConversation() throws Exception {
-    JsonNode sent = a2a("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"message/send\",\"params\":{\"message\":"
-        + "{\"kind\":\"message\",\"role\":\"user\",\"messageId\":\"i1\",\"contextId\":\"chat-1\",\"parts\":"
-        + "[{\"kind\":\"text\",\"text\":\"colours\"}]},\"metadata\":{\"skill\":\"interview\"},"
-        + "\"configuration\":{\"blocking\":false}}}");
+    JsonNode sent =
+        a2a(
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"message/send\",\"params\":{\"message\":"
+                + "{\"kind\":\"message\",\"role\":\"user\",\"messageId\":\"i1\",\"contextId\":\"chat-1\",\"parts\":"
+                + "[{\"kind\":\"text\",\"text\":\"colours\"}]},\"metadata\":{\"skill\":\"interview\"},"
+                + "\"configuration\":{\"blocking\":false}}}");
     String id = sent.at("/result/id").asText();
     assertThat(sent.at("/result/contextId").asText()).as(sent.toString()).isEqualTo("chat-1");
     awaitTask(id, "input-required");
     JsonNode second = a2a(answer(id, "i2", "Ada", false));
-    assertThat(second.at("/result/status/state").asText()).as(second.toString()).isEqualTo("working");
+    assertThat(second.at("/result/status/state").asText())
+        .as(second.toString())
+        .isEqualTo("working");
     awaitTask(id, "input-required");
     JsonNode done = a2a(answer(id, "i3", "blue", true));
     assertThat(done.at("/result/status/state").asText()).as(done.toString()).isEqualTo("completed");
     assertThat(done.at("/result/contextId").asText()).isEqualTo("chat-1");
-    assertThat(getJson("/tasks/" + id).get("result").get("text").asText()).isEqualTo("Hello Ada, blue it is.");
+    assertThat(getJson("/tasks/" + id).get("result").get("text").asText())
+        .isEqualTo("Hello Ada, blue it is.");
   }
 
   @Test
-  void aMessageNamingNoSkillRunsTheDefaultCountdownWhichCanBeCanceledWhileItRuns() throws Exception {
-    JsonNode sent = a2a("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"message/send\",\"params\":{\"message\":"
-        + "{\"kind\":\"message\",\"role\":\"user\",\"messageId\":\"c1\",\"parts\":[{\"kind\":\"data\","
-        + "\"data\":{\"seconds\":20}}]},\"configuration\":{\"blocking\":false}}}");
+  void aMessageNamingNoSkillRunsTheDefaultCountdownWhichCanBeCanceledWhileItRuns()
+      throws Exception {
+    JsonNode sent =
+        a2a(
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"message/send\",\"params\":{\"message\":"
+                + "{\"kind\":\"message\",\"role\":\"user\",\"messageId\":\"c1\",\"parts\":[{\"kind\":\"data\","
+                + "\"data\":{\"seconds\":20}}]},\"configuration\":{\"blocking\":false}}}");
     String id = sent.at("/result/id").asText();
     assertThat(id).as(sent.toString()).isNotEmpty();
     assertThat(awaitTask(id, "working").at("/metadata/flow").asText()).isEqualTo("countdown");
-    JsonNode canceled = a2a("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tasks/cancel\",\"params\":{\"id\":\"" + id + "\"}}");
-    assertThat(canceled.at("/result/status/state").asText()).as(canceled.toString()).isEqualTo("canceled");
+    JsonNode canceled =
+        a2a(
+            "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tasks/cancel\",\"params\":{\"id\":\""
+                + id
+                + "\"}}");
+    assertThat(canceled.at("/result/status/state").asText())
+        .as(canceled.toString())
+        .isEqualTo("canceled");
   }
 
   private static String answer(String taskId, String messageId, String text, boolean blocking) {
-    return "{\"jsonrpc\":\"2.0\",\"id\":\"" + messageId + "\",\"method\":\"message/send\",\"params\":{\"message\":"
-        + "{\"kind\":\"message\",\"role\":\"user\",\"messageId\":\"" + messageId + "\",\"taskId\":\"" + taskId + "\","
-        + "\"contextId\":\"chat-1\",\"parts\":[{\"kind\":\"text\",\"text\":\"" + text + "\"}]},"
-        + "\"configuration\":{\"blocking\":" + blocking + "}}}";
+    return "{\"jsonrpc\":\"2.0\",\"id\":\""
+        + messageId
+        + "\",\"method\":\"message/send\",\"params\":{\"message\":"
+        + "{\"kind\":\"message\",\"role\":\"user\",\"messageId\":\""
+        + messageId
+        + "\",\"taskId\":\""
+        + taskId
+        + "\","
+        + "\"contextId\":\"chat-1\",\"parts\":[{\"kind\":\"text\",\"text\":\""
+        + text
+        + "\"}]},"
+        + "\"configuration\":{\"blocking\":"
+        + blocking
+        + "}}}";
   }
 
   private static JsonNode a2a(String body) throws Exception {
-    HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(base + "/a2a/"))
-        .header("Content-Type", "application/json").header("Accept", "application/json")
-        .timeout(Duration.ofSeconds(90)).POST(HttpRequest.BodyPublishers.ofString(body)).build(),
-        HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> r =
+        HTTP.send(
+            HttpRequest.newBuilder(URI.create(base + "/a2a/"))
+                .header("Content-Type", "application/json")
+                .header("Accept", "application/json")
+                .timeout(Duration.ofSeconds(90))
+                .POST(HttpRequest.BodyPublishers.ofString(body))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
     assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
     return Json.MAPPER.readTree(r.body());
   }
 
   private static JsonNode awaitTask(String id, String state) {
     // the actors and the fold run asynchronously
-    return Await.until(() -> a2a("{\"jsonrpc\":\"2.0\",\"id\":\"g\",\"method\":\"tasks/get\",\"params\":{\"id\":\"" + id + "\"}}"),
-        t -> state.equals(t.at("/result/status/state").asText()), Duration.ofSeconds(60),
-        "task " + id + " never reached " + state).get("result");
+    return Await.until(
+            () ->
+                a2a(
+                    "{\"jsonrpc\":\"2.0\",\"id\":\"g\",\"method\":\"tasks/get\",\"params\":{\"id\":\""
+                        + id
+                        + "\"}}"),
+            t -> state.equals(t.at("/result/status/state").asText()),
+            Duration.ofSeconds(60),
+            "task " + id + " never reached " + state)
+        .get("result");
   }
 
   private static List<JsonNode> updates(List<SseReader.Event> events) {
-    return events.stream().filter(e -> e.event().equals("update")).map(e -> {
-      try {
-        return Json.MAPPER.readTree(e.data());
-      } catch (java.io.IOException ex) {
-        throw new AssertionError(ex);
-      }
-    }).toList();
+    return events.stream()
+        .filter(e -> e.event().equals("update"))
+        .map(
+            e -> {
+              try {
+                return Json.MAPPER.readTree(e.data());
+              } catch (java.io.IOException ex) {
+                throw new AssertionError(ex);
+              }
+            })
+        .toList();
   }
 
   private static String callTool(String name, String args) throws Exception {
-    HttpResponse<String> r = post("/tools/call", "{\"name\":\"" + name + "\",\"arguments\":" + args + "}");
+    HttpResponse<String> r =
+        post("/tools/call", "{\"name\":\"" + name + "\",\"arguments\":" + args + "}");
     assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
     JsonNode result = Json.MAPPER.readTree(r.body());
-    return Json.MAPPER.readTree(result.get("content").get(0).get("text").asText()).get("task_id").asText();
+    return Json.MAPPER
+        .readTree(result.get("content").get(0).get("text").asText())
+        .get("task_id")
+        .asText();
   }
 
   private static JsonNode getJson(String path) throws Exception {
-    HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(base + path)).GET().build(),
-        HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> r =
+        HTTP.send(
+            HttpRequest.newBuilder(URI.create(base + path)).GET().build(),
+            HttpResponse.BodyHandlers.ofString());
     assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
     return Json.MAPPER.readTree(r.body());
   }
 
   private static HttpResponse<String> post(String path, String body) throws Exception {
-    return HTTP.send(HttpRequest.newBuilder(URI.create(base + path)).header("Content-Type", "application/json")
-        .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+    return HTTP.send(
+        HttpRequest.newBuilder(URI.create(base + path))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(body))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
   }
 }

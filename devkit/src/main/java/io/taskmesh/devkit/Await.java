@@ -26,9 +26,16 @@ public final class Await {
 
   private Await() {}
 
-  /** Returns once {@code condition} holds. @throws AssertionError with {@code message} after {@code timeout} */
+  /**
+   * Returns once {@code condition} holds. @throws AssertionError with {@code message} after {@code
+   * timeout}
+   */
   public static void until(Check condition, Duration timeout, String message) {
-    until(() -> condition.holds() ? Boolean.TRUE : Boolean.FALSE, Boolean.TRUE::equals, timeout, message);
+    until(
+        () -> condition.holds() ? Boolean.TRUE : Boolean.FALSE,
+        Boolean.TRUE::equals,
+        timeout,
+        message);
   }
 
   /**
@@ -36,7 +43,8 @@ public final class Await {
    *
    * @throws AssertionError with {@code message} and the last value read after {@code timeout}
    */
-  public static <T> T until(Probe<T> probe, Predicate<? super T> ok, Duration timeout, String message) {
+  public static <T> T until(
+      Probe<T> probe, Predicate<? super T> ok, Duration timeout, String message) {
     long deadline = System.nanoTime() + timeout.toNanos();
     Object last = null;
     while (true) {

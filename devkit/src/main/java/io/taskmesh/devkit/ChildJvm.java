@@ -29,24 +29,35 @@ public final class ChildJvm implements AutoCloseable {
    * start fast and stay small (serial GC, C1 only): right for tests, not for measuring.
    */
   public static ChildJvm start(String mainClass, Map<String, String> env, Path log) {
-    return start(mainClass, List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"), env, log);
+    return start(
+        mainClass, List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"), env, log);
   }
 
-  /** Starts {@code mainClass} with these JVM options (none: the JVM's defaults, as a plain {@code java} runs it). */
-  public static ChildJvm start(String mainClass, List<String> jvmOptions, Map<String, String> env, Path log) {
+  /**
+   * Starts {@code mainClass} with these JVM options (none: the JVM's defaults, as a plain {@code
+   * java} runs it).
+   */
+  public static ChildJvm start(
+      String mainClass, List<String> jvmOptions, Map<String, String> env, Path log) {
     return start(mainClass, jvmOptions, List.of(), env, log);
   }
 
   /** As above, with these arguments to {@code main}. */
-  public static ChildJvm start(String mainClass, List<String> jvmOptions, List<String> args,
-      Map<String, String> env, Path log) {
+  public static ChildJvm start(
+      String mainClass,
+      List<String> jvmOptions,
+      List<String> args,
+      Map<String, String> env,
+      Path log) {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.addAll(jvmOptions);
     cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), mainClass));
     cmd.addAll(args);
-    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+    ProcessBuilder pb =
+        new ProcessBuilder(cmd)
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     pb.environment().putAll(env);
     try {
       return new ChildJvm(pb.start(), log);
@@ -56,8 +67,8 @@ public final class ChildJvm implements AutoCloseable {
   }
 
   /**
-   * The first line of the log (since the file was created) that matches, waiting for it while
-   * the process lives; fails with the log's tail when the process exits or the time runs out.
+   * The first line of the log (since the file was created) that matches, waiting for it while the
+   * process lives; fails with the log's tail when the process exits or the time runs out.
    */
   public String awaitLine(Predicate<String> matches, long timeout, TimeUnit unit) {
     long deadline = System.nanoTime() + unit.toNanos(timeout);
@@ -67,8 +78,10 @@ public final class ChildJvm implements AutoCloseable {
         return line.get();
       }
       if (!process.isAlive() || System.nanoTime() > deadline) {
-        throw new IllegalStateException((process.isAlive() ? "timed out" : "exited " + process.exitValue())
-            + " before the expected line; log tail:\n" + tail(40));
+        throw new IllegalStateException(
+            (process.isAlive() ? "timed out" : "exited " + process.exitValue())
+                + " before the expected line; log tail:\n"
+                + tail(40));
       }
       try {
         Thread.sleep(50); // polling a file another process writes

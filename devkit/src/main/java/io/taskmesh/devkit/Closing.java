@@ -4,7 +4,10 @@ package io.taskmesh.devkit;
 public final class Closing {
   private Closing() {}
 
-  /** Closes each that is not null (gateways, databases, child JVMs), keeping on after a failure, which it prints. */
+  /**
+   * Closes each that is not null (gateways, databases, child JVMs), keeping on after a failure,
+   * which it prints.
+   */
   public static void closeAll(AutoCloseable... all) {
     for (AutoCloseable c : all) {
       try {

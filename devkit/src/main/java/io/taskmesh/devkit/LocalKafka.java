@@ -15,9 +15,9 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.common.Uuid;
 
 /**
- * A real one-node KRaft Kafka broker running as a child JVM ({@code kafka.Kafka}) from the
- * Maven Central artifacts on this JVM's classpath. The log lives under {@code dataDir}, so a
- * restart keeps every topic; a child process (not in-process) so tests can kill -9 it.
+ * A real one-node KRaft Kafka broker running as a child JVM ({@code kafka.Kafka}) from the Maven
+ * Central artifacts on this JVM's classpath. The log lives under {@code dataDir}, so a restart
+ * keeps every topic; a child process (not in-process) so tests can kill -9 it.
  */
 public final class LocalKafka implements AutoCloseable {
   private static LocalKafka shared;
@@ -29,11 +29,12 @@ public final class LocalKafka implements AutoCloseable {
   private Process process;
 
   /**
-   * This node's place in a cluster: its id, every controller voter ({@code id@host:port,...}),
-   * the cluster id every node formats with, and the replication its internal topics and
-   * auto-created topics get.
+   * This node's place in a cluster: its id, every controller voter ({@code id@host:port,...}), the
+   * cluster id every node formats with, and the replication its internal topics and auto-created
+   * topics get.
    */
-  record ClusterRole(int nodeId, String voters, String clusterId, int replication, int minInsyncReplicas) {}
+  record ClusterRole(
+      int nodeId, String voters, String clusterId, int replication, int minInsyncReplicas) {}
 
   private LocalKafka(Path dataDir, int port, int controllerPort, ClusterRole role) {
     this.dataDir = dataDir;
@@ -60,15 +61,20 @@ public final class LocalKafka implements AutoCloseable {
   public static LocalKafka start(Path dataDir, int port) {
     int brokerPort = port == 0 ? freePort() : port;
     int controllerPort = freePortOtherThan(brokerPort);
-    LocalKafka kafka = new LocalKafka(dataDir, brokerPort, controllerPort,
-        new ClusterRole(1, "1@127.0.0.1:" + controllerPort, Uuid.randomUuid().toString(), 1, 1));
+    LocalKafka kafka =
+        new LocalKafka(
+            dataDir,
+            brokerPort,
+            controllerPort,
+            new ClusterRole(
+                1, "1@127.0.0.1:" + controllerPort, Uuid.randomUuid().toString(), 1, 1));
     kafka.startProcess();
     return kafka;
   }
 
   /**
-   * One node of a {@link LocalKafkaCluster}, not started: the cluster launches every node before
-   * it waits for any, since a controller quorum needs a majority of its voters up to elect a leader.
+   * One node of a {@link LocalKafkaCluster}, not started: the cluster launches every node before it
+   * waits for any, since a controller quorum needs a majority of its voters up to elect a leader.
    */
   static LocalKafka clusterNode(Path dataDir, int port, int controllerPort, ClusterRole role) {
     return new LocalKafka(dataDir, port, controllerPort, role);
@@ -129,51 +135,63 @@ public final class LocalKafka implements AutoCloseable {
       Files.createDirectories(dataDir);
       Path props = writeServerProperties();
       if (!Files.exists(dataDir.resolve("logs").resolve("meta.properties"))) {
-        runJava(List.of("kafka.tools.StorageTool", "format", "-t", role.clusterId(),
-            "-c", props.toString()), dataDir.resolve("format.log"), true);
+        runJava(
+            List.of(
+                "kafka.tools.StorageTool",
+                "format",
+                "-t",
+                role.clusterId(),
+                "-c",
+                props.toString()),
+            dataDir.resolve("format.log"),
+            true);
       }
-      process = runJava(List.of("kafka.Kafka", props.toString()), dataDir.resolve("broker.log"), false);
+      process =
+          runJava(List.of("kafka.Kafka", props.toString()), dataDir.resolve("broker.log"), false);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
   }
 
   private Path writeServerProperties() throws IOException {
-    String props = String.join("\n",
-        "process.roles=broker,controller",
-        "node.id=" + role.nodeId(),
-        "controller.quorum.voters=" + role.voters(),
-        "listeners=PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort,
-        "advertised.listeners=PLAINTEXT://127.0.0.1:" + port,
-        "controller.listener.names=CONTROLLER",
-        "inter.broker.listener.name=PLAINTEXT",
-        "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
-        "log.dirs=" + dataDir.resolve("logs"),
-        "num.partitions=1",
-        // internal topics must not ask for more replicas than there are brokers, or groups and
-        // transactions hang (one broker: 1); auto-created topics get the same
-        "offsets.topic.replication.factor=" + role.replication(),
-        "offsets.topic.num.partitions=4",
-        "transaction.state.log.replication.factor=" + role.replication(),
-        "transaction.state.log.min.isr=" + role.minInsyncReplicas(),
-        "transaction.state.log.num.partitions=4",
-        "share.coordinator.state.topic.replication.factor=" + role.replication(),
-        "share.coordinator.state.topic.min.isr=" + role.minInsyncReplicas(),
-        "default.replication.factor=" + role.replication(),
-        "min.insync.replicas=" + role.minInsyncReplicas(),
-        "group.initial.rebalance.delay.ms=0",
-        "group.coordinator.append.linger.ms=0",
-        "auto.create.topics.enable=true",
-        // a killed node is fenced and its partitions get new leaders after 4 s instead of 9 s
-        "broker.session.timeout.ms=4000",
-        "broker.heartbeat.interval.ms=1000",
-        "");
+    String props =
+        String.join(
+            "\n",
+            "process.roles=broker,controller",
+            "node.id=" + role.nodeId(),
+            "controller.quorum.voters=" + role.voters(),
+            "listeners=PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort,
+            "advertised.listeners=PLAINTEXT://127.0.0.1:" + port,
+            "controller.listener.names=CONTROLLER",
+            "inter.broker.listener.name=PLAINTEXT",
+            "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+            "log.dirs=" + dataDir.resolve("logs"),
+            "num.partitions=1",
+            // internal topics must not ask for more replicas than there are brokers, or groups and
+            // transactions hang (one broker: 1); auto-created topics get the same
+            "offsets.topic.replication.factor=" + role.replication(),
+            "offsets.topic.num.partitions=4",
+            "transaction.state.log.replication.factor=" + role.replication(),
+            "transaction.state.log.min.isr=" + role.minInsyncReplicas(),
+            "transaction.state.log.num.partitions=4",
+            "share.coordinator.state.topic.replication.factor=" + role.replication(),
+            "share.coordinator.state.topic.min.isr=" + role.minInsyncReplicas(),
+            "default.replication.factor=" + role.replication(),
+            "min.insync.replicas=" + role.minInsyncReplicas(),
+            "group.initial.rebalance.delay.ms=0",
+            "group.coordinator.append.linger.ms=0",
+            "auto.create.topics.enable=true",
+            // a killed node is fenced and its partitions get new leaders after 4 s instead of 9 s
+            "broker.session.timeout.ms=4000",
+            "broker.heartbeat.interval.ms=1000",
+            "");
     Path file = dataDir.resolve("server.properties");
     Files.writeString(file, props);
     return file;
   }
 
-  private Process runJava(List<String> mainAndArgs, Path log, boolean waitForExit) throws IOException {
+  private Process runJava(List<String> mainAndArgs, Path log, boolean waitForExit)
+      throws IOException {
     return runJava(mainAndArgs, log, waitForExit, !role.voters().contains(","));
   }
 
@@ -195,13 +213,16 @@ public final class LocalKafka implements AutoCloseable {
     cmd.add("-cp");
     cmd.add(System.getProperty("java.class.path"));
     cmd.addAll(mainAndArgs);
-    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+    ProcessBuilder pb =
+        new ProcessBuilder(cmd)
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     Process p = pb.start();
     if (waitForExit) {
       int rc = waitFor(p);
       if (rc != 0) {
-        throw new IllegalStateException("kafka storage format failed (exit " + rc + "), see " + log);
+        throw new IllegalStateException(
+            "kafka storage format failed (exit " + rc + "), see " + log);
       }
     }
     return p;
@@ -209,22 +230,28 @@ public final class LocalKafka implements AutoCloseable {
 
   void awaitReady(Duration timeout) {
     long deadline = System.nanoTime() + timeout.toNanos();
-    try (Admin admin = Admin.create(Map.of(
-        AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers(),
-        AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 2000,
-        AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 3000))) {
+    try (Admin admin =
+        Admin.create(
+            Map.of(
+                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers(),
+                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 2000,
+                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 3000))) {
       while (true) {
         if (!process.isAlive()) {
-          throw new IllegalStateException("kafka broker exited with " + process.exitValue()
-              + ", see " + dataDir.resolve("broker.log"));
+          throw new IllegalStateException(
+              "kafka broker exited with "
+                  + process.exitValue()
+                  + ", see "
+                  + dataDir.resolve("broker.log"));
         }
         try {
           admin.describeCluster().nodes().get(3, TimeUnit.SECONDS);
           return;
         } catch (Exception notYet) {
           if (System.nanoTime() > deadline) {
-            throw new IllegalStateException("kafka broker not ready in " + timeout
-                + ", see " + dataDir.resolve("broker.log"), notYet);
+            throw new IllegalStateException(
+                "kafka broker not ready in " + timeout + ", see " + dataDir.resolve("broker.log"),
+                notYet);
           }
         }
       }
@@ -241,9 +268,9 @@ public final class LocalKafka implements AutoCloseable {
   }
 
   /**
-   * The controller's port. Two calls of {@link #freePort()} in a row can return the same port
-   * (the first socket is closed again at once), and the broker then refuses to format its
-   * storage: "two listeners on the same port" (seen once in CI).
+   * The controller's port. Two calls of {@link #freePort()} in a row can return the same port (the
+   * first socket is closed again at once), and the broker then refuses to format its storage: "two
+   * listeners on the same port" (seen once in CI).
    */
   static int freePortOtherThan(int taken) {
     int p = freePort();

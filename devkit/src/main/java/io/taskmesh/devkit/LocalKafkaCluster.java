@@ -12,8 +12,8 @@ import org.apache.kafka.common.Uuid;
  * A real KRaft cluster of {@code n} nodes, each a child JVM ({@link LocalKafka}) that is both
  * broker and controller, with its own log directory ({@code dataDir/node-<id>}) and ports. Every
  * node votes in the controller quorum, so with three a node can be killed and the other two keep
- * electing leaders. Internal and auto-created topics get replication factor
- * {@link #replicationFactor()} and {@link #minInsyncReplicas()}.
+ * electing leaders. Internal and auto-created topics get replication factor {@link
+ * #replicationFactor()} and {@link #minInsyncReplicas()}.
  */
 public final class LocalKafkaCluster implements AutoCloseable {
   private final List<LocalKafka> nodes;
@@ -34,13 +34,19 @@ public final class LocalKafkaCluster implements AutoCloseable {
     int replication = replicationFactorFor(n);
     int minIsr = minInsyncReplicasFor(replication);
     List<Integer> ports = distinctFreePorts(2 * n);
-    String voters = IntStream.range(0, n).mapToObj(i -> (i + 1) + "@127.0.0.1:" + ports.get(n + i))
-        .collect(Collectors.joining(","));
+    String voters =
+        IntStream.range(0, n)
+            .mapToObj(i -> (i + 1) + "@127.0.0.1:" + ports.get(n + i))
+            .collect(Collectors.joining(","));
     String clusterId = Uuid.randomUuid().toString();
     List<LocalKafka> nodes = new ArrayList<>();
     for (int i = 0; i < n; i++) {
-      nodes.add(LocalKafka.clusterNode(dataDir.resolve("node-" + (i + 1)), ports.get(i), ports.get(n + i),
-          new LocalKafka.ClusterRole(i + 1, voters, clusterId, replication, minIsr)));
+      nodes.add(
+          LocalKafka.clusterNode(
+              dataDir.resolve("node-" + (i + 1)),
+              ports.get(i),
+              ports.get(n + i),
+              new LocalKafka.ClusterRole(i + 1, voters, clusterId, replication, minIsr)));
     }
     LocalKafkaCluster cluster = new LocalKafkaCluster(nodes, replication, minIsr);
     try {
@@ -60,8 +66,8 @@ public final class LocalKafkaCluster implements AutoCloseable {
   }
 
   /**
-   * A majority of the replicas, so an acknowledged write survives losing one of three brokers
-   * and writes go on while one is down; with one or two replicas, one (writes go on with one left).
+   * A majority of the replicas, so an acknowledged write survives losing one of three brokers and
+   * writes go on while one is down; with one or two replicas, one (writes go on with one left).
    */
   public static int minInsyncReplicasFor(int replicationFactor) {
     return replicationFactor <= 2 ? 1 : replicationFactor / 2 + 1;
@@ -92,7 +98,8 @@ public final class LocalKafkaCluster implements AutoCloseable {
   @Override
   public void close() {
     // stop in parallel: a node shutting down cleanly waits for the others' controllers
-    List<Thread> stoppers = nodes.stream().map(n -> new Thread(n::close, "kafka-node-stop")).toList();
+    List<Thread> stoppers =
+        nodes.stream().map(n -> new Thread(n::close, "kafka-node-stop")).toList();
     stoppers.forEach(Thread::start);
     for (Thread t : stoppers) {
       try {

@@ -43,9 +43,12 @@ public final class LocalPostgres implements AutoCloseable {
     return start(dataDir, port, Map.of());
   }
 
-  /** A server of its own with extra postgresql.conf settings (e.g. {@code ssl=on} and its files). */
+  /**
+   * A server of its own with extra postgresql.conf settings (e.g. {@code ssl=on} and its files).
+   */
   public static LocalPostgres start(Path dataDir, int port, Map<String, String> serverConfig) {
-    LocalPostgres p = new LocalPostgres(dataDir, port == 0 ? LocalKafka.freePort() : port, serverConfig);
+    LocalPostgres p =
+        new LocalPostgres(dataDir, port == 0 ? LocalKafka.freePort() : port, serverConfig);
     p.startServer();
     return p;
   }
@@ -84,10 +87,11 @@ public final class LocalPostgres implements AutoCloseable {
   private synchronized void startServer() {
     try {
       Files.createDirectories(dataDir);
-      EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
-          .setDataDirectory(dataDir.resolve("data"))
-          .setCleanDataDirectory(false)
-          .setPort(port);
+      EmbeddedPostgres.Builder builder =
+          EmbeddedPostgres.builder()
+              .setDataDirectory(dataDir.resolve("data"))
+              .setCleanDataDirectory(false)
+              .setPort(port);
       serverConfig.forEach(builder::setServerConfig);
       pg = builder.start();
     } catch (IOException e) {

@@ -36,13 +36,18 @@ public final class SseReader implements AutoCloseable {
     this.reader.start();
   }
 
-  public static SseReader open(String url, String lastEventId) throws IOException, InterruptedException {
-    HttpRequest.Builder req = HttpRequest.newBuilder(URI.create(url)).header("Accept", "text/event-stream").GET();
+  public static SseReader open(String url, String lastEventId)
+      throws IOException, InterruptedException {
+    HttpRequest.Builder req =
+        HttpRequest.newBuilder(URI.create(url)).header("Accept", "text/event-stream").GET();
     if (lastEventId != null) {
       req.header("Last-Event-ID", lastEventId);
     }
-    HttpResponse<InputStream> resp = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build()
-        .send(req.build(), HttpResponse.BodyHandlers.ofInputStream());
+    HttpResponse<InputStream> resp =
+        HttpClient.newBuilder()
+            .connectTimeout(Duration.ofSeconds(5))
+            .build()
+            .send(req.build(), HttpResponse.BodyHandlers.ofInputStream());
     return new SseReader(resp);
   }
 
@@ -69,7 +74,9 @@ public final class SseReader implements AutoCloseable {
     List<Event> out = new ArrayList<>();
     long deadline = System.nanoTime() + timeout.toNanos();
     while (System.nanoTime() < deadline) {
-      Event e = events.poll(Math.max(1, (deadline - System.nanoTime()) / 1_000_000), TimeUnit.MILLISECONDS);
+      Event e =
+          events.poll(
+              Math.max(1, (deadline - System.nanoTime()) / 1_000_000), TimeUnit.MILLISECONDS);
       if (e == null) {
         break;
       }

@@ -41,28 +41,34 @@ class LocalInfraIT {
     }
     pg.restart();
     try (Connection c = DriverManager.getConnection(pg.jdbcUrl());
-        ResultSet rs = c.createStatement().executeQuery("SELECT count(*) FROM devkit_check WHERE v='kept'")) {
+        ResultSet rs =
+            c.createStatement().executeQuery("SELECT count(*) FROM devkit_check WHERE v='kept'")) {
       rs.next();
       assertThat(rs.getInt(1)).isGreaterThanOrEqualTo(1);
     }
   }
 
   private static void produce(LocalKafka kafka, String topic, String value) throws Exception {
-    try (KafkaProducer<String, String> p = new KafkaProducer<>(Map.of(
-        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
-        ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName(),
-        ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName()))) {
+    try (KafkaProducer<String, String> p =
+        new KafkaProducer<>(
+            Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
+                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName(),
+                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName()))) {
       p.send(new ProducerRecord<>(topic, "k", value)).get(60, TimeUnit.SECONDS);
     }
   }
 
   private static List<String> consumeAll(LocalKafka kafka, String topic, int n) {
-    try (KafkaConsumer<String, String> c = new KafkaConsumer<>(Map.of(
-        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
-        ConsumerConfig.GROUP_ID_CONFIG, "devkit-check",
-        ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
-        ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName(),
-        ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName()))) {
+    try (KafkaConsumer<String, String> c =
+        new KafkaConsumer<>(
+            Map.of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
+                ConsumerConfig.GROUP_ID_CONFIG, "devkit-check",
+                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
+                ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName(),
+                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG,
+                    StringDeserializer.class.getName()))) {
       c.subscribe(List.of(topic));
       java.util.ArrayList<String> out = new java.util.ArrayList<>();
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);

@@ -8,8 +8,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The launcher as the A2A edge's {@link TaskStarter}: a queue that refuses the work is answered
- * as InternalError "Task log unavailable", as a task log failure is.
+ * The launcher as the A2A edge's {@link TaskStarter}: a queue that refuses the work is answered as
+ * InternalError "Task log unavailable", as a task log failure is.
  */
 final class A2aTaskStarter implements TaskStarter {
   private static final Logger LOG = LoggerFactory.getLogger(A2aTaskStarter.class);

@@ -6,7 +6,10 @@ import java.net.URLDecoder;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 
-/** {@code SVC_DATABASE_URL} as JDBC: accepts {@code jdbc:postgresql://...} or a {@code postgres(ql)://user:pw@host/db} DSN. */
+/**
+ * {@code SVC_DATABASE_URL} as JDBC: accepts {@code jdbc:postgresql://...} or a {@code
+ * postgres(ql)://user:pw@host/db} DSN.
+ */
 public final class DatabaseUrl {
   private DatabaseUrl() {}
 
@@ -16,7 +19,8 @@ public final class DatabaseUrl {
       return u;
     }
     if (!u.startsWith("postgres://") && !u.startsWith("postgresql://")) {
-      throw new IllegalArgumentException("SVC_DATABASE_URL must be a postgresql:// DSN or a jdbc:postgresql: URL");
+      throw new IllegalArgumentException(
+          "SVC_DATABASE_URL must be a postgresql:// DSN or a jdbc:postgresql: URL");
     }
     try {
       URI uri = new URI(u);

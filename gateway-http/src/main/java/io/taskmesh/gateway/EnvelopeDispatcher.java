@@ -22,21 +22,33 @@ public final class EnvelopeDispatcher implements EnvelopeQueue, AutoCloseable {
   private final KafkaProducer<String, String> producer;
 
   public EnvelopeDispatcher(String bootstrapServers) {
-    this.producer = new KafkaProducer<>(Map.of(
-        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
-        ProducerConfig.ACKS_CONFIG, "all",
-        ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,
-        ProducerConfig.LINGER_MS_CONFIG, 0,
-        ProducerConfig.MAX_BLOCK_MS_CONFIG, 10_000),
-        new StringSerializer(), new StringSerializer());
+    this.producer =
+        new KafkaProducer<>(
+            Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                bootstrapServers,
+                ProducerConfig.ACKS_CONFIG,
+                "all",
+                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
+                true,
+                ProducerConfig.LINGER_MS_CONFIG,
+                0,
+                ProducerConfig.MAX_BLOCK_MS_CONFIG,
+                10_000),
+            new StringSerializer(),
+            new StringSerializer());
   }
 
-  /** Returns once the broker has the envelope; {@link DispatchException} when it cannot get there. */
+  /**
+   * Returns once the broker has the envelope; {@link DispatchException} when it cannot get there.
+   */
   @Override
   public void dispatch(String namespace, Envelope envelope) {
     String topic = Topics.actorQueue(namespace, envelope.route().curr());
     try {
-      producer.send(new ProducerRecord<>(topic, envelope.id(), Json.write(envelope))).get(30, TimeUnit.SECONDS);
+      producer
+          .send(new ProducerRecord<>(topic, envelope.id(), Json.write(envelope)))
+          .get(30, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new DispatchException("interrupted while dispatching to " + topic, e);
@@ -56,7 +68,9 @@ public final class EnvelopeDispatcher implements EnvelopeQueue, AutoCloseable {
     value.put("id", envelopeId);
     value.set("input", input == null ? NullNode.getInstance() : input);
     try {
-      producer.send(new ProducerRecord<>(topic, envelopeId, Json.write(value))).get(30, TimeUnit.SECONDS);
+      producer
+          .send(new ProducerRecord<>(topic, envelopeId, Json.write(value)))
+          .get(30, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new DispatchException("interrupted while resuming on " + topic, e);

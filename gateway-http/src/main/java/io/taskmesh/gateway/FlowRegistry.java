@@ -12,8 +12,8 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
@@ -22,13 +22,14 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The flows this gateway exposes, from the YAML flow config ({@code flows: [...]}). {@link
- * #reload()} re-reads the file: an invalid file keeps the last good flows (and logs why); a
- * missing file means no flows. Listeners hear about every change.
+ * #reload()} re-reads the file: an invalid file keeps the last good flows (and logs why); a missing
+ * file means no flows. Listeners hear about every change.
  */
 public final class FlowRegistry {
   private static final Logger LOG = LoggerFactory.getLogger(FlowRegistry.class);
-  private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory())
-      .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+  private static final ObjectMapper YAML =
+      new ObjectMapper(new YAMLFactory())
+          .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
 
   private final Path file;
   private final List<Consumer<Map<String, FlowConfig>>> listeners = new CopyOnWriteArrayList<>();
@@ -133,12 +134,18 @@ public final class FlowRegistry {
       for (JsonNode entry : list) {
         FlowConfig flow = YAML.treeToValue(entry, FlowConfig.class);
         if (out.putIfAbsent(flow.name(), flow) != null) {
-          throw new IllegalArgumentException(file + ": flow name '" + flow.name() + "' is not unique");
+          throw new IllegalArgumentException(
+              file + ": flow name '" + flow.name() + "' is not unique");
         }
         if (flow.isDefaultA2aSkill()) {
           if (defaultSkill != null) {
-            throw new IllegalArgumentException(file + ": flows '" + defaultSkill + "' and '" + flow.name()
-                + "' both set 'a2a.default: true'; at most one A2A skill is the default");
+            throw new IllegalArgumentException(
+                file
+                    + ": flows '"
+                    + defaultSkill
+                    + "' and '"
+                    + flow.name()
+                    + "' both set 'a2a.default: true'; at most one A2A skill is the default");
           }
           defaultSkill = flow.name();
         }

@@ -1,21 +1,21 @@
 package io.taskmesh.gateway;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.taskmesh.schemas.Json;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
-import io.taskmesh.schemas.Json;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Ephemeral FLY events to the subscribers of a task: at most once, never stored, dropped when
- * nobody listens. With a database every replica's subscribers get every event (Postgres
- * NOTIFY); without one, or for payloads over 8000 bytes, or while the database is down,
- * delivery is in-process only (spec, "FLY delivery").
+ * nobody listens. With a database every replica's subscribers get every event (Postgres NOTIFY);
+ * without one, or for payloads over 8000 bytes, or while the database is down, delivery is
+ * in-process only (spec, "FLY delivery").
  */
 public final class FlyBus implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(FlyBus.class);
@@ -71,10 +71,13 @@ public final class FlyBus implements AutoCloseable {
 
   public AutoCloseable subscribe(String taskId, Consumer<JsonNode> listener) {
     subscribers.computeIfAbsent(taskId, k -> new CopyOnWriteArrayList<>()).add(listener);
-    return () -> subscribers.computeIfPresent(taskId, (k, list) -> {
-      list.remove(listener);
-      return list.isEmpty() ? null : list;
-    });
+    return () ->
+        subscribers.computeIfPresent(
+            taskId,
+            (k, list) -> {
+              list.remove(listener);
+              return list.isEmpty() ? null : list;
+            });
   }
 
   /** SSE event type of a FLY payload: its {@code type} field, else a marker key, else partial. */

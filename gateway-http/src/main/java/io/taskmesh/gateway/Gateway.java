@@ -20,7 +20,12 @@ public final class Gateway implements AutoCloseable {
   private final OAuth oauth;
   private final PushConfigStore pushConfigs;
 
-  private Gateway(TaskView view, EnvelopeDispatcher dispatcher, GatewayApp app, FlyBus fly, OAuth oauth,
+  private Gateway(
+      TaskView view,
+      EnvelopeDispatcher dispatcher,
+      GatewayApp app,
+      FlyBus fly,
+      OAuth oauth,
       PushConfigStore pushConfigs) {
     this.pushConfigs = pushConfigs;
     this.view = view;
@@ -36,25 +41,52 @@ public final class Gateway implements AutoCloseable {
 
   public static Gateway start(GatewayConfig config, TaskSettings tasks) {
     // first: an unreachable OAuth database stops the start before anything else runs
-    OAuth oauth = config.oauth().enabled() && config.mode().servesApi() ? OAuth.start(config.oauth()) : null;
+    OAuth oauth =
+        config.oauth().enabled() && config.mode().servesApi() ? OAuth.start(config.oauth()) : null;
     FlowRegistry flows = FlowRegistry.load(config.configPath());
-    TaskView view = TaskView.start(new TaskViewConfig(config.bootstrapServers(), config.applicationId(),
-        config.stateDir(), config.taskPartitions(), config.replicationFactor(), tasks.applicationServer(),
-        config.internalToken()),
-        tasks.topics(), Duration.ofSeconds(60));
-    if (config.clientAuthEnabled() && config.internalToken() == null && tasks.applicationServer() != null) {
-      LOG.warn("SVC_INTERNAL_TOKEN is not set while client auth is on: /internal routes are refused, so with"
-          + " several replicas a task owned by another replica answers 503; set the same token on every replica");
+    TaskView view =
+        TaskView.start(
+            new TaskViewConfig(
+                config.bootstrapServers(),
+                config.applicationId(),
+                config.stateDir(),
+                config.taskPartitions(),
+                config.replicationFactor(),
+                tasks.applicationServer(),
+                config.internalToken()),
+            tasks.topics(),
+            Duration.ofSeconds(60));
+    if (config.clientAuthEnabled()
+        && config.internalToken() == null
+        && tasks.applicationServer() != null) {
+      LOG.warn(
+          "SVC_INTERNAL_TOKEN is not set while client auth is on: /internal routes are refused, so with"
+              + " several replicas a task owned by another replica answers 503; set the same token on every replica");
     }
     EnvelopeDispatcher dispatcher = new EnvelopeDispatcher(config.bootstrapServers());
-    TaskLauncher launcher = new TaskLauncher(view, dispatcher, config.namespace(), config.meshUrl());
+    TaskLauncher launcher =
+        new TaskLauncher(view, dispatcher, config.namespace(), config.meshUrl());
     FlyBus fly = config.databaseUrl() == null ? new FlyBus() : new FlyBus(config.databaseUrl());
-    PushConfigStore pushConfigs = config.mode().servesApi()
-        ? KafkaPushConfigs.start(config.bootstrapServers(), pushConfigTopic(config),
-            TopicCreator.Spec.of(config.taskPartitions(), config.replicationFactor()), Duration.ofSeconds(60))
-        : PushConfigStore.inMemory();
-    GatewayApp app = new GatewayApp(config, flows, view, view, view.feed(), launcher, fly, tasks.sseKeepalive(), oauth,
-        pushConfigs);
+    PushConfigStore pushConfigs =
+        config.mode().servesApi()
+            ? KafkaPushConfigs.start(
+                config.bootstrapServers(),
+                pushConfigTopic(config),
+                TopicCreator.Spec.of(config.taskPartitions(), config.replicationFactor()),
+                Duration.ofSeconds(60))
+            : PushConfigStore.inMemory();
+    GatewayApp app =
+        new GatewayApp(
+            config,
+            flows,
+            view,
+            view,
+            view.feed(),
+            launcher,
+            fly,
+            tasks.sseKeepalive(),
+            oauth,
+            pushConfigs);
     app.javalin().start(config.host(), config.port());
     if (config.configPath() != null && config.mode() != GatewayMode.MESH) {
       app.pollFlowConfig(config.configPollInterval());
@@ -62,7 +94,10 @@ public final class Gateway implements AutoCloseable {
     return new Gateway(view, dispatcher, app, fly, oauth, pushConfigs);
   }
 
-  /** One topic per application (the replicas of one gateway share it): {@code <application id>.a2a-push-configs}. */
+  /**
+   * One topic per application (the replicas of one gateway share it): {@code <application
+   * id>.a2a-push-configs}.
+   */
   static String pushConfigTopic(GatewayConfig config) {
     return config.applicationId() + ".a2a-push-configs";
   }

@@ -17,12 +17,12 @@ import io.taskmesh.gateway.a2a.A2aRoutes;
 import io.taskmesh.gateway.a2a.PushConfigStore;
 import io.taskmesh.gateway.a2a.v1.A2aV1Routes;
 import io.taskmesh.gateway.mcp.McpEndpoints;
+import io.taskmesh.gateway.oauth.OAuth;
+import io.taskmesh.gateway.oauth.OAuthRoutes;
 import io.taskmesh.schemas.ApiDocument;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.TaskState;
 import io.taskmesh.servicekit.Threads;
-import io.taskmesh.gateway.oauth.OAuth;
-import io.taskmesh.gateway.oauth.OAuthRoutes;
 import io.taskmesh.topology.EventLogException;
 import io.taskmesh.topology.TaskCommands;
 import io.taskmesh.topology.TaskListing;
@@ -36,13 +36,9 @@ import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.Objects;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
-import java.time.Instant;
-import java.util.List;
-import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,6 +48,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class GatewayApp implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(GatewayApp.class);
+
   /** The spec's FLY body limit, which is also the largest body any route accepts. */
   static final long MAX_BODY_BYTES = 1024 * 1024;
 
@@ -73,28 +70,72 @@ public final class GatewayApp implements AutoCloseable {
   static final String VERSION = "0.1.0";
   private final ScheduledExecutorService configPoller = Threads.scheduler("flow-config-poll");
 
-  public GatewayApp(GatewayConfig config, FlowRegistry flows, TaskQueries queries, TaskCommands commands,
-      UpdateFeed feed, TaskLauncher launcher, FlyBus fly) {
+  public GatewayApp(
+      GatewayConfig config,
+      FlowRegistry flows,
+      TaskQueries queries,
+      TaskCommands commands,
+      UpdateFeed feed,
+      TaskLauncher launcher,
+      FlyBus fly) {
     this(config, flows, queries, commands, feed, launcher, fly, TaskStreams.KEEPALIVE);
   }
 
-  public GatewayApp(GatewayConfig config, FlowRegistry flows, TaskQueries queries, TaskCommands commands,
-      UpdateFeed feed, TaskLauncher launcher, FlyBus fly, Duration sseKeepalive) {
+  public GatewayApp(
+      GatewayConfig config,
+      FlowRegistry flows,
+      TaskQueries queries,
+      TaskCommands commands,
+      UpdateFeed feed,
+      TaskLauncher launcher,
+      FlyBus fly,
+      Duration sseKeepalive) {
     this(config, flows, queries, commands, feed, launcher, fly, sseKeepalive, null);
   }
 
-  /** @param oauth the running authorization server; required exactly when the config enables OAuth */
-  public GatewayApp(GatewayConfig config, FlowRegistry flows, TaskQueries queries, TaskCommands commands,
-      UpdateFeed feed, TaskLauncher launcher, FlyBus fly, Duration sseKeepalive, OAuth oauth) {
-    this(config, flows, queries, commands, feed, launcher, fly, sseKeepalive, oauth, PushConfigStore.inMemory());
+  /**
+   * @param oauth the running authorization server; required exactly when the config enables OAuth
+   */
+  public GatewayApp(
+      GatewayConfig config,
+      FlowRegistry flows,
+      TaskQueries queries,
+      TaskCommands commands,
+      UpdateFeed feed,
+      TaskLauncher launcher,
+      FlyBus fly,
+      Duration sseKeepalive,
+      OAuth oauth) {
+    this(
+        config,
+        flows,
+        queries,
+        commands,
+        feed,
+        launcher,
+        fly,
+        sseKeepalive,
+        oauth,
+        PushConfigStore.inMemory());
   }
 
-  /** @param pushConfigs where A2A push-notification configs are kept (shared by the replicas) */
-  public GatewayApp(GatewayConfig config, FlowRegistry flows, TaskQueries queries, TaskCommands commands,
-      UpdateFeed feed, TaskLauncher launcher, FlyBus fly, Duration sseKeepalive, OAuth oauth,
+  /**
+   * @param pushConfigs where A2A push-notification configs are kept (shared by the replicas)
+   */
+  public GatewayApp(
+      GatewayConfig config,
+      FlowRegistry flows,
+      TaskQueries queries,
+      TaskCommands commands,
+      UpdateFeed feed,
+      TaskLauncher launcher,
+      FlyBus fly,
+      Duration sseKeepalive,
+      OAuth oauth,
       PushConfigStore pushConfigs) {
     if (config.oauth().enabled() && config.mode().servesApi() && oauth == null) {
-      throw new IllegalStateException("OAuth is enabled in the configuration but no authorization server runs");
+      throw new IllegalStateException(
+          "OAuth is enabled in the configuration but no authorization server runs");
     }
     this.config = config;
     this.oauth = oauth;
@@ -105,9 +146,20 @@ public final class GatewayApp implements AutoCloseable {
     this.feed = feed;
     this.launcher = launcher;
     this.toolCalls = new ToolCalls(flows, launcher);
-    this.mcpAuth = oauth != null ? new McpAuth(oauth::bearer, oauth.challenge()) : new McpAuth(config.mcpApiKey());
-    this.mcp = config.mode().servesApi() ? new McpEndpoints(toolCalls, mcpAuth, config.mcpAllowedHosts(),
-        config.mcpAllowedOrigins(), VERSION, MAX_BODY_BYTES) : null;
+    this.mcpAuth =
+        oauth != null
+            ? new McpAuth(oauth::bearer, oauth.challenge())
+            : new McpAuth(config.mcpApiKey());
+    this.mcp =
+        config.mode().servesApi()
+            ? new McpEndpoints(
+                toolCalls,
+                mcpAuth,
+                config.mcpAllowedHosts(),
+                config.mcpAllowedOrigins(),
+                VERSION,
+                MAX_BODY_BYTES)
+            : null;
     this.fly = fly;
     this.streams = new TaskStreams(queries, feed, fly, sseKeepalive);
     this.meshTasks = new MeshTaskRoutes(queries, commands, fly, flows, streams);
@@ -124,57 +176,97 @@ public final class GatewayApp implements AutoCloseable {
     cfg.http.maxRequestSize = MAX_BODY_BYTES;
     // a known path asked with a method it does not serve is 405 with Allow (RFC 9110), not 404
     cfg.http.prefer405over404 = true;
-    cfg.jetty.modifyServletContextHandler(h -> h.addFilter(new FilterHolder(new SseAcceptFilter()), "/*",
-        EnumSet.of(DispatcherType.REQUEST)));
+    cfg.jetty.modifyServletContextHandler(
+        h ->
+            h.addFilter(
+                new FilterHolder(new SseAcceptFilter()), "/*", EnumSet.of(DispatcherType.REQUEST)));
     GatewayMode mode = config.mode();
     cfg.routes.get("/health", ctx -> ctx.contentType("text/plain").result("OK"));
-    cfg.routes.get("/openapi.json", ctx -> ctx.contentType("application/json").result(ApiDocument.openApiJson()));
+    cfg.routes.get(
+        "/openapi.json",
+        ctx -> ctx.contentType("application/json").result(ApiDocument.openApiJson()));
     cfg.routes.get("/tasks/{id}", ctx -> ctx.json(TaskViews.task(visibleTask(ctx))));
-    // owner side of a forwarded task query (another replica's TaskQueries.get): this replica's store only
+    // owner side of a forwarded task query (another replica's TaskQueries.get): this replica's
+    // store only
     // owner side of a forwarded listing (A2A tasks/list on another replica): one owner's tasks here
-    cfg.routes.get("/internal/tasks", ctx -> {
-      requireInternalToken(ctx);
-      ctx.json(queries.localTasksOf(ctx.queryParam("owner")));
-    });
-    cfg.routes.get("/internal/tasks/{id}", ctx -> {
-      requireInternalToken(ctx);
-      ctx.json(queries.getLocal(ctx.pathParam("id"))
-          .orElseThrow(() -> new NotFoundResponse("task not found: " + ctx.pathParam("id"))));
-    });
+    cfg.routes.get(
+        "/internal/tasks",
+        ctx -> {
+          requireInternalToken(ctx);
+          ctx.json(queries.localTasksOf(ctx.queryParam("owner")));
+        });
+    cfg.routes.get(
+        "/internal/tasks/{id}",
+        ctx -> {
+          requireInternalToken(ctx);
+          ctx.json(
+              queries
+                  .getLocal(ctx.pathParam("id"))
+                  .orElseThrow(
+                      () -> new NotFoundResponse("task not found: " + ctx.pathParam("id"))));
+        });
     if (mode.servesApi()) {
       mcp.mount(cfg);
       if (oauth != null) {
         OAuthRoutes.register(cfg, oauth);
       }
-      A2aRoutes a2a = A2aRoutes.register(cfg, config.a2a(), new A2aPorts(flows::all, new A2aTaskStarter(launcher),
-          fly::subscribe, queries, commands, feed, TaskListing.of(queries), pushConfigs));
+      A2aRoutes a2a =
+          A2aRoutes.register(
+              cfg,
+              config.a2a(),
+              new A2aPorts(
+                  flows::all,
+                  new A2aTaskStarter(launcher),
+                  fly::subscribe,
+                  queries,
+                  commands,
+                  feed,
+                  TaskListing.of(queries),
+                  pushConfigs));
       A2aV1Routes.register(cfg, a2a);
       cfg.routes.post("/tools/call", this::callTool);
       new TaskListRoutes(queries, commands, this::requireMcpAuth, this::ownedBy).mount(cfg);
-      cfg.routes.get("/stream/{id}", ctx -> {
-        String owner = requireMcpAuth(ctx);
-        streams.stream(ctx, ctx.pathParam("id"), true, state -> ownedBy(state, owner));
-      });
+      cfg.routes.get(
+          "/stream/{id}",
+          ctx -> {
+            String owner = requireMcpAuth(ctx);
+            streams.stream(ctx, ctx.pathParam("id"), true, state -> ownedBy(state, owner));
+          });
     }
     if (mode.servesMesh()) {
       meshTasks.mount(cfg);
     }
-    cfg.routes.exception(MethodNotAllowedResponse.class, (e, ctx) -> {
-      String allow = e.getDetails().getOrDefault("availableMethods", "");
-      ctx.status(HttpStatus.METHOD_NOT_ALLOWED).header("Allow", allow).result("method not allowed; allowed: " + allow);
-    });
-    cfg.routes.exception(ViewUnavailableException.class, (e, ctx) -> {
-      ctx.status(HttpStatus.SERVICE_UNAVAILABLE).header("Retry-After", "1").result(e.getMessage());
-    });
-    cfg.routes.exception(EventLogException.class, (e, ctx) -> {
-      LOG.error("event log write failed: {}", e.getMessage());
-      ctx.status(HttpStatus.INTERNAL_SERVER_ERROR).result("task log unavailable: " + e.getMessage());
-    });
-    // a queue that refuses the envelope is answered like the task log: the client retries either way
-    cfg.routes.exception(DispatchException.class, (e, ctx) -> {
-      LOG.error("envelope dispatch failed: {}", e.getMessage());
-      ctx.status(HttpStatus.INTERNAL_SERVER_ERROR).result("task log unavailable: " + e.getMessage());
-    });
+    cfg.routes.exception(
+        MethodNotAllowedResponse.class,
+        (e, ctx) -> {
+          String allow = e.getDetails().getOrDefault("availableMethods", "");
+          ctx.status(HttpStatus.METHOD_NOT_ALLOWED)
+              .header("Allow", allow)
+              .result("method not allowed; allowed: " + allow);
+        });
+    cfg.routes.exception(
+        ViewUnavailableException.class,
+        (e, ctx) -> {
+          ctx.status(HttpStatus.SERVICE_UNAVAILABLE)
+              .header("Retry-After", "1")
+              .result(e.getMessage());
+        });
+    cfg.routes.exception(
+        EventLogException.class,
+        (e, ctx) -> {
+          LOG.error("event log write failed: {}", e.getMessage());
+          ctx.status(HttpStatus.INTERNAL_SERVER_ERROR)
+              .result("task log unavailable: " + e.getMessage());
+        });
+    // a queue that refuses the envelope is answered like the task log: the client retries either
+    // way
+    cfg.routes.exception(
+        DispatchException.class,
+        (e, ctx) -> {
+          LOG.error("envelope dispatch failed: {}", e.getMessage());
+          ctx.status(HttpStatus.INTERNAL_SERVER_ERROR)
+              .result("task log unavailable: " + e.getMessage());
+        });
   }
 
   /**
@@ -212,29 +304,30 @@ public final class GatewayApp implements AutoCloseable {
   /**
    * Internal routes answer other replicas only: with {@code SVC_INTERNAL_TOKEN} set, the request
    * must carry it (constant-time compare); without it they are open only while clients do not
-   * authenticate (every task is visible anyway), otherwise refused, so no client can read a
-   * foreign task through them.
+   * authenticate (every task is visible anyway), otherwise refused, so no client can read a foreign
+   * task through them.
    */
   private void requireInternalToken(Context ctx) {
     String expected = config.internalToken();
     if (expected == null) {
       if (config.clientAuthEnabled()) {
-        throw new ForbiddenResponse("internal routes are off: set SVC_INTERNAL_TOKEN on every replica");
+        throw new ForbiddenResponse(
+            "internal routes are off: set SVC_INTERNAL_TOKEN on every replica");
       }
       return;
     }
     String given = Objects.requireNonNullElse(ctx.header(TaskViewConfig.INTERNAL_TOKEN_HEADER), "");
-    if (!MessageDigest.isEqual(expected.getBytes(StandardCharsets.UTF_8),
-        given.getBytes(StandardCharsets.UTF_8))) {
-      throw new ForbiddenResponse("internal route: missing or wrong "
-          + TaskViewConfig.INTERNAL_TOKEN_HEADER);
+    if (!MessageDigest.isEqual(
+        expected.getBytes(StandardCharsets.UTF_8), given.getBytes(StandardCharsets.UTF_8))) {
+      throw new ForbiddenResponse(
+          "internal route: missing or wrong " + TaskViewConfig.INTERNAL_TOKEN_HEADER);
     }
   }
 
   /**
-   * {@code GET /tasks/{id}}: in the api and testing modes, with MCP auth on, only the owner's
-   * tasks are visible and a foreign task answers 404 like an unknown one; the mesh mode is
-   * internal (network isolation) and answers for every task.
+   * {@code GET /tasks/{id}}: in the api and testing modes, with MCP auth on, only the owner's tasks
+   * are visible and a foreign task answers 404 like an unknown one; the mesh mode is internal
+   * (network isolation) and answers for every task.
    */
   private TaskState visibleTask(Context ctx) {
     String id = ctx.pathParam("id");
@@ -256,23 +349,31 @@ public final class GatewayApp implements AutoCloseable {
 
   /** MCP auth ({@code SVC_MCP_API_KEY}); returns the owner to record on new tasks. */
   private String requireMcpAuth(Context ctx) {
-    String principal = mcpAuth.authenticate(ctx.header("Authorization")).orElseThrow(() -> {
-      ctx.header("WWW-Authenticate", mcpAuth.wwwAuthenticate());
-      return new UnauthorizedResponse("missing or invalid bearer token");
-    });
+    String principal =
+        mcpAuth
+            .authenticate(ctx.header("Authorization"))
+            .orElseThrow(
+                () -> {
+                  ctx.header("WWW-Authenticate", mcpAuth.wwwAuthenticate());
+                  return new UnauthorizedResponse("missing or invalid bearer token");
+                });
     return mcpAuth.owner(principal);
   }
 
   /** Re-reads the flow config every {@code interval} (spec: polled, default 10 s). */
   void pollFlowConfig(Duration interval) {
     long ms = Math.max(100, interval.toMillis());
-    configPoller.scheduleWithFixedDelay(() -> {
-      try {
-        flows.reload();
-      } catch (RuntimeException e) {
-        LOG.warn("flow config poll failed: {}", e.toString());
-      }
-    }, ms, ms, TimeUnit.MILLISECONDS);
+    configPoller.scheduleWithFixedDelay(
+        () -> {
+          try {
+            flows.reload();
+          } catch (RuntimeException e) {
+            LOG.warn("flow config poll failed: {}", e.toString());
+          }
+        },
+        ms,
+        ms,
+        TimeUnit.MILLISECONDS);
   }
 
   @Override

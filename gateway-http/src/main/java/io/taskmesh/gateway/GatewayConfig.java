@@ -1,9 +1,9 @@
 package io.taskmesh.gateway;
 
 import io.taskmesh.gateway.a2a.A2aSettings;
+import io.taskmesh.gateway.oauth.OAuthConfig;
 import io.taskmesh.servicekit.ConfigException;
 import io.taskmesh.servicekit.Env;
-import io.taskmesh.gateway.oauth.OAuthConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -48,7 +48,9 @@ public record GatewayConfig(
         env.string("SVC_NAMESPACE", "default"),
         configPath == null ? null : Path.of(configPath),
         env.string("SVC_STREAMS_APPLICATION_ID", "svc-gateway"),
-        stateDir == null ? Path.of(System.getProperty("java.io.tmpdir"), "taskmesh-gateway-state") : Path.of(stateDir),
+        stateDir == null
+            ? Path.of(System.getProperty("java.io.tmpdir"), "taskmesh-gateway-state")
+            : Path.of(stateDir),
         env.integer("SVC_TASK_TOPIC_PARTITIONS", 3, 1, 10_000),
         (short) env.integer("SVC_TOPIC_REPLICATION_FACTOR", 1, 1, 32),
         env.optional("SVC_MESH_URL"),
@@ -64,12 +66,32 @@ public record GatewayConfig(
 
   /** The same configuration with other OAuth settings (tests inject a clock this way). */
   public GatewayConfig withOAuth(OAuthConfig o) {
-    return new GatewayConfig(mode, host, port, bootstrapServers, namespace, configPath, applicationId, stateDir,
-        taskPartitions, replicationFactor, meshUrl, mcpApiKey, databaseUrl, configPollInterval, mcpAllowedHosts,
-        mcpAllowedOrigins, a2a, internalToken, o);
+    return new GatewayConfig(
+        mode,
+        host,
+        port,
+        bootstrapServers,
+        namespace,
+        configPath,
+        applicationId,
+        stateDir,
+        taskPartitions,
+        replicationFactor,
+        meshUrl,
+        mcpApiKey,
+        databaseUrl,
+        configPollInterval,
+        mcpAllowedHosts,
+        mcpAllowedOrigins,
+        a2a,
+        internalToken,
+        o);
   }
 
-  /** Whether clients authenticate at all (MCP bearer or OAuth, A2A key/JWT): then tasks have owners to protect. */
+  /**
+   * Whether clients authenticate at all (MCP bearer or OAuth, A2A key/JWT): then tasks have owners
+   * to protect.
+   */
   public boolean clientAuthEnabled() {
     return !mcpApiKey.isEmpty() || oauth.enabled() || (a2a != null && a2a.authEnabled());
   }
@@ -77,20 +99,42 @@ public record GatewayConfig(
   /** Secrets stay out of logs: a record's default toString would print them. */
   @Override
   public String toString() {
-    return "GatewayConfig[mode=" + mode + ", host=" + host + ", port=" + port + ", bootstrapServers=" + bootstrapServers
-        + ", namespace=" + namespace + ", configPath=" + configPath + ", applicationId=" + applicationId
-        + ", mcpApiKey=" + (mcpApiKey.isEmpty() ? "unset" : "***") + ", databaseUrl=" + (databaseUrl == null ? "unset" : "***")
-        + ", internalToken=" + (internalToken == null ? "unset" : "***") + ", oauth=" + oauth + "]";
+    return "GatewayConfig[mode="
+        + mode
+        + ", host="
+        + host
+        + ", port="
+        + port
+        + ", bootstrapServers="
+        + bootstrapServers
+        + ", namespace="
+        + namespace
+        + ", configPath="
+        + configPath
+        + ", applicationId="
+        + applicationId
+        + ", mcpApiKey="
+        + (mcpApiKey.isEmpty() ? "unset" : "***")
+        + ", databaseUrl="
+        + (databaseUrl == null ? "unset" : "***")
+        + ", internalToken="
+        + (internalToken == null ? "unset" : "***")
+        + ", oauth="
+        + oauth
+        + "]";
   }
 
   private static String internalToken(String v) {
     if (v != null && v.length() < MIN_INTERNAL_TOKEN) {
-      throw new ConfigException("SVC_INTERNAL_TOKEN", "must be at least " + MIN_INTERNAL_TOKEN + " characters");
+      throw new ConfigException(
+          "SVC_INTERNAL_TOKEN", "must be at least " + MIN_INTERNAL_TOKEN + " characters");
     }
     return v;
   }
 
-  /** DNS-rebinding protection: {@code *} turns the Host check off (a deployment behind an ingress). */
+  /**
+   * DNS-rebinding protection: {@code *} turns the Host check off (a deployment behind an ingress).
+   */
   private static List<String> hostList(List<String> hosts) {
     return hosts.contains("*") ? List.of() : hosts;
   }

@@ -1,8 +1,13 @@
 package io.taskmesh.gateway;
 
-/** {@code SVC_GATEWAY_MODE} ({@code api}, {@code mesh}, {@code testing}): which route set this process serves (first spec, route map). */
+/**
+ * {@code SVC_GATEWAY_MODE} ({@code api}, {@code mesh}, {@code testing}): which route set this
+ * process serves (first spec, route map).
+ */
 public enum GatewayMode {
-  API, MESH, TESTING;
+  API,
+  MESH,
+  TESTING;
 
   boolean servesApi() {
     return this != MESH;

@@ -25,18 +25,18 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Push-notification configs on a compacted topic: one record per config, keyed by {@code
- * [taskId, configId]}, a tombstone when it is deleted, so the topic holds exactly the configs that
- * exist. Every replica reads the whole topic at start (before it serves) and then follows it with
- * a plain consumer (assigned, no group), so each knows every config whichever replica took it.
+ * Push-notification configs on a compacted topic: one record per config, keyed by {@code [taskId,
+ * configId]}, a tombstone when it is deleted, so the topic holds exactly the configs that exist.
+ * Every replica reads the whole topic at start (before it serves) and then follows it with a plain
+ * consumer (assigned, no group), so each knows every config whichever replica took it.
  */
 public final class KafkaPushConfigs implements PushConfigStore {
   private static final Logger LOG = LoggerFactory.getLogger(KafkaPushConfigs.class);
@@ -46,29 +46,48 @@ public final class KafkaPushConfigs implements PushConfigStore {
   private final String topic;
   private final KafkaProducer<String, byte[]> producer;
   private final KafkaConsumer<String, byte[]> consumer;
+
   /** What the topic holds now, by record key; guarded by this. */
   private final Map<String, Entry> entries = new LinkedHashMap<>();
+
   /** Guarded by this. */
   private Listener listener;
+
   private final Thread thread;
   private volatile boolean running = true;
 
   private KafkaPushConfigs(String bootstrapServers, String topic) {
     this.topic = topic;
-    this.producer = new KafkaProducer<>(Map.of(
-        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
-        ProducerConfig.ACKS_CONFIG, "all",
-        ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,
-        ProducerConfig.LINGER_MS_CONFIG, 0,
-        ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000,
-        ProducerConfig.MAX_BLOCK_MS_CONFIG, 10_000),
-        new StringSerializer(), new ByteArraySerializer());
-    this.consumer = new KafkaConsumer<>(Map.of(
-        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
-        ConsumerConfig.CLIENT_ID_CONFIG, "a2a-push-configs",
-        ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
-        ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 50),
-        new StringDeserializer(), new ByteArrayDeserializer());
+    this.producer =
+        new KafkaProducer<>(
+            Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                bootstrapServers,
+                ProducerConfig.ACKS_CONFIG,
+                "all",
+                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
+                true,
+                ProducerConfig.LINGER_MS_CONFIG,
+                0,
+                ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG,
+                30_000,
+                ProducerConfig.MAX_BLOCK_MS_CONFIG,
+                10_000),
+            new StringSerializer(),
+            new ByteArraySerializer());
+    this.consumer =
+        new KafkaConsumer<>(
+            Map.of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                bootstrapServers,
+                ConsumerConfig.CLIENT_ID_CONFIG,
+                "a2a-push-configs",
+                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
+                false,
+                ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG,
+                50),
+            new StringDeserializer(),
+            new ByteArrayDeserializer());
     this.thread = Threads.newDaemon("a2a-push-configs", this::follow);
   }
 
@@ -77,8 +96,8 @@ public final class KafkaPushConfigs implements PushConfigStore {
    *
    * @throws IllegalStateException when the broker does not answer within {@code timeout}
    */
-  public static KafkaPushConfigs start(String bootstrapServers, String topic, TopicCreator.Spec spec,
-      Duration timeout) {
+  public static KafkaPushConfigs start(
+      String bootstrapServers, String topic, TopicCreator.Spec spec, Duration timeout) {
     TopicCreator.ensure(bootstrapServers, List.of(topic), spec.compacted());
     KafkaPushConfigs store = new KafkaPushConfigs(bootstrapServers, topic);
     try {
@@ -92,13 +111,16 @@ public final class KafkaPushConfigs implements PushConfigStore {
   }
 
   private void catchUp(Duration timeout) {
-    List<TopicPartition> partitions = consumer.partitionsFor(topic, timeout).stream()
-        .map(p -> new TopicPartition(p.topic(), p.partition())).toList();
+    List<TopicPartition> partitions =
+        consumer.partitionsFor(topic, timeout).stream()
+            .map(p -> new TopicPartition(p.topic(), p.partition()))
+            .toList();
     consumer.assign(partitions);
     consumer.seekToBeginning(partitions);
     Map<TopicPartition, Long> end = consumer.endOffsets(partitions, timeout);
     long deadline = System.nanoTime() + timeout.toNanos();
-    while (end.entrySet().stream().anyMatch(e -> consumer.position(e.getKey(), timeout) < e.getValue())) {
+    while (end.entrySet().stream()
+        .anyMatch(e -> consumer.position(e.getKey(), timeout) < e.getValue())) {
       if (System.nanoTime() > deadline) {
         throw new IllegalStateException("push configs of " + topic + " not read within " + timeout);
       }
@@ -139,10 +161,19 @@ public final class KafkaPushConfigs implements PushConfigStore {
     Entry entry;
     try {
       JsonNode v = Json.MAPPER.readTree(r.value());
-      entry = new Entry(v.get("taskId").asText(), (ObjectNode) v.get("config"), v.path("form").asText(null),
-          v.path("state").asText(null));
+      entry =
+          new Entry(
+              v.get("taskId").asText(),
+              (ObjectNode) v.get("config"),
+              v.path("form").asText(null),
+              v.path("state").asText(null));
     } catch (Exception e) {
-      LOG.warn("push configs: unreadable config at {}-{}@{}: {}", r.topic(), r.partition(), r.offset(), e.toString());
+      LOG.warn(
+          "push configs: unreadable config at {}-{}@{}: {}",
+          r.topic(),
+          r.partition(),
+          r.offset(),
+          e.toString());
       return;
     }
     entries.put(r.key(), entry);
@@ -168,12 +199,15 @@ public final class KafkaPushConfigs implements PushConfigStore {
 
   private void write(String key, byte[] value) {
     try {
-      producer.send(new ProducerRecord<>(topic, key, value)).get(WRITE_WAIT_SECONDS, TimeUnit.SECONDS);
+      producer
+          .send(new ProducerRecord<>(topic, key, value))
+          .get(WRITE_WAIT_SECONDS, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new EventLogException("interrupted while storing a push config", e);
     } catch (ExecutionException | TimeoutException | KafkaException e) {
-      throw new EventLogException("cannot store a push config on " + topic + ": " + e.getMessage(), e);
+      throw new EventLogException(
+          "cannot store a push config on " + topic + ": " + e.getMessage(), e);
     }
   }
 

@@ -17,11 +17,16 @@ public final class Main {
     }
     Gateway gateway = Gateway.start(config);
     CountDownLatch stopped = new CountDownLatch(1);
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      gateway.close();
-      stopped.countDown();
-    }, "gateway-stop"));
-    System.out.println("gateway (" + config.mode().name().toLowerCase() + "): http://127.0.0.1:" + gateway.port());
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  gateway.close();
+                  stopped.countDown();
+                },
+                "gateway-stop"));
+    System.out.println(
+        "gateway (" + config.mode().name().toLowerCase() + "): http://127.0.0.1:" + gateway.port());
     stopped.await();
   }
 }

@@ -6,11 +6,11 @@ import java.util.Optional;
 import java.util.function.Function;
 
 /**
- * Who an MCP request comes from ({@code /mcp}, {@code /mcp/sse}, {@code /tools/call},
- * {@code /stream/{id}}): the static bearer key of {@code SVC_MCP_API_KEY}, compared in constant
- * time, or an OAuth 2.1 access token of the gateway's own authorization server, whose client id
- * is then the principal (the two are mutually exclusive). With neither every request passes as
- * the anonymous client.
+ * Who an MCP request comes from ({@code /mcp}, {@code /mcp/sse}, {@code /tools/call}, {@code
+ * /stream/{id}}): the static bearer key of {@code SVC_MCP_API_KEY}, compared in constant time, or
+ * an OAuth 2.1 access token of the gateway's own authorization server, whose client id is then the
+ * principal (the two are mutually exclusive). With neither every request passes as the anonymous
+ * client.
  */
 public final class McpAuth {
   public static final String ANONYMOUS = null;
@@ -43,8 +43,8 @@ public final class McpAuth {
 
   /**
    * The principal for an {@code Authorization} header value: empty when auth is on and the
-   * credentials are missing or wrong; {@code Optional.ofNullable(ANONYMOUS)} cannot express
-   * "passed anonymously", so callers check {@link #enabled()} first.
+   * credentials are missing or wrong; {@code Optional.ofNullable(ANONYMOUS)} cannot express "passed
+   * anonymously", so callers check {@link #enabled()} first.
    */
   public Optional<String> authenticate(String authorization) {
     if (oauth != null) {
@@ -53,10 +53,13 @@ public final class McpAuth {
     if (key == null) {
       return Optional.of("anonymous");
     }
-    String presented = authorization != null && authorization.regionMatches(true, 0, "Bearer ", 0, 7)
-        ? authorization.substring(7).trim() : "";
+    String presented =
+        authorization != null && authorization.regionMatches(true, 0, "Bearer ", 0, 7)
+            ? authorization.substring(7).trim()
+            : "";
     return MessageDigest.isEqual(presented.getBytes(StandardCharsets.UTF_8), key)
-        ? Optional.of(STATIC_KEY_PRINCIPAL) : Optional.empty();
+        ? Optional.of(STATIC_KEY_PRINCIPAL)
+        : Optional.empty();
   }
 
   /** The owner recorded on tasks: null (nobody in particular) when auth is off. */

@@ -16,10 +16,10 @@ import io.taskmesh.schemas.TaskState;
 import io.taskmesh.schemas.TaskStatus;
 import io.taskmesh.schemas.Times;
 import io.taskmesh.topology.TaskCommands;
+import io.taskmesh.topology.TaskListing;
 import io.taskmesh.topology.TaskQueries;
 import java.io.IOException;
 import java.time.Instant;
-import io.taskmesh.topology.TaskListing;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -38,12 +38,12 @@ import java.util.Map;
  *   <li>{@code POST /mesh/{id}/progress}: the route form (prev, curr, next) or the index form
  *       (actors, current_actor_idx); answers the new percentage.
  *   <li>{@code POST /mesh/{id}/fly}: one FLY event (a JSON object) to the task's subscribers.
- *   <li>{@code POST /mesh}: body {@code id, parent_id, prev, curr, next}; 201
- *       {@code {status: created, id}}.
+ *   <li>{@code POST /mesh}: body {@code id, parent_id, prev, curr, next}; 201 {@code {status:
+ *       created, id}}.
  *   <li>{@code POST /tasks}: body {@code id, parent_id, actors, current} (one child), or a JSON
  *       array of such bodies (one per frame of a fan-out). The child at index 0 keeps {@code id};
- *       index n >= 1 becomes {@code <id>-<n>}; an object may carry {@code index} to say which
- *       frame it is. 201 {@code {status: created, id, ids}}.
+ *       index n >= 1 becomes {@code <id>-<n>}; an object may carry {@code index} to say which frame
+ *       it is. 201 {@code {status: created, id, ids}}.
  *   <li>{@code POST /mesh/{id}/final}: {@code status} succeeded / failed, or paused (what the
  *       sidecar posts when the x-pause header parks an envelope) which appends a {@code paused}
  *       event.
@@ -60,7 +60,12 @@ final class MeshTaskRoutes {
   private final FlowRegistry flows;
   private final TaskStreams streams;
 
-  MeshTaskRoutes(TaskQueries queries, TaskCommands commands, FlyBus fly, FlowRegistry flows, TaskStreams streams) {
+  MeshTaskRoutes(
+      TaskQueries queries,
+      TaskCommands commands,
+      FlyBus fly,
+      FlowRegistry flows,
+      TaskStreams streams) {
     this.queries = queries;
     this.commands = commands;
     this.fly = fly;
@@ -69,10 +74,12 @@ final class MeshTaskRoutes {
   }
 
   void mount(JavalinConfig cfg) {
-    cfg.routes.get("/mesh/{id}", ctx -> {
-      TaskState s = task(ctx.pathParam("id"));
-      ctx.json(TaskViews.mesh(s, childrenOf(s)));
-    });
+    cfg.routes.get(
+        "/mesh/{id}",
+        ctx -> {
+          TaskState s = task(ctx.pathParam("id"));
+          ctx.json(TaskViews.mesh(s, childrenOf(s)));
+        });
     cfg.routes.get("/mesh/{id}/stream", ctx -> streams.stream(ctx, ctx.pathParam("id"), false));
     cfg.routes.get("/mesh/{id}/active", this::active);
     cfg.routes.post("/mesh/{id}/progress", this::progress);
@@ -80,13 +87,17 @@ final class MeshTaskRoutes {
     cfg.routes.post("/mesh", this::createMesh);
     cfg.routes.post("/tasks", this::createTasks);
     cfg.routes.post("/mesh/{id}/fly", this::flyEvent);
-    cfg.routes.post("/mesh/config-reload", ctx -> {
-      flows.reload();
-      ctx.json(Map.of("status", "ok"));
-    });
+    cfg.routes.post(
+        "/mesh/config-reload",
+        ctx -> {
+          flows.reload();
+          ctx.json(Map.of("status", "ok"));
+        });
   }
 
-  /** {@code GET /mesh/{id}/active}: 200 while the task runs, 410 once final or past its deadline. */
+  /**
+   * {@code GET /mesh/{id}/active}: 200 while the task runs, 410 once final or past its deadline.
+   */
   private void active(Context ctx) {
     TaskState s = task(ctx.pathParam("id"));
     boolean timedOut = s.deadlineAt() != null && Instant.now().isAfter(Times.parse(s.deadlineAt()));
@@ -105,10 +116,12 @@ final class MeshTaskRoutes {
     }
     ProgressReport report = RequestBodies.convert(body, ProgressReport.class);
     if (!report.indexForm() && report.curr() == null) {
-      throw new BadRequestResponse("progress needs the route form (prev, curr, next) or the index form"
-          + " (actors, current_actor_idx)");
+      throw new BadRequestResponse(
+          "progress needs the route form (prev, curr, next) or the index form"
+              + " (actors, current_actor_idx)");
     }
-    if (report.indexForm() && (report.currentActorIdx() < 0 || report.currentActorIdx() >= report.actors().size())) {
+    if (report.indexForm()
+        && (report.currentActorIdx() < 0 || report.currentActorIdx() >= report.actors().size())) {
       throw new BadRequestResponse("current_actor_idx must index into actors");
     }
     double percent;
@@ -136,8 +149,11 @@ final class MeshTaskRoutes {
    * (children share their parent's owner, so one owner's listing holds them), oldest first.
    */
   private List<String> childrenOf(TaskState parent) {
-    List<TaskState> children = new ArrayList<>(TaskListing.of(queries)
-        .list(parent.owner(), s -> parent.id().equals(s.parentId()), 0, Integer.MAX_VALUE).tasks());
+    List<TaskState> children =
+        new ArrayList<>(
+            TaskListing.of(queries)
+                .list(parent.owner(), s -> parent.id().equals(s.parentId()), 0, Integer.MAX_VALUE)
+                .tasks());
     Collections.reverse(children);
     return children.stream().map(TaskState::id).toList();
   }
@@ -185,7 +201,8 @@ final class MeshTaskRoutes {
       }
       int cur = current.asInt();
       if (cur < 0 || cur >= actors.size()) {
-        throw new BadRequestResponse("field 'current' must index into actors (0.." + (actors.size() - 1) + ")");
+        throw new BadRequestResponse(
+            "field 'current' must index into actors (0.." + (actors.size() - 1) + ")");
       }
       int index = i;
       JsonNode explicit = item.get("index");
@@ -196,7 +213,9 @@ final class MeshTaskRoutes {
         index = explicit.asInt();
       }
       String childId = childId(id, index);
-      Route route = new Route(actors.subList(0, cur), actors.get(cur), actors.subList(cur + 1, actors.size()));
+      Route route =
+          new Route(
+              actors.subList(0, cur), actors.get(cur), actors.subList(cur + 1, actors.size()));
       children.add(Map.entry(childId, childEvent(childId, parent, route, item.get("payload"))));
     }
     Map<String, Boolean> seen = new LinkedHashMap<>();
@@ -231,7 +250,8 @@ final class MeshTaskRoutes {
     try {
       report = Json.MAPPER.treeToValue(body, FinalReport.class);
     } catch (IOException | IllegalArgumentException e) {
-      throw new BadRequestResponse("invalid final report: " + RequestBodies.firstLine(e.getMessage()));
+      throw new BadRequestResponse(
+          "invalid final report: " + RequestBodies.firstLine(e.getMessage()));
     }
     TaskStatus status = report.status();
     if (status == TaskStatus.PAUSED) {
@@ -254,8 +274,16 @@ final class MeshTaskRoutes {
    */
   private TaskEvent childEvent(String id, String parent, Route route, JsonNode payload) {
     TaskState p = parent == null ? null : queries.get(parent).orElse(null);
-    return TaskEvent.childCreated(id, new TaskEvent.Created(p == null ? null : p.flow(), route, payload, parent,
-        parent != null ? parent : id, p == null ? null : p.deadlineAt(), p == null ? null : p.owner()));
+    return TaskEvent.childCreated(
+        id,
+        new TaskEvent.Created(
+            p == null ? null : p.flow(),
+            route,
+            payload,
+            parent,
+            parent != null ? parent : id,
+            p == null ? null : p.deadlineAt(),
+            p == null ? null : p.owner()));
   }
 
   private static String text(JsonNode body, String field, boolean required) {

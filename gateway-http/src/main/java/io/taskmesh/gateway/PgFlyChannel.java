@@ -3,12 +3,12 @@ package io.taskmesh.gateway;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.taskmesh.servicekit.Threads;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.nio.charset.StandardCharsets;
 import java.util.function.BiConsumer;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
@@ -33,7 +33,9 @@ final class PgFlyChannel implements AutoCloseable {
   private volatile boolean running = true;
   private volatile boolean listening;
 
-  /** @param deliver receives (task id, FLY JSON) for every notification, this process's included */
+  /**
+   * @param deliver receives (task id, FLY JSON) for every notification, this process's included
+   */
   PgFlyChannel(String jdbcUrl, BiConsumer<String, String> deliver) {
     this.jdbcUrl = jdbcUrl;
     this.deliver = deliver;
@@ -91,7 +93,8 @@ final class PgFlyChannel implements AutoCloseable {
           for (PGNotification n : batch) {
             int colon = n.getParameter().indexOf(':');
             if (colon > 0) {
-              deliver.accept(n.getParameter().substring(0, colon), n.getParameter().substring(colon + 1));
+              deliver.accept(
+                  n.getParameter().substring(0, colon), n.getParameter().substring(colon + 1));
             }
           }
         }

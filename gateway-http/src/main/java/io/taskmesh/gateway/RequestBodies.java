@@ -41,7 +41,8 @@ final class RequestBodies {
     try {
       return Json.MAPPER.treeToValue(node, type);
     } catch (IOException | IllegalArgumentException e) {
-      throw new BadRequestResponse("invalid " + type.getSimpleName() + ": " + firstLine(e.getMessage()));
+      throw new BadRequestResponse(
+          "invalid " + type.getSimpleName() + ": " + firstLine(e.getMessage()));
     }
   }
 

@@ -44,7 +44,8 @@ final class SseAcceptFilter implements Filter {
 
     @Override
     public Enumeration<String> getHeaders(String name) {
-      return "Accept".equalsIgnoreCase(name) ? Collections.enumeration(List.of(EVENT_STREAM))
+      return "Accept".equalsIgnoreCase(name)
+          ? Collections.enumeration(List.of(EVENT_STREAM))
           : super.getHeaders(name);
     }
   }

@@ -11,11 +11,11 @@ import java.util.List;
 
 /**
  * One SSE client of one task. Updates are sent in sequence order exactly once: live updates that
- * arrive before the history replay are held back, and anything at or below the last queued
- * sequence number (or the client's {@code Last-Event-ID}) is skipped. The {@link SseWriter} does
- * the writing (the Kafka feed thread never blocks on a slow client); under the task-stream policy
- * a client too far behind is closed (it can reconnect with {@code Last-Event-ID} and lose
- * nothing) and FLY past the spec's buffer is dropped. The final update closes the stream.
+ * arrive before the history replay are held back, and anything at or below the last queued sequence
+ * number (or the client's {@code Last-Event-ID}) is skipped. The {@link SseWriter} does the writing
+ * (the Kafka feed thread never blocks on a slow client); under the task-stream policy a client too
+ * far behind is closed (it can reconnect with {@code Last-Event-ID} and lose nothing) and FLY past
+ * the spec's buffer is dropped. The final update closes the stream.
  */
 final class SseSession {
   private final SseWriter writer;

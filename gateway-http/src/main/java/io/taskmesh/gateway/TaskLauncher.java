@@ -7,7 +7,6 @@ import io.taskmesh.schemas.FinalReport;
 import io.taskmesh.schemas.FlowConfig;
 import io.taskmesh.schemas.Route;
 import io.taskmesh.schemas.TaskEvent;
-import io.taskmesh.schemas.TaskStatus;
 import io.taskmesh.schemas.Times;
 import io.taskmesh.schemas.Topics;
 import io.taskmesh.topology.TaskCommands;
@@ -18,8 +17,8 @@ import java.util.UUID;
 
 /**
  * Starts a task of a flow: appends the {@code created} event, then sends the envelope to the
- * entrypoint's queue. The event goes first so a running envelope always has a task; if the
- * process dies between the two, the task stays pending until its deadline backstop (if any).
+ * entrypoint's queue. The event goes first so a running envelope always has a task; if the process
+ * dies between the two, the task stays pending until its deadline backstop (if any).
  */
 public final class TaskLauncher {
   private final TaskCommands commands;
@@ -27,7 +26,8 @@ public final class TaskLauncher {
   private final String namespace;
   private final String meshUrl;
 
-  public TaskLauncher(TaskCommands commands, EnvelopeQueue dispatcher, String namespace, String meshUrl) {
+  public TaskLauncher(
+      TaskCommands commands, EnvelopeQueue dispatcher, String namespace, String meshUrl) {
     this.commands = commands;
     this.dispatcher = dispatcher;
     this.namespace = namespace;
@@ -47,12 +47,22 @@ public final class TaskLauncher {
     String id = UUID.randomUUID().toString();
     Instant now = Instant.now();
     String created = Times.iso(now);
-    String deadline = flow.timeout() == null ? null
-        : Times.iso(now.plusMillis(Math.round(flow.timeout() * 1000)));
+    String deadline =
+        flow.timeout() == null
+            ? null
+            : Times.iso(now.plusMillis(Math.round(flow.timeout() * 1000)));
     Route route = flow.startRoute();
-    commands.append(TaskEvent.created(id,
-        new TaskEvent.Created(flow.name(), route, input, null, contextId != null ? contextId : id, deadline,
-            owner)));
+    commands.append(
+        TaskEvent.created(
+            id,
+            new TaskEvent.Created(
+                flow.name(),
+                route,
+                input,
+                null,
+                contextId != null ? contextId : id,
+                deadline,
+                owner)));
     Map<String, Object> headers = new LinkedHashMap<>();
     if (meshUrl != null) {
       headers.put(Envelope.GATEWAY_URL_HEADER, meshUrl);
@@ -65,16 +75,18 @@ public final class TaskLauncher {
   /**
    * Resumes a paused task with new input: first the {@code resumed} event (paused -> running), so
    * the next actor's reports, which can only come after x-pause has the input, always fold after
-   * it; then the resume record for x-pause. If the record cannot be written the task is put back
-   * to paused (its envelope is still parked) and the error goes to the caller.
+   * it; then the resume record for x-pause. If the record cannot be written the task is put back to
+   * paused (its envelope is still parked) and the error goes to the caller.
    */
   public void resume(String taskId, JsonNode input) {
     commands.append(TaskEvent.resumed(taskId, "new input"));
     try {
       dispatcher.resume(namespace, taskId, input);
     } catch (RuntimeException e) {
-      commands.append(TaskEvent.paused(taskId, FinalReport.paused(taskId,
-          Topics.PAUSE, Map.of("reason", "resume not delivered"))));
+      commands.append(
+          TaskEvent.paused(
+              taskId,
+              FinalReport.paused(taskId, Topics.PAUSE, Map.of("reason", "resume not delivered"))));
       throw e;
     }
   }

@@ -23,9 +23,9 @@ import java.util.function.Predicate;
 
 /**
  * The REST face of the caller's own tasks (api and testing modes), for people's tools such as
- * {@code ./taskmesh tasks}: {@code GET /tasks} lists them newest first and
- * {@code POST /tasks/{id}/cancel} cancels one. Same auth and owner isolation as
- * {@code GET /tasks/{id}}: a foreign task is never listed and cancelling one answers 404.
+ * {@code ./taskmesh tasks}: {@code GET /tasks} lists them newest first and {@code POST
+ * /tasks/{id}/cancel} cancels one. Same auth and owner isolation as {@code GET /tasks/{id}}: a
+ * foreign task is never listed and cancelling one answers 404.
  */
 final class TaskListRoutes {
   static final int DEFAULT_LIMIT = 50;
@@ -41,7 +41,10 @@ final class TaskListRoutes {
    * @param owner authenticates the request and returns the owner its tasks carry (401 otherwise)
    * @param ownedBy whether a task is visible to that owner
    */
-  TaskListRoutes(TaskQueries queries, TaskCommands commands, Function<Context, String> owner,
+  TaskListRoutes(
+      TaskQueries queries,
+      TaskCommands commands,
+      Function<Context, String> owner,
       BiPredicate<TaskState, String> ownedBy) {
     this.queries = queries;
     this.commands = commands;
@@ -74,14 +77,17 @@ final class TaskListRoutes {
   }
 
   /**
-   * {@code POST /tasks/{id}/cancel}: 202 once the cancel is appended (the fold makes it
-   * {@code canceled}; watch {@code /stream/{id}} for the final update), 409 when the task is over.
+   * {@code POST /tasks/{id}/cancel}: 202 once the cancel is appended (the fold makes it {@code
+   * canceled}; watch {@code /stream/{id}} for the final update), 409 when the task is over.
    */
   private void cancel(Context ctx) {
     String who = owner.apply(ctx);
     String id = ctx.pathParam("id");
-    TaskState state = queries.get(id).filter(s -> ownedBy.test(s, who))
-        .orElseThrow(() -> new NotFoundResponse("task not found: " + id));
+    TaskState state =
+        queries
+            .get(id)
+            .filter(s -> ownedBy.test(s, who))
+            .orElseThrow(() -> new NotFoundResponse("task not found: " + id));
     if (state.status() != null && state.status().isFinal()) {
       throw new ConflictResponse("task " + id + " is already " + state.status().wire());
     }
@@ -106,8 +112,11 @@ final class TaskListRoutes {
     if (status != null && !status.isBlank()) {
       TaskStatus wanted = TaskStatus.fromWire(status.trim());
       if (wanted == TaskStatus.UNKNOWN && !"unknown".equals(status.trim())) {
-        throw new BadRequestResponse("unknown status '" + status + "'; one of pending, running, paused, "
-            + "succeeded, failed, canceled, auth_required, unknown");
+        throw new BadRequestResponse(
+            "unknown status '"
+                + status
+                + "'; one of pending, running, paused, "
+                + "succeeded, failed, canceled, auth_required, unknown");
       }
       filter = filter.and(s -> s.status() == wanted);
     }

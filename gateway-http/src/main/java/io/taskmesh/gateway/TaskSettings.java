@@ -36,10 +36,12 @@ public record TaskSettings(String applicationServer, Duration sseKeepalive, Task
       try {
         u = URI.create(url);
       } catch (IllegalArgumentException e) {
-        throw new ConfigException("SVC_ADVERTISED_URL", "must be a URL like http://10.0.0.5:8000, not '" + url + "'");
+        throw new ConfigException(
+            "SVC_ADVERTISED_URL", "must be a URL like http://10.0.0.5:8000, not '" + url + "'");
       }
       if (!"http".equals(u.getScheme()) || u.getHost() == null || u.getPort() <= 0) {
-        throw new ConfigException("SVC_ADVERTISED_URL", "must be http://host:port, not '" + url + "'");
+        throw new ConfigException(
+            "SVC_ADVERTISED_URL", "must be http://host:port, not '" + url + "'");
       }
       return u.getHost() + ":" + u.getPort();
     }

@@ -15,10 +15,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
@@ -29,6 +25,7 @@ import java.util.function.Predicate;
 final class TaskStreams implements AutoCloseable {
   /** How long an unknown task id may take to appear (its created event may still be folding). */
   private static final long APPEAR_WAIT_MS = 3000;
+
   /** The spec's keepalive interval. */
   static final Duration KEEPALIVE = SsePolicy.SPEC_KEEPALIVE;
 
@@ -50,8 +47,8 @@ final class TaskStreams implements AutoCloseable {
   }
 
   /**
-   * As above; with {@code visible} set, a task it rejects answers the same 404 as an unknown
-   * one, so a client cannot tell that another client's task exists.
+   * As above; with {@code visible} set, a task it rejects answers the same 404 as an unknown one,
+   * so a client cannot tell that another client's task exists.
    */
   void stream(Context ctx, String taskId, boolean withFly, Predicate<TaskState> visible)
       throws Exception {
@@ -74,19 +71,22 @@ final class TaskStreams implements AutoCloseable {
       throw new NotFoundResponse("task not found: " + taskId);
     }
     List<TaskUpdate> history = state.map(TaskState::history).orElse(List.of());
-    new SseHandler(client -> {
-      client.keepAlive();
-      SseWriter writer = writers.open(new JavalinSseSink(client), () -> { });
-      SseSession session = new SseSession(writer, lastEventId);
-      AutoCloseable flySub = withFly ? fly.subscribe(taskId, session::onFly) : () -> { };
-      client.onClose(() -> {
-        writer.close();
-        closeQuietly(updates);
-        closeQuietly(flySub);
-      });
-      pending.handOver(session);
-      session.replay(history);
-    }).handle(ctx);
+    new SseHandler(
+            client -> {
+              client.keepAlive();
+              SseWriter writer = writers.open(new JavalinSseSink(client), () -> {});
+              SseSession session = new SseSession(writer, lastEventId);
+              AutoCloseable flySub = withFly ? fly.subscribe(taskId, session::onFly) : () -> {};
+              client.onClose(
+                  () -> {
+                    writer.close();
+                    closeQuietly(updates);
+                    closeQuietly(flySub);
+                  });
+              pending.handOver(session);
+              session.replay(history);
+            })
+        .handle(ctx);
   }
 
   @Override

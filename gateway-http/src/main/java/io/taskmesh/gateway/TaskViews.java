@@ -9,7 +9,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** The two read shapes of a task: {@code GET /tasks/{id}} and the mesh form {@code GET /mesh/{id}}. */
+/**
+ * The two read shapes of a task: {@code GET /tasks/{id}} and the mesh form {@code GET /mesh/{id}}.
+ */
 final class TaskViews {
   private TaskViews() {}
 
@@ -35,8 +37,8 @@ final class TaskViews {
   }
 
   /**
-   * Mesh form with {@code children}: the ids of the task's fan-out children (tasks whose
-   * {@code parent_id} is this id), oldest first.
+   * Mesh form with {@code children}: the ids of the task's fan-out children (tasks whose {@code
+   * parent_id} is this id), oldest first.
    */
   static ObjectNode mesh(TaskState s, List<String> children) {
     ObjectNode m = mesh(s);

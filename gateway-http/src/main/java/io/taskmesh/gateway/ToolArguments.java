@@ -9,8 +9,8 @@ import io.taskmesh.schemas.Json;
 import java.util.Map;
 
 /**
- * Checks tool arguments against the flow's {@code mcp.inputSchema} with the MCP SDK's JSON
- * Schema validator, so {@code /tools/call} and MCP {@code tools/call} judge arguments alike.
+ * Checks tool arguments against the flow's {@code mcp.inputSchema} with the MCP SDK's JSON Schema
+ * validator, so {@code /tools/call} and MCP {@code tools/call} judge arguments alike.
  */
 public final class ToolArguments {
   private static final TypeReference<Map<String, Object>> MAP = new TypeReference<>() {};
@@ -28,9 +28,11 @@ public final class ToolArguments {
     if (schema == null || !schema.isObject()) {
       return;
     }
-    JsonSchemaValidator.ValidationResponse r = validator.validate(Json.MAPPER.convertValue(schema, MAP), arguments);
+    JsonSchemaValidator.ValidationResponse r =
+        validator.validate(Json.MAPPER.convertValue(schema, MAP), arguments);
     if (!r.valid()) {
-      throw new InvalidArguments("invalid arguments for tool '" + flow.name() + "': " + r.errorMessage());
+      throw new InvalidArguments(
+          "invalid arguments for tool '" + flow.name() + "': " + r.errorMessage());
     }
   }
 }

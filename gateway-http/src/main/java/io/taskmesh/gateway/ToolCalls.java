@@ -9,26 +9,37 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** A tool call, whichever door it came in by ({@code /tools/call}, MCP Streamable HTTP, MCP SSE). */
+/**
+ * A tool call, whichever door it came in by ({@code /tools/call}, MCP Streamable HTTP, MCP SSE).
+ */
 public final class ToolCalls {
   /**
    * The largest tool arguments (UTF-8 bytes of their JSON) a call may carry. The arguments are
    * written twice, into the task's {@code created} event and into the envelope, and each record
-   * must stay under Kafka's 1 MiB default ({@code max.request.size} of the producers,
-   * {@code message.max.bytes} of the broker); half of it leaves room for the rest of each record
-   * (route, status, headers, and later the result next to the input in the task state).
+   * must stay under Kafka's 1 MiB default ({@code max.request.size} of the producers, {@code
+   * message.max.bytes} of the broker); half of it leaves room for the rest of each record (route,
+   * status, headers, and later the result next to the input in the task state).
    */
   public static final int MAX_ARGUMENT_BYTES = 512 * 1024;
 
   /** The JSON Schema of {@link #result}: the {@code outputSchema} of every tool. */
-  public static final Map<String, Object> RESULT_SCHEMA = Map.of(
-      "type", "object",
-      "properties", Map.of(
-          "task_id", Map.of("type", "string", "description", "id of the task the call started"),
-          "message", Map.of("type", "string"),
-          "status_url", Map.of("type", "string", "description", "path of the task's state: GET it"),
-          "stream_url", Map.of("type", "string", "description", "path of the task's SSE progress stream")),
-      "required", List.of("task_id", "message", "status_url", "stream_url"));
+  public static final Map<String, Object> RESULT_SCHEMA =
+      Map.of(
+          "type", "object",
+          "properties",
+              Map.of(
+                  "task_id",
+                      Map.of("type", "string", "description", "id of the task the call started"),
+                  "message", Map.of("type", "string"),
+                  "status_url",
+                      Map.of("type", "string", "description", "path of the task's state: GET it"),
+                  "stream_url",
+                      Map.of(
+                          "type",
+                          "string",
+                          "description",
+                          "path of the task's SSE progress stream")),
+          "required", List.of("task_id", "message", "status_url", "stream_url"));
 
   private final FlowRegistry flows;
   private final TaskLauncher launcher;
@@ -49,8 +60,14 @@ public final class ToolCalls {
   /** The arguments are over {@link #MAX_ARGUMENT_BYTES}; the message names the limit. */
   public static final class ArgumentsTooLarge extends RuntimeException {
     ArgumentsTooLarge(String tool, long bytes) {
-      super("arguments of tool '" + tool + "' are " + bytes + " bytes, over the limit of "
-          + MAX_ARGUMENT_BYTES + " bytes");
+      super(
+          "arguments of tool '"
+              + tool
+              + "' are "
+              + bytes
+              + " bytes, over the limit of "
+              + MAX_ARGUMENT_BYTES
+              + " bytes");
     }
   }
 
@@ -73,10 +90,10 @@ public final class ToolCalls {
   }
 
   /**
-   * The spec's tool result object for a started task. The spec names {@code /mesh/{id}} paths,
-   * but tools are only served where the api route set is (api and testing modes), and the mesh
-   * set is not served in the api mode; the api routes {@code /tasks/{id}} and {@code /stream/{id}}
-   * are served wherever a tool can be called and apply the caller's auth and owner isolation.
+   * The spec's tool result object for a started task. The spec names {@code /mesh/{id}} paths, but
+   * tools are only served where the api route set is (api and testing modes), and the mesh set is
+   * not served in the api mode; the api routes {@code /tasks/{id}} and {@code /stream/{id}} are
+   * served wherever a tool can be called and apply the caller's auth and owner isolation.
    */
   public static Map<String, Object> result(String taskId) {
     Map<String, Object> result = new LinkedHashMap<>();
@@ -92,10 +109,18 @@ public final class ToolCalls {
     return Json.write(result(taskId));
   }
 
-  /** The CallToolResult of {@code /tools/call}: the spec's text plus the same object as {@code structuredContent}. */
+  /**
+   * The CallToolResult of {@code /tools/call}: the spec's text plus the same object as {@code
+   * structuredContent}.
+   */
   static Map<String, Object> callToolResult(String taskId) {
-    return Map.of("content", List.of(Map.of("type", "text", "text", resultText(taskId))),
-        "structuredContent", result(taskId), "isError", false);
+    return Map.of(
+        "content",
+        List.of(Map.of("type", "text", "text", resultText(taskId))),
+        "structuredContent",
+        result(taskId),
+        "isError",
+        false);
   }
 
   public FlowRegistry flows() {

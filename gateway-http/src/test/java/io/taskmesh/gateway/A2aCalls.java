@@ -5,7 +5,13 @@ final class A2aCalls {
   private A2aCalls() {}
 
   static String call(String method, String params) {
-    return "{\"jsonrpc\":\"2.0\",\"id\":\"" + method + "\",\"method\":\"" + method + "\",\"params\":" + params + "}";
+    return "{\"jsonrpc\":\"2.0\",\"id\":\""
+        + method
+        + "\",\"method\":\""
+        + method
+        + "\",\"params\":"
+        + params
+        + "}";
   }
 
   /**
@@ -17,8 +23,14 @@ final class A2aCalls {
   }
 
   static String sendParams(String messageId, String text, boolean blocking) {
-    return "{\"message\":{\"role\":\"user\",\"messageId\":\"" + messageId + "\",\"parts\":"
-        + "[{\"kind\":\"text\",\"text\":\"" + text + "\"}]},\"configuration\":{\"blocking\":" + blocking + "},"
+    return "{\"message\":{\"role\":\"user\",\"messageId\":\""
+        + messageId
+        + "\",\"parts\":"
+        + "[{\"kind\":\"text\",\"text\":\""
+        + text
+        + "\"}]},\"configuration\":{\"blocking\":"
+        + blocking
+        + "},"
         + "\"metadata\":{\"skill\":\"echo\"}}";
   }
 }

@@ -40,7 +40,11 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
 class A2aPushReplicasIT {
   private static final String[] V1 = {"A2A-Version", "1.0", "Content-Type", "application/json"};
-  /** How long a duplicate would take at most to arrive: the owner-less wait of a push is far shorter. */
+
+  /**
+   * How long a duplicate would take at most to arrive: the owner-less wait of a push is far
+   * shorter.
+   */
   private static final Duration QUIET = Duration.ofSeconds(3);
 
   @TempDir static Path dir;
@@ -50,36 +54,48 @@ class A2aPushReplicasIT {
   private static String baseA;
   private static String baseB;
   private static HttpServer receiver;
+
   /** Every POST to /hook, failed or not: {token, body}. */
   private static final LinkedBlockingQueue<String[]> accepted = new LinkedBlockingQueue<>();
+
   private static final AtomicInteger hookCalls = new AtomicInteger();
   private static final LinkedBlockingQueue<String> acceptedV1 = new LinkedBlockingQueue<>();
 
   @BeforeAll
   static void start() throws Exception {
     receiver = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-    receiver.createContext("/hook", ex -> {
-      byte[] body = ex.getRequestBody().readAllBytes();
-      // the first two POSTs fail: the third attempt of the first push is the one that delivers
-      boolean fail = hookCalls.incrementAndGet() <= 2;
-      if (!fail) {
-        accepted.add(new String[] {ex.getRequestHeaders().getFirst("X-A2A-Notification-Token"),
-            new String(body, StandardCharsets.UTF_8)});
-      }
-      ex.sendResponseHeaders(fail ? 500 : 200, -1);
-      ex.close();
-    });
-    receiver.createContext("/v1hook", ex -> {
-      acceptedV1.add(new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
-      ex.sendResponseHeaders(200, -1);
-      ex.close();
-    });
+    receiver.createContext(
+        "/hook",
+        ex -> {
+          byte[] body = ex.getRequestBody().readAllBytes();
+          // the first two POSTs fail: the third attempt of the first push is the one that delivers
+          boolean fail = hookCalls.incrementAndGet() <= 2;
+          if (!fail) {
+            accepted.add(
+                new String[] {
+                  ex.getRequestHeaders().getFirst("X-A2A-Notification-Token"),
+                  new String(body, StandardCharsets.UTF_8)
+                });
+          }
+          ex.sendResponseHeaders(fail ? 500 : 200, -1);
+          ex.close();
+        });
+    receiver.createContext(
+        "/v1hook",
+        ex -> {
+          acceptedV1.add(new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
+          ex.sendResponseHeaders(200, -1);
+          ex.close();
+        });
     receiver.start();
     Path flows = dir.resolve("flows.yaml");
-    Files.writeString(flows, "flows:\n  - {name: echo, entrypoint: echo, route_next: [upper], mcp: {}, a2a: {}}\n");
+    Files.writeString(
+        flows,
+        "flows:\n  - {name: echo, entrypoint: echo, route_next: [upper], mcp: {}, a2a: {}}\n");
     String prefix = "push-" + UUID.randomUUID().toString().substring(0, 8);
     envA = TaskHttp.env(prefix, dir.resolve("state-a"), flows, TaskHttp.freePort());
-    Map<String, String> envB = TaskHttp.env(prefix, dir.resolve("state-b"), flows, TaskHttp.freePort());
+    Map<String, String> envB =
+        TaskHttp.env(prefix, dir.resolve("state-b"), flows, TaskHttp.freePort());
     for (Map<String, String> env : List.of(envA, envB)) {
       env.put("SVC_TASK_TOPIC_PARTITIONS", "4");
       env.put("SVC_A2A_PUSH_ALLOW_PRIVATE", "true");
@@ -103,22 +119,48 @@ class A2aPushReplicasIT {
   }
 
   @Test
-  void aConfigSetOnAIsListedOnBDeliveredOncePerUpdateWithRetriesAndKeptOverARestart() throws Exception {
+  void aConfigSetOnAIsListedOnBDeliveredOncePerUpdateWithRetriesAndKeptOverARestart()
+      throws Exception {
     String id = taskOwnedBy(baseB);
     String hook = "http://127.0.0.1:" + receiver.getAddress().getPort() + "/hook";
-    JsonNode set = rpc(baseA, "tasks/pushNotificationConfig/set", "{\"taskId\":\"" + id + "\",\"pushNotificationConfig\":"
-        + "{\"id\":\"c1\",\"url\":\"" + hook + "\",\"token\":\"tok-1\"}}");
-    assertThat(set.at("/result/pushNotificationConfig/id").asText()).as(set.toString()).isEqualTo("c1");
-    JsonNode listedOnB = Await.until(() -> rpc(baseB, "tasks/pushNotificationConfig/list", "{\"id\":\"" + id + "\"}"),
-        n -> n.at("/result").size() == 1, Duration.ofSeconds(20), "config c1 never listed on B");
+    JsonNode set =
+        rpc(
+            baseA,
+            "tasks/pushNotificationConfig/set",
+            "{\"taskId\":\""
+                + id
+                + "\",\"pushNotificationConfig\":"
+                + "{\"id\":\"c1\",\"url\":\""
+                + hook
+                + "\",\"token\":\"tok-1\"}}");
+    assertThat(set.at("/result/pushNotificationConfig/id").asText())
+        .as(set.toString())
+        .isEqualTo("c1");
+    JsonNode listedOnB =
+        Await.until(
+            () -> rpc(baseB, "tasks/pushNotificationConfig/list", "{\"id\":\"" + id + "\"}"),
+            n -> n.at("/result").size() == 1,
+            Duration.ofSeconds(20),
+            "config c1 never listed on B");
     assertThat(listedOnB.at("/result/0/pushNotificationConfig/url").asText()).isEqualTo(hook);
-    HttpResponse<String> v1 = send(baseB + "/a2a/v1", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":"
-        + "\"CreateTaskPushNotificationConfig\",\"params\":{\"taskId\":\"" + id + "\",\"id\":\"c2\",\"url\":\""
-        + hook.replace("/hook", "/v1hook") + "\"}}", V1);
+    HttpResponse<String> v1 =
+        send(
+            baseB + "/a2a/v1",
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":"
+                + "\"CreateTaskPushNotificationConfig\",\"params\":{\"taskId\":\""
+                + id
+                + "\",\"id\":\"c2\",\"url\":\""
+                + hook.replace("/hook", "/v1hook")
+                + "\"}}",
+            V1);
     assertThat(TaskHttp.json(v1).at("/result/id").asText()).as(v1.body()).isEqualTo("c2");
 
-    assertThat(post(baseA + "/mesh/" + id + "/progress", TaskHttp.progress("", "echo", "upper", "received"))
-        .statusCode()).isEqualTo(200);
+    assertThat(
+            post(
+                    baseA + "/mesh/" + id + "/progress",
+                    TaskHttp.progress("", "echo", "upper", "received"))
+                .statusCode())
+        .isEqualTo(200);
     String[] working = accepted.poll(30, TimeUnit.SECONDS);
     assertThat(working).as("the third attempt delivers").isNotNull();
     assertThat(hookCalls.get()).isEqualTo(3);
@@ -129,24 +171,38 @@ class A2aPushReplicasIT {
     assertThat(task.at("/status/state").asText()).isEqualTo("working");
     String v1Working = acceptedV1.poll(30, TimeUnit.SECONDS);
     assertThat(v1Working).isNotNull();
-    assertThat(Json.MAPPER.readTree(v1Working).at("/task/status/state").asText()).isEqualTo("TASK_STATE_WORKING");
+    assertThat(Json.MAPPER.readTree(v1Working).at("/task/status/state").asText())
+        .isEqualTo("TASK_STATE_WORKING");
 
     a.close();
     a = TaskHttp.start(envA);
-    JsonNode afterRestart = rpc(baseA, "tasks/pushNotificationConfig/get",
-        "{\"id\":\"" + id + "\",\"pushNotificationConfigId\":\"c1\"}");
-    assertThat(afterRestart.at("/result/pushNotificationConfig/token").asText()).as(afterRestart.toString())
+    JsonNode afterRestart =
+        rpc(
+            baseA,
+            "tasks/pushNotificationConfig/get",
+            "{\"id\":\"" + id + "\",\"pushNotificationConfigId\":\"c1\"}");
+    assertThat(afterRestart.at("/result/pushNotificationConfig/token").asText())
+        .as(afterRestart.toString())
         .isEqualTo("tok-1");
 
-    post(baseA + "/mesh/" + id + "/final", "{\"id\":\"" + id + "\",\"status\":\"succeeded\",\"result\":{\"n\":1}}");
+    post(
+        baseA + "/mesh/" + id + "/final",
+        "{\"id\":\"" + id + "\",\"status\":\"succeeded\",\"result\":{\"n\":1}}");
     String[] completed = accepted.poll(30, TimeUnit.SECONDS);
     assertThat(completed).isNotNull();
-    assertThat(Json.MAPPER.readTree(completed[1]).at("/status/state").asText()).isEqualTo("completed");
-    assertThat(Json.MAPPER.readTree(acceptedV1.poll(30, TimeUnit.SECONDS)).at("/task/status/state").asText())
+    assertThat(Json.MAPPER.readTree(completed[1]).at("/status/state").asText())
+        .isEqualTo("completed");
+    assertThat(
+            Json.MAPPER
+                .readTree(acceptedV1.poll(30, TimeUnit.SECONDS))
+                .at("/task/status/state")
+                .asText())
         .isEqualTo("TASK_STATE_COMPLETED");
     // absence of a second delivery can only be shown by waiting: a replica that is not the owner
     // would post right after the owner, well within this window
-    assertThat(accepted.poll(QUIET.toMillis(), TimeUnit.MILLISECONDS)).as("one delivery per update").isNull();
+    assertThat(accepted.poll(QUIET.toMillis(), TimeUnit.MILLISECONDS))
+        .as("one delivery per update")
+        .isNull();
     assertThat(acceptedV1).isEmpty();
     assertThat(hookCalls.get()).isEqualTo(4);
   }
@@ -172,8 +228,14 @@ class A2aPushReplicasIT {
     return TaskHttp.json(post(base + "/a2a/", A2aCalls.call(method, params)));
   }
 
-  private static HttpResponse<String> send(String url, String body, String... headers) throws Exception {
-    return TaskHttp.HTTP.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(20)).headers(headers)
-        .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+  private static HttpResponse<String> send(String url, String body, String... headers)
+      throws Exception {
+    return TaskHttp.HTTP.send(
+        HttpRequest.newBuilder(URI.create(url))
+            .timeout(Duration.ofSeconds(20))
+            .headers(headers)
+            .POST(HttpRequest.BodyPublishers.ofString(body))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
   }
 }

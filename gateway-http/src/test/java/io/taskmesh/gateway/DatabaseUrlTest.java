@@ -10,7 +10,8 @@ import org.junit.jupiter.api.Timeout;
 class DatabaseUrlTest {
   @Test
   void jdbcUrlsPassThrough() {
-    assertThat(DatabaseUrl.toJdbc("jdbc:postgresql://h:5/db?user=u")).isEqualTo("jdbc:postgresql://h:5/db?user=u");
+    assertThat(DatabaseUrl.toJdbc("jdbc:postgresql://h:5/db?user=u"))
+        .isEqualTo("jdbc:postgresql://h:5/db?user=u");
   }
 
   @Test
@@ -22,6 +23,7 @@ class DatabaseUrlTest {
 
   @Test
   void otherSchemesAreRefusedNamingTheVariable() {
-    assertThatThrownBy(() -> DatabaseUrl.toJdbc("mysql://x/y")).hasMessageContaining("SVC_DATABASE_URL");
+    assertThatThrownBy(() -> DatabaseUrl.toJdbc("mysql://x/y"))
+        .hasMessageContaining("SVC_DATABASE_URL");
   }
 }

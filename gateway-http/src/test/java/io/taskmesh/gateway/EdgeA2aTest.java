@@ -28,8 +28,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * {@code POST /a2a/} in-process over in-memory ports, auth off: bad JSON-RPC input answers the
- * JSON-RPC error object (parse error, invalid request, method not found, invalid params and the
- * A2A codes) with the request's id and changes nothing; each method's happy path once.
+ * JSON-RPC error object (parse error, invalid request, method not found, invalid params and the A2A
+ * codes) with the request's id and changes nothing; each method's happy path once.
  */
 @Timeout(value = 1, unit = TimeUnit.MINUTES)
 class EdgeA2aTest {
@@ -46,7 +46,10 @@ class EdgeA2aTest {
     gateway.close();
   }
 
-  /** A bad JSON-RPC body, the error code it earns, and the id the answer must echo (null: none readable). */
+  /**
+   * A bad JSON-RPC body, the error code it earns, and the id the answer must echo (null: none
+   * readable).
+   */
   record BadCall(String why, String body, int code, String id) {
     @Override
     public String toString() {
@@ -61,46 +64,120 @@ class EdgeA2aTest {
         new BadCall("a batch", "[" + A2aCalls.call("tasks/list", "{}") + "]", -32600, NO_ID),
         new BadCall("not an object", "\"tasks/get\"", -32600, NO_ID),
         new BadCall("no jsonrpc", "{\"id\":\"a\",\"method\":\"tasks/list\"}", -32600, "a"),
-        new BadCall("jsonrpc 1.0", "{\"jsonrpc\":\"1.0\",\"id\":\"a\",\"method\":\"tasks/list\"}", -32600, "a"),
-        new BadCall("id of the wrong type", "{\"jsonrpc\":\"2.0\",\"id\":{\"x\":1},\"method\":\"tasks/list\"}", -32600, NO_ID),
+        new BadCall(
+            "jsonrpc 1.0",
+            "{\"jsonrpc\":\"1.0\",\"id\":\"a\",\"method\":\"tasks/list\"}",
+            -32600,
+            "a"),
+        new BadCall(
+            "id of the wrong type",
+            "{\"jsonrpc\":\"2.0\",\"id\":{\"x\":1},\"method\":\"tasks/list\"}",
+            -32600,
+            NO_ID),
         new BadCall("no method", "{\"jsonrpc\":\"2.0\",\"id\":\"a\"}", -32600, "a"),
-        new BadCall("method of the wrong type", "{\"jsonrpc\":\"2.0\",\"id\":\"a\",\"method\":5}", -32600, "a"),
-        new BadCall("unknown method", A2aCalls.call("tasks/explode", "{}"), -32601, "tasks/explode"),
-        new BadCall("params not an object", "{\"jsonrpc\":\"2.0\",\"id\":\"a\",\"method\":\"tasks/get\",\"params\":[1]}",
-            -32602, "a"),
-        new BadCall("send without a message", A2aCalls.call("message/send", "{}"), -32602, "message/send"),
-        new BadCall("send with a message that is not a user's", A2aCalls.call("message/send",
-            A2aCalls.sendParams("m", "hi", false).replace("\"user\"", "\"agent\"")), -32602, "message/send"),
-        new BadCall("send without parts", A2aCalls.call("message/send",
-            "{\"message\":{\"role\":\"user\",\"messageId\":\"m\"},\"metadata\":{\"skill\":\"echo\"}}"), -32602,
+        new BadCall(
+            "method of the wrong type",
+            "{\"jsonrpc\":\"2.0\",\"id\":\"a\",\"method\":5}",
+            -32600,
+            "a"),
+        new BadCall(
+            "unknown method", A2aCalls.call("tasks/explode", "{}"), -32601, "tasks/explode"),
+        new BadCall(
+            "params not an object",
+            "{\"jsonrpc\":\"2.0\",\"id\":\"a\",\"method\":\"tasks/get\",\"params\":[1]}",
+            -32602,
+            "a"),
+        new BadCall(
+            "send without a message", A2aCalls.call("message/send", "{}"), -32602, "message/send"),
+        new BadCall(
+            "send with a message that is not a user's",
+            A2aCalls.call(
+                "message/send",
+                A2aCalls.sendParams("m", "hi", false).replace("\"user\"", "\"agent\"")),
+            -32602,
             "message/send"),
-        new BadCall("send naming no skill while there are two", A2aCalls.call("message/send",
-            A2aCalls.sendParams("m", "hi", false).replace(",\"metadata\":{\"skill\":\"echo\"}", "")), -32602,
+        new BadCall(
+            "send without parts",
+            A2aCalls.call(
+                "message/send",
+                "{\"message\":{\"role\":\"user\",\"messageId\":\"m\"},\"metadata\":{\"skill\":\"echo\"}}"),
+            -32602,
             "message/send"),
-        new BadCall("send to an unknown skill", A2aCalls.call("message/send",
-            A2aCalls.sendParams("m", "hi", false).replace("\"skill\":\"echo\"", "\"skill\":\"nope\"")), -32602,
+        new BadCall(
+            "send naming no skill while there are two",
+            A2aCalls.call(
+                "message/send",
+                A2aCalls.sendParams("m", "hi", false)
+                    .replace(",\"metadata\":{\"skill\":\"echo\"}", "")),
+            -32602,
             "message/send"),
-        new BadCall("blocking of the wrong type", A2aCalls.call("message/send",
-            A2aCalls.sendParams("m", "hi", false).replace("\"blocking\":false", "\"blocking\":\"no\"")), -32602,
+        new BadCall(
+            "send to an unknown skill",
+            A2aCalls.call(
+                "message/send",
+                A2aCalls.sendParams("m", "hi", false)
+                    .replace("\"skill\":\"echo\"", "\"skill\":\"nope\"")),
+            -32602,
             "message/send"),
-        new BadCall("a file part", A2aCalls.call("message/send", A2aCalls.sendParams("m", "hi", false)
-            .replace("{\"kind\":\"text\",\"text\":\"hi\"}", "{\"kind\":\"file\",\"file\":{\"uri\":\"http://x/f\"}}")),
-            -32005, "message/send"),
+        new BadCall(
+            "blocking of the wrong type",
+            A2aCalls.call(
+                "message/send",
+                A2aCalls.sendParams("m", "hi", false)
+                    .replace("\"blocking\":false", "\"blocking\":\"no\"")),
+            -32602,
+            "message/send"),
+        new BadCall(
+            "a file part",
+            A2aCalls.call(
+                "message/send",
+                A2aCalls.sendParams("m", "hi", false)
+                    .replace(
+                        "{\"kind\":\"text\",\"text\":\"hi\"}",
+                        "{\"kind\":\"file\",\"file\":{\"uri\":\"http://x/f\"}}")),
+            -32005,
+            "message/send"),
         new BadCall("get without id", A2aCalls.call("tasks/get", "{}"), -32602, "tasks/get"),
-        new BadCall("get with a negative historyLength", A2aCalls.call("tasks/get", "{\"id\":\"x\",\"historyLength\":-1}"),
-            -32602, "tasks/get"),
-        new BadCall("get of an unknown task", A2aCalls.call("tasks/get", "{\"id\":\"no-such-task\"}"), -32001, "tasks/get"),
-        new BadCall("list with pageSize 0", A2aCalls.call("tasks/list", "{\"pageSize\":0}"), -32602, "tasks/list"),
-        new BadCall("list with pageSize of the wrong type", A2aCalls.call("tasks/list", "{\"pageSize\":\"2\"}"), -32602,
+        new BadCall(
+            "get with a negative historyLength",
+            A2aCalls.call("tasks/get", "{\"id\":\"x\",\"historyLength\":-1}"),
+            -32602,
+            "tasks/get"),
+        new BadCall(
+            "get of an unknown task",
+            A2aCalls.call("tasks/get", "{\"id\":\"no-such-task\"}"),
+            -32001,
+            "tasks/get"),
+        new BadCall(
+            "list with pageSize 0",
+            A2aCalls.call("tasks/list", "{\"pageSize\":0}"),
+            -32602,
             "tasks/list"),
-        new BadCall("list with a forged page token", A2aCalls.call("tasks/list", "{\"pageToken\":\"bm9wZQ\"}"), -32602,
+        new BadCall(
+            "list with pageSize of the wrong type",
+            A2aCalls.call("tasks/list", "{\"pageSize\":\"2\"}"),
+            -32602,
             "tasks/list"),
-        new BadCall("list with an unknown status", A2aCalls.call("tasks/list", "{\"status\":\"sleeping\"}"), -32602,
+        new BadCall(
+            "list with a forged page token",
+            A2aCalls.call("tasks/list", "{\"pageToken\":\"bm9wZQ\"}"),
+            -32602,
             "tasks/list"),
-        new BadCall("cancel of an unknown task", A2aCalls.call("tasks/cancel", "{\"id\":\"no-such-task\"}"), -32001,
+        new BadCall(
+            "list with an unknown status",
+            A2aCalls.call("tasks/list", "{\"status\":\"sleeping\"}"),
+            -32602,
+            "tasks/list"),
+        new BadCall(
+            "cancel of an unknown task",
+            A2aCalls.call("tasks/cancel", "{\"id\":\"no-such-task\"}"),
+            -32001,
             "tasks/cancel"),
-        new BadCall("push config of an unknown task", A2aCalls.call("tasks/pushNotificationConfig/get",
-            "{\"id\":\"no-such-task\"}"), -32001, "tasks/pushNotificationConfig/get"));
+        new BadCall(
+            "push config of an unknown task",
+            A2aCalls.call("tasks/pushNotificationConfig/get", "{\"id\":\"no-such-task\"}"),
+            -32001,
+            "tasks/pushNotificationConfig/get"));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -115,7 +192,8 @@ class EdgeA2aTest {
     assertThat(answer.get("error").get("code").asInt()).as(r.body()).isEqualTo(bad.code());
     assertThat(answer.get("error").get("message").asText()).isNotBlank();
     if (bad.code() == -32602) {
-      assertThat(answer.get("error").get("message").asText()).as("a params error names the field")
+      assertThat(answer.get("error").get("message").asText())
+          .as("a params error names the field")
           .containsPattern("'[A-Za-z][A-Za-z0-9.\\[\\]]*'");
     }
     if (bad.id() == null) {
@@ -129,7 +207,8 @@ class EdgeA2aTest {
   @Test
   void aBodyOverTheLimitIsAJsonRpcInvalidRequest() {
     String before = gateway.recorded();
-    HttpResponse<String> r = gateway.post("/a2a/", BadRequest.OVERSIZED, "Accept", "application/json");
+    HttpResponse<String> r =
+        gateway.post("/a2a/", BadRequest.OVERSIZED, "Accept", "application/json");
     assertThat(r.statusCode()).isEqualTo(200);
     JsonNode answer = EdgeGateway.json(r);
     assertThat(answer.get("error").get("code").asInt()).isEqualTo(-32600);
@@ -145,16 +224,21 @@ class EdgeA2aTest {
   void theAgentCardListsTheSkillsAndNoSecurityWhileAuthIsOff() {
     for (String path : List.of("/.well-known/agent.json", "/.well-known/agent-card.json")) {
       JsonNode card = EdgeGateway.json(gateway.get(path));
-      assertThat(card.get("skills").findValuesAsText("id")).as(path).containsExactly("echo", "skill-only");
+      assertThat(card.get("skills").findValuesAsText("id"))
+          .as(path)
+          .containsExactly("echo", "skill-only");
       assertThat(card.get("url").asText()).endsWith("/a2a/");
       assertThat(card.has("securitySchemes")).as(path).isFalse();
       assertThat(card.has("security")).as(path).isFalse();
       assertThat(card.get("capabilities").get("extendedAgentCard").asBoolean()).isFalse();
       assertThat(card.get("supportsAuthenticatedExtendedCard").asBoolean()).isFalse();
       assertThat(card.get("skills").get(0).get("description").asText())
-          .contains("metadata.skill").contains("has none").contains("a2a: {default: true}");
+          .contains("metadata.skill")
+          .contains("has none")
+          .contains("a2a: {default: true}");
     }
-    for (String method : List.of("agent/getAuthenticatedExtendedCard", "agent/authenticatedExtendedCard")) {
+    for (String method :
+        List.of("agent/getAuthenticatedExtendedCard", "agent/authenticatedExtendedCard")) {
       JsonNode extended = EdgeGateway.json(gateway.post("/a2a/", A2aCalls.call(method, "{}")));
       assertThat(extended.get("error").get("code").asInt()).as(method).isEqualTo(-32007);
     }
@@ -162,22 +246,34 @@ class EdgeA2aTest {
 
   @Test
   void withAnApiKeyTheCardDeclaresThatSchemeOnlyAndServesTheExtendedCard() throws Exception {
-    try (EdgeGateway keyed = EdgeGateway.start(GatewayMode.API, Map.of("SVC_A2A_API_KEY", "k-edge"))) {
+    try (EdgeGateway keyed =
+        EdgeGateway.start(GatewayMode.API, Map.of("SVC_A2A_API_KEY", "k-edge"))) {
       JsonNode card = EdgeGateway.json(keyed.get("/.well-known/agent-card.json"));
       assertThat(card.get("securitySchemes").fieldNames()).toIterable().containsExactly("apiKey");
       assertThat(card.get("security").toString()).isEqualTo("[{\"apiKey\":[]}]");
       assertThat(card.get("capabilities").get("extendedAgentCard").asBoolean()).isTrue();
       assertThat(card.get("supportsAuthenticatedExtendedCard").asBoolean()).isTrue();
-      JsonNode extended = EdgeGateway.json(keyed.post("/a2a/", A2aCalls.call("agent/getAuthenticatedExtendedCard",
-          "{}"), "X-API-Key", "k-edge"));
+      JsonNode extended =
+          EdgeGateway.json(
+              keyed.post(
+                  "/a2a/",
+                  A2aCalls.call("agent/getAuthenticatedExtendedCard", "{}"),
+                  "X-API-Key",
+                  "k-edge"));
       assertThat(extended.get("result").get("skills").size()).as(extended.toString()).isEqualTo(2);
     }
   }
 
   @Test
   void severalSkillsAndNoDefaultNamesTheSkillsAndHowToSetADefault() {
-    JsonNode answer = EdgeGateway.json(gateway.post("/a2a/", A2aCalls.call("message/send",
-        A2aCalls.sendParams("m-noskill", "hi", false).replace(",\"metadata\":{\"skill\":\"echo\"}", ""))));
+    JsonNode answer =
+        EdgeGateway.json(
+            gateway.post(
+                "/a2a/",
+                A2aCalls.call(
+                    "message/send",
+                    A2aCalls.sendParams("m-noskill", "hi", false)
+                        .replace(",\"metadata\":{\"skill\":\"echo\"}", ""))));
     assertThat(answer.get("error").get("code").asInt()).isEqualTo(-32602);
     assertThat(answer.get("error").get("message").asText())
         .contains("echo", "skill-only", "metadata.skill", "a2a: {default: true}");
@@ -185,24 +281,37 @@ class EdgeA2aTest {
 
   @Test
   void aMessageNamingNoSkillRunsTheDefaultAndANamedSkillStillWins() throws Exception {
-    String flows = """
+    String flows =
+        """
         flows:
           - {name: echo, entrypoint: echo, a2a: {}}
           - {name: chat, entrypoint: chat, a2a: {default: true}}
         """;
     try (EdgeGateway withDefault = EdgeGateway.start(GatewayMode.API, Map.of(), flows)) {
-      String unnamed = A2aCalls.call("message/send",
-          A2aCalls.sendParams("m-default", "hi", false).replace(",\"metadata\":{\"skill\":\"echo\"}", ""));
-      String id = EdgeGateway.json(withDefault.post("/a2a/", unnamed)).get("result").get("id").asText();
-      assertThat(withDefault.queue.dispatched()).filteredOn(e -> e.id().equals(id))
-          .singleElement().satisfies(e -> assertThat(e.route().curr()).isEqualTo("chat"));
+      String unnamed =
+          A2aCalls.call(
+              "message/send",
+              A2aCalls.sendParams("m-default", "hi", false)
+                  .replace(",\"metadata\":{\"skill\":\"echo\"}", ""));
+      String id =
+          EdgeGateway.json(withDefault.post("/a2a/", unnamed)).get("result").get("id").asText();
+      assertThat(withDefault.queue.dispatched())
+          .filteredOn(e -> e.id().equals(id))
+          .singleElement()
+          .satisfies(e -> assertThat(e.route().curr()).isEqualTo("chat"));
 
-      String named = EdgeGateway.json(withDefault.post("/a2a/", A2aCalls.send("m-named", "hi", false)))
-          .get("result").get("id").asText();
-      assertThat(withDefault.queue.dispatched()).filteredOn(e -> e.id().equals(named))
-          .singleElement().satisfies(e -> assertThat(e.route().curr()).isEqualTo("echo"));
+      String named =
+          EdgeGateway.json(withDefault.post("/a2a/", A2aCalls.send("m-named", "hi", false)))
+              .get("result")
+              .get("id")
+              .asText();
+      assertThat(withDefault.queue.dispatched())
+          .filteredOn(e -> e.id().equals(named))
+          .singleElement()
+          .satisfies(e -> assertThat(e.route().curr()).isEqualTo("echo"));
 
-      JsonNode skills = EdgeGateway.json(withDefault.get("/.well-known/agent-card.json")).get("skills");
+      JsonNode skills =
+          EdgeGateway.json(withDefault.get("/.well-known/agent-card.json")).get("skills");
       assertThat(skills.get(0).get("description").asText()).contains("the default skill, chat");
       assertThat(skills.get(1).get("description").asText()).contains("This is the default skill");
     }
@@ -210,58 +319,96 @@ class EdgeA2aTest {
 
   @Test
   void theClientsContextIdIsKeptAndFiltersTheList() {
-    String inContext = A2aCalls.sendParams("m-ctx", "hi", false)
-        .replace("\"messageId\":\"m-ctx\"", "\"messageId\":\"m-ctx\",\"contextId\":\"conv-edge-1\"");
-    JsonNode task = EdgeGateway.json(gateway.post("/a2a/", A2aCalls.call("message/send", inContext))).get("result");
+    String inContext =
+        A2aCalls.sendParams("m-ctx", "hi", false)
+            .replace(
+                "\"messageId\":\"m-ctx\"", "\"messageId\":\"m-ctx\",\"contextId\":\"conv-edge-1\"");
+    JsonNode task =
+        EdgeGateway.json(gateway.post("/a2a/", A2aCalls.call("message/send", inContext)))
+            .get("result");
     String id = task.get("id").asText();
     assertThat(task.get("contextId").asText()).isEqualTo("conv-edge-1");
     assertThat(gateway.tasks.get(id).orElseThrow().contextId()).isEqualTo("conv-edge-1");
-    String other = EdgeGateway.json(gateway.post("/a2a/", A2aCalls.send("m-ctx-other", "hi", false)))
-        .get("result").get("id").asText();
-    assertThat(EdgeGateway.json(gateway.post("/a2a/", A2aCalls.call("tasks/get", "{\"id\":\"" + other + "\"}")))
-        .get("result").get("contextId").asText()).as("no contextId: the task is its own context").isEqualTo(other);
+    String other =
+        EdgeGateway.json(gateway.post("/a2a/", A2aCalls.send("m-ctx-other", "hi", false)))
+            .get("result")
+            .get("id")
+            .asText();
+    assertThat(
+            EdgeGateway.json(
+                    gateway.post("/a2a/", A2aCalls.call("tasks/get", "{\"id\":\"" + other + "\"}")))
+                .get("result")
+                .get("contextId")
+                .asText())
+        .as("no contextId: the task is its own context")
+        .isEqualTo(other);
 
-    JsonNode page = EdgeGateway.json(gateway.post("/a2a/", A2aCalls.call("tasks/list",
-        "{\"contextId\":\"conv-edge-1\"}"))).get("result");
+    JsonNode page =
+        EdgeGateway.json(
+                gateway.post(
+                    "/a2a/", A2aCalls.call("tasks/list", "{\"contextId\":\"conv-edge-1\"}")))
+            .get("result");
     assertThat(page.get("tasks").findValuesAsText("id")).containsExactly(id);
   }
 
   @Test
   void aTaskCreatedBeforeContextsWereKeptIsItsOwnContext() {
     String id = "a2a-old-event";
-    gateway.tasks.append(TaskEvent.created(id, new TaskEvent.Created("echo", Route.start("echo", List.of()),
-        Json.MAPPER.createObjectNode(), null, null, null, null)));
-    JsonNode got = EdgeGateway.json(gateway.post("/a2a/", A2aCalls.call("tasks/get", "{\"id\":\"" + id + "\"}")));
+    gateway.tasks.append(
+        TaskEvent.created(
+            id,
+            new TaskEvent.Created(
+                "echo",
+                Route.start("echo", List.of()),
+                Json.MAPPER.createObjectNode(),
+                null,
+                null,
+                null,
+                null)));
+    JsonNode got =
+        EdgeGateway.json(
+            gateway.post("/a2a/", A2aCalls.call("tasks/get", "{\"id\":\"" + id + "\"}")));
     assertThat(got.get("result").get("contextId").asText()).isEqualTo(id);
   }
 
   @Test
   void aNonBlockingSendStartsTheSkillsFlowAndAnswersTheTask() {
-    JsonNode task = EdgeGateway.json(gateway.post("/a2a/", A2aCalls.send("m-send", "hello", false))).get("result");
+    JsonNode task =
+        EdgeGateway.json(gateway.post("/a2a/", A2aCalls.send("m-send", "hello", false)))
+            .get("result");
     String id = task.get("id").asText();
     assertThat(task.get("kind").asText()).isEqualTo("task");
     assertThat(task.get("status").get("state").asText()).isEqualTo("submitted");
-    Envelope sent = gateway.queue.dispatched().stream().filter(e -> e.id().equals(id)).findFirst().orElseThrow();
+    Envelope sent =
+        gateway.queue.dispatched().stream()
+            .filter(e -> e.id().equals(id))
+            .findFirst()
+            .orElseThrow();
     assertThat(sent.route().curr()).isEqualTo("echo");
     assertThat(sent.payload().toString()).contains("hello");
 
-    JsonNode got = EdgeGateway.json(gateway.post("/a2a/", A2aCalls.call("tasks/get", "{\"id\":\"" + id + "\"}")));
+    JsonNode got =
+        EdgeGateway.json(
+            gateway.post("/a2a/", A2aCalls.call("tasks/get", "{\"id\":\"" + id + "\"}")));
     assertThat(got.get("result").get("id").asText()).isEqualTo(id);
   }
 
   @Test
   void aStreamedSendFollowsTheTaskToItsEnd() {
     int before = gateway.queue.dispatched().size();
-    HttpResponse<Stream<String>> r = openStream(A2aCalls.call("message/stream",
-        A2aCalls.sendParams("m-stream", "hi", true)));
+    HttpResponse<Stream<String>> r =
+        openStream(A2aCalls.call("message/stream", A2aCalls.sendParams("m-stream", "hi", true)));
     assertThat(r.statusCode()).isEqualTo(200);
     Iterator<String> lines = r.body().iterator();
     JsonNode first = nextData(lines);
     assertThat(first.get("result").get("status").get("state").asText()).isEqualTo("submitted");
     // the first event is written only once the feed subscription exists, so nothing below is missed
     String id = gateway.queue.dispatched().get(before).id();
-    gateway.tasks.append(TaskEvent.finished(id, FinalReport.succeeded(id, Json.MAPPER.createObjectNode().put("v", 1),
-        "upper", Map.of())));
+    gateway.tasks.append(
+        TaskEvent.finished(
+            id,
+            FinalReport.succeeded(
+                id, Json.MAPPER.createObjectNode().put("v", 1), "upper", Map.of())));
     List<JsonNode> rest = new ArrayList<>();
     while (lines.hasNext()) {
       String line = lines.next();
@@ -278,26 +425,39 @@ class EdgeA2aTest {
   void listPagesOverTheCallersTasks() {
     gateway.post("/a2a/", A2aCalls.send("m-list-1", "a", false));
     gateway.post("/a2a/", A2aCalls.send("m-list-2", "b", false));
-    JsonNode page = EdgeGateway.json(gateway.post("/a2a/", A2aCalls.call("tasks/list", "{\"pageSize\":1}"))).get("result");
+    JsonNode page =
+        EdgeGateway.json(gateway.post("/a2a/", A2aCalls.call("tasks/list", "{\"pageSize\":1}")))
+            .get("result");
     assertThat(page.get("tasks")).hasSize(1);
     assertThat(page.get("totalSize").asInt()).isGreaterThanOrEqualTo(2);
     String token = page.get("nextPageToken").asText();
-    JsonNode next = EdgeGateway.json(gateway.post("/a2a/", A2aCalls.call("tasks/list",
-        "{\"pageSize\":1,\"pageToken\":\"" + token + "\"}"))).get("result");
-    assertThat(next.get("tasks").get(0).get("id").asText()).isNotEqualTo(page.get("tasks").get(0).get("id").asText());
+    JsonNode next =
+        EdgeGateway.json(
+                gateway.post(
+                    "/a2a/",
+                    A2aCalls.call(
+                        "tasks/list", "{\"pageSize\":1,\"pageToken\":\"" + token + "\"}")))
+            .get("result");
+    assertThat(next.get("tasks").get(0).get("id").asText())
+        .isNotEqualTo(page.get("tasks").get(0).get("id").asText());
   }
 
   @Test
   void cancelEndsAnOpenTaskAndRefusesAFinishedOne() {
     String open = gateway.seedTask("a2a-cancel-open", null);
-    JsonNode canceled = EdgeGateway.json(gateway.post("/a2a/", A2aCalls.call("tasks/cancel", "{\"id\":\"" + open + "\"}")));
+    JsonNode canceled =
+        EdgeGateway.json(
+            gateway.post("/a2a/", A2aCalls.call("tasks/cancel", "{\"id\":\"" + open + "\"}")));
     assertThat(canceled.get("result").get("status").get("state").asText()).isEqualTo("canceled");
     assertThat(gateway.tasks.get(open).orElseThrow().status()).isEqualTo(TaskStatus.CANCELED);
 
     String done = gateway.seedTask("a2a-cancel-done", null);
-    gateway.tasks.append(TaskEvent.finished(done, FinalReport.succeeded(done, null, "upper", Map.of())));
+    gateway.tasks.append(
+        TaskEvent.finished(done, FinalReport.succeeded(done, null, "upper", Map.of())));
     String before = gateway.recorded();
-    JsonNode refused = EdgeGateway.json(gateway.post("/a2a/", A2aCalls.call("tasks/cancel", "{\"id\":\"" + done + "\"}")));
+    JsonNode refused =
+        EdgeGateway.json(
+            gateway.post("/a2a/", A2aCalls.call("tasks/cancel", "{\"id\":\"" + done + "\"}")));
     assertThat(refused.get("error").get("code").asInt()).isEqualTo(-32002);
     assertThat(gateway.recorded()).isEqualTo(before);
   }
@@ -306,21 +466,41 @@ class EdgeA2aTest {
   void aMessageToAPausedTaskResumesIt() {
     String id = gateway.seedTask("a2a-paused", null);
     gateway.tasks.append(TaskEvent.paused(id, FinalReport.paused(id, "x-pause", Map.of())));
-    JsonNode answer = EdgeGateway.json(gateway.post("/a2a/", A2aCalls.call("message/send",
-        A2aCalls.sendParams("m-resume", "more", false).replace("\"messageId\":\"m-resume\"",
-            "\"messageId\":\"m-resume\",\"taskId\":\"" + id + "\""))));
-    assertThat(answer.get("result").get("status").get("state").asText()).as(answer.toString()).isEqualTo("working");
+    JsonNode answer =
+        EdgeGateway.json(
+            gateway.post(
+                "/a2a/",
+                A2aCalls.call(
+                    "message/send",
+                    A2aCalls.sendParams("m-resume", "more", false)
+                        .replace(
+                            "\"messageId\":\"m-resume\"",
+                            "\"messageId\":\"m-resume\",\"taskId\":\"" + id + "\""))));
+    assertThat(answer.get("result").get("status").get("state").asText())
+        .as(answer.toString())
+        .isEqualTo("working");
     assertThat(gateway.tasks.get(id).orElseThrow().status()).isEqualTo(TaskStatus.RUNNING);
-    assertThat(gateway.queue.resumed()).anySatisfy(r -> {
-      assertThat(r.envelopeId()).isEqualTo(id);
-      assertThat(r.namespace()).isEqualTo(EdgeGateway.NAMESPACE);
-    });
+    assertThat(gateway.queue.resumed())
+        .anySatisfy(
+            r -> {
+              assertThat(r.envelopeId()).isEqualTo(id);
+              assertThat(r.namespace()).isEqualTo(EdgeGateway.NAMESPACE);
+            });
 
     String before = gateway.recorded();
-    JsonNode again = EdgeGateway.json(gateway.post("/a2a/", A2aCalls.call("message/send",
-        A2aCalls.sendParams("m-again", "more", false).replace("\"messageId\":\"m-again\"",
-            "\"messageId\":\"m-again\",\"taskId\":\"" + id + "\""))));
-    assertThat(again.get("error").get("code").asInt()).as("a running task takes no message").isEqualTo(-32004);
+    JsonNode again =
+        EdgeGateway.json(
+            gateway.post(
+                "/a2a/",
+                A2aCalls.call(
+                    "message/send",
+                    A2aCalls.sendParams("m-again", "more", false)
+                        .replace(
+                            "\"messageId\":\"m-again\"",
+                            "\"messageId\":\"m-again\",\"taskId\":\"" + id + "\""))));
+    assertThat(again.get("error").get("code").asInt())
+        .as("a running task takes no message")
+        .isEqualTo(-32004);
     assertThat(gateway.recorded()).isEqualTo(before);
   }
 
@@ -330,10 +510,25 @@ class EdgeA2aTest {
     for (int turn = 1; turn <= 2; turn++) {
       gateway.tasks.append(TaskEvent.paused(id, FinalReport.paused(id, "x-pause", Map.of())));
       String messageId = "m-turn-" + turn;
-      JsonNode answer = EdgeGateway.json(gateway.post("/a2a/", A2aCalls.call("message/send",
-          A2aCalls.sendParams(messageId, "answer " + turn, false).replace("\"messageId\":\"" + messageId + "\"",
-              "\"messageId\":\"" + messageId + "\",\"taskId\":\"" + id + "\",\"contextId\":\"" + id + "\""))));
-      assertThat(answer.get("result").get("status").get("state").asText()).as(answer.toString()).isEqualTo("working");
+      JsonNode answer =
+          EdgeGateway.json(
+              gateway.post(
+                  "/a2a/",
+                  A2aCalls.call(
+                      "message/send",
+                      A2aCalls.sendParams(messageId, "answer " + turn, false)
+                          .replace(
+                              "\"messageId\":\"" + messageId + "\"",
+                              "\"messageId\":\""
+                                  + messageId
+                                  + "\",\"taskId\":\""
+                                  + id
+                                  + "\",\"contextId\":\""
+                                  + id
+                                  + "\""))));
+      assertThat(answer.get("result").get("status").get("state").asText())
+          .as(answer.toString())
+          .isEqualTo("working");
     }
     assertThat(gateway.queue.resumed()).filteredOn(r -> r.envelopeId().equals(id)).hasSize(2);
   }
@@ -343,9 +538,18 @@ class EdgeA2aTest {
     String id = gateway.seedTask("a2a-wrong-context", null);
     gateway.tasks.append(TaskEvent.paused(id, FinalReport.paused(id, "x-pause", Map.of())));
     String before = gateway.recorded();
-    JsonNode answer = EdgeGateway.json(gateway.post("/a2a/", A2aCalls.call("message/send",
-        A2aCalls.sendParams("m-wrong-ctx", "x", false).replace("\"messageId\":\"m-wrong-ctx\"",
-            "\"messageId\":\"m-wrong-ctx\",\"taskId\":\"" + id + "\",\"contextId\":\"elsewhere\""))));
+    JsonNode answer =
+        EdgeGateway.json(
+            gateway.post(
+                "/a2a/",
+                A2aCalls.call(
+                    "message/send",
+                    A2aCalls.sendParams("m-wrong-ctx", "x", false)
+                        .replace(
+                            "\"messageId\":\"m-wrong-ctx\"",
+                            "\"messageId\":\"m-wrong-ctx\",\"taskId\":\""
+                                + id
+                                + "\",\"contextId\":\"elsewhere\""))));
     assertThat(answer.get("error").get("code").asInt()).isEqualTo(-32602);
     assertThat(answer.get("error").get("message").asText()).contains("message.contextId");
     assertThat(gateway.recorded()).isEqualTo(before);
@@ -353,8 +557,10 @@ class EdgeA2aTest {
 
   private static HttpResponse<Stream<String>> openStream(String body) {
     try {
-      return HttpClient.newHttpClient().send(gateway.request("POST", "/a2a/", body)
-          .header("Accept", "text/event-stream").build(), HttpResponse.BodyHandlers.ofLines());
+      return HttpClient.newHttpClient()
+          .send(
+              gateway.request("POST", "/a2a/", body).header("Accept", "text/event-stream").build(),
+              HttpResponse.BodyHandlers.ofLines());
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     } catch (InterruptedException e) {

@@ -22,8 +22,8 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * A2A 1.0 in-process over in-memory ports, auth off: each method on JSON-RPC ({@code POST /a2a/v1})
- * and on the HTTP+JSON binding, the 1.0 objects and error model, the A2A-Version header, and that
- * a task is the same task on 1.0 and on 0.3.
+ * and on the HTTP+JSON binding, the 1.0 objects and error model, the A2A-Version header, and that a
+ * task is the same task on 1.0 and on 0.3.
  */
 @Timeout(value = 1, unit = TimeUnit.MINUTES)
 class EdgeA2aV1Test {
@@ -42,13 +42,25 @@ class EdgeA2aV1Test {
   }
 
   private static String rpc(String method, String params) {
-    return "{\"jsonrpc\":\"2.0\",\"id\":\"" + method + "\",\"method\":\"" + method + "\",\"params\":" + params + "}";
+    return "{\"jsonrpc\":\"2.0\",\"id\":\""
+        + method
+        + "\",\"method\":\""
+        + method
+        + "\",\"params\":"
+        + params
+        + "}";
   }
 
   private static String sendRequest(String messageId, String text, boolean returnImmediately) {
-    return "{\"message\":{\"role\":\"ROLE_USER\",\"messageId\":\"" + messageId + "\",\"taskId\":\"\",\"contextId\":\"\","
-        + "\"parts\":[{\"text\":\"" + text + "\"}],\"metadata\":{\"skill\":\"echo\"}},"
-        + "\"configuration\":{\"returnImmediately\":" + returnImmediately + "}}";
+    return "{\"message\":{\"role\":\"ROLE_USER\",\"messageId\":\""
+        + messageId
+        + "\",\"taskId\":\"\",\"contextId\":\"\","
+        + "\"parts\":[{\"text\":\""
+        + text
+        + "\"}],\"metadata\":{\"skill\":\"echo\"}},"
+        + "\"configuration\":{\"returnImmediately\":"
+        + returnImmediately
+        + "}}";
   }
 
   private static JsonNode call(String method, String params) {
@@ -73,22 +85,27 @@ class EdgeA2aV1Test {
     String id = task.get("id").asText();
     assertThat(task.at("/status/state").asText()).isEqualTo("TASK_STATE_SUBMITTED");
     assertNoKind(task);
-    assertThat(gateway.queue.dispatched().stream().anyMatch(e -> e.id().equals(id)
-        && e.payload().toString().contains("hello"))).isTrue();
+    assertThat(
+            gateway.queue.dispatched().stream()
+                .anyMatch(e -> e.id().equals(id) && e.payload().toString().contains("hello")))
+        .isTrue();
 
     JsonNode got = result("GetTask", "{\"id\":\"" + id + "\",\"historyLength\":5}");
     assertThat(got.get("id").asText()).isEqualTo(id);
     assertThat(got.at("/history/0/role").asText()).isEqualTo("ROLE_USER");
     assertThat(got.at("/history/0/parts").toString()).contains("hello");
     assertNoKind(got);
-    JsonNode old = EdgeGateway.json(gateway.post("/a2a/", A2aCalls.call("tasks/get", "{\"id\":\"" + id + "\"}")));
+    JsonNode old =
+        EdgeGateway.json(
+            gateway.post("/a2a/", A2aCalls.call("tasks/get", "{\"id\":\"" + id + "\"}")));
     assertThat(old.at("/result/id").asText()).isEqualTo(id);
     assertThat(old.at("/result/status/state").asText()).isEqualTo("submitted");
   }
 
   @Test
   void sendMessageOnHttpJsonAndGetTaskByPath() {
-    HttpResponse<String> r = gateway.post("/a2a/v1/message:send", sendRequest("v1-rest", "hi", true), V1);
+    HttpResponse<String> r =
+        gateway.post("/a2a/v1/message:send", sendRequest("v1-rest", "hi", true), V1);
     assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
     JsonNode task = EdgeGateway.json(r).get("task");
     String id = task.get("id").asText();
@@ -103,10 +120,13 @@ class EdgeA2aV1Test {
     result("SendMessage", sendRequest("v1-list", "a", true));
     JsonNode page = result("ListTasks", "{\"status\":\"TASK_STATE_SUBMITTED\",\"pageSize\":50}");
     assertThat(page.get("tasks").size()).isPositive();
-    page.get("tasks").forEach(t -> assertThat(t.at("/status/state").asText()).isEqualTo("TASK_STATE_SUBMITTED"));
+    page.get("tasks")
+        .forEach(t -> assertThat(t.at("/status/state").asText()).isEqualTo("TASK_STATE_SUBMITTED"));
     assertThat(page.has("nextPageToken")).isTrue();
-    JsonNode rest = EdgeGateway.json(gateway.get("/a2a/v1/tasks?status=TASK_STATE_COMPLETED&pageSize=5", V1));
-    rest.get("tasks").forEach(t -> assertThat(t.at("/status/state").asText()).isEqualTo("TASK_STATE_COMPLETED"));
+    JsonNode rest =
+        EdgeGateway.json(gateway.get("/a2a/v1/tasks?status=TASK_STATE_COMPLETED&pageSize=5", V1));
+    rest.get("tasks")
+        .forEach(t -> assertThat(t.at("/status/state").asText()).isEqualTo("TASK_STATE_COMPLETED"));
     assertThat(rest.get("pageSize").asInt()).isEqualTo(5);
   }
 
@@ -125,19 +145,27 @@ class EdgeA2aV1Test {
     assertThat(again.at("/data/0/reason").asText()).isEqualTo("TASK_NOT_CANCELABLE");
     HttpResponse<String> restAgain = gateway.post("/a2a/v1/tasks/" + viaRest + ":cancel", "", V1);
     assertThat(restAgain.statusCode()).isEqualTo(409);
-    assertThat(EdgeGateway.json(restAgain).at("/error/details/0/reason").asText()).isEqualTo("TASK_NOT_CANCELABLE");
+    assertThat(EdgeGateway.json(restAgain).at("/error/details/0/reason").asText())
+        .isEqualTo("TASK_NOT_CANCELABLE");
   }
 
   @Test
   void sendStreamingMessageStreamsStreamResponsesToTheEnd() {
     int before = gateway.queue.dispatched().size();
-    List<JsonNode> events = stream("/a2a/v1", rpc("SendStreamingMessage", sendRequest("v1-stream", "s", false)),
-        () -> {
-          String id = gateway.queue.dispatched().get(before).id();
-          gateway.tasks.append(TaskEvent.finished(id, FinalReport.succeeded(id,
-              Json.MAPPER.createObjectNode().put("v", 1), "upper", Map.of())));
-        });
-    assertThat(events.get(0).at("/result/task/status/state").asText()).isEqualTo("TASK_STATE_SUBMITTED");
+    List<JsonNode> events =
+        stream(
+            "/a2a/v1",
+            rpc("SendStreamingMessage", sendRequest("v1-stream", "s", false)),
+            () -> {
+              String id = gateway.queue.dispatched().get(before).id();
+              gateway.tasks.append(
+                  TaskEvent.finished(
+                      id,
+                      FinalReport.succeeded(
+                          id, Json.MAPPER.createObjectNode().put("v", 1), "upper", Map.of())));
+            });
+    assertThat(events.get(0).at("/result/task/status/state").asText())
+        .isEqualTo("TASK_STATE_SUBMITTED");
     JsonNode last = events.get(events.size() - 1).get("result");
     assertThat(last.at("/statusUpdate/status/state").asText()).isEqualTo("TASK_STATE_COMPLETED");
     assertThat(last.get("statusUpdate").has("final")).isFalse();
@@ -147,8 +175,16 @@ class EdgeA2aV1Test {
   @Test
   void subscribeToTaskOnHttpJsonStreamsAndRefusesATerminalTask() {
     String id = gateway.seedTask("v1-subscribe", null);
-    List<JsonNode> events = stream("/a2a/v1/tasks/" + id + ":subscribe", "", () -> gateway.tasks.append(
-        TaskEvent.finished(id, FinalReport.succeeded(id, Json.MAPPER.createObjectNode(), "upper", Map.of()))));
+    List<JsonNode> events =
+        stream(
+            "/a2a/v1/tasks/" + id + ":subscribe",
+            "",
+            () ->
+                gateway.tasks.append(
+                    TaskEvent.finished(
+                        id,
+                        FinalReport.succeeded(
+                            id, Json.MAPPER.createObjectNode(), "upper", Map.of()))));
     assertThat(events.get(0).at("/task/id").asText()).isEqualTo(id);
     assertThat(events.get(events.size() - 1).at("/statusUpdate/status/state").asText())
         .isEqualTo("TASK_STATE_COMPLETED");
@@ -157,30 +193,53 @@ class EdgeA2aV1Test {
     assertThat(refused.at("/error/code").asInt()).as(refused.toString()).isEqualTo(-32004);
     HttpResponse<String> r = gateway.post("/a2a/v1/tasks/" + id + ":subscribe", "", V1);
     assertThat(r.statusCode()).isEqualTo(400);
-    assertThat(EdgeGateway.json(r).at("/error/details/0/reason").asText()).isEqualTo("UNSUPPORTED_OPERATION");
+    assertThat(EdgeGateway.json(r).at("/error/details/0/reason").asText())
+        .isEqualTo("UNSUPPORTED_OPERATION");
   }
 
   @Test
   void pushConfigMethodsOnBothBindings() {
     String id = gateway.seedTask("v1-push", null);
-    JsonNode created = result("CreateTaskPushNotificationConfig", "{\"taskId\":\"" + id
-        + "\",\"id\":\"c1\",\"url\":\"http://127.0.0.1:9/a2a\",\"token\":\"t\"}");
+    JsonNode created =
+        result(
+            "CreateTaskPushNotificationConfig",
+            "{\"taskId\":\""
+                + id
+                + "\",\"id\":\"c1\",\"url\":\"http://127.0.0.1:9/a2a\",\"token\":\"t\"}");
     assertThat(created.get("taskId").asText()).isEqualTo(id);
     assertThat(created.get("url").asText()).isEqualTo("http://127.0.0.1:9/a2a");
     assertThat(created.get("id").asText()).isEqualTo("c1");
-    assertThat(result("GetTaskPushNotificationConfig", "{\"taskId\":\"" + id + "\",\"id\":\"c1\"}").get("url").asText())
+    assertThat(
+            result("GetTaskPushNotificationConfig", "{\"taskId\":\"" + id + "\",\"id\":\"c1\"}")
+                .get("url")
+                .asText())
         .isEqualTo("http://127.0.0.1:9/a2a");
-    HttpResponse<String> rest = gateway.post("/a2a/v1/tasks/" + id + "/pushNotificationConfigs",
-        "{\"id\":\"c2\",\"url\":\"http://127.0.0.1:9/other\"}", V1);
+    HttpResponse<String> rest =
+        gateway.post(
+            "/a2a/v1/tasks/" + id + "/pushNotificationConfigs",
+            "{\"id\":\"c2\",\"url\":\"http://127.0.0.1:9/other\"}",
+            V1);
     assertThat(rest.statusCode()).as(rest.body()).isEqualTo(200);
-    JsonNode listed = EdgeGateway.json(gateway.get("/a2a/v1/tasks/" + id + "/pushNotificationConfigs", V1));
+    JsonNode listed =
+        EdgeGateway.json(gateway.get("/a2a/v1/tasks/" + id + "/pushNotificationConfigs", V1));
     assertThat(listed.get("configs").findValuesAsText("id")).containsExactlyInAnyOrder("c1", "c2");
-    assertThat(EdgeGateway.json(gateway.get("/a2a/v1/tasks/" + id + "/pushNotificationConfigs/c2", V1))
-        .get("url").asText()).isEqualTo("http://127.0.0.1:9/other");
-    assertThat(gateway.send("DELETE", "/a2a/v1/tasks/" + id + "/pushNotificationConfigs/c2", null, V1).statusCode())
+    assertThat(
+            EdgeGateway.json(gateway.get("/a2a/v1/tasks/" + id + "/pushNotificationConfigs/c2", V1))
+                .get("url")
+                .asText())
+        .isEqualTo("http://127.0.0.1:9/other");
+    assertThat(
+            gateway
+                .send("DELETE", "/a2a/v1/tasks/" + id + "/pushNotificationConfigs/c2", null, V1)
+                .statusCode())
         .isEqualTo(200);
-    assertThat(result("DeleteTaskPushNotificationConfig", "{\"taskId\":\"" + id + "\",\"id\":\"c1\"}").isObject()).isTrue();
-    assertThat(result("ListTaskPushNotificationConfigs", "{\"taskId\":\"" + id + "\"}").get("configs")).isEmpty();
+    assertThat(
+            result("DeleteTaskPushNotificationConfig", "{\"taskId\":\"" + id + "\",\"id\":\"c1\"}")
+                .isObject())
+        .isTrue();
+    assertThat(
+            result("ListTaskPushNotificationConfigs", "{\"taskId\":\"" + id + "\"}").get("configs"))
+        .isEmpty();
   }
 
   @Test
@@ -192,18 +251,27 @@ class EdgeA2aV1Test {
     assertThat(rest.statusCode()).as(rest.body()).isBetween(400, 499);
     assertThat(EdgeGateway.json(rest).at("/error/details/0/reason").asText())
         .isEqualTo("EXTENDED_AGENT_CARD_NOT_CONFIGURED");
-    JsonNode interfaces = EdgeGateway.json(gateway.get("/.well-known/agent-card.json")).get("supportedInterfaces");
+    JsonNode interfaces =
+        EdgeGateway.json(gateway.get("/.well-known/agent-card.json")).get("supportedInterfaces");
     List<String> described = new ArrayList<>();
-    interfaces.forEach(i -> described.add(i.get("protocolBinding").asText() + " " + i.get("protocolVersion").asText()
-        + " " + i.get("url").asText().replaceFirst("^http://[^/]+", "")));
-    assertThat(described).containsExactly("JSONRPC 0.3 /a2a/", "JSONRPC 1.0 /a2a/v1", "HTTP+JSON 1.0 /a2a/v1");
+    interfaces.forEach(
+        i ->
+            described.add(
+                i.get("protocolBinding").asText()
+                    + " "
+                    + i.get("protocolVersion").asText()
+                    + " "
+                    + i.get("url").asText().replaceFirst("^http://[^/]+", "")));
+    assertThat(described)
+        .containsExactly("JSONRPC 0.3 /a2a/", "JSONRPC 1.0 /a2a/v1", "HTTP+JSON 1.0 /a2a/v1");
   }
 
   @Test
   void errorsFollowTheOnePointZeroModel() {
     JsonNode notFound = call("GetTask", "{\"id\":\"no-such-task\"}").get("error");
     assertThat(notFound.get("code").asInt()).isEqualTo(-32001);
-    assertThat(notFound.at("/data/0/@type").asText()).isEqualTo("type.googleapis.com/google.rpc.ErrorInfo");
+    assertThat(notFound.at("/data/0/@type").asText())
+        .isEqualTo("type.googleapis.com/google.rpc.ErrorInfo");
     assertThat(notFound.at("/data/0/reason").asText()).isEqualTo("TASK_NOT_FOUND");
     assertThat(notFound.at("/data/0/domain").asText()).isEqualTo("a2a-protocol.org");
     HttpResponse<String> restNotFound = gateway.get("/a2a/v1/tasks/no-such-task", V1);
@@ -213,11 +281,24 @@ class EdgeA2aV1Test {
     assertThat(body.get("status").asText()).isEqualTo("NOT_FOUND");
     assertThat(body.at("/details/0/reason").asText()).isEqualTo("TASK_NOT_FOUND");
 
-    assertThat(call("message/send", A2aCalls.sendParams("m", "hi", false)).at("/error/code").asInt()).isEqualTo(-32601);
-    assertThat(call("SendMessage", "{\"message\":{\"role\":\"ROLE_USER\",\"messageId\":\"m\",\"parts\":[{}]}}")
-        .at("/error/code").asInt()).isEqualTo(-32602);
-    assertThat(call("SendMessage", sendRequest("m-file", "x", true).replace("{\"text\":\"x\"}",
-        "{\"url\":\"https://x.example/f\"}")).at("/error/code").asInt()).isEqualTo(-32005);
+    assertThat(
+            call("message/send", A2aCalls.sendParams("m", "hi", false)).at("/error/code").asInt())
+        .isEqualTo(-32601);
+    assertThat(
+            call(
+                    "SendMessage",
+                    "{\"message\":{\"role\":\"ROLE_USER\",\"messageId\":\"m\",\"parts\":[{}]}}")
+                .at("/error/code")
+                .asInt())
+        .isEqualTo(-32602);
+    assertThat(
+            call(
+                    "SendMessage",
+                    sendRequest("m-file", "x", true)
+                        .replace("{\"text\":\"x\"}", "{\"url\":\"https://x.example/f\"}"))
+                .at("/error/code")
+                .asInt())
+        .isEqualTo(-32005);
     assertThat(gateway.post("/a2a/v1/message:send", "{not json", V1).statusCode()).isEqualTo(400);
     assertThat(gateway.get("/a2a/v1/tasks?pageSize=x", V1).statusCode()).isEqualTo(400);
   }
@@ -225,27 +306,46 @@ class EdgeA2aV1Test {
   @Test
   void anUnsupportedOrAbsentVersionIsVersionNotSupported() {
     String before = gateway.recorded();
-    for (String[] headers : List.of(new String[] {"A2A-Version", "99.0"}, new String[] {"A2A-Version", ""},
-        new String[] {"Accept", "application/json"}, new String[] {"A2A-Version", "0.3"})) {
-      JsonNode error = EdgeGateway.json(gateway.post("/a2a/v1", rpc("SendMessage", sendRequest("m-v", "x", true)),
-          headers)).get("error");
+    for (String[] headers :
+        List.of(
+            new String[] {"A2A-Version", "99.0"},
+            new String[] {"A2A-Version", ""},
+            new String[] {"Accept", "application/json"},
+            new String[] {"A2A-Version", "0.3"})) {
+      JsonNode error =
+          EdgeGateway.json(
+                  gateway.post(
+                      "/a2a/v1", rpc("SendMessage", sendRequest("m-v", "x", true)), headers))
+              .get("error");
       assertThat(error.get("code").asInt()).as(String.join(":", headers)).isEqualTo(-32009);
       assertThat(error.at("/data/0/reason").asText()).isEqualTo("VERSION_NOT_SUPPORTED");
-      HttpResponse<String> rest = gateway.post("/a2a/v1/message:send", sendRequest("m-v", "x", true), headers);
+      HttpResponse<String> rest =
+          gateway.post("/a2a/v1/message:send", sendRequest("m-v", "x", true), headers);
       assertThat(rest.statusCode()).isEqualTo(400);
-      assertThat(EdgeGateway.json(rest).at("/error/details/0/reason").asText()).isEqualTo("VERSION_NOT_SUPPORTED");
+      assertThat(EdgeGateway.json(rest).at("/error/details/0/reason").asText())
+          .isEqualTo("VERSION_NOT_SUPPORTED");
     }
     assertThat(gateway.recorded()).isEqualTo(before);
-    JsonNode asQuery = EdgeGateway.json(gateway.post("/a2a/v1?A2A-Version=1.0", rpc("GetTask", "{\"id\":\"none\"}")));
+    JsonNode asQuery =
+        EdgeGateway.json(
+            gateway.post("/a2a/v1?A2A-Version=1.0", rpc("GetTask", "{\"id\":\"none\"}")));
     assertThat(asQuery.at("/error/code").asInt()).isEqualTo(-32001);
   }
 
-  /** Opens an SSE POST, runs {@code afterFirst} once the first event arrived, and reads to the end. */
+  /**
+   * Opens an SSE POST, runs {@code afterFirst} once the first event arrived, and reads to the end.
+   */
   private static List<JsonNode> stream(String path, String body, Runnable afterFirst) {
     try {
-      HttpResponse<Stream<String>> r = HttpClient.newHttpClient().send(gateway.request("POST", path, body)
-          .header("Accept", "text/event-stream").header("A2A-Version", "1.0").build(),
-          HttpResponse.BodyHandlers.ofLines());
+      HttpResponse<Stream<String>> r =
+          HttpClient.newHttpClient()
+              .send(
+                  gateway
+                      .request("POST", path, body)
+                      .header("Accept", "text/event-stream")
+                      .header("A2A-Version", "1.0")
+                      .build(),
+                  HttpResponse.BodyHandlers.ofLines());
       assertThat(r.statusCode()).isEqualTo(200);
       List<JsonNode> events = new ArrayList<>();
       var lines = r.body().iterator();

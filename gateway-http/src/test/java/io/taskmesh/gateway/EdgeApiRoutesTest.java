@@ -26,9 +26,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The api mode's REST routes without client auth, in-process over in-memory ports: every refusal
- * of {@code /tools/call}, {@code /tasks/{id}} and {@code /stream/{id}} leaves the log and the
- * queues untouched; each route's happy path once; the mesh routes do not exist here.
+ * The api mode's REST routes without client auth, in-process over in-memory ports: every refusal of
+ * {@code /tools/call}, {@code /tasks/{id}} and {@code /stream/{id}} leaves the log and the queues
+ * untouched; each route's happy path once; the mesh routes do not exist here.
  */
 @Timeout(value = 1, unit = TimeUnit.MINUTES)
 class EdgeApiRoutesTest {
@@ -60,11 +60,21 @@ class EdgeApiRoutesTest {
         BadRequest.post("no name", "/tools/call", "{\"arguments\":{}}", 400),
         BadRequest.post("name not a string", "/tools/call", "{\"name\":7}", 400),
         BadRequest.post("blank name", "/tools/call", "{\"name\":\"  \"}", 400),
-        BadRequest.post("arguments not an object", "/tools/call", "{\"name\":\"echo\",\"arguments\":[1]}", 400),
-        BadRequest.post("argument of the wrong type", "/tools/call", "{\"name\":\"typed\",\"arguments\":{\"n\":\"x\"}}", 400),
-        BadRequest.post("required argument missing", "/tools/call", "{\"name\":\"typed\",\"arguments\":{}}", 400),
+        BadRequest.post(
+            "arguments not an object", "/tools/call", "{\"name\":\"echo\",\"arguments\":[1]}", 400),
+        BadRequest.post(
+            "argument of the wrong type",
+            "/tools/call",
+            "{\"name\":\"typed\",\"arguments\":{\"n\":\"x\"}}",
+            400),
+        BadRequest.post(
+            "required argument missing",
+            "/tools/call",
+            "{\"name\":\"typed\",\"arguments\":{}}",
+            400),
         BadRequest.post("unknown tool", "/tools/call", "{\"name\":\"nope\"}", 404),
-        BadRequest.post("a flow that is not a tool", "/tools/call", "{\"name\":\"skill-only\"}", 404),
+        BadRequest.post(
+            "a flow that is not a tool", "/tools/call", "{\"name\":\"skill-only\"}", 404),
         BadRequest.post("oversized body", "/tools/call", BadRequest.OVERSIZED, 413),
         new BadRequest("wrong method", "GET", "/tools/call", null, 405),
         new BadRequest("wrong method", "PUT", "/tools/call", "{\"name\":\"echo\"}", 405),
@@ -79,20 +89,28 @@ class EdgeApiRoutesTest {
     HttpResponse<String> r = gateway.send(bad.method(), bad.path(), bad.body());
     assertThat(r.statusCode()).as(r.body()).isEqualTo(bad.status());
     if (bad.status() == 405) {
-      assertThat(r.headers().firstValue("Allow")).contains(bad.path().equals("/tools/call") ? "POST" : "GET");
+      assertThat(r.headers().firstValue("Allow"))
+          .contains(bad.path().equals("/tools/call") ? "POST" : "GET");
     }
     assertThat(gateway.recorded()).isEqualTo(before);
   }
 
   @Test
   void aToolCallAppendsTheCreatedEventThenDispatchesTheEnvelope() {
-    HttpResponse<String> r = gateway.post("/tools/call", "{\"name\":\"typed\",\"arguments\":{\"n\":3}}");
+    HttpResponse<String> r =
+        gateway.post("/tools/call", "{\"name\":\"typed\",\"arguments\":{\"n\":3}}");
     assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
     JsonNode result = EdgeGateway.json(r);
     assertThat(result.get("isError").asBoolean()).isFalse();
     String id = EdgeGateway.taskIdOfToolCall(r);
-    assertThat(gateway.tasks.eventsOf(id)).extracting(TaskEvent::type).containsExactly(TaskEvent.CREATED);
-    Envelope sent = gateway.queue.dispatched().stream().filter(e -> e.id().equals(id)).findFirst().orElseThrow();
+    assertThat(gateway.tasks.eventsOf(id))
+        .extracting(TaskEvent::type)
+        .containsExactly(TaskEvent.CREATED);
+    Envelope sent =
+        gateway.queue.dispatched().stream()
+            .filter(e -> e.id().equals(id))
+            .findFirst()
+            .orElseThrow();
     assertThat(sent.route().curr()).isEqualTo("typed");
     assertThat(sent.payload()).isEqualTo(Json.MAPPER.createObjectNode().put("n", 3));
   }
@@ -121,8 +139,11 @@ class EdgeApiRoutesTest {
   @Test
   void aTaskReadsAsTheFoldMadeIt() {
     String id = gateway.seedTask("api-read", null);
-    gateway.tasks.append(TaskEvent.finished(id, FinalReport.succeeded(id, Json.MAPPER.createObjectNode().put("ok", 1),
-        "upper", Map.of())));
+    gateway.tasks.append(
+        TaskEvent.finished(
+            id,
+            FinalReport.succeeded(
+                id, Json.MAPPER.createObjectNode().put("ok", 1), "upper", Map.of())));
     HttpResponse<String> r = gateway.get("/tasks/" + id);
     assertThat(r.statusCode()).isEqualTo(200);
     JsonNode task = EdgeGateway.json(r);
@@ -152,12 +173,15 @@ class EdgeApiRoutesTest {
       SseReader.Event created = stream.next(WAIT);
       assertThat(created.event()).isEqualTo("update");
       assertThat(created.id()).isEqualTo("1");
-      gateway.fly.publish(id, Json.MAPPER.createObjectNode().put("type", "partial").put("text", "hel"));
+      gateway.fly.publish(
+          id, Json.MAPPER.createObjectNode().put("type", "partial").put("text", "hel"));
       assertThat(stream.next(WAIT).event()).isEqualTo("partial");
-      gateway.tasks.append(TaskEvent.finished(id, FinalReport.failed(id, "boom", "echo", Map.of())));
+      gateway.tasks.append(
+          TaskEvent.finished(id, FinalReport.failed(id, "boom", "echo", Map.of())));
       List<SseReader.Event> rest = stream.readUntilClosed(WAIT);
       assertThat(rest).extracting(SseReader.Event::id).containsExactly("2");
-      assertThat(Json.MAPPER.readTree(rest.get(0).data()).get("status").asText()).isEqualTo(TaskStatus.FAILED.wire());
+      assertThat(Json.MAPPER.readTree(rest.get(0).data()).get("status").asText())
+          .isEqualTo(TaskStatus.FAILED.wire());
     }
   }
 
@@ -183,11 +207,20 @@ class EdgeApiRoutesTest {
   void meshRoutesDoNotExistInApiMode() {
     String id = gateway.seedTask("api-no-mesh", null);
     String before = gateway.recorded();
-    for (String route : List.of("GET /mesh/" + id, "GET /mesh/" + id + "/stream", "GET /mesh/" + id + "/active",
-        "POST /mesh/" + id + "/progress", "POST /mesh/" + id + "/final", "POST /mesh/" + id + "/fly", "POST /mesh",
-        "POST /mesh/config-reload")) {
+    for (String route :
+        List.of(
+            "GET /mesh/" + id,
+            "GET /mesh/" + id + "/stream",
+            "GET /mesh/" + id + "/active",
+            "POST /mesh/" + id + "/progress",
+            "POST /mesh/" + id + "/final",
+            "POST /mesh/" + id + "/fly",
+            "POST /mesh",
+            "POST /mesh/config-reload")) {
       String[] mp = route.split(" ");
-      assertThat(gateway.status(mp[0], mp[1], mp[0].equals("POST") ? "{}" : null)).as(route).isEqualTo(404);
+      assertThat(gateway.status(mp[0], mp[1], mp[0].equals("POST") ? "{}" : null))
+          .as(route)
+          .isEqualTo(404);
     }
     // the mesh's child-task create is not served; the path itself is the api mode's task listing
     assertThat(gateway.status("POST", "/tasks", "{}")).as("POST /tasks").isEqualTo(405);

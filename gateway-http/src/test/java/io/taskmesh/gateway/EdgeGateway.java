@@ -20,14 +20,18 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * A {@link GatewayApp} on a free loopback port over in-memory ports: {@link InMemoryTaskView}
- * for the task view, {@link RecordingEnvelopeQueue} behind the real {@link TaskLauncher}, the
+ * A {@link GatewayApp} on a free loopback port over in-memory ports: {@link InMemoryTaskView} for
+ * the task view, {@link RecordingEnvelopeQueue} behind the real {@link TaskLauncher}, the
  * in-process {@link FlyBus}, and a flow config file written for the test. No Kafka, no Postgres;
  * every request goes through real HTTP, so route moves inside the gateway do not matter here.
  */
 final class EdgeGateway implements AutoCloseable {
-  /** Flows every edge test can call: a tool and A2A skill, an A2A-only skill, and a tool with a typed input schema. */
-  static final String FLOWS = """
+  /**
+   * Flows every edge test can call: a tool and A2A skill, an A2A-only skill, and a tool with a
+   * typed input schema.
+   */
+  static final String FLOWS =
+      """
       flows:
         - {name: echo, entrypoint: echo, route_next: [upper], mcp: {}, a2a: {}}
         - {name: skill-only, entrypoint: skill, a2a: {}}
@@ -36,8 +40,10 @@ final class EdgeGateway implements AutoCloseable {
           mcp:
             inputSchema: {type: object, properties: {n: {type: integer}}, required: [n]}
       """;
+
   static final String NAMESPACE = "edge";
-  private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private static final HttpClient HTTP =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
   final InMemoryTaskView tasks = new InMemoryTaskView();
   final RecordingEnvelopeQueue queue = new RecordingEnvelopeQueue();
@@ -54,11 +60,21 @@ final class EdgeGateway implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    Map<String, String> env = new HashMap<>(Map.of(
-        "SVC_GATEWAY_MODE", mode.name().toLowerCase(Locale.ROOT),
-        "KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:9", // never dialled: the ports are in memory
-        "SVC_HOST", "127.0.0.1", "SVC_PORT", "0", "SVC_NAMESPACE", NAMESPACE,
-        "SVC_CONFIG_PATH", dir.resolve("flows.yaml").toString()));
+    Map<String, String> env =
+        new HashMap<>(
+            Map.of(
+                "SVC_GATEWAY_MODE",
+                mode.name().toLowerCase(Locale.ROOT),
+                "KAFKA_BOOTSTRAP_SERVERS",
+                "127.0.0.1:9", // never dialled: the ports are in memory
+                "SVC_HOST",
+                "127.0.0.1",
+                "SVC_PORT",
+                "0",
+                "SVC_NAMESPACE",
+                NAMESPACE,
+                "SVC_CONFIG_PATH",
+                dir.resolve("flows.yaml").toString()));
     env.putAll(extraEnv);
     GatewayConfig config = GatewayConfig.fromEnv(env);
     flows = FlowRegistry.load(config.configPath());
@@ -83,16 +99,28 @@ final class EdgeGateway implements AutoCloseable {
 
   /** Creates a task as the launcher would, owned by {@code owner} (null: no owner). */
   String seedTask(String id, String owner) {
-    tasks.append(TaskEvent.created(id, new TaskEvent.Created("echo",
-        Route.start("echo", List.of("upper")), Json.MAPPER.createObjectNode(), null, id, null,
-        owner)));
+    tasks.append(
+        TaskEvent.created(
+            id,
+            new TaskEvent.Created(
+                "echo",
+                Route.start("echo", List.of("upper")),
+                Json.MAPPER.createObjectNode(),
+                null,
+                id,
+                null,
+                owner)));
     return id;
   }
 
   /** Every event and envelope recorded so far: compare before and after a refused request. */
   String recorded() {
-    return tasks.events().size() + " events, " + queue.dispatched().size() + " dispatched, "
-        + queue.resumed().size() + " resumed";
+    return tasks.events().size()
+        + " events, "
+        + queue.dispatched().size()
+        + " dispatched, "
+        + queue.resumed().size()
+        + " resumed";
   }
 
   String url(String path) {
@@ -100,10 +128,14 @@ final class EdgeGateway implements AutoCloseable {
   }
 
   HttpRequest.Builder request(String method, String path, String body) {
-    HttpRequest.BodyPublisher publisher = body == null ? HttpRequest.BodyPublishers.noBody()
-        : HttpRequest.BodyPublishers.ofString(body);
-    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(10))
-        .method(method, publisher);
+    HttpRequest.BodyPublisher publisher =
+        body == null
+            ? HttpRequest.BodyPublishers.noBody()
+            : HttpRequest.BodyPublishers.ofString(body);
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(URI.create(base + path))
+            .timeout(Duration.ofSeconds(10))
+            .method(method, publisher);
     return body == null ? b : b.header("Content-Type", "application/json");
   }
 
@@ -163,7 +195,10 @@ final class EdgeGateway implements AutoCloseable {
   /** The task id in a {@code /tools/call} answer (its CallToolResult text). */
   static String taskIdOfToolCall(HttpResponse<String> r) {
     try {
-      return Json.MAPPER.readTree(json(r).get("content").get(0).get("text").asText()).get("task_id").asText();
+      return Json.MAPPER
+          .readTree(json(r).get("content").get(0).get("text").asText())
+          .get("task_id")
+          .asText();
     } catch (IOException e) {
       throw new AssertionError("not a CallToolResult: " + r.body(), e);
     }

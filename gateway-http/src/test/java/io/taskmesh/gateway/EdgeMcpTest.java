@@ -32,14 +32,24 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class EdgeMcpTest {
   private static final String ACCEPT_BOTH = "application/json, text/event-stream";
-  private static final List<String> INTERNALS = List.of("Exception", "at io.", ".java", "\tat ", "stackTrace");
-  private static final String INIT = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
-      + "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"edge\",\"version\":\"1\"}}}";
+  private static final List<String> INTERNALS =
+      List.of("Exception", "at io.", ".java", "\tat ", "stackTrace");
+  private static final String INIT =
+      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
+          + "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"edge\",\"version\":\"1\"}}}";
   private static final String LIST = "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}";
-  private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private static final HttpClient HTTP =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
   /** One bad request and the answer it must get. */
-  record Case(String why, String method, String path, String body, int status, Integer code, String[] headers) {
+  record Case(
+      String why,
+      String method,
+      String path,
+      String body,
+      int status,
+      Integer code,
+      String[] headers) {
     @Override
     public String toString() {
       return method + " " + path + ": " + why;
@@ -73,13 +83,19 @@ class EdgeMcpTest {
 
   @Test
   void withAuthOnA401IsAJsonRpcErrorThatKeepsItsChallenge() throws Exception {
-    try (EdgeGateway gateway = EdgeGateway.start(GatewayMode.API, Map.of("SVC_MCP_API_KEY", "edge-key"))) {
-      for (String[] route : List.of(new String[] {"POST", "/mcp"}, new String[] {"GET", "/mcp/sse"},
-          new String[] {"POST", "/mcp/message?sessionId=x"})) {
-        HttpResponse<String> r = gateway.send(route[0], route[1], "POST".equals(route[0]) ? INIT : null,
-            "Accept", ACCEPT_BOTH);
+    try (EdgeGateway gateway =
+        EdgeGateway.start(GatewayMode.API, Map.of("SVC_MCP_API_KEY", "edge-key"))) {
+      for (String[] route :
+          List.of(
+              new String[] {"POST", "/mcp"},
+              new String[] {"GET", "/mcp/sse"},
+              new String[] {"POST", "/mcp/message?sessionId=x"})) {
+        HttpResponse<String> r =
+            gateway.send(
+                route[0], route[1], "POST".equals(route[0]) ? INIT : null, "Accept", ACCEPT_BOTH);
         assertThat(r.statusCode()).as(route[1]).isEqualTo(401);
-        assertThat(r.headers().firstValue("WWW-Authenticate").orElse("")).startsWith("Bearer realm=");
+        assertThat(r.headers().firstValue("WWW-Authenticate").orElse(""))
+            .startsWith("Bearer realm=");
         assertJsonRpcError(route[1], r, -32600);
         assertNoInternals(route[1], r);
       }
@@ -89,8 +105,10 @@ class EdgeMcpTest {
   @Test
   void anUnknownToolIsNamedOnBothTransports() throws Exception {
     try (EdgeGateway gateway = EdgeGateway.start(GatewayMode.API)) {
-      String call = "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"no-such-tool\"}}";
-      HttpResponse<String> r = gateway.post("/mcp", call, "Accept", ACCEPT_BOTH, "Mcp-Session-Id", session(gateway));
+      String call =
+          "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"no-such-tool\"}}";
+      HttpResponse<String> r =
+          gateway.post("/mcp", call, "Accept", ACCEPT_BOTH, "Mcp-Session-Id", session(gateway));
       JsonNode error = message(r).get("error");
       assertThat(error.get("code").asInt()).isEqualTo(-32602);
       assertThat(error.get("message").asText()).isEqualTo("Unknown tool: no-such-tool");
@@ -99,7 +117,8 @@ class EdgeMcpTest {
         sse.initialize(gateway);
         assertThat(gateway.post(sse.endpoint, call).statusCode()).isBetween(200, 202);
         JsonNode answer = sse.nextMessage();
-        assertThat(answer.get("error").get("message").asText()).isEqualTo("Unknown tool: no-such-tool");
+        assertThat(answer.get("error").get("message").asText())
+            .isEqualTo("Unknown tool: no-such-tool");
       }
     }
   }
@@ -111,21 +130,35 @@ class EdgeMcpTest {
       String arguments = "{\"pad\":\"" + "x".repeat(ToolCalls.MAX_ARGUMENT_BYTES) + "\"}";
       String limit = String.valueOf(ToolCalls.MAX_ARGUMENT_BYTES);
 
-      HttpResponse<String> plain = gateway.post("/tools/call", "{\"name\":\"echo\",\"arguments\":" + arguments + "}");
+      HttpResponse<String> plain =
+          gateway.post("/tools/call", "{\"name\":\"echo\",\"arguments\":" + arguments + "}");
       assertThat(plain.statusCode()).as(plain.body()).isEqualTo(413);
       assertThat(plain.body()).contains(limit);
 
-      HttpResponse<String> mcp = gateway.post("/mcp", "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\","
-          + "\"params\":{\"name\":\"echo\",\"arguments\":" + arguments + "}}", "Accept", ACCEPT_BOTH,
-          "Mcp-Session-Id", session(gateway));
+      HttpResponse<String> mcp =
+          gateway.post(
+              "/mcp",
+              "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\","
+                  + "\"params\":{\"name\":\"echo\",\"arguments\":"
+                  + arguments
+                  + "}}",
+              "Accept",
+              ACCEPT_BOTH,
+              "Mcp-Session-Id",
+              session(gateway));
       JsonNode result = message(mcp).get("result");
       assertThat(result.get("isError").asBoolean()).isTrue();
       assertThat(result.get("content").get(0).get("text").asText()).contains(limit);
 
-      // over the body limit of every route: refused by the transport (the SDK servlets are not behind Javalin's)
-      String huge = "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\","
-          + "\"arguments\":{\"pad\":\"" + "x".repeat(5 * 1024 * 1024) + "\"}}}";
-      HttpResponse<String> tooBig = gateway.post("/mcp", huge, "Accept", ACCEPT_BOTH, "Mcp-Session-Id", session(gateway));
+      // over the body limit of every route: refused by the transport (the SDK servlets are not
+      // behind Javalin's)
+      String huge =
+          "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\","
+              + "\"arguments\":{\"pad\":\""
+              + "x".repeat(5 * 1024 * 1024)
+              + "\"}}}";
+      HttpResponse<String> tooBig =
+          gateway.post("/mcp", huge, "Accept", ACCEPT_BOTH, "Mcp-Session-Id", session(gateway));
       assertThat(tooBig.statusCode()).isEqualTo(413);
       assertJsonRpcError("5 MB", tooBig, -32600);
       assertThat(tooBig.body()).contains(String.valueOf(GatewayApp.MAX_BODY_BYTES));
@@ -137,14 +170,28 @@ class EdgeMcpTest {
   void aToolResultCarriesStructuredContentAndUrlsTheApiGatewayServes() throws Exception {
     try (EdgeGateway gateway = EdgeGateway.start(GatewayMode.API)) {
       String session = session(gateway);
-      JsonNode tools = message(gateway.post("/mcp", LIST, "Accept", ACCEPT_BOTH, "Mcp-Session-Id", session))
-          .get("result").get("tools");
-      assertThat(tools).allSatisfy(tool -> assertThat(tool.get("outputSchema").get("required"))
-          .extracting(JsonNode::asText).containsExactly("task_id", "message", "status_url", "stream_url"));
+      JsonNode tools =
+          message(gateway.post("/mcp", LIST, "Accept", ACCEPT_BOTH, "Mcp-Session-Id", session))
+              .get("result")
+              .get("tools");
+      assertThat(tools)
+          .allSatisfy(
+              tool ->
+                  assertThat(tool.get("outputSchema").get("required"))
+                      .extracting(JsonNode::asText)
+                      .containsExactly("task_id", "message", "status_url", "stream_url"));
 
-      JsonNode result = message(gateway.post("/mcp", "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\","
-          + "\"params\":{\"name\":\"echo\",\"arguments\":{\"x\":1}}}", "Accept", ACCEPT_BOTH, "Mcp-Session-Id", session))
-          .get("result");
+      JsonNode result =
+          message(
+                  gateway.post(
+                      "/mcp",
+                      "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\","
+                          + "\"params\":{\"name\":\"echo\",\"arguments\":{\"x\":1}}}",
+                      "Accept",
+                      ACCEPT_BOTH,
+                      "Mcp-Session-Id",
+                      session))
+              .get("result");
       JsonNode text = Json.MAPPER.readTree(result.get("content").get(0).get("text").asText());
       assertThat(result.get("structuredContent")).isEqualTo(text);
       String id = text.get("task_id").asText();
@@ -162,53 +209,201 @@ class EdgeMcpTest {
   private static void sweep(EdgeGateway gateway) throws Exception {
     String session = session(gateway);
     List<Case> cases = new ArrayList<>();
-    cases.add(new Case("no session", "POST", "/mcp", LIST, 400, -32600, new String[] {"Accept", ACCEPT_BOTH}));
-    cases.add(new Case("unknown session", "POST", "/mcp", LIST, 404, -32600,
-        new String[] {"Accept", ACCEPT_BOTH, "Mcp-Session-Id", "no-such-session"}));
-    cases.add(new Case("invalid JSON", "POST", "/mcp", "{nope", 400, -32700, new String[] {"Accept", ACCEPT_BOTH}));
-    cases.add(new Case("empty body", "POST", "/mcp", "", 400, -32700, new String[] {"Accept", ACCEPT_BOTH}));
-    cases.add(new Case("a batch", "POST", "/mcp", "[" + LIST + "]", 400, -32600, new String[] {"Accept", ACCEPT_BOTH}));
-    cases.add(new Case("no jsonrpc", "POST", "/mcp", "{\"id\":1,\"method\":\"ping\"}", 400, -32600,
-        new String[] {"Accept", ACCEPT_BOTH}));
-    cases.add(new Case("method not a string", "POST", "/mcp", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":5}", 400, -32600,
-        new String[] {"Accept", ACCEPT_BOTH}));
-    cases.add(new Case("wrong Content-Type", "POST", "/mcp", INIT, 415, -32600,
-        new String[] {"Accept", ACCEPT_BOTH, "Content-Type", "text/plain"}));
-    cases.add(new Case("Accept without event-stream", "POST", "/mcp", INIT, 406, -32600,
-        new String[] {"Accept", "application/json"}));
-    cases.add(new Case("Accept of neither", "POST", "/mcp", INIT, 406, -32600, new String[] {"Accept", "text/html"}));
-    cases.add(new Case("GET without event-stream", "GET", "/mcp", null, 406, -32600,
-        new String[] {"Mcp-Session-Id", session}));
-    cases.add(new Case("GET without session", "GET", "/mcp", null, 400, -32600, new String[] {"Accept", "text/event-stream"}));
-    cases.add(new Case("DELETE unknown session", "DELETE", "/mcp", null, 404, -32600,
-        new String[] {"Mcp-Session-Id", "no-such-session"}));
-    cases.add(new Case("PUT", "PUT", "/mcp", "{}", 405, -32600, new String[] {"Accept", ACCEPT_BOTH}));
-    cases.add(new Case("unknown method", "POST", "/mcp", "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"no/such\"}", 200,
-        -32601, new String[] {"Accept", ACCEPT_BOTH, "Mcp-Session-Id", session}));
-    cases.add(new Case("tools/call without params", "POST", "/mcp",
-        "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\"}", 200, -32602,
-        new String[] {"Accept", ACCEPT_BOTH, "Mcp-Session-Id", session}));
-    cases.add(new Case("tools/call with arguments not an object", "POST", "/mcp",
-        "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":[1]}}", 200,
-        -32602, new String[] {"Accept", ACCEPT_BOTH, "Mcp-Session-Id", session}));
-    cases.add(new Case("unknown tool", "POST", "/mcp",
-        "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\",\"params\":{\"name\":\"nope\"}}", 200, -32602,
-        new String[] {"Accept", ACCEPT_BOTH, "Mcp-Session-Id", session}));
-    cases.add(new Case("body over the limit", "POST", "/mcp", BadRequest.OVERSIZED, 413, -32600,
-        new String[] {"Accept", ACCEPT_BOTH, "Mcp-Session-Id", session}));
-    cases.add(new Case("POST to the SSE stream", "POST", "/mcp/sse", LIST, 404, -32600, new String[0]));
+    cases.add(
+        new Case(
+            "no session", "POST", "/mcp", LIST, 400, -32600, new String[] {"Accept", ACCEPT_BOTH}));
+    cases.add(
+        new Case(
+            "unknown session",
+            "POST",
+            "/mcp",
+            LIST,
+            404,
+            -32600,
+            new String[] {"Accept", ACCEPT_BOTH, "Mcp-Session-Id", "no-such-session"}));
+    cases.add(
+        new Case(
+            "invalid JSON",
+            "POST",
+            "/mcp",
+            "{nope",
+            400,
+            -32700,
+            new String[] {"Accept", ACCEPT_BOTH}));
+    cases.add(
+        new Case(
+            "empty body", "POST", "/mcp", "", 400, -32700, new String[] {"Accept", ACCEPT_BOTH}));
+    cases.add(
+        new Case(
+            "a batch",
+            "POST",
+            "/mcp",
+            "[" + LIST + "]",
+            400,
+            -32600,
+            new String[] {"Accept", ACCEPT_BOTH}));
+    cases.add(
+        new Case(
+            "no jsonrpc",
+            "POST",
+            "/mcp",
+            "{\"id\":1,\"method\":\"ping\"}",
+            400,
+            -32600,
+            new String[] {"Accept", ACCEPT_BOTH}));
+    cases.add(
+        new Case(
+            "method not a string",
+            "POST",
+            "/mcp",
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":5}",
+            400,
+            -32600,
+            new String[] {"Accept", ACCEPT_BOTH}));
+    cases.add(
+        new Case(
+            "wrong Content-Type",
+            "POST",
+            "/mcp",
+            INIT,
+            415,
+            -32600,
+            new String[] {"Accept", ACCEPT_BOTH, "Content-Type", "text/plain"}));
+    cases.add(
+        new Case(
+            "Accept without event-stream",
+            "POST",
+            "/mcp",
+            INIT,
+            406,
+            -32600,
+            new String[] {"Accept", "application/json"}));
+    cases.add(
+        new Case(
+            "Accept of neither",
+            "POST",
+            "/mcp",
+            INIT,
+            406,
+            -32600,
+            new String[] {"Accept", "text/html"}));
+    cases.add(
+        new Case(
+            "GET without event-stream",
+            "GET",
+            "/mcp",
+            null,
+            406,
+            -32600,
+            new String[] {"Mcp-Session-Id", session}));
+    cases.add(
+        new Case(
+            "GET without session",
+            "GET",
+            "/mcp",
+            null,
+            400,
+            -32600,
+            new String[] {"Accept", "text/event-stream"}));
+    cases.add(
+        new Case(
+            "DELETE unknown session",
+            "DELETE",
+            "/mcp",
+            null,
+            404,
+            -32600,
+            new String[] {"Mcp-Session-Id", "no-such-session"}));
+    cases.add(
+        new Case("PUT", "PUT", "/mcp", "{}", 405, -32600, new String[] {"Accept", ACCEPT_BOTH}));
+    cases.add(
+        new Case(
+            "unknown method",
+            "POST",
+            "/mcp",
+            "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"no/such\"}",
+            200,
+            -32601,
+            new String[] {"Accept", ACCEPT_BOTH, "Mcp-Session-Id", session}));
+    cases.add(
+        new Case(
+            "tools/call without params",
+            "POST",
+            "/mcp",
+            "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\"}",
+            200,
+            -32602,
+            new String[] {"Accept", ACCEPT_BOTH, "Mcp-Session-Id", session}));
+    cases.add(
+        new Case(
+            "tools/call with arguments not an object",
+            "POST",
+            "/mcp",
+            "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":[1]}}",
+            200,
+            -32602,
+            new String[] {"Accept", ACCEPT_BOTH, "Mcp-Session-Id", session}));
+    cases.add(
+        new Case(
+            "unknown tool",
+            "POST",
+            "/mcp",
+            "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\",\"params\":{\"name\":\"nope\"}}",
+            200,
+            -32602,
+            new String[] {"Accept", ACCEPT_BOTH, "Mcp-Session-Id", session}));
+    cases.add(
+        new Case(
+            "body over the limit",
+            "POST",
+            "/mcp",
+            BadRequest.OVERSIZED,
+            413,
+            -32600,
+            new String[] {"Accept", ACCEPT_BOTH, "Mcp-Session-Id", session}));
+    cases.add(
+        new Case("POST to the SSE stream", "POST", "/mcp/sse", LIST, 404, -32600, new String[0]));
     cases.add(new Case("no session", "POST", "/mcp/message", LIST, 400, -32600, new String[0]));
-    cases.add(new Case("unknown session", "POST", "/mcp/message?sessionId=no-such", LIST, 404, -32600, new String[0]));
-    cases.add(new Case("wrong Content-Type", "POST", "/mcp/message?sessionId=no-such", LIST, 415, -32600,
-        new String[] {"Content-Type", "text/plain"}));
-    cases.add(new Case("body over the limit", "POST", "/mcp/message?sessionId=no-such", BadRequest.OVERSIZED, 413,
-        -32600, new String[0]));
+    cases.add(
+        new Case(
+            "unknown session",
+            "POST",
+            "/mcp/message?sessionId=no-such",
+            LIST,
+            404,
+            -32600,
+            new String[0]));
+    cases.add(
+        new Case(
+            "wrong Content-Type",
+            "POST",
+            "/mcp/message?sessionId=no-such",
+            LIST,
+            415,
+            -32600,
+            new String[] {"Content-Type", "text/plain"}));
+    cases.add(
+        new Case(
+            "body over the limit",
+            "POST",
+            "/mcp/message?sessionId=no-such",
+            BadRequest.OVERSIZED,
+            413,
+            -32600,
+            new String[0]));
     try (LegacySse sse = LegacySse.open(gateway)) {
       String path = sse.endpoint;
       cases.add(new Case("invalid JSON", "POST", path, "{nope", 400, -32700, new String[0]));
       cases.add(new Case("a batch", "POST", path, "[" + LIST + "]", 400, -32600, new String[0]));
-      cases.add(new Case("tools/call without params", "POST", path,
-          "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\"}", 400, -32602, new String[0]));
+      cases.add(
+          new Case(
+              "tools/call without params",
+              "POST",
+              path,
+              "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\"}",
+              400,
+              -32602,
+              new String[0]));
       String before = gateway.recorded();
       for (Case c : cases) {
         HttpRequest.Builder b = gateway.request(c.method(), c.path(), c.body());
@@ -235,13 +430,19 @@ class EdgeMcpTest {
   private static JsonNode message(HttpResponse<String> r) throws IOException {
     String body = r.body();
     if (r.headers().firstValue("Content-Type").orElse("").startsWith("text/event-stream")) {
-      body = body.lines().filter(l -> l.startsWith("data:")).map(l -> l.substring(5).trim())
-          .filter(l -> !l.isEmpty()).findFirst().orElseThrow(() -> new AssertionError("no data event: " + r.body()));
+      body =
+          body.lines()
+              .filter(l -> l.startsWith("data:"))
+              .map(l -> l.substring(5).trim())
+              .filter(l -> !l.isEmpty())
+              .findFirst()
+              .orElseThrow(() -> new AssertionError("no data event: " + r.body()));
     }
     return Json.MAPPER.readTree(body);
   }
 
-  private static void assertJsonRpcError(String what, HttpResponse<String> r, int code) throws IOException {
+  private static void assertJsonRpcError(String what, HttpResponse<String> r, int code)
+      throws IOException {
     JsonNode m = message(r);
     assertThat(m.get("jsonrpc").asText()).as(what).isEqualTo("2.0");
     assertThat(m.has("id")).as(what + ": has an id (null when unknown)").isTrue();
@@ -254,7 +455,9 @@ class EdgeMcpTest {
     assertThat(r.body().length()).as(what + ": a short error").isLessThan(600);
   }
 
-  /** An open legacy SSE stream ({@code GET /mcp/sse}) and the message path its endpoint event named. */
+  /**
+   * An open legacy SSE stream ({@code GET /mcp/sse}) and the message path its endpoint event named.
+   */
   private static final class LegacySse implements AutoCloseable {
     private final InputStream body;
     private final BufferedReader lines;
@@ -267,8 +470,13 @@ class EdgeMcpTest {
     }
 
     static LegacySse open(EdgeGateway gateway) throws IOException, InterruptedException {
-      HttpResponse<InputStream> r = HTTP.send(HttpRequest.newBuilder(URI.create(gateway.url("/mcp/sse")))
-          .header("Accept", "text/event-stream").GET().build(), HttpResponse.BodyHandlers.ofInputStream());
+      HttpResponse<InputStream> r =
+          HTTP.send(
+              HttpRequest.newBuilder(URI.create(gateway.url("/mcp/sse")))
+                  .header("Accept", "text/event-stream")
+                  .GET()
+                  .build(),
+              HttpResponse.BodyHandlers.ofInputStream());
       assertThat(r.statusCode()).isEqualTo(200);
       return new LegacySse(r.body());
     }
@@ -276,9 +484,13 @@ class EdgeMcpTest {
     /** The lifecycle's first two messages, without which the session takes no requests. */
     void initialize(EdgeGateway gateway) throws IOException {
       assertThat(gateway.post(endpoint, INIT).statusCode()).isBetween(200, 202);
-      assertThat(nextMessage().get("result").get("serverInfo").get("name").asText()).isEqualTo("taskmesh");
-      assertThat(gateway.post(endpoint, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}")
-          .statusCode()).isBetween(200, 202);
+      assertThat(nextMessage().get("result").get("serverInfo").get("name").asText())
+          .isEqualTo("taskmesh");
+      assertThat(
+              gateway
+                  .post(endpoint, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}")
+                  .statusCode())
+          .isBetween(200, 202);
     }
 
     JsonNode nextMessage() throws IOException {

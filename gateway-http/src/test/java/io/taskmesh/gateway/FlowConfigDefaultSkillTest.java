@@ -11,15 +11,18 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The default A2A skill ({@code a2a: {default: true}}) as the flow config is loaded: at most one. */
+/**
+ * The default A2A skill ({@code a2a: {default: true}}) as the flow config is loaded: at most one.
+ */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class FlowConfigDefaultSkillTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   void twoDefaultsAreRefusedNamingBothFlows() throws IOException {
-    Path file = write("""
+    Path file =
+        write(
+            """
         flows:
           - {name: first, entrypoint: a, a2a: {default: true}}
           - {name: plain, entrypoint: b, a2a: {}}
@@ -27,12 +30,16 @@ class FlowConfigDefaultSkillTest {
         """);
     assertThatThrownBy(() -> FlowRegistry.parse(file))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("'first'").hasMessageContaining("'second'").hasMessageContaining("a2a.default");
+        .hasMessageContaining("'first'")
+        .hasMessageContaining("'second'")
+        .hasMessageContaining("a2a.default");
   }
 
   @Test
   void oneDefaultLoadsAndIsKnownAsTheDefault() throws IOException {
-    Path file = write("""
+    Path file =
+        write(
+            """
         flows:
           - {name: first, entrypoint: a, a2a: {}}
           - {name: chat, entrypoint: c, a2a: {default: true}}
@@ -46,7 +53,9 @@ class FlowConfigDefaultSkillTest {
 
   @Test
   void aDefaultThatIsNotABooleanIsRefused() throws IOException {
-    Path file = write("""
+    Path file =
+        write(
+            """
         flows:
           - {name: chat, entrypoint: c, a2a: {default: "yes"}}
         """);

@@ -32,7 +32,9 @@ class FlowRegistryIT {
 
     assertThat(registry.reload()).as("unchanged file").isFalse();
 
-    Files.writeString(file, "flows:\n  - {name: a, entrypoint: x, mcp: {}}\n  - {name: b, entrypoint: y, a2a: {}}\n");
+    Files.writeString(
+        file,
+        "flows:\n  - {name: a, entrypoint: x, mcp: {}}\n  - {name: b, entrypoint: y, a2a: {}}\n");
     assertThat(registry.reload()).isTrue();
     assertThat(registry.flow("b")).isPresent();
     assertThat(registry.tool("b")).as("no mcp section: not a tool").isEmpty();
@@ -45,7 +47,8 @@ class FlowRegistryIT {
     assertThat(registry.reload()).isFalse();
     assertThat(registry.all()).containsOnlyKeys("a", "b");
 
-    Files.writeString(file, "flows:\n  - {name: a, entrypoint: x, route_next: [x-sink], mcp: {}}\n");
+    Files.writeString(
+        file, "flows:\n  - {name: a, entrypoint: x, route_next: [x-sink], mcp: {}}\n");
     assertThat(registry.reload()).as("x-sink in a route is refused").isFalse();
 
     Files.delete(file);
@@ -57,14 +60,16 @@ class FlowRegistryIT {
   @Test
   void aFileReadWhileItIsBeingRewrittenIsNotApplied() throws Exception {
     Path file = dir.resolve("flows.yaml");
-    String two = "flows:\n  - {name: a, entrypoint: x, mcp: {}}\n  - {name: b, entrypoint: y, mcp: {}}\n";
+    String two =
+        "flows:\n  - {name: a, entrypoint: x, mcp: {}}\n  - {name: b, entrypoint: y, mcp: {}}\n";
     Files.writeString(file, two);
     FlowRegistry registry = FlowRegistry.load(file);
     List<Map<String, FlowConfig>> changes = new ArrayList<>();
     registry.onChange(changes::add);
 
     Files.writeString(file, ""); // a writer has truncated the file and not written yet
-    java.util.concurrent.atomic.AtomicBoolean applied = new java.util.concurrent.atomic.AtomicBoolean(true);
+    java.util.concurrent.atomic.AtomicBoolean applied =
+        new java.util.concurrent.atomic.AtomicBoolean(true);
     Thread reloader = new Thread(() -> applied.set(registry.reload()));
     reloader.start();
     while (reloader.getState() != Thread.State.TIMED_WAITING && reloader.isAlive()) {

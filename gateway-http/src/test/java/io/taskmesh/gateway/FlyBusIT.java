@@ -40,10 +40,14 @@ class FlyBusIT {
   void anEventPublishedOnOneReplicaReachesSubscribersOfTheOther() throws Exception {
     BlockingQueue<JsonNode> onB = new LinkedBlockingQueue<>();
     BlockingQueue<JsonNode> onA = new LinkedBlockingQueue<>();
-    try (AutoCloseable subB = b.subscribe("t-cross", onB::add); AutoCloseable subA = a.subscribe("t-cross", onA::add)) {
+    try (AutoCloseable subB = b.subscribe("t-cross", onB::add);
+        AutoCloseable subA = a.subscribe("t-cross", onA::add)) {
       a.publish("t-cross", Json.MAPPER.readTree("{\"partial\":true,\"text\":\"hi\"}"));
-      assertThat(onB.poll(10, TimeUnit.SECONDS)).isEqualTo(Json.MAPPER.readTree("{\"partial\":true,\"text\":\"hi\"}"));
-      assertThat(onA.poll(10, TimeUnit.SECONDS)).as("the publishing replica's own clients too").isNotNull();
+      assertThat(onB.poll(10, TimeUnit.SECONDS))
+          .isEqualTo(Json.MAPPER.readTree("{\"partial\":true,\"text\":\"hi\"}"));
+      assertThat(onA.poll(10, TimeUnit.SECONDS))
+          .as("the publishing replica's own clients too")
+          .isNotNull();
       assertThat(onA.poll(300, TimeUnit.MILLISECONDS)).as("exactly once locally").isNull();
     }
   }
@@ -52,10 +56,12 @@ class FlyBusIT {
   void aPayloadOver8000BytesStaysInProcess() throws Exception {
     BlockingQueue<JsonNode> onB = new LinkedBlockingQueue<>();
     BlockingQueue<JsonNode> onA = new LinkedBlockingQueue<>();
-    try (AutoCloseable subB = b.subscribe("t-big", onB::add); AutoCloseable subA = a.subscribe("t-big", onA::add)) {
+    try (AutoCloseable subB = b.subscribe("t-big", onB::add);
+        AutoCloseable subA = a.subscribe("t-big", onA::add)) {
       a.publish("t-big", Json.tree(java.util.Map.of("text", "x".repeat(9000))));
       assertThat(onA.poll(5, TimeUnit.SECONDS)).isNotNull();
-      // a small marker sent after it proves B's listener is live, so the big one really did not go out
+      // a small marker sent after it proves B's listener is live, so the big one really did not go
+      // out
       a.publish("t-big", Json.tree(java.util.Map.of("text", "marker")));
       assertThat(onB.poll(10, TimeUnit.SECONDS).get("text").asText()).isEqualTo("marker");
     }
@@ -66,7 +72,8 @@ class FlyBusIT {
     LocalPostgres pg = LocalPostgres.shared();
     BlockingQueue<JsonNode> onA = new LinkedBlockingQueue<>();
     BlockingQueue<JsonNode> onB = new LinkedBlockingQueue<>();
-    try (AutoCloseable subA = a.subscribe("t-down", onA::add); AutoCloseable subB = b.subscribe("t-down", onB::add)) {
+    try (AutoCloseable subA = a.subscribe("t-down", onA::add);
+        AutoCloseable subB = b.subscribe("t-down", onB::add)) {
       pg.stop();
       await(() -> !a.crossProcess());
       a.publish("t-down", Json.tree(java.util.Map.of("text", "local")));
@@ -80,6 +87,9 @@ class FlyBusIT {
   }
 
   private static void await(Await.Check condition) {
-    Await.until(condition, Duration.ofSeconds(30), "both replicas' cross-process FLY state"); // a reconnecting thread sets it
+    Await.until(
+        condition,
+        Duration.ofSeconds(30),
+        "both replicas' cross-process FLY state"); // a reconnecting thread sets it
   }
 }

@@ -23,9 +23,9 @@ import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 
 /**
- * On-demand benchmark (not a test): tools/call vs a trivial route on the same server, and FLY
- * from POST /mesh/{id}/fly on replica B to an SSE client on replica A vs raw NOTIFY/LISTEN.
- * Run: mvn -q -pl gateway-http test-compile exec:java -Dexec.mainClass=io.taskmesh.gateway.GatewayBench
+ * On-demand benchmark (not a test): tools/call vs a trivial route on the same server, and FLY from
+ * POST /mesh/{id}/fly on replica B to an SSE client on replica A vs raw NOTIFY/LISTEN. Run: mvn -q
+ * -pl gateway-http test-compile exec:java -Dexec.mainClass=io.taskmesh.gateway.GatewayBench
  * -Dexec.classpathScope=test (see README).
  */
 public final class GatewayBench {
@@ -38,9 +38,14 @@ public final class GatewayBench {
     Files.writeString(flows, "flows:\n  - {name: echo, entrypoint: echo, mcp: {}}\n");
     String pg = LocalPostgres.shared().jdbcUrl();
     String prefix = "bench-" + UUID.randomUUID().toString().substring(0, 8);
-    // the replicas of FlyReplicasIT: A (api) takes tool calls and SSE clients, B (mesh) takes FLY posts
-    try (Gateway a = TaskHttp.start(TaskHttp.flyReplicaEnv(prefix, dir.resolve("state-a"), flows, "api", pg));
-        Gateway b = TaskHttp.start(TaskHttp.flyReplicaEnv(prefix, dir.resolve("state-b"), flows, "mesh", pg))) {
+    // the replicas of FlyReplicasIT: A (api) takes tool calls and SSE clients, B (mesh) takes FLY
+    // posts
+    try (Gateway a =
+            TaskHttp.start(
+                TaskHttp.flyReplicaEnv(prefix, dir.resolve("state-a"), flows, "api", pg));
+        Gateway b =
+            TaskHttp.start(
+                TaskHttp.flyReplicaEnv(prefix, dir.resolve("state-b"), flows, "mesh", pg))) {
       String baseA = "http://127.0.0.1:" + a.port();
       String baseB = "http://127.0.0.1:" + b.port();
       for (int warm = 0; warm < 2; warm++) {
@@ -48,14 +53,18 @@ public final class GatewayBench {
         rate(baseA, "POST", "/tools/call", "{\"name\":\"echo\",\"arguments\":{}}", 1);
       }
       double trivial = rate(baseA, "GET", "/health", null, seconds);
-      double tools = rate(baseA, "POST", "/tools/call", "{\"name\":\"echo\",\"arguments\":{\"x\":1}}", seconds);
-      System.out.printf("tools/call: %.0f req/s; trivial GET /health on the same server: %.0f req/s; ratio %.2f%n",
+      double tools =
+          rate(
+              baseA, "POST", "/tools/call", "{\"name\":\"echo\",\"arguments\":{\"x\":1}}", seconds);
+      System.out.printf(
+          "tools/call: %.0f req/s; trivial GET /health on the same server: %.0f req/s; ratio %.2f%n",
           tools, trivial, tools / trivial);
 
       int events = 5000;
       double raw = rawNotify(pg, events);
       double fly = flyAcrossReplicas(baseA, baseB, events);
-      System.out.printf("FLY B->A over NOTIFY to an SSE client: %.0f events/s; raw NOTIFY/LISTEN via pgjdbc: %.0f/s; ratio %.2f%n",
+      System.out.printf(
+          "FLY B->A over NOTIFY to an SSE client: %.0f events/s; raw NOTIFY/LISTEN via pgjdbc: %.0f/s; ratio %.2f%n",
           fly, raw, fly / raw);
     }
     LocalPostgres.shared().close();
@@ -64,7 +73,8 @@ public final class GatewayBench {
   }
 
   /** Requests/s with 8 concurrent clients for {@code seconds}. */
-  private static double rate(String base, String method, String path, String body, int seconds) throws Exception {
+  private static double rate(String base, String method, String path, String body, int seconds)
+      throws Exception {
     int clients = 8;
     AtomicLong done = new AtomicLong();
     long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
@@ -72,24 +82,30 @@ public final class GatewayBench {
     CountDownLatch finished = new CountDownLatch(clients);
     long start = System.nanoTime();
     for (int i = 0; i < clients; i++) {
-      pool.execute(() -> {
-        try {
-          while (System.nanoTime() < end) {
-            HttpRequest.Builder req = HttpRequest.newBuilder(URI.create(base + path));
-            req = body == null ? req.GET() : req.header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body));
-            HttpResponse<Void> r = HTTP.send(req.build(), HttpResponse.BodyHandlers.discarding());
-            if (r.statusCode() != 200) {
-              throw new IllegalStateException(method + " " + path + " answered " + r.statusCode());
+      pool.execute(
+          () -> {
+            try {
+              while (System.nanoTime() < end) {
+                HttpRequest.Builder req = HttpRequest.newBuilder(URI.create(base + path));
+                req =
+                    body == null
+                        ? req.GET()
+                        : req.header("Content-Type", "application/json")
+                            .POST(HttpRequest.BodyPublishers.ofString(body));
+                HttpResponse<Void> r =
+                    HTTP.send(req.build(), HttpResponse.BodyHandlers.discarding());
+                if (r.statusCode() != 200) {
+                  throw new IllegalStateException(
+                      method + " " + path + " answered " + r.statusCode());
+                }
+                done.incrementAndGet();
+              }
+            } catch (Exception e) {
+              throw new IllegalStateException(e);
+            } finally {
+              finished.countDown();
             }
-            done.incrementAndGet();
-          }
-        } catch (Exception e) {
-          throw new IllegalStateException(e);
-        } finally {
-          finished.countDown();
-        }
-      });
+          });
     }
     finished.await();
     pool.shutdown();
@@ -97,20 +113,24 @@ public final class GatewayBench {
   }
 
   private static double rawNotify(String pg, int events) throws Exception {
-    try (Connection listen = DriverManager.getConnection(pg); Connection notify = DriverManager.getConnection(pg)) {
+    try (Connection listen = DriverManager.getConnection(pg);
+        Connection notify = DriverManager.getConnection(pg)) {
       listen.createStatement().execute("LISTEN bench");
       PGConnection pgl = listen.unwrap(PGConnection.class);
       long start = System.nanoTime();
-      Thread sender = new Thread(() -> {
-        try (PreparedStatement ps = notify.prepareStatement("SELECT pg_notify('bench', ?)")) {
-          for (int i = 0; i < events; i++) {
-            ps.setString(1, "t:{\"partial\":true,\"text\":\"tok" + i + "\"}");
-            ps.execute();
-          }
-        } catch (Exception e) {
-          throw new IllegalStateException(e);
-        }
-      });
+      Thread sender =
+          new Thread(
+              () -> {
+                try (PreparedStatement ps =
+                    notify.prepareStatement("SELECT pg_notify('bench', ?)")) {
+                  for (int i = 0; i < events; i++) {
+                    ps.setString(1, "t:{\"partial\":true,\"text\":\"tok" + i + "\"}");
+                    ps.execute();
+                  }
+                } catch (Exception e) {
+                  throw new IllegalStateException(e);
+                }
+              });
       sender.start();
       int got = 0;
       while (got < events) {
@@ -124,10 +144,13 @@ public final class GatewayBench {
 
   /** A task on A, an SSE client on A, FLY posted to B by 4 threads; events/s as received. */
   private static double flyAcrossReplicas(String baseA, String baseB, int events) throws Exception {
-    HttpResponse<String> call = HTTP.send(HttpRequest.newBuilder(URI.create(baseA + "/tools/call"))
-        .header("Content-Type", "application/json")
-        .POST(HttpRequest.BodyPublishers.ofString("{\"name\":\"echo\",\"arguments\":{}}")).build(),
-        HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> call =
+        HTTP.send(
+            HttpRequest.newBuilder(URI.create(baseA + "/tools/call"))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString("{\"name\":\"echo\",\"arguments\":{}}"))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
     String id = call.body().replaceAll(".*task_id\\\\\":\\\\\"([^\\\\]+).*", "$1");
     SseReader sse = null;
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
@@ -145,18 +168,23 @@ public final class GatewayBench {
       ExecutorService posters = Executors.newFixedThreadPool(4);
       for (int t = 0; t < 4; t++) {
         int from = t;
-        posters.execute(() -> {
-          for (int i = from; i < events; i += 4) {
-            try {
-              HTTP.send(HttpRequest.newBuilder(URI.create(baseB + "/mesh/" + id + "/fly"))
-                  .header("Content-Type", "application/json")
-                  .POST(HttpRequest.BodyPublishers.ofString("{\"partial\":true,\"text\":\"tok" + i + "\"}")).build(),
-                  HttpResponse.BodyHandlers.discarding());
-            } catch (Exception e) {
-              throw new IllegalStateException(e);
-            }
-          }
-        });
+        posters.execute(
+            () -> {
+              for (int i = from; i < events; i += 4) {
+                try {
+                  HTTP.send(
+                      HttpRequest.newBuilder(URI.create(baseB + "/mesh/" + id + "/fly"))
+                          .header("Content-Type", "application/json")
+                          .POST(
+                              HttpRequest.BodyPublishers.ofString(
+                                  "{\"partial\":true,\"text\":\"tok" + i + "\"}"))
+                          .build(),
+                      HttpResponse.BodyHandlers.discarding());
+                } catch (Exception e) {
+                  throw new IllegalStateException(e);
+                }
+              }
+            });
       }
       int got = 0;
       long lastAt = start;
@@ -174,7 +202,8 @@ public final class GatewayBench {
       posters.awaitTermination(1, TimeUnit.MINUTES);
       // up to the last event received: the idle wait that detects drops is not counted
       double rate = got / ((lastAt - start) / 1e9);
-      System.out.printf("  (FLY received %d of %d posted by 4 threads; the rest dropped by the 100-event buffer)%n",
+      System.out.printf(
+          "  (FLY received %d of %d posted by 4 threads; the rest dropped by the 100-event buffer)%n",
           got, events);
       return rate;
     }

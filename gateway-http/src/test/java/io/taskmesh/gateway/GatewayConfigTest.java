@@ -13,15 +13,18 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 10, unit = TimeUnit.SECONDS)
 class GatewayConfigTest {
   private static Map<String, String> env(String... kv) {
-    return TestEnv.of(Map.of("SVC_GATEWAY_MODE", "api", "KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:9092"), kv);
+    return TestEnv.of(
+        Map.of("SVC_GATEWAY_MODE", "api", "KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:9092"), kv);
   }
 
   @Test
   void aShortInternalTokenStopsStartUpNamingTheVariable() {
     assertThatThrownBy(() -> GatewayConfig.fromEnv(env("SVC_INTERNAL_TOKEN", "short")))
-        .isInstanceOf(ConfigException.class).hasMessageContaining("SVC_INTERNAL_TOKEN");
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("SVC_INTERNAL_TOKEN");
     assertThat(GatewayConfig.fromEnv(env()).internalToken()).isNull();
-    assertThat(GatewayConfig.fromEnv(env("SVC_INTERNAL_TOKEN", " 0123456789abcdef ")).internalToken())
+    assertThat(
+            GatewayConfig.fromEnv(env("SVC_INTERNAL_TOKEN", " 0123456789abcdef ")).internalToken())
         .isEqualTo("0123456789abcdef");
   }
 
@@ -34,8 +37,18 @@ class GatewayConfigTest {
 
   @Test
   void secretsStayOutOfTheTextForm() {
-    String text = GatewayConfig.fromEnv(env("SVC_MCP_API_KEY", "mcp-secret-value", "SVC_INTERNAL_TOKEN",
-        "internal-secret-value", "SVC_DATABASE_URL", "postgresql://u:pw-secret@h/db")).toString();
-    assertThat(text).doesNotContain("mcp-secret-value", "internal-secret-value", "pw-secret").contains("***");
+    String text =
+        GatewayConfig.fromEnv(
+                env(
+                    "SVC_MCP_API_KEY",
+                    "mcp-secret-value",
+                    "SVC_INTERNAL_TOKEN",
+                    "internal-secret-value",
+                    "SVC_DATABASE_URL",
+                    "postgresql://u:pw-secret@h/db"))
+            .toString();
+    assertThat(text)
+        .doesNotContain("mcp-secret-value", "internal-secret-value", "pw-secret")
+        .contains("***");
   }
 }

@@ -7,7 +7,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.taskmesh.devkit.SseReader;
-import io.taskmesh.schemas.Json;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,18 +29,26 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
 class GatewayCrashIT {
   private static final int TASKS = 40;
-  private static final String[][] STEPS = {{"", "first", "second", "received"}, {"", "first", "second", "processing"},
-      {"", "first", "second", "completed"}, {"first", "second", "", "received"}, {"first", "second", "", "processing"},
-      {"first", "second", "", "completed"}};
+  private static final String[][] STEPS = {
+    {"", "first", "second", "received"},
+    {"", "first", "second", "processing"},
+    {"", "first", "second", "completed"},
+    {"first", "second", "", "received"},
+    {"first", "second", "", "processing"},
+    {"first", "second", "", "completed"}
+  };
   @TempDir Path dir;
 
   @Test
   void killDashNineMidRunLosesNothing() throws Exception {
     Path flows = dir.resolve("flows.yaml");
-    Files.writeString(flows, "flows:\n  - {name: two, entrypoint: first, route_next: [second], mcp: {}}\n");
+    Files.writeString(
+        flows, "flows:\n  - {name: two, entrypoint: first, route_next: [second], mcp: {}}\n");
     String prefix = "crash-" + UUID.randomUUID().toString().substring(0, 8);
-    Map<String, String> envA = TaskHttp.env(prefix, dir.resolve("state-a"), flows, TaskHttp.freePort());
-    Map<String, String> envB = TaskHttp.env(prefix, dir.resolve("state-b"), flows, TaskHttp.freePort());
+    Map<String, String> envA =
+        TaskHttp.env(prefix, dir.resolve("state-a"), flows, TaskHttp.freePort());
+    Map<String, String> envB =
+        TaskHttp.env(prefix, dir.resolve("state-b"), flows, TaskHttp.freePort());
     envA.put("SVC_TASK_TOPIC_PARTITIONS", "4");
     envB.put("SVC_TASK_TOPIC_PARTITIONS", "4");
     String baseB = "http://127.0.0.1:" + envB.get("SVC_PORT");
@@ -101,31 +108,43 @@ class GatewayCrashIT {
           }
         }
         for (int i = 0; i < TASKS; i++) {
-          String body = i % 3 == 0 ? "{\"status\":\"failed\",\"error\":\"e" + i + "\"}"
-              : "{\"status\":\"succeeded\",\"result\":{\"i\":" + i + "}}";
-          assertThat(post(baseA + "/mesh/" + ids.get(i) + "/final", body).statusCode()).isEqualTo(200);
+          String body =
+              i % 3 == 0
+                  ? "{\"status\":\"failed\",\"error\":\"e" + i + "\"}"
+                  : "{\"status\":\"succeeded\",\"result\":{\"i\":" + i + "}}";
+          assertThat(post(baseA + "/mesh/" + ids.get(i) + "/final", body).statusCode())
+              .isEqualTo(200);
         }
 
         b = startChild(envB, baseB);
         for (int i = 0; i < TASKS; i++) {
           String want = i % 3 == 0 ? "failed" : "succeeded";
           for (String base : List.of(baseA, baseB)) {
-            JsonNode t = await(base + "/tasks/" + ids.get(i), n -> n.get("status").asText().equals(want),
-                Duration.ofSeconds(90));
-            assertThat(t.get("progress_percent").asDouble()).isEqualTo(100.0); // every step reported, so 100 either way
+            JsonNode t =
+                await(
+                    base + "/tasks/" + ids.get(i),
+                    n -> n.get("status").asText().equals(want),
+                    Duration.ofSeconds(90));
+            assertThat(t.get("progress_percent").asDouble())
+                .isEqualTo(100.0); // every step reported, so 100 either way
           }
         }
         for (String id : watched) {
-          try (SseReader again = SseReader.open(baseB + "/mesh/" + id + "/stream", lastSeen.get(id))) {
-            List<String> rest = again.readUntilClosed(Duration.ofSeconds(30)).stream()
-                .filter(e -> e.event().equals("update")).map(SseReader.Event::id).toList();
+          try (SseReader again =
+              SseReader.open(baseB + "/mesh/" + id + "/stream", lastSeen.get(id))) {
+            List<String> rest =
+                again.readUntilClosed(Duration.ofSeconds(30)).stream()
+                    .filter(e -> e.event().equals("update"))
+                    .map(SseReader.Event::id)
+                    .toList();
             List<String> all = new ArrayList<>(seen.get(id));
             all.addAll(rest);
             List<String> expected = new ArrayList<>();
             for (int n = 1; n <= 2 + STEPS.length; n++) {
               expected.add(Integer.toString(n)); // created, 6 progress steps, final
             }
-            assertThat(all).as("task %s: before the kill %s, after %s", id, seen.get(id), rest)
+            assertThat(all)
+                .as("task %s: before the kill %s, after %s", id, seen.get(id), rest)
                 .containsExactlyElementsOf(expected);
           }
         }
@@ -137,7 +156,8 @@ class GatewayCrashIT {
   }
 
   /** Posts to {@code preferred}; when that replica is down, to {@code fallback}. */
-  private static void report(String preferred, String fallback, String id, String[] s) throws Exception {
+  private static void report(String preferred, String fallback, String id, String[] s)
+      throws Exception {
     String body = TaskHttp.progress(s[0], s[1], s[2], s[3]);
     HttpResponse<String> r;
     try {
@@ -149,15 +169,25 @@ class GatewayCrashIT {
   }
 
   private Process startChild(Map<String, String> env, String base) throws Exception {
-    ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-Xmx384m", "-cp", System.getProperty("java.class.path"), Main.class.getName())
-        .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("b.log").toFile()));
+    ProcessBuilder pb =
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx384m",
+                "-cp",
+                System.getProperty("java.class.path"),
+                Main.class.getName())
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("b.log").toFile()));
     pb.environment().putAll(env);
     Process p = pb.start();
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
     while (true) {
       if (!p.isAlive()) {
-        throw new AssertionError("gateway child exited " + p.exitValue() + ": " + Files.readString(dir.resolve("b.log")));
+        throw new AssertionError(
+            "gateway child exited "
+                + p.exitValue()
+                + ": "
+                + Files.readString(dir.resolve("b.log")));
       }
       try {
         if (get(base + "/health").statusCode() == 200) {

@@ -38,7 +38,9 @@ class GatewayIT {
   @BeforeAll
   static void start() throws Exception {
     Path flows = dir.resolve("flows.yaml");
-    Files.writeString(flows, """
+    Files.writeString(
+        flows,
+        """
         flows:
           - name: echo
             entrypoint: echo
@@ -100,12 +102,14 @@ class GatewayIT {
     HttpResponse<String> noName = post("/tools/call", "{\"arguments\":{}}");
     assertThat(noName.statusCode()).isEqualTo(400);
     assertThat(noName.body()).contains("name");
-    assertThat(post("/tools/call", "{\"name\":\"echo\",\"arguments\":[1]}").statusCode()).isEqualTo(400);
+    assertThat(post("/tools/call", "{\"name\":\"echo\",\"arguments\":[1]}").statusCode())
+        .isEqualTo(400);
     HttpResponse<String> unknown = post("/tools/call", "{\"name\":\"nope\"}");
     assertThat(unknown.statusCode()).isEqualTo(404);
     assertThat(unknown.body()).contains("nope");
     assertThat(post("/tools/call", "{\"name\":\"hidden\"}").statusCode())
-        .as("a flow without mcp is not a tool").isEqualTo(404);
+        .as("a flow without mcp is not a tool")
+        .isEqualTo(404);
     assertThat(get("/tasks/does-not-exist").statusCode()).isEqualTo(404);
     assertThat(get("/mesh/does-not-exist").statusCode()).isEqualTo(404);
     assertThat(get("/mesh/does-not-exist/stream").statusCode()).isEqualTo(404);
@@ -115,18 +119,28 @@ class GatewayIT {
   void badReportsAreRefused() throws Exception {
     assertThat(post("/mesh/x/progress", "[").statusCode()).isEqualTo(400);
     assertThat(post("/mesh/x/progress", "{\"status\":\"received\"}").statusCode()).isEqualTo(400);
-    assertThat(post("/mesh/x/progress", "{\"prev\":[],\"curr\":\"a\",\"next\":[],\"status\":\"bogus\"}").statusCode())
+    assertThat(
+            post(
+                    "/mesh/x/progress",
+                    "{\"prev\":[],\"curr\":\"a\",\"next\":[],\"status\":\"bogus\"}")
+                .statusCode())
         .isEqualTo(400);
     assertThat(post("/mesh/x/final", "{\"status\":\"maybe\"}").statusCode()).isEqualTo(400);
-    HttpResponse<String> unknownTask = post("/mesh/unknown-task/progress",
-        "{\"prev\":[],\"curr\":\"a\",\"next\":[\"b\"],\"status\":\"processing\"}");
-    assertThat(unknownTask.statusCode()).as("progress for an unknown task is accepted").isEqualTo(200);
-    assertThat(Json.MAPPER.readTree(unknownTask.body()).get("progress_percent").asDouble()).isEqualTo(25.0);
+    HttpResponse<String> unknownTask =
+        post(
+            "/mesh/unknown-task/progress",
+            "{\"prev\":[],\"curr\":\"a\",\"next\":[\"b\"],\"status\":\"processing\"}");
+    assertThat(unknownTask.statusCode())
+        .as("progress for an unknown task is accepted")
+        .isEqualTo(200);
+    assertThat(Json.MAPPER.readTree(unknownTask.body()).get("progress_percent").asDouble())
+        .isEqualTo(25.0);
   }
 
   @Test
   void aTaskFoldsFromReportsAndStreamsItsUpdates() throws Exception {
-    HttpResponse<String> call = post("/tools/call", "{\"name\":\"pipeline\",\"arguments\":{\"text\":\"abc\"}}");
+    HttpResponse<String> call =
+        post("/tools/call", "{\"name\":\"pipeline\",\"arguments\":{\"text\":\"abc\"}}");
     assertThat(call.statusCode()).isEqualTo(200);
     JsonNode result = Json.MAPPER.readTree(call.body());
     assertThat(result.get("isError").asBoolean()).isFalse();
@@ -141,20 +155,39 @@ class GatewayIT {
     try (SseReader live = SseReader.open(base + "/mesh/" + id + "/stream", null)) {
       assertThat(live.status()).isEqualTo(200);
       assertThat(live.contentType()).startsWith("text/event-stream");
-      String[][] steps = {{"", "upper", "reverse,count"}, {"upper", "reverse", "count"}, {"upper,reverse", "count", ""}};
+      String[][] steps = {
+        {"", "upper", "reverse,count"},
+        {"upper", "reverse", "count"},
+        {"upper,reverse", "count", ""}
+      };
       for (String[] s : steps) {
         for (String state : List.of("received", "processing", "completed")) {
-          String body = "{\"prev\":" + list(s[0]) + ",\"curr\":\"" + s[1] + "\",\"next\":" + list(s[2])
-              + ",\"status\":\"" + state + "\"}";
+          String body =
+              "{\"prev\":"
+                  + list(s[0])
+                  + ",\"curr\":\""
+                  + s[1]
+                  + "\",\"next\":"
+                  + list(s[2])
+                  + ",\"status\":\""
+                  + state
+                  + "\"}";
           assertThat(post("/mesh/" + id + "/progress", body).statusCode()).isEqualTo(200);
         }
       }
-      assertThat(post("/mesh/" + id + "/final",
-          "{\"id\":\"" + id + "\",\"status\":\"succeeded\",\"result\":{\"text\":\"CBA\"}}").statusCode())
+      assertThat(
+              post(
+                      "/mesh/" + id + "/final",
+                      "{\"id\":\""
+                          + id
+                          + "\",\"status\":\"succeeded\",\"result\":{\"text\":\"CBA\"}}")
+                  .statusCode())
           .isEqualTo(200);
       List<SseReader.Event> events = live.readUntilClosed(Duration.ofSeconds(30));
-      List<SseReader.Event> updates = events.stream().filter(e -> e.event().equals("update")).toList();
-      assertThat(updates).extracting(SseReader.Event::id)
+      List<SseReader.Event> updates =
+          events.stream().filter(e -> e.event().equals("update")).toList();
+      assertThat(updates)
+          .extracting(SseReader.Event::id)
           .containsExactly("1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11");
       JsonNode last = Json.MAPPER.readTree(updates.get(updates.size() - 1).data());
       assertThat(last.get("status").asText()).isEqualTo("succeeded");
@@ -169,11 +202,14 @@ class GatewayIT {
     // a late client gets the replay and the stream closes; Last-Event-ID resumes after that id
     try (SseReader replay = SseReader.open(base + "/stream/" + id, "9")) {
       List<SseReader.Event> again = replay.readUntilClosed(Duration.ofSeconds(10));
-      assertThat(again).filteredOn(e -> e.event().equals("update")).extracting(SseReader.Event::id)
+      assertThat(again)
+          .filteredOn(e -> e.event().equals("update"))
+          .extracting(SseReader.Event::id)
           .containsExactly("10", "11");
     }
     HttpResponse<String> plain = get("/mesh/" + id + "/stream"); // no Accept header, as plain curl
-    assertThat(plain.headers().firstValue("Content-Type").orElse("")).startsWith("text/event-stream");
+    assertThat(plain.headers().firstValue("Content-Type").orElse(""))
+        .startsWith("text/event-stream");
     assertThat(plain.body()).contains("event: update").contains("id: 11");
     HttpResponse<String> active = get("/mesh/" + id + "/active");
     assertThat(active.statusCode()).isEqualTo(410);
@@ -195,21 +231,28 @@ class GatewayIT {
 
   private static JsonNode awaitTask(String id, String status) {
     // polling a read model: no event to wait on from outside the process
-    return Await.until(() -> {
-      HttpResponse<String> r = get("/tasks/" + id);
-      return r.statusCode() == 200 ? Json.MAPPER.readTree(r.body()) : null;
-    }, node -> node != null && node.get("status").asText().equals(status), Duration.ofSeconds(30),
+    return Await.until(
+        () -> {
+          HttpResponse<String> r = get("/tasks/" + id);
+          return r.statusCode() == 200 ? Json.MAPPER.readTree(r.body()) : null;
+        },
+        node -> node != null && node.get("status").asText().equals(status),
+        Duration.ofSeconds(30),
         "task " + id + " " + status);
   }
 
   static HttpResponse<String> get(String path) throws Exception {
-    return HTTP.send(HttpRequest.newBuilder(URI.create(base + path)).GET().build(),
+    return HTTP.send(
+        HttpRequest.newBuilder(URI.create(base + path)).GET().build(),
         HttpResponse.BodyHandlers.ofString());
   }
 
   static HttpResponse<String> post(String path, String body) throws Exception {
-    return HTTP.send(HttpRequest.newBuilder(URI.create(base + path))
-        .header("Content-Type", "application/json")
-        .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+    return HTTP.send(
+        HttpRequest.newBuilder(URI.create(base + path))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(body))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
   }
 }

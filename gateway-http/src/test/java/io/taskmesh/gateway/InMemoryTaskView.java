@@ -18,10 +18,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 
 /**
- * The task ports of the gateway in memory: appended events are folded at once with topology's
- * own {@link TaskFold}, so reads and live updates behave like the Kafka view's (only without
- * the asynchronous delay). Records every appended event, so a test can say a refused request
- * changed nothing. Switches make the log or the view fail the way the real ones do.
+ * The task ports of the gateway in memory: appended events are folded at once with topology's own
+ * {@link TaskFold}, so reads and live updates behave like the Kafka view's (only without the
+ * asynchronous delay). Records every appended event, so a test can say a refused request changed
+ * nothing. Switches make the log or the view fail the way the real ones do.
  */
 final class InMemoryTaskView implements TaskQueries, TaskCommands, UpdateFeed {
   private final Map<String, TaskState> tasks = new ConcurrentHashMap<>();
@@ -70,10 +70,13 @@ final class InMemoryTaskView implements TaskQueries, TaskCommands, UpdateFeed {
   @Override
   public AutoCloseable subscribe(String taskId, Consumer<TaskUpdate> listener) {
     subscribers.computeIfAbsent(taskId, k -> new CopyOnWriteArrayList<>()).add(listener);
-    return () -> subscribers.computeIfPresent(taskId, (k, list) -> {
-      list.remove(listener);
-      return list.isEmpty() ? null : list;
-    });
+    return () ->
+        subscribers.computeIfPresent(
+            taskId,
+            (k, list) -> {
+              list.remove(listener);
+              return list.isEmpty() ? null : list;
+            });
   }
 
   /** Every event appended so far, folded or not, in order. */

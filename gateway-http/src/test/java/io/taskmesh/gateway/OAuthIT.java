@@ -70,7 +70,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 class OAuthIT {
   private static final String SECRET = "oauth-it-secret-" + UUID.randomUUID();
   private static final String REG_TOKEN = "reg-" + UUID.randomUUID();
-  private static final String FLOWS = """
+  private static final String FLOWS =
+      """
       flows:
         - name: echo
           entrypoint: echo
@@ -100,12 +101,22 @@ class OAuthIT {
 
   /** A replica behind the same public URL (issuer), with its own port and task topics. */
   private static Gateway startReplicaB() {
-    return startGateway("b", portB, Map.of("SVC_MCP_OAUTH_ISSUER", baseA, "SVC_MCP_OAUTH_REGISTRATION_TOKEN", REG_TOKEN,
-        "SVC_MCP_OAUTH_CIMD_ALLOW_LOOPBACK", "true"), null);
+    return startGateway(
+        "b",
+        portB,
+        Map.of(
+            "SVC_MCP_OAUTH_ISSUER",
+            baseA,
+            "SVC_MCP_OAUTH_REGISTRATION_TOKEN",
+            REG_TOKEN,
+            "SVC_MCP_OAUTH_CIMD_ALLOW_LOOPBACK",
+            "true"),
+        null);
   }
 
   static Gateway startGateway(String name, int port, Map<String, String> extra, Clock clock) {
-    Map<String, String> env = TaskHttp.env(RUN + "-" + name, dir.resolve("state-" + name), flows, port);
+    Map<String, String> env =
+        TaskHttp.env(RUN + "-" + name, dir.resolve("state-" + name), flows, port);
     env.put("SVC_GATEWAY_MODE", "api");
     env.put("SVC_CONFIG_POLL_INTERVAL", "200ms");
     env.put("SVC_MCP_OAUTH_ENABLED", "true");
@@ -133,40 +144,57 @@ class OAuthIT {
 
   @Test
   void metadataDocumentsDescribeTheServer() throws Exception {
-    JsonNode as = Json.MAPPER.readTree(get(baseA + "/.well-known/oauth-authorization-server", null).body());
+    JsonNode as =
+        Json.MAPPER.readTree(get(baseA + "/.well-known/oauth-authorization-server", null).body());
     assertThat(as.get("issuer").asText()).isEqualTo(baseA);
     assertThat(as.get("authorization_endpoint").asText()).isEqualTo(baseA + "/oauth/authorize");
     assertThat(as.get("token_endpoint").asText()).isEqualTo(baseA + "/oauth/token");
     assertThat(as.get("registration_endpoint").asText()).isEqualTo(baseA + "/oauth/register");
-    assertThat(as.get("scopes_supported")).extracting(JsonNode::asText).containsExactly("mcp:invoke", "mcp:read");
-    assertThat(as.get("response_types_supported")).extracting(JsonNode::asText).containsExactly("code");
-    assertThat(as.get("grant_types_supported")).extracting(JsonNode::asText)
+    assertThat(as.get("scopes_supported"))
+        .extracting(JsonNode::asText)
+        .containsExactly("mcp:invoke", "mcp:read");
+    assertThat(as.get("response_types_supported"))
+        .extracting(JsonNode::asText)
+        .containsExactly("code");
+    assertThat(as.get("grant_types_supported"))
+        .extracting(JsonNode::asText)
         .containsExactly("authorization_code", "refresh_token");
-    assertThat(as.get("code_challenge_methods_supported")).extracting(JsonNode::asText).containsExactly("S256");
-    assertThat(as.get("token_endpoint_auth_methods_supported")).extracting(JsonNode::asText).containsExactly("none");
+    assertThat(as.get("code_challenge_methods_supported"))
+        .extracting(JsonNode::asText)
+        .containsExactly("S256");
+    assertThat(as.get("token_endpoint_auth_methods_supported"))
+        .extracting(JsonNode::asText)
+        .containsExactly("none");
     assertThat(as.get("authorization_response_iss_parameter_supported").asBoolean()).isTrue();
     assertThat(as.get("client_id_metadata_document_supported").asBoolean()).isTrue();
 
-    JsonNode prm = Json.MAPPER.readTree(get(baseA + "/.well-known/oauth-protected-resource", null).body());
+    JsonNode prm =
+        Json.MAPPER.readTree(get(baseA + "/.well-known/oauth-protected-resource", null).body());
     assertThat(prm.get("resource").asText()).isEqualTo(baseA);
-    assertThat(prm.get("authorization_servers")).extracting(JsonNode::asText).containsExactly(baseA);
-    JsonNode mcpPrm = Json.MAPPER.readTree(get(baseA + "/.well-known/oauth-protected-resource/mcp", null).body());
+    assertThat(prm.get("authorization_servers"))
+        .extracting(JsonNode::asText)
+        .containsExactly(baseA);
+    JsonNode mcpPrm =
+        Json.MAPPER.readTree(get(baseA + "/.well-known/oauth-protected-resource/mcp", null).body());
     assertThat(mcpPrm.get("resource").asText()).isEqualTo(baseA + "/mcp");
   }
 
   @Test
   void routesAreExactlyTheDocumentedOnesOfAnApiGatewayWithOAuth() {
     assertThat(RegisteredRoutes.of(a.app().javalin(), GatewayMode.API))
-        .containsExactlyInAnyOrderElementsOf(ApiDocument.operationsServedBy("gateway:api", Set.of("oauth")));
+        .containsExactlyInAnyOrderElementsOf(
+            ApiDocument.operationsServedBy("gateway:api", Set.of("oauth")));
   }
 
   @Test
   void metadataDocumentsCarryEveryFieldTheApiDocumentRequires() throws Exception {
-    JsonNode schemas = Json.MAPPER.readTree(ApiDocument.openApiJson()).path("components").path("schemas");
-    Map<String, String> documents = Map.of(
-        "/.well-known/oauth-authorization-server", "AuthorizationServerMetadata",
-        "/.well-known/oauth-protected-resource", "ProtectedResourceMetadata",
-        "/.well-known/oauth-protected-resource/mcp/sse", "ProtectedResourceMetadata");
+    JsonNode schemas =
+        Json.MAPPER.readTree(ApiDocument.openApiJson()).path("components").path("schemas");
+    Map<String, String> documents =
+        Map.of(
+            "/.well-known/oauth-authorization-server", "AuthorizationServerMetadata",
+            "/.well-known/oauth-protected-resource", "ProtectedResourceMetadata",
+            "/.well-known/oauth-protected-resource/mcp/sse", "ProtectedResourceMetadata");
     for (Map.Entry<String, String> d : documents.entrySet()) {
       JsonNode answer = Json.MAPPER.readTree(get(baseA + d.getKey(), null).body());
       List<String> fields = new ArrayList<>();
@@ -180,21 +208,28 @@ class OAuthIT {
 
   @Test
   void every401NamesTheProtectedResourceMetadata() throws Exception {
-    String expected = "Bearer realm=\"taskmesh\", resource_metadata=\"" + baseA + "/.well-known/oauth-protected-resource\"";
+    String expected =
+        "Bearer realm=\"taskmesh\", resource_metadata=\""
+            + baseA
+            + "/.well-known/oauth-protected-resource\"";
     String forged = forgedToken();
     for (String auth : new String[] {null, "Bearer nope", "Bearer " + forged}) {
-      for (HttpRequest.Builder req : List.of(
-          post(baseA + "/mcp", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}"),
-          HttpRequest.newBuilder(URI.create(baseA + "/mcp/sse")).GET(),
-          post(baseA + "/tools/call", "{\"name\":\"echo\"}"),
-          HttpRequest.newBuilder(URI.create(baseA + "/stream/x")).GET(),
-          HttpRequest.newBuilder(URI.create(baseA + "/tasks/x")).GET())) {
+      for (HttpRequest.Builder req :
+          List.of(
+              post(baseA + "/mcp", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}"),
+              HttpRequest.newBuilder(URI.create(baseA + "/mcp/sse")).GET(),
+              post(baseA + "/tools/call", "{\"name\":\"echo\"}"),
+              HttpRequest.newBuilder(URI.create(baseA + "/stream/x")).GET(),
+              HttpRequest.newBuilder(URI.create(baseA + "/tasks/x")).GET())) {
         if (auth != null) {
           req.header("Authorization", auth);
         }
-        HttpResponse<String> r = OAuthFlows.HTTP.send(req.build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r =
+            OAuthFlows.HTTP.send(req.build(), HttpResponse.BodyHandlers.ofString());
         assertThat(r.statusCode()).as(req.build().uri() + " " + auth).isEqualTo(401);
-        assertThat(r.headers().firstValue("WWW-Authenticate")).as(req.build().uri().toString()).hasValue(expected);
+        assertThat(r.headers().firstValue("WWW-Authenticate"))
+            .as(req.build().uri().toString())
+            .hasValue(expected);
       }
     }
   }
@@ -205,10 +240,14 @@ class OAuthIT {
   @ValueSource(strings = {"streamable", "sse"})
   void theOfficialClientCompletesTheWholeFlow(String transport) throws Exception {
     Path node = NodeClients.ensureInstalled();
-    Process p = new ProcessBuilder("node", "mcp-oauth-check.mjs", baseA, transport).directory(node.toFile())
-        .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+    Process p =
+        new ProcessBuilder("node", "mcp-oauth-check.mjs", baseA, transport)
+            .directory(node.toFile())
+            .redirectError(ProcessBuilder.Redirect.INHERIT)
+            .start();
     List<JsonNode> events = new ArrayList<>();
-    try (BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+    try (BufferedReader out =
+        new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
       String line;
       while ((line = out.readLine()) != null) {
         events.add(Json.MAPPER.readTree(line));
@@ -223,12 +262,18 @@ class OAuthIT {
     assertThat(find(events, "listed").get("tools")).extracting(JsonNode::asText).contains("echo");
     assertThat(find(events, "called").get("result").path("isError").asBoolean(false)).isFalse();
     JsonNode refreshed = find(events, "refreshed-call");
-    assertThat(refreshed.get("refreshes").asInt()).as("the SDK refreshed the spoilt token").isEqualTo(1);
+    assertThat(refreshed.get("refreshes").asInt())
+        .as("the SDK refreshed the spoilt token")
+        .isEqualTo(1);
     assertThat(refreshed.get("result").path("isError").asBoolean(false)).isFalse();
     // the task the SDK client started belongs to its client id
     String clientId = find(events, "closed").get("client_id").asText();
-    String task = Json.MAPPER.readTree(find(events, "called").get("result").get("content").get(0).get("text").asText())
-        .get("task_id").asText();
+    String task =
+        Json.MAPPER
+            .readTree(
+                find(events, "called").get("result").get("content").get(0).get("text").asText())
+            .get("task_id")
+            .asText();
     OAuthFlows.Tokens other = login(baseA, register(baseA, null));
     awaitVisible(baseA, task, loginAs(clientId));
     assertThat(get(baseA + "/tasks/" + task, other.access()).statusCode()).isEqualTo(404);
@@ -243,15 +288,34 @@ class OAuthIT {
   void theConformanceSuitesAuthorizationScenariosPass() throws Exception {
     Path node = NodeClients.ensureInstalled();
     int callback = TaskHttp.freePort();
-    HttpResponse<String> reg = registerRaw(baseA, "{\"client_name\":\"conformance\",\"redirect_uris\":"
-        + "[\"http://127.0.0.1:" + callback + "/callback\"]}", null);
+    HttpResponse<String> reg =
+        registerRaw(
+            baseA,
+            "{\"client_name\":\"conformance\",\"redirect_uris\":"
+                + "[\"http://127.0.0.1:"
+                + callback
+                + "/callback\"]}",
+            null);
     String client = Json.MAPPER.readTree(reg.body()).get("client_id").asText();
-    Process p = new ProcessBuilder(node.resolve("node_modules/.bin/node").toString(),
-        "node_modules/conformance-authz/dist/index.js", "authorization", "--url", baseA, "--client-id", client,
-        "-p", Integer.toString(callback), "-o", dir.resolve("authz-results").toString())
-        .directory(node.toFile()).redirectErrorStream(true).start();
+    Process p =
+        new ProcessBuilder(
+                node.resolve("node_modules/.bin/node").toString(),
+                "node_modules/conformance-authz/dist/index.js",
+                "authorization",
+                "--url",
+                baseA,
+                "--client-id",
+                client,
+                "-p",
+                Integer.toString(callback),
+                "-o",
+                dir.resolve("authz-results").toString())
+            .directory(node.toFile())
+            .redirectErrorStream(true)
+            .start();
     StringBuilder log = new StringBuilder();
-    try (BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+    try (BufferedReader out =
+        new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
       String line;
       while ((line = out.readLine()) != null) {
         log.append(line).append('\n');
@@ -259,7 +323,8 @@ class OAuthIT {
           HttpResponse<String> auth = get(line.trim(), null);
           String location = auth.headers().firstValue("Location").orElseThrow();
           assertThat(location).startsWith("http://127.0.0.1:" + callback + "/callback?code=");
-          assertThat(get(location, null).statusCode()).isEqualTo(200); // the suite's callback server
+          assertThat(get(location, null).statusCode())
+              .isEqualTo(200); // the suite's callback server
         }
       }
     }
@@ -278,8 +343,11 @@ class OAuthIT {
     OAuthFlows.Tokens first = tokens(token(baseA, exchangeForm(client, code, v)));
     assertThat(callTool(baseA, first.access()).statusCode()).isEqualTo(200);
     assertThat(error(token(baseA, exchangeForm(client, code, v)), 400)).isEqualTo("invalid_grant");
-    assertThat(callTool(baseA, first.access()).statusCode()).as("access token of the reused code").isEqualTo(401);
-    assertThat(error(token(baseA, refreshForm(client, first.refresh())), 400)).isEqualTo("invalid_grant");
+    assertThat(callTool(baseA, first.access()).statusCode())
+        .as("access token of the reused code")
+        .isEqualTo(401);
+    assertThat(error(token(baseA, refreshForm(client, first.refresh())), 400))
+        .isEqualTo("invalid_grant");
     awaitRefused(baseB, first.access()); // the other replica learns it within a second
   }
 
@@ -288,7 +356,8 @@ class OAuthIT {
     String client = register(baseA, null);
     String v = verifier();
     String code = code(baseA, client, v);
-    assertThat(error(token(baseA, exchangeForm(client, code, verifier())), 400)).isEqualTo("invalid_grant");
+    assertThat(error(token(baseA, exchangeForm(client, code, verifier())), 400))
+        .isEqualTo("invalid_grant");
     assertThat(error(token(baseA, exchangeForm(client, code, v)), 400)).isEqualTo("invalid_grant");
   }
 
@@ -299,13 +368,18 @@ class OAuthIT {
     noChallenge.remove("code_challenge");
     noChallenge.remove("code_challenge_method");
     Map<String, String> q = redirected(authorizeRaw(baseA, noChallenge));
-    assertThat(q).containsEntry("error", "invalid_request").containsEntry("state", "st-1")
-        .containsEntry("iss", baseA).doesNotContainKey("code");
+    assertThat(q)
+        .containsEntry("error", "invalid_request")
+        .containsEntry("state", "st-1")
+        .containsEntry("iss", baseA)
+        .doesNotContainKey("code");
     String v = verifier();
     Map<String, String> plain = new HashMap<>(authorizeParams(client, v));
     plain.put("code_challenge", v);
     plain.put("code_challenge_method", "plain");
-    assertThat(redirected(authorizeRaw(baseA, plain))).containsEntry("error", "invalid_request").doesNotContainKey("code");
+    assertThat(redirected(authorizeRaw(baseA, plain)))
+        .containsEntry("error", "invalid_request")
+        .doesNotContainKey("code");
     Map<String, String> noMethod = new HashMap<>(authorizeParams(client, v));
     noMethod.remove("code_challenge_method");
     assertThat(redirected(authorizeRaw(baseA, noMethod))).containsEntry("error", "invalid_request");
@@ -321,14 +395,17 @@ class OAuthIT {
     String code = code(baseA, client, v);
     try {
       CLOCK.offset = Duration.ofMinutes(5).plusSeconds(1);
-      assertThat(error(token(baseA, exchangeForm(client, code, v)), 400)).isEqualTo("invalid_grant");
+      assertThat(error(token(baseA, exchangeForm(client, code, v)), 400))
+          .isEqualTo("invalid_grant");
     } finally {
       CLOCK.offset = Duration.ZERO;
     }
     String fresh = code(baseA, client, v);
     CLOCK.offset = Duration.ofMinutes(4);
     try {
-      assertThat(token(baseA, exchangeForm(client, fresh, v)).statusCode()).as("within 5 minutes").isEqualTo(200);
+      assertThat(token(baseA, exchangeForm(client, fresh, v)).statusCode())
+          .as("within 5 minutes")
+          .isEqualTo(200);
     } finally {
       CLOCK.offset = Duration.ZERO;
     }
@@ -345,7 +422,8 @@ class OAuthIT {
     Map<String, String> prefix = new HashMap<>(authorizeParams(client, verifier()));
     prefix.put("redirect_uri", REDIRECT + "/more");
     assertThat(authorizeRaw(baseA, prefix).statusCode()).isEqualTo(400);
-    Map<String, String> unknownClient = new HashMap<>(authorizeParams("no-such-client", verifier()));
+    Map<String, String> unknownClient =
+        new HashMap<>(authorizeParams("no-such-client", verifier()));
     HttpResponse<String> u = authorizeRaw(baseA, unknownClient);
     assertThat(error(u, 401)).isEqualTo("invalid_client");
     assertThat(u.headers().firstValue("Location")).isEmpty();
@@ -355,13 +433,15 @@ class OAuthIT {
     // other errors do go back to the (registered) redirect URI
     Map<String, String> badType = new HashMap<>(authorizeParams(client, verifier()));
     badType.put("response_type", "token");
-    assertThat(redirected(authorizeRaw(baseA, badType))).containsEntry("error", "unsupported_response_type");
+    assertThat(redirected(authorizeRaw(baseA, badType)))
+        .containsEntry("error", "unsupported_response_type");
     Map<String, String> badScope = new HashMap<>(authorizeParams(client, verifier()));
     badScope.put("scope", "admin");
     assertThat(redirected(authorizeRaw(baseA, badScope))).containsEntry("error", "invalid_scope");
     Map<String, String> badResource = new HashMap<>(authorizeParams(client, verifier()));
     badResource.put("resource", "https://other.example.com/mcp");
-    assertThat(redirected(authorizeRaw(baseA, badResource))).containsEntry("error", "invalid_target");
+    assertThat(redirected(authorizeRaw(baseA, badResource)))
+        .containsEntry("error", "invalid_target");
     // the token request must name the same redirect URI
     String v = verifier();
     Map<String, String> f = exchangeForm(client, code(baseA, client, v), v);
@@ -383,7 +463,8 @@ class OAuthIT {
     assertThat(t.body().get("scope").asText()).isEqualTo("mcp:read");
     assertThat(t.body().get("token_type").asText()).isEqualTo("Bearer");
     assertThat(t.body().get("expires_in").asLong()).isEqualTo(3600);
-    JsonNode claims = Json.MAPPER.readTree(Base64.getUrlDecoder().decode(t.access().split("\\.")[1]));
+    JsonNode claims =
+        Json.MAPPER.readTree(Base64.getUrlDecoder().decode(t.access().split("\\.")[1]));
     assertThat(claims.get("aud").asText()).isEqualTo(baseA + "/mcp");
     assertThat(claims.get("sub").asText()).isEqualTo(client);
     assertThat(claims.get("iss").asText()).isEqualTo(baseA);
@@ -399,15 +480,22 @@ class OAuthIT {
     OAuthFlows.Tokens t1 = tokens(token(baseA, refreshForm(client, t0.refresh())));
     assertThat(t1.refresh()).isNotEqualTo(t0.refresh());
     assertThat(callTool(baseA, t1.access()).statusCode()).isEqualTo(200);
-    assertThat(error(token(baseA, refreshForm(client, t0.refresh())), 400)).isEqualTo("invalid_grant");
-    assertThat(error(token(baseA, refreshForm(client, t1.refresh())), 400)).as("family revoked").isEqualTo("invalid_grant");
-    assertThat(callTool(baseA, t1.access()).statusCode()).as("family's access token").isEqualTo(401);
+    assertThat(error(token(baseA, refreshForm(client, t0.refresh())), 400))
+        .isEqualTo("invalid_grant");
+    assertThat(error(token(baseA, refreshForm(client, t1.refresh())), 400))
+        .as("family revoked")
+        .isEqualTo("invalid_grant");
+    assertThat(callTool(baseA, t1.access()).statusCode())
+        .as("family's access token")
+        .isEqualTo(401);
     // a refresh token of another client is refused and stays usable by its owner
     String other = register(baseA, null);
     OAuthFlows.Tokens mine = login(baseA, client);
-    assertThat(error(token(baseA, refreshForm(other, mine.refresh())), 400)).isEqualTo("invalid_grant");
+    assertThat(error(token(baseA, refreshForm(other, mine.refresh())), 400))
+        .isEqualTo("invalid_grant");
     assertThat(token(baseA, refreshForm(client, mine.refresh())).statusCode()).isEqualTo(200);
-    assertThat(error(token(baseA, refreshForm(client, "never-issued")), 400)).isEqualTo("invalid_grant");
+    assertThat(error(token(baseA, refreshForm(client, "never-issued")), 400))
+        .isEqualTo("invalid_grant");
   }
 
   @Test
@@ -421,10 +509,11 @@ class OAuthIT {
         List<Future<Integer>> results = new ArrayList<>();
         for (int i = 0; i < 8; i++) {
           String base = i % 2 == 0 ? baseA : baseB; // both replicas race on one database
-          Callable<Integer> refresh = () -> {
-            go.await();
-            return token(base, refreshForm(client, t.refresh())).statusCode();
-          };
+          Callable<Integer> refresh =
+              () -> {
+                go.await();
+                return token(base, refreshForm(client, t.refresh())).statusCode();
+              };
           results.add(pool.submit(refresh));
         }
         go.countDown();
@@ -449,33 +538,52 @@ class OAuthIT {
     assertThat(error(token(baseA, Map.of("code", "x")), 400)).isEqualTo("invalid_request");
     assertThat(error(token(baseA, Map.of("grant_type", "password", "username", "u")), 400))
         .isEqualTo("unsupported_grant_type");
-    assertThat(error(token(baseA, Map.of("grant_type", "client_credentials")), 400)).isEqualTo("unsupported_grant_type");
+    assertThat(error(token(baseA, Map.of("grant_type", "client_credentials")), 400))
+        .isEqualTo("unsupported_grant_type");
     String v = verifier();
-    assertThat(error(token(baseA, exchangeForm("no-such-client", "c", v)), 401)).isEqualTo("invalid_client");
-    assertThat(error(token(baseA, exchangeForm(client, "no-such-code", v)), 400)).isEqualTo("invalid_grant");
+    assertThat(error(token(baseA, exchangeForm("no-such-client", "c", v)), 401))
+        .isEqualTo("invalid_client");
+    assertThat(error(token(baseA, exchangeForm(client, "no-such-code", v)), 400))
+        .isEqualTo("invalid_grant");
     Map<String, String> missing = exchangeForm(client, "c", v);
     missing.remove("redirect_uri");
     assertThat(error(token(baseA, missing), 400)).isEqualTo("invalid_request");
-    HttpResponse<String> json = OAuthFlows.HTTP.send(post(baseA + "/oauth/token", "{\"grant_type\":\"refresh_token\"}")
-        .build(), HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> json =
+        OAuthFlows.HTTP.send(
+            post(baseA + "/oauth/token", "{\"grant_type\":\"refresh_token\"}").build(),
+            HttpResponse.BodyHandlers.ofString());
     assertThat(error(json, 400)).isEqualTo("invalid_request");
-    HttpResponse<String> twice = OAuthFlows.HTTP.send(HttpRequest.newBuilder(URI.create(baseA + "/oauth/token"))
-        .header("Content-Type", "application/x-www-form-urlencoded")
-        .POST(HttpRequest.BodyPublishers.ofString("grant_type=refresh_token&grant_type=authorization_code")).build(),
-        HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> twice =
+        OAuthFlows.HTTP.send(
+            HttpRequest.newBuilder(URI.create(baseA + "/oauth/token"))
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .POST(
+                    HttpRequest.BodyPublishers.ofString(
+                        "grant_type=refresh_token&grant_type=authorization_code"))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
     assertThat(error(twice, 400)).isEqualTo("invalid_request");
-    HttpResponse<String> big = OAuthFlows.HTTP.send(HttpRequest.newBuilder(URI.create(baseA + "/oauth/token"))
-        .header("Content-Type", "application/x-www-form-urlencoded")
-        .POST(HttpRequest.BodyPublishers.ofString("grant_type=refresh_token&x=" + "a".repeat(100_000))).build(),
-        HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> big =
+        OAuthFlows.HTTP.send(
+            HttpRequest.newBuilder(URI.create(baseA + "/oauth/token"))
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .POST(
+                    HttpRequest.BodyPublishers.ofString(
+                        "grant_type=refresh_token&x=" + "a".repeat(100_000)))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
     assertThat(big.statusCode()).isEqualTo(413);
     // a client registered without the refresh grant may not refresh
-    HttpResponse<String> codeOnly = registerRaw(baseA, "{\"redirect_uris\":[\"" + REDIRECT
-        + "\"],\"grant_types\":[\"authorization_code\"]}", null);
+    HttpResponse<String> codeOnly =
+        registerRaw(
+            baseA,
+            "{\"redirect_uris\":[\"" + REDIRECT + "\"],\"grant_types\":[\"authorization_code\"]}",
+            null);
     String codeOnlyId = Json.MAPPER.readTree(codeOnly.body()).get("client_id").asText();
     OAuthFlows.Tokens t = login(baseA, codeOnlyId);
     assertThat(t.refresh()).isNull();
-    assertThat(error(token(baseA, refreshForm(codeOnlyId, "x")), 400)).isEqualTo("unauthorized_client");
+    assertThat(error(token(baseA, refreshForm(codeOnlyId, "x")), 400))
+        .isEqualTo("unauthorized_client");
   }
 
   @Test
@@ -484,7 +592,9 @@ class OAuthIT {
     // B requires the registration token
     assertThat(error(registerRaw(baseB, good, null), 401)).isEqualTo("invalid_token");
     assertThat(error(registerRaw(baseB, good, "wrong"), 401)).isEqualTo("invalid_token");
-    assertThat(error(registerRaw(baseB, "{not json", null), 401)).as("no token, bad body").isEqualTo("invalid_token");
+    assertThat(error(registerRaw(baseB, "{not json", null), 401))
+        .as("no token, bad body")
+        .isEqualTo("invalid_token");
     HttpResponse<String> ok = registerRaw(baseB, good, REG_TOKEN);
     assertThat(ok.statusCode()).isEqualTo(201);
     JsonNode c = Json.MAPPER.readTree(ok.body());
@@ -492,19 +602,47 @@ class OAuthIT {
     assertThat(c.get("redirect_uris")).extracting(JsonNode::asText).containsExactly(REDIRECT);
     assertThat(c.get("scope").asText()).isEqualTo("mcp:invoke mcp:read");
     // A is open; its input is checked
-    assertThat(error(registerRaw(baseA, "{\"redirect_uris\":[\"http://app.example.com/cb\"]}", null), 400))
+    assertThat(
+            error(
+                registerRaw(baseA, "{\"redirect_uris\":[\"http://app.example.com/cb\"]}", null),
+                400))
         .isEqualTo("invalid_redirect_uri");
-    assertThat(error(registerRaw(baseA, "{\"client_name\":\"no uris\"}", null), 400)).isEqualTo("invalid_redirect_uri");
-    assertThat(error(registerRaw(baseA, "{\"redirect_uris\":[]}", null), 400)).isEqualTo("invalid_redirect_uri");
+    assertThat(error(registerRaw(baseA, "{\"client_name\":\"no uris\"}", null), 400))
+        .isEqualTo("invalid_redirect_uri");
+    assertThat(error(registerRaw(baseA, "{\"redirect_uris\":[]}", null), 400))
+        .isEqualTo("invalid_redirect_uri");
     assertThat(error(registerRaw(baseA, "{not json", null), 400)).isEqualTo("invalid_request");
     assertThat(error(registerRaw(baseA, "[1,2]", null), 400)).isEqualTo("invalid_request");
-    assertThat(error(registerRaw(baseA, "{\"redirect_uris\":[\"" + REDIRECT + "\"],\"scope\":\"admin\"}", null), 400))
+    assertThat(
+            error(
+                registerRaw(
+                    baseA, "{\"redirect_uris\":[\"" + REDIRECT + "\"],\"scope\":\"admin\"}", null),
+                400))
         .isEqualTo("invalid_client_metadata");
-    assertThat(error(registerRaw(baseA, "{\"redirect_uris\":[\"" + REDIRECT
-        + "\"],\"token_endpoint_auth_method\":\"client_secret_basic\"}", null), 400)).isEqualTo("invalid_client_metadata");
-    assertThat(error(registerRaw(baseA, "{\"redirect_uris\":[\"" + REDIRECT + "\"],\"grant_types\":[\"implicit\"]}",
-        null), 400)).isEqualTo("invalid_client_metadata");
-    String huge = "{\"client_name\":\"" + "a".repeat(100_000) + "\",\"redirect_uris\":[\"" + REDIRECT + "\"]}";
+    assertThat(
+            error(
+                registerRaw(
+                    baseA,
+                    "{\"redirect_uris\":[\""
+                        + REDIRECT
+                        + "\"],\"token_endpoint_auth_method\":\"client_secret_basic\"}",
+                    null),
+                400))
+        .isEqualTo("invalid_client_metadata");
+    assertThat(
+            error(
+                registerRaw(
+                    baseA,
+                    "{\"redirect_uris\":[\"" + REDIRECT + "\"],\"grant_types\":[\"implicit\"]}",
+                    null),
+                400))
+        .isEqualTo("invalid_client_metadata");
+    String huge =
+        "{\"client_name\":\""
+            + "a".repeat(100_000)
+            + "\",\"redirect_uris\":[\""
+            + REDIRECT
+            + "\"]}";
     assertThat(registerRaw(baseA, huge, null).statusCode()).isEqualTo(413);
   }
 
@@ -519,7 +657,9 @@ class OAuthIT {
     assertThat(callTool(baseA, fromB.access()).statusCode()).as("B's token at A").isEqualTo(200);
     OAuthFlows.Tokens rotatedAtB = tokens(token(baseB, refreshForm(client, fromA.refresh())));
     assertThat(callTool(baseA, rotatedAtB.access()).statusCode()).isEqualTo(200);
-    assertThat(error(token(baseA, refreshForm(client, fromA.refresh())), 400)).as("rotated out at B").isEqualTo("invalid_grant");
+    assertThat(error(token(baseA, refreshForm(client, fromA.refresh())), 400))
+        .as("rotated out at B")
+        .isEqualTo("invalid_grant");
   }
 
   @Test
@@ -528,7 +668,9 @@ class OAuthIT {
     OAuthFlows.Tokens t = login(baseB, client);
     b.close();
     b = startReplicaB();
-    assertThat(callTool(baseB, t.access()).statusCode()).as("access token after restart").isEqualTo(200);
+    assertThat(callTool(baseB, t.access()).statusCode())
+        .as("access token after restart")
+        .isEqualTo(200);
     OAuthFlows.Tokens rotated = tokens(token(baseB, refreshForm(client, t.refresh())));
     assertThat(callTool(baseB, rotated.access()).statusCode()).isEqualTo(200);
     assertThat(login(baseB, client).access()).as("the client is still registered").isNotBlank();
@@ -550,14 +692,29 @@ class OAuthIT {
 
     // MCP: a task started over MCP belongs to the client, and its session is not another's
     String session = mcpInitialize(baseA, x.access());
-    HttpResponse<String> call = mcp(baseA, x.access(), session,
-        "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{}}}");
+    HttpResponse<String> call =
+        mcp(
+            baseA,
+            x.access(),
+            session,
+            "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{}}}");
     JsonNode result = Json.MAPPER.readTree(dataOf(call.body())).get("result");
-    String mcpTask = Json.MAPPER.readTree(result.get("content").get(0).get("text").asText()).get("task_id").asText();
+    String mcpTask =
+        Json.MAPPER
+            .readTree(result.get("content").get(0).get("text").asText())
+            .get("task_id")
+            .asText();
     awaitVisible(baseA, mcpTask, x.access());
     assertThat(get(baseA + "/tasks/" + mcpTask, y.access()).statusCode()).isEqualTo(404);
-    assertThat(mcp(baseA, y.access(), session, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\"}").statusCode())
-        .as("another client's session").isEqualTo(404);
+    assertThat(
+            mcp(
+                    baseA,
+                    y.access(),
+                    session,
+                    "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\"}")
+                .statusCode())
+        .as("another client's session")
+        .isEqualTo(404);
   }
 
   // ---- client ID metadata documents ----------------------------------------------------------
@@ -567,18 +724,38 @@ class OAuthIT {
     HttpServer docs = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
     String base = "http://127.0.0.1:" + docs.getAddress().getPort();
     String id = base + "/client.json";
-    Map<String, String> bodies = Map.of(
-        "/client.json", "{\"client_id\":\"" + id + "\",\"client_name\":\"cimd\",\"redirect_uris\":[\"" + REDIRECT + "\"]}",
-        "/other.json", "{\"client_id\":\"https://someone.else/client.json\",\"redirect_uris\":[\"" + REDIRECT + "\"]}",
-        "/big.json", "{\"client_id\":\"" + base + "/big.json\",\"redirect_uris\":[\"" + REDIRECT + "\"],\"x\":\""
-            + "a".repeat(20_000) + "\"}");
-    docs.createContext("/", ex -> {
-      byte[] body = bodies.getOrDefault(ex.getRequestURI().getPath(), "{}").getBytes(StandardCharsets.UTF_8);
-      ex.getResponseHeaders().add("Content-Type", "application/json");
-      ex.sendResponseHeaders(200, body.length);
-      ex.getResponseBody().write(body);
-      ex.close();
-    });
+    Map<String, String> bodies =
+        Map.of(
+            "/client.json",
+                "{\"client_id\":\""
+                    + id
+                    + "\",\"client_name\":\"cimd\",\"redirect_uris\":[\""
+                    + REDIRECT
+                    + "\"]}",
+            "/other.json",
+                "{\"client_id\":\"https://someone.else/client.json\",\"redirect_uris\":[\""
+                    + REDIRECT
+                    + "\"]}",
+            "/big.json",
+                "{\"client_id\":\""
+                    + base
+                    + "/big.json\",\"redirect_uris\":[\""
+                    + REDIRECT
+                    + "\"],\"x\":\""
+                    + "a".repeat(20_000)
+                    + "\"}");
+    docs.createContext(
+        "/",
+        ex -> {
+          byte[] body =
+              bodies
+                  .getOrDefault(ex.getRequestURI().getPath(), "{}")
+                  .getBytes(StandardCharsets.UTF_8);
+          ex.getResponseHeaders().add("Content-Type", "application/json");
+          ex.sendResponseHeaders(200, body.length);
+          ex.getResponseBody().write(body);
+          ex.close();
+        });
     docs.start();
     try {
       // A: no test switch, a loopback document is refused and nothing redirects
@@ -637,18 +814,32 @@ class OAuthIT {
   }
 
   private static String mcpInitialize(String base, String access) throws Exception {
-    HttpResponse<String> init = mcp(base, access, null, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
-        + "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"it\",\"version\":\"1\"}}}");
+    HttpResponse<String> init =
+        mcp(
+            base,
+            access,
+            null,
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
+                + "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"it\",\"version\":\"1\"}}}");
     assertThat(init.statusCode()).as(init.body()).isEqualTo(200);
     String session = init.headers().firstValue("Mcp-Session-Id").orElseThrow();
-    assertThat(mcp(base, access, session, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}").statusCode())
+    assertThat(
+            mcp(
+                    base,
+                    access,
+                    session,
+                    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}")
+                .statusCode())
         .isEqualTo(202);
     return session;
   }
 
-  private static HttpResponse<String> mcp(String base, String access, String session, String body) throws Exception {
-    HttpRequest.Builder r = post(base + "/mcp", body).header("Accept", "application/json, text/event-stream")
-        .header("Authorization", "Bearer " + access);
+  private static HttpResponse<String> mcp(String base, String access, String session, String body)
+      throws Exception {
+    HttpRequest.Builder r =
+        post(base + "/mcp", body)
+            .header("Accept", "application/json, text/event-stream")
+            .header("Authorization", "Bearer " + access);
     if (session != null) {
       r.header("Mcp-Session-Id", session);
     }
@@ -657,22 +848,34 @@ class OAuthIT {
 
   /** The JSON of a Streamable HTTP answer, sent as plain JSON or as one SSE message. */
   private static String dataOf(String body) {
-    return body.lines().filter(l -> l.startsWith("data:")).map(l -> l.substring(5).trim()).findFirst().orElse(body);
+    return body.lines()
+        .filter(l -> l.startsWith("data:"))
+        .map(l -> l.substring(5).trim())
+        .findFirst()
+        .orElse(body);
   }
 
   private static HttpRequest.Builder post(String url, String body) {
-    return HttpRequest.newBuilder(URI.create(url)).header("Content-Type", "application/json")
+    return HttpRequest.newBuilder(URI.create(url))
+        .header("Content-Type", "application/json")
         .POST(HttpRequest.BodyPublishers.ofString(body));
   }
 
   /** A well-formed HS256 token of the right issuer and audience, signed with another key. */
   private static String forgedToken() {
-    return new TokenService("another-key-of-at-least-thirty-two-bytes".getBytes(
-        StandardCharsets.UTF_8), baseA, baseA, Duration.ofHours(1), Clock.systemUTC()).issue("c", "mcp:read", baseA, "f");
+    return new TokenService(
+            "another-key-of-at-least-thirty-two-bytes".getBytes(StandardCharsets.UTF_8),
+            baseA,
+            baseA,
+            Duration.ofHours(1),
+            Clock.systemUTC())
+        .issue("c", "mcp:read", baseA, "f");
   }
 
   private static JsonNode find(List<JsonNode> events, String name) {
-    return events.stream().filter(e -> e.get("event").asText().equals(name)).findFirst()
+    return events.stream()
+        .filter(e -> e.get("event").asText().equals(name))
+        .findFirst()
         .orElseThrow(() -> new AssertionError("no " + name + " in " + events));
   }
 

@@ -25,29 +25,45 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(value = 1, unit = TimeUnit.MINUTES)
 class OpenApiMeshModeTest {
-  private static final TaskQueries NO_TASKS = new TaskQueries() {
-    @Override
-    public Optional<TaskState> get(String taskId) {
-      return Optional.empty();
-    }
+  private static final TaskQueries NO_TASKS =
+      new TaskQueries() {
+        @Override
+        public Optional<TaskState> get(String taskId) {
+          return Optional.empty();
+        }
 
-    @Override
-    public List<TaskState> localTasksOf(String owner) {
-      return List.of();
-    }
+        @Override
+        public List<TaskState> localTasksOf(String owner) {
+          return List.of();
+        }
 
-    @Override
-    public List<TaskState> tasksOf(String owner) {
-      return List.of();
-    }
-  };
+        @Override
+        public List<TaskState> tasksOf(String owner) {
+          return List.of();
+        }
+      };
 
   private static GatewayApp meshGateway() {
-    GatewayConfig config = GatewayConfig.fromEnv(Map.of("SVC_GATEWAY_MODE", "mesh",
-        "KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:9", "SVC_HOST", "127.0.0.1", "SVC_PORT", "0"));
+    GatewayConfig config =
+        GatewayConfig.fromEnv(
+            Map.of(
+                "SVC_GATEWAY_MODE",
+                "mesh",
+                "KAFKA_BOOTSTRAP_SERVERS",
+                "127.0.0.1:9",
+                "SVC_HOST",
+                "127.0.0.1",
+                "SVC_PORT",
+                "0"));
     // the mesh mode starts no task (no launcher) and reads no feed in these checks
-    return new GatewayApp(config, FlowRegistry.load(null), NO_TASKS, event -> {}, (id, listener) -> () -> {},
-        null, new FlyBus());
+    return new GatewayApp(
+        config,
+        FlowRegistry.load(null),
+        NO_TASKS,
+        event -> {},
+        (id, listener) -> () -> {},
+        null,
+        new FlyBus());
   }
 
   @Test
@@ -66,11 +82,17 @@ class OpenApiMeshModeTest {
     Set<String> mesh = ApiDocument.operationsServedBy("gateway:mesh");
     Set<String> union = new HashSet<>(api);
     union.addAll(mesh);
-    assertThat(ApiDocument.operationsServedBy("gateway:testing")).containsExactlyInAnyOrderElementsOf(union);
+    assertThat(ApiDocument.operationsServedBy("gateway:testing"))
+        .containsExactlyInAnyOrderElementsOf(union);
     Set<String> everyMode = new HashSet<>(api);
     everyMode.retainAll(mesh);
-    assertThat(everyMode).containsExactlyInAnyOrder("GET /health", "GET /openapi.json", "GET /tasks/{id}",
-        "GET /internal/tasks", "GET /internal/tasks/{id}");
+    assertThat(everyMode)
+        .containsExactlyInAnyOrder(
+            "GET /health",
+            "GET /openapi.json",
+            "GET /tasks/{id}",
+            "GET /internal/tasks",
+            "GET /internal/tasks/{id}");
   }
 
   @Test
@@ -79,10 +101,15 @@ class OpenApiMeshModeTest {
     Set<String> oauth = Set.of("oauth");
     Set<String> added = new HashSet<>(ApiDocument.operationsServedBy("gateway:api", oauth));
     added.removeAll(ApiDocument.operationsServedBy("gateway:api"));
-    assertThat(added).containsExactlyInAnyOrder("GET /.well-known/oauth-protected-resource",
-        "GET /.well-known/oauth-protected-resource/mcp", "GET /.well-known/oauth-protected-resource/mcp/sse",
-        "GET /.well-known/oauth-authorization-server", "POST /oauth/register", "GET /oauth/authorize",
-        "POST /oauth/token");
+    assertThat(added)
+        .containsExactlyInAnyOrder(
+            "GET /.well-known/oauth-protected-resource",
+            "GET /.well-known/oauth-protected-resource/mcp",
+            "GET /.well-known/oauth-protected-resource/mcp/sse",
+            "GET /.well-known/oauth-authorization-server",
+            "POST /oauth/register",
+            "GET /oauth/authorize",
+            "POST /oauth/token");
     Set<String> testing = new HashSet<>(ApiDocument.operationsServedBy("gateway:testing", oauth));
     testing.removeAll(ApiDocument.operationsServedBy("gateway:testing"));
     assertThat(testing).isEqualTo(added);
@@ -94,11 +121,16 @@ class OpenApiMeshModeTest {
   void servesTheDocumentAtOpenApiJson() throws Exception {
     try (GatewayApp app = meshGateway()) {
       app.javalin().start("127.0.0.1", 0);
-      HttpResponse<byte[]> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-          URI.create("http://127.0.0.1:" + app.javalin().port() + "/openapi.json")).build(),
-          HttpResponse.BodyHandlers.ofByteArray());
+      HttpResponse<byte[]> r =
+          HttpClient.newHttpClient()
+              .send(
+                  HttpRequest.newBuilder(
+                          URI.create("http://127.0.0.1:" + app.javalin().port() + "/openapi.json"))
+                      .build(),
+                  HttpResponse.BodyHandlers.ofByteArray());
       assertThat(r.statusCode()).isEqualTo(200);
-      assertThat(r.headers().firstValue("Content-Type")).hasValueSatisfying(t -> assertThat(t).startsWith("application/json"));
+      assertThat(r.headers().firstValue("Content-Type"))
+          .hasValueSatisfying(t -> assertThat(t).startsWith("application/json"));
       assertThat(r.body()).isEqualTo(ApiDocument.openApiJson());
     }
   }

@@ -5,7 +5,10 @@ import io.taskmesh.schemas.Envelope;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-/** The actor queues in memory: keeps what was dispatched and resumed; can refuse like a broker that is down. */
+/**
+ * The actor queues in memory: keeps what was dispatched and resumed; can refuse like a broker that
+ * is down.
+ */
 final class RecordingEnvelopeQueue implements EnvelopeQueue {
   /** One resume record as x-pause would read it. */
   record Resume(String namespace, String envelopeId, JsonNode input) {}

@@ -11,8 +11,14 @@ import java.util.TreeSet;
  * SDK servlets, which sit on the servlet context beside Javalin and so are not in that list.
  */
 final class RegisteredRoutes {
-  private static final Set<HandlerType> METHODS = Set.of(HandlerType.GET, HandlerType.POST, HandlerType.PUT,
-      HandlerType.PATCH, HandlerType.DELETE, HandlerType.HEAD);
+  private static final Set<HandlerType> METHODS =
+      Set.of(
+          HandlerType.GET,
+          HandlerType.POST,
+          HandlerType.PUT,
+          HandlerType.PATCH,
+          HandlerType.DELETE,
+          HandlerType.HEAD);
 
   private RegisteredRoutes() {}
 

@@ -30,8 +30,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Two gateway replicas in one JVM on one broker: same Streams application id, task topic with 4
- * partitions, own state dirs and ports. Every read answers on either replica; SSE on A gets
- * updates folded on B; while B leaves, A answers 200 or 503, never a wrong 404.
+ * partitions, own state dirs and ports. Every read answers on either replica; SSE on A gets updates
+ * folded on B; while B leaves, A answers 200 or 503, never a wrong 404.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -47,10 +47,13 @@ class ReplicasIT {
   @BeforeAll
   static void start() throws Exception {
     Path flows = dir.resolve("flows.yaml");
-    Files.writeString(flows, "flows:\n  - {name: two, entrypoint: first, route_next: [second], mcp: {}}\n");
+    Files.writeString(
+        flows, "flows:\n  - {name: two, entrypoint: first, route_next: [second], mcp: {}}\n");
     String prefix = "replicas-" + UUID.randomUUID().toString().substring(0, 8);
-    Map<String, String> envA = TaskHttp.env(prefix, dir.resolve("state-a"), flows, TaskHttp.freePort());
-    Map<String, String> envB = TaskHttp.env(prefix, dir.resolve("state-b"), flows, TaskHttp.freePort());
+    Map<String, String> envA =
+        TaskHttp.env(prefix, dir.resolve("state-a"), flows, TaskHttp.freePort());
+    Map<String, String> envB =
+        TaskHttp.env(prefix, dir.resolve("state-b"), flows, TaskHttp.freePort());
     envA.put("SVC_TASK_TOPIC_PARTITIONS", "4");
     envB.put("SVC_TASK_TOPIC_PARTITIONS", "4");
     a = TaskHttp.start(envA);
@@ -76,7 +79,11 @@ class ReplicasIT {
   void everyTaskAnswersOnBothReplicasWhicheverOwnsIt() throws Exception {
     for (String id : ids) {
       for (String base : List.of(baseA, baseB)) {
-        JsonNode t = await(base + "/tasks/" + id, n -> n.get("status").asText().equals("pending"), Duration.ofSeconds(60));
+        JsonNode t =
+            await(
+                base + "/tasks/" + id,
+                n -> n.get("status").asText().equals("pending"),
+                Duration.ofSeconds(60));
         assertThat(t.get("id").asText()).isEqualTo(id);
         JsonNode mesh = await(base + "/mesh/" + id, n -> true, Duration.ofSeconds(60));
         assertThat(mesh.get("route").get("curr").asText()).isEqualTo("first");
@@ -96,13 +103,19 @@ class ReplicasIT {
   @Order(2)
   void sseOnAGetsUpdatesFoldedOnBAndResumesWithLastEventId() throws Exception {
     String id = owned(baseB).iterator().next();
-    String[][] steps = {{"", "first", "second", "received"}, {"", "first", "second", "processing"},
-        {"", "first", "second", "completed"}, {"first", "second", "", "received"}};
+    String[][] steps = {
+      {"", "first", "second", "received"},
+      {"", "first", "second", "processing"},
+      {"", "first", "second", "completed"},
+      {"first", "second", "", "received"}
+    };
     String lastSeen;
     try (SseReader sse = SseReader.open(baseA + "/mesh/" + id + "/stream", null)) {
       assertThat(sse.next(Duration.ofSeconds(10)).id()).isEqualTo("1"); // replayed: created
       for (String[] s : steps) {
-        assertThat(post(baseB + "/mesh/" + id + "/progress", TaskHttp.progress(s[0], s[1], s[2], s[3])).statusCode())
+        assertThat(
+                post(baseB + "/mesh/" + id + "/progress", TaskHttp.progress(s[0], s[1], s[2], s[3]))
+                    .statusCode())
             .isEqualTo(200);
       }
       List<String> seen = new ArrayList<>();
@@ -117,14 +130,24 @@ class ReplicasIT {
       lastSeen = seen.get(seen.size() - 1);
     }
     // while disconnected: two more updates, then reconnect on A with Last-Event-ID
-    post(baseB + "/mesh/" + id + "/progress", TaskHttp.progress("first", "second", "", "processing"));
-    post(baseA + "/mesh/" + id + "/final", "{\"id\":\"" + id + "\",\"status\":\"succeeded\",\"result\":{\"n\":1}}");
-    await(baseA + "/tasks/" + id, n -> n.get("status").asText().equals("succeeded"), Duration.ofSeconds(30));
+    post(
+        baseB + "/mesh/" + id + "/progress",
+        TaskHttp.progress("first", "second", "", "processing"));
+    post(
+        baseA + "/mesh/" + id + "/final",
+        "{\"id\":\"" + id + "\",\"status\":\"succeeded\",\"result\":{\"n\":1}}");
+    await(
+        baseA + "/tasks/" + id,
+        n -> n.get("status").asText().equals("succeeded"),
+        Duration.ofSeconds(30));
     try (SseReader again = SseReader.open(baseA + "/stream/" + id, lastSeen)) {
-      List<SseReader.Event> rest = again.readUntilClosed(Duration.ofSeconds(20)).stream()
-          .filter(e -> e.event().equals("update")).toList();
+      List<SseReader.Event> rest =
+          again.readUntilClosed(Duration.ofSeconds(20)).stream()
+              .filter(e -> e.event().equals("update"))
+              .toList();
       assertThat(rest).extracting(SseReader.Event::id).containsExactly("6", "7");
-      assertThat(Json.MAPPER.readTree(rest.get(1).data()).get("status").asText()).isEqualTo("succeeded");
+      assertThat(Json.MAPPER.readTree(rest.get(1).data()).get("status").asText())
+          .isEqualTo("succeeded");
     }
   }
 
@@ -132,10 +155,12 @@ class ReplicasIT {
   @Order(3)
   void whileBLeavesAAnswers200Or503NeverA404() throws Exception {
     List<Integer> codes = new ArrayList<>();
-    Thread closer = new Thread(() -> {
-      b.close();
-      b = null;
-    });
+    Thread closer =
+        new Thread(
+            () -> {
+              b.close();
+              b = null;
+            });
     closer.start();
     Set<String> served = new TreeSet<>();
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
@@ -143,7 +168,9 @@ class ReplicasIT {
       for (String id : ids) {
         HttpResponse<String> r = get(baseA + "/tasks/" + id);
         codes.add(r.statusCode());
-        assertThat(r.statusCode()).as("task %s on A while B leaves: %s", id, r.body()).isIn(200, 503);
+        assertThat(r.statusCode())
+            .as("task %s on A while B leaves: %s", id, r.body())
+            .isIn(200, 503);
         if (r.statusCode() == 503) {
           assertThat(r.headers().firstValue("Retry-After")).isPresent();
         } else if (!closer.isAlive()) {
@@ -156,7 +183,10 @@ class ReplicasIT {
     assertThat(owned(baseA)).hasSize(TASKS);
   }
 
-  /** The tasks whose owner is the replica at {@code base}: its internal route answers 200 only for those. */
+  /**
+   * The tasks whose owner is the replica at {@code base}: its internal route answers 200 only for
+   * those.
+   */
   private static Set<String> owned(String base) throws Exception {
     Set<String> out = new TreeSet<>();
     for (String id : ids) {

@@ -2,14 +2,12 @@ package io.taskmesh.gateway;
 
 import io.taskmesh.devkit.LocalKafka;
 import java.io.BufferedReader;
-import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -31,25 +29,26 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
- * On-demand benchmark (not a test): event-to-SSE latency. N tasks, one SSE client on
- * {@code GET /stream/{id}} each, then progress reports ({@code POST /mesh/{id}/progress}) at a
- * fixed total rate spread over the tasks; each report carries its send time in {@code message},
- * so every client measures report-sent -> SSE update received. Baseline in the same run: raw
- * Kafka produce -> consume latency of the same rate (acks=all, one record per event).
+ * On-demand benchmark (not a test): event-to-SSE latency. N tasks, one SSE client on {@code GET
+ * /stream/{id}} each, then progress reports ({@code POST /mesh/{id}/progress}) at a fixed total
+ * rate spread over the tasks; each report carries its send time in {@code message}, so every client
+ * measures report-sent -> SSE update received. Baseline in the same run: raw Kafka produce ->
+ * consume latency of the same rate (acks=all, one record per event).
  *
  * <p>Both sides first run a warm-up at the same rate (default 15 s) whose samples are not counted:
- * until the JIT has compiled the paths, every figure here is several times worse (the first
- * seconds of a cold run are printed separately).
+ * until the JIT has compiled the paths, every figure here is several times worse (the first seconds
+ * of a cold run are printed separately).
  *
  * <p>Args: clients (1000), events/s (1000), seconds (10), warm-up seconds (15).
  */
 public final class SseLatencyBench {
   private static final Pattern SENT = Pattern.compile("\"message\":\"sent:(\\d+)\"");
   private static final int POSTERS = 32;
+
   /**
    * {@code -Dingest=kafka} (default): progress events are produced straight to the task event
-   * topic, as the gateway's own append does (acks=all), so the figure is event -> SSE;
-   * {@code -Dingest=http}: they are POSTed to the gateway, which adds its HTTP ingest.
+   * topic, as the gateway's own append does (acks=all), so the figure is event -> SSE; {@code
+   * -Dingest=http}: they are POSTed to the gateway, which adds its HTTP ingest.
    */
   private static final boolean KAFKA_INGEST = !"http".equals(System.getProperty("ingest", "kafka"));
 
@@ -80,29 +79,41 @@ public final class SseLatencyBench {
       CountDownLatch open = new CountDownLatch(clients);
       AtomicInteger failed = new AtomicInteger();
       for (String id : ids) {
-        Thread t = new Thread(() -> read(g.port(), "/stream/" + id, open, samples, failed), "sse-" + id);
+        Thread t =
+            new Thread(() -> read(g.port(), "/stream/" + id, open, samples, failed), "sse-" + id);
         t.setDaemon(true);
         t.start();
       }
       if (!open.await(120, TimeUnit.SECONDS)) {
-        throw new IllegalStateException("only " + (clients - open.getCount()) + " SSE clients connected");
+        throw new IllegalStateException(
+            "only " + (clients - open.getCount()) + " SSE clients connected");
       }
       Thread.sleep(1000); // every client has read its replayed "created" update
       long start = System.nanoTime();
-      int sent = KAFKA_INGEST
-          ? produce(bootstrap, eventsTopic, ids, rate, warmup + seconds)
-          : post(g.port(), ids, rate, warmup + seconds);
+      int sent =
+          KAFKA_INGEST
+              ? produce(bootstrap, eventsTopic, ids, rate, warmup + seconds)
+              : post(g.port(), ids, rate, warmup + seconds);
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
       while (samples.size() < sent && System.nanoTime() < deadline) {
         Thread.sleep(50); // stragglers
       }
       Window gw = Window.of(samples, start, warmup);
-      System.out.printf("SSE: %d clients, %d progress events (%s) at %d/s for %d s (%d s warm-up); %d updates received"
-          + " (%d clients failed)%n", clients, sent, KAFKA_INGEST ? "produced to the task event topic" : "HTTP POST /mesh/{id}/progress",
-          rate, warmup + seconds, warmup, samples.size(), failed.get());
+      System.out.printf(
+          "SSE: %d clients, %d progress events (%s) at %d/s for %d s (%d s warm-up); %d updates received"
+              + " (%d clients failed)%n",
+          clients,
+          sent,
+          KAFKA_INGEST ? "produced to the task event topic" : "HTTP POST /mesh/{id}/progress",
+          rate,
+          warmup + seconds,
+          warmup,
+          samples.size(),
+          failed.get());
       gw.print("report -> SSE update");
       raw.print("raw Kafka produce -> consume");
-      System.out.printf("ratio p99 gateway / raw (after warm-up): %.1f%n",
+      System.out.printf(
+          "ratio p99 gateway / raw (after warm-up): %.1f%n",
           ms(gw.measured, 99) / Math.max(0.001, ms(raw.measured, 99)));
     }
     LocalKafka.shared().close();
@@ -114,15 +125,32 @@ public final class SseLatencyBench {
     static Window of(java.util.Collection<Sample> samples, long start, int warmup) {
       long warmEnd = start + TimeUnit.SECONDS.toNanos(warmup);
       long coldEnd = start + TimeUnit.SECONDS.toNanos(Math.min(5, warmup));
-      long[] cold = samples.stream().filter(x -> x.sentAt() < coldEnd).mapToLong(Sample::nanos).sorted().toArray();
-      long[] measured = samples.stream().filter(x -> x.sentAt() >= warmEnd).mapToLong(Sample::nanos).sorted().toArray();
+      long[] cold =
+          samples.stream()
+              .filter(x -> x.sentAt() < coldEnd)
+              .mapToLong(Sample::nanos)
+              .sorted()
+              .toArray();
+      long[] measured =
+          samples.stream()
+              .filter(x -> x.sentAt() >= warmEnd)
+              .mapToLong(Sample::nanos)
+              .sorted()
+              .toArray();
       return new Window(cold, measured, warmup);
     }
 
     void print(String what) {
-      System.out.printf("%s, after the warm-up (%d samples): p50 %.1f ms, p90 %.1f ms, p99 %.1f ms, max %.1f ms%n",
-          what, measured.length, ms(measured, 50), ms(measured, 90), ms(measured, 99), ms(measured, 100));
-      System.out.printf("%s, first 5 s of the cold run (%d samples): p50 %.1f ms, p99 %.1f ms, max %.1f ms%n",
+      System.out.printf(
+          "%s, after the warm-up (%d samples): p50 %.1f ms, p90 %.1f ms, p99 %.1f ms, max %.1f ms%n",
+          what,
+          measured.length,
+          ms(measured, 50),
+          ms(measured, 90),
+          ms(measured, 99),
+          ms(measured, 100));
+      System.out.printf(
+          "%s, first 5 s of the cold run (%d samples): p50 %.1f ms, p99 %.1f ms, max %.1f ms%n",
           what, cold.length, ms(cold, 50), ms(cold, 99), ms(cold, 100));
     }
   }
@@ -147,12 +175,24 @@ public final class SseLatencyBench {
    * (The JDK HttpClient cost the bench more CPU than the gateway's own SSE path.) The body is
    * chunked; chunk-size lines are not {@code data:} lines and are skipped like comments.
    */
-  private static void read(int port, String path, CountDownLatch open, ConcurrentLinkedQueue<Sample> samples,
+  private static void read(
+      int port,
+      String path,
+      CountDownLatch open,
+      ConcurrentLinkedQueue<Sample> samples,
       AtomicInteger failed) {
     try (java.net.Socket socket = new java.net.Socket("127.0.0.1", port)) {
-      socket.getOutputStream().write(("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-          + "Accept: text/event-stream\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
-      BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
+      socket
+          .getOutputStream()
+          .write(
+              ("GET "
+                      + path
+                      + " HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                      + "Accept: text/event-stream\r\n\r\n")
+                  .getBytes(StandardCharsets.US_ASCII));
+      BufferedReader in =
+          new BufferedReader(
+              new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
       String status = in.readLine();
       open.countDown();
       if (status == null || !status.contains(" 200 ")) {
@@ -190,32 +230,49 @@ public final class SseLatencyBench {
     long interval = TimeUnit.SECONDS.toNanos(1) / rate;
     List<Thread> threads = new ArrayList<>();
     for (int t = 0; t < POSTERS; t++) {
-      Thread thread = new Thread(() -> {
-        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", port)) {
-          socket.setTcpNoDelay(true);
-          java.io.OutputStream out = socket.getOutputStream();
-          java.io.DataInputStream in = new java.io.DataInputStream(new java.io.BufferedInputStream(socket.getInputStream()));
-          int i;
-          while ((i = next.getAndIncrement()) < total) {
-            paceTo(start + i * interval);
-            String id = ids.get(i % ids.size());
-            int idx = i / ids.size(); // this task's n-th report: index form, strictly increasing
-            byte[] body = ("{\"actors\":" + actors + ",\"current_actor_idx\":" + idx
-                + ",\"status\":\"completed\",\"message\":\"sent:" + System.nanoTime() + "\"}")
-                .getBytes(StandardCharsets.UTF_8);
-            out.write(("POST /mesh/" + id + "/progress HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                + "Content-Type: application/json\r\nContent-Length: " + body.length + "\r\n\r\n")
-                .getBytes(StandardCharsets.US_ASCII));
-            out.write(body);
-            out.flush();
-            if (!readResponse(in)) {
-              errors.incrementAndGet();
-            }
-          }
-        } catch (java.io.IOException e) {
-          errors.incrementAndGet();
-        }
-      }, "poster-" + t);
+      Thread thread =
+          new Thread(
+              () -> {
+                try (java.net.Socket socket = new java.net.Socket("127.0.0.1", port)) {
+                  socket.setTcpNoDelay(true);
+                  java.io.OutputStream out = socket.getOutputStream();
+                  java.io.DataInputStream in =
+                      new java.io.DataInputStream(
+                          new java.io.BufferedInputStream(socket.getInputStream()));
+                  int i;
+                  while ((i = next.getAndIncrement()) < total) {
+                    paceTo(start + i * interval);
+                    String id = ids.get(i % ids.size());
+                    int idx =
+                        i / ids.size(); // this task's n-th report: index form, strictly increasing
+                    byte[] body =
+                        ("{\"actors\":"
+                                + actors
+                                + ",\"current_actor_idx\":"
+                                + idx
+                                + ",\"status\":\"completed\",\"message\":\"sent:"
+                                + System.nanoTime()
+                                + "\"}")
+                            .getBytes(StandardCharsets.UTF_8);
+                    out.write(
+                        ("POST /mesh/"
+                                + id
+                                + "/progress HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                + "Content-Type: application/json\r\nContent-Length: "
+                                + body.length
+                                + "\r\n\r\n")
+                            .getBytes(StandardCharsets.US_ASCII));
+                    out.write(body);
+                    out.flush();
+                    if (!readResponse(in)) {
+                      errors.incrementAndGet();
+                    }
+                  }
+                } catch (java.io.IOException e) {
+                  errors.incrementAndGet();
+                }
+              },
+              "poster-" + t);
       thread.start();
       threads.add(thread);
     }
@@ -223,7 +280,9 @@ public final class SseLatencyBench {
       thread.join();
     }
     double took = (System.nanoTime() - start) / 1e9;
-    System.out.printf("posted %d reports in %.1f s (%.0f/s), %d failed%n", total, took, total / took, errors.get());
+    System.out.printf(
+        "posted %d reports in %.1f s (%.0f/s), %d failed%n",
+        total, took, total / took, errors.get());
     if (errors.get() > 0) {
       throw new IllegalStateException(errors.get() + " progress reports failed");
     }
@@ -259,27 +318,39 @@ public final class SseLatencyBench {
   }
 
   /** As {@link #post}, but each report is a task event produced to the event topic. */
-  private static int produce(String bootstrap, String topic, List<String> ids, int rate, int seconds) {
+  private static int produce(
+      String bootstrap, String topic, List<String> ids, int rate, int seconds) {
     int total = rate * seconds;
     List<String> actors = actorNames(total / ids.size() + 1);
     Properties pp = new Properties();
     pp.put("bootstrap.servers", bootstrap);
     pp.put("acks", "all");
     pp.put("linger.ms", 0);
-    try (KafkaProducer<String, io.taskmesh.schemas.TaskEvent> p = new KafkaProducer<>(pp, new StringSerializer(),
-        new io.taskmesh.schemas.JsonSerde<>(io.taskmesh.schemas.TaskEvent.class).serializer())) {
+    try (KafkaProducer<String, io.taskmesh.schemas.TaskEvent> p =
+        new KafkaProducer<>(
+            pp,
+            new StringSerializer(),
+            new io.taskmesh.schemas.JsonSerde<>(io.taskmesh.schemas.TaskEvent.class)
+                .serializer())) {
       long start = System.nanoTime();
       long interval = TimeUnit.SECONDS.toNanos(1) / rate;
       for (int i = 0; i < total; i++) {
         paceTo(start + i * interval);
         String id = ids.get(i % ids.size());
         int idx = i / ids.size();
-        p.send(new ProducerRecord<>(topic, id, io.taskmesh.schemas.TaskEvent.progress(id,
-            new io.taskmesh.schemas.ProgressReport(null, null, null, actors, idx, "completed", "sent:" + System.nanoTime()))));
+        p.send(
+            new ProducerRecord<>(
+                topic,
+                id,
+                io.taskmesh.schemas.TaskEvent.progress(
+                    id,
+                    new io.taskmesh.schemas.ProgressReport(
+                        null, null, null, actors, idx, "completed", "sent:" + System.nanoTime()))));
       }
       p.flush();
       double took = (System.nanoTime() - start) / 1e9;
-      System.out.printf("produced %d progress events in %.1f s (%.0f/s)%n", total, took, total / took);
+      System.out.printf(
+          "produced %d progress events in %.1f s (%.0f/s)%n", total, took, total / took);
     }
     return total;
   }
@@ -293,8 +364,12 @@ public final class SseLatencyBench {
     return io.taskmesh.schemas.Json.write(actorNames(count));
   }
 
-  /** Raw Kafka: one producer (acks=all) at {@code rate}/s, one consumer; latency from the send time in the value. */
-  private static Window rawKafka(String bootstrap, int rate, int warmup, int seconds) throws Exception {
+  /**
+   * Raw Kafka: one producer (acks=all) at {@code rate}/s, one consumer; latency from the send time
+   * in the value.
+   */
+  private static Window rawKafka(String bootstrap, int rate, int warmup, int seconds)
+      throws Exception {
     String topic = "sse-bench-raw-" + UUID.randomUUID();
     try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
       admin.createTopics(List.of(new NewTopic(topic, 3, (short) 1))).all().get();
@@ -305,18 +380,22 @@ public final class SseLatencyBench {
     cp.put("auto.offset.reset", "earliest");
     int total = rate * (warmup + seconds);
     ConcurrentLinkedQueue<Sample> samples = new ConcurrentLinkedQueue<>();
-    Thread consumer = new Thread(() -> {
-      try (KafkaConsumer<String, String> c = new KafkaConsumer<>(cp, new StringDeserializer(), new StringDeserializer())) {
-        c.subscribe(List.of(topic));
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(warmup + seconds + 60L);
-        while (samples.size() < total && System.nanoTime() < deadline) {
-          for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(100))) {
-            long sentAt = Long.parseLong(r.value());
-            samples.add(new Sample(sentAt, System.nanoTime() - sentAt));
-          }
-        }
-      }
-    });
+    Thread consumer =
+        new Thread(
+            () -> {
+              try (KafkaConsumer<String, String> c =
+                  new KafkaConsumer<>(cp, new StringDeserializer(), new StringDeserializer())) {
+                c.subscribe(List.of(topic));
+                long deadline =
+                    System.nanoTime() + TimeUnit.SECONDS.toNanos(warmup + seconds + 60L);
+                while (samples.size() < total && System.nanoTime() < deadline) {
+                  for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(100))) {
+                    long sentAt = Long.parseLong(r.value());
+                    samples.add(new Sample(sentAt, System.nanoTime() - sentAt));
+                  }
+                }
+              }
+            });
     consumer.start();
     Thread.sleep(3000); // group joined and partitions assigned before the clock starts
     Properties pp = new Properties();
@@ -324,7 +403,8 @@ public final class SseLatencyBench {
     pp.put("acks", "all");
     pp.put("linger.ms", 0);
     long start = System.nanoTime();
-    try (KafkaProducer<String, String> p = new KafkaProducer<>(pp, new StringSerializer(), new StringSerializer())) {
+    try (KafkaProducer<String, String> p =
+        new KafkaProducer<>(pp, new StringSerializer(), new StringSerializer())) {
       long interval = TimeUnit.SECONDS.toNanos(1) / rate;
       for (int i = 0; i < total; i++) {
         paceTo(start + i * interval);

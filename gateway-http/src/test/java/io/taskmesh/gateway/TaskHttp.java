@@ -17,13 +17,20 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.function.Predicate;
 
-/** Test helpers for the task side of the gateway: env of a replica, HTTP calls, waiting on a read model. */
+/**
+ * Test helpers for the task side of the gateway: env of a replica, HTTP calls, waiting on a read
+ * model.
+ */
 public final class TaskHttp {
-  static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  static final HttpClient HTTP =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
   private TaskHttp() {}
 
-  /** The env of one replica with its own topics (prefix), application id, state dir and a fixed free port. */
+  /**
+   * The env of one replica with its own topics (prefix), application id, state dir and a fixed free
+   * port.
+   */
   static Map<String, String> env(String prefix, Path stateDir, Path flows, int port) {
     Map<String, String> env = new HashMap<>();
     env.put("SVC_GATEWAY_MODE", "testing");
@@ -42,10 +49,11 @@ public final class TaskHttp {
   }
 
   /**
-   * The env of one replica of a FLY deployment: {@link #env} in {@code mode} with the Postgres
-   * that carries FLY between replicas ({@code SVC_DATABASE_URL}).
+   * The env of one replica of a FLY deployment: {@link #env} in {@code mode} with the Postgres that
+   * carries FLY between replicas ({@code SVC_DATABASE_URL}).
    */
-  static Map<String, String> flyReplicaEnv(String prefix, Path stateDir, Path flows, String mode, String databaseUrl) {
+  static Map<String, String> flyReplicaEnv(
+      String prefix, Path stateDir, Path flows, String mode, String databaseUrl) {
     Map<String, String> env = env(prefix, stateDir, flows, freePort());
     env.put("SVC_GATEWAY_MODE", mode);
     env.put("SVC_DATABASE_URL", databaseUrl);
@@ -75,40 +83,63 @@ public final class TaskHttp {
   }
 
   static HttpResponse<String> get(String url) throws Exception {
-    return HTTP.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(20)).GET().build(),
+    return HTTP.send(
+        HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(20)).GET().build(),
         HttpResponse.BodyHandlers.ofString());
   }
 
   static HttpResponse<String> post(String url, String body) throws Exception {
-    return HTTP.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(20))
-        .header("Content-Type", "application/json")
-        .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+    return HTTP.send(
+        HttpRequest.newBuilder(URI.create(url))
+            .timeout(Duration.ofSeconds(20))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(body))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
   }
 
   static JsonNode json(HttpResponse<String> r) throws IOException {
     return Json.MAPPER.readTree(r.body());
   }
 
-  /** Polls {@code GET url} until the JSON answer satisfies {@code ok}; a read model has no event to wait on. */
+  /**
+   * Polls {@code GET url} until the JSON answer satisfies {@code ok}; a read model has no event to
+   * wait on.
+   */
   static JsonNode await(String url, Predicate<JsonNode> ok, Duration timeout) {
-    return Await.until(() -> {
-      HttpResponse<String> r = get(url);
-      return r.statusCode() == 200 ? json(r) : null;
-    }, node -> node != null && ok.test(node), timeout, "no matching answer from " + url);
+    return Await.until(
+        () -> {
+          HttpResponse<String> r = get(url);
+          return r.statusCode() == 200 ? json(r) : null;
+        },
+        node -> node != null && ok.test(node),
+        timeout,
+        "no matching answer from " + url);
   }
 
   /** Starts a task of {@code flow} with {@code /tools/call}; returns its id. */
   static String callTool(String base, String flow) throws Exception {
-    HttpResponse<String> r = post(base + "/tools/call", "{\"name\":\"" + flow + "\",\"arguments\":{}}");
+    HttpResponse<String> r =
+        post(base + "/tools/call", "{\"name\":\"" + flow + "\",\"arguments\":{}}");
     if (r.statusCode() != 200) {
       throw new AssertionError("tools/call " + flow + ": " + r.statusCode() + " " + r.body());
     }
-    return Json.MAPPER.readTree(json(r).get("content").get(0).get("text").asText()).get("task_id").asText();
+    return Json.MAPPER
+        .readTree(json(r).get("content").get(0).get("text").asText())
+        .get("task_id")
+        .asText();
   }
 
   static String progress(String prev, String curr, String next, String state) {
-    return "{\"prev\":" + list(prev) + ",\"curr\":\"" + curr + "\",\"next\":" + list(next)
-        + ",\"status\":\"" + state + "\"}";
+    return "{\"prev\":"
+        + list(prev)
+        + ",\"curr\":\""
+        + curr
+        + "\",\"next\":"
+        + list(next)
+        + ",\"status\":\""
+        + state
+        + "\"}";
   }
 
   private static String list(String csv) {

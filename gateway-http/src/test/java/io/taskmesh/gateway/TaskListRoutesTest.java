@@ -13,9 +13,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * {@code GET /tasks} and {@code POST /tasks/{id}/cancel} with the static MCP key on: a client
- * sees and cancels only its own tasks (the OAuth owner of another client stands in as a foreign
- * owner), filters and paging hold, and refusals change nothing.
+ * {@code GET /tasks} and {@code POST /tasks/{id}/cancel} with the static MCP key on: a client sees
+ * and cancels only its own tasks (the OAuth owner of another client stands in as a foreign owner),
+ * filters and paging hold, and refusals change nothing.
  */
 @Timeout(value = 1, unit = TimeUnit.MINUTES)
 class TaskListRoutesTest {
@@ -41,16 +41,19 @@ class TaskListRoutesTest {
   void listsOnlyTheCallersTasksWithTheirFlow() {
     JsonNode page = EdgeGateway.json(gateway.get("/tasks", AUTH));
 
-    assertThat(page.get("tasks")).extracting(t -> t.get("id").asText())
+    assertThat(page.get("tasks"))
+        .extracting(t -> t.get("id").asText())
         .containsExactlyInAnyOrder("mine-1", "mine-2");
-    assertThat(page.get("tasks")).allSatisfy(t -> assertThat(t.get("flow").asText()).isEqualTo("echo"));
+    assertThat(page.get("tasks"))
+        .allSatisfy(t -> assertThat(t.get("flow").asText()).isEqualTo("echo"));
     assertThat(page.get("total").asInt()).isEqualTo(2);
   }
 
   @Test
   void filtersByStatusAndFlowAndCutsPages() {
     assertThat(EdgeGateway.json(gateway.get("/tasks?status=canceled", AUTH)).get("tasks"))
-        .extracting(t -> t.get("id").asText()).containsExactly("mine-1");
+        .extracting(t -> t.get("id").asText())
+        .containsExactly("mine-1");
     assertThat(EdgeGateway.json(gateway.get("/tasks?flow=other", AUTH)).get("tasks")).isEmpty();
     JsonNode one = EdgeGateway.json(gateway.get("/tasks?limit=1", AUTH));
     assertThat(one.get("tasks")).hasSize(1);
@@ -85,7 +88,8 @@ class TaskListRoutesTest {
       HttpResponse<String> canceled = own.post("/tasks/running/cancel", "", AUTH);
 
       assertThat(canceled.statusCode()).as(canceled.body()).isEqualTo(202);
-      assertThat(EdgeGateway.json(own.get("/tasks/running", AUTH)).get("status").asText()).isEqualTo("canceled");
+      assertThat(EdgeGateway.json(own.get("/tasks/running", AUTH)).get("status").asText())
+          .isEqualTo("canceled");
     }
   }
 }

@@ -9,12 +9,19 @@ import io.vertx.core.http.HttpServerResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.function.Function;
 
-/** Writing answers and reading bodies for the connector's Vert.x handlers: one place for status, headers and errors. */
+/**
+ * Writing answers and reading bodies for the connector's Vert.x handlers: one place for status,
+ * headers and errors.
+ */
 final class Answers {
   /** Header name and value encoded once (Vert.x writes such a CharSequence's bytes as they are). */
   private static final CharSequence CONTENT_TYPE = HttpHeaders.CONTENT_TYPE;
+
   private static final CharSequence JSON = HttpHeaders.createOptimized("application/json");
-  /** Bytes read and thrown away after an over-limit body, so a client still uploading gets its 413. */
+
+  /**
+   * Bytes read and thrown away after an over-limit body, so a client still uploading gets its 413.
+   */
   static final int DRAIN_LIMIT = 256 * 1024;
 
   private Answers() {}
@@ -36,13 +43,14 @@ final class Answers {
 
   /** Sends the answer of {@code result}, or the error it failed with. */
   static void reply(HttpServerRequest req, Future<Answer> result) {
-    result.onComplete(ar -> {
-      if (ar.succeeded()) {
-        send(req, ar.result());
-      } else {
-        error(req, ar.cause());
-      }
-    });
+    result.onComplete(
+        ar -> {
+          if (ar.succeeded()) {
+            send(req, ar.result());
+          } else {
+            error(req, ar.cause());
+          }
+        });
   }
 
   static Future<Void> error(HttpServerRequest req, Throwable e) {
@@ -116,7 +124,9 @@ final class Answers {
       }
     }
 
-    /** Larger than what is worth draining: answer now and close, the rest of the upload is cut off. */
+    /**
+     * Larger than what is worth draining: answer now and close, the rest of the upload is cut off.
+     */
     private void refuseAndClose() {
       abandoned = true;
       error(req, KvException.tooLarge(max)).onComplete(x -> req.connection().close());
@@ -131,7 +141,8 @@ final class Answers {
           throw KvException.tooLarge(max);
         }
         if (bytes.length() == 0) {
-          throw KvException.badRequest("the request body must be a JSON document, got an empty body");
+          throw KvException.badRequest(
+              "the request body must be a JSON document, got an empty body");
         }
         byte[] raw = bytes.getBytes();
         JsonBodies.checkOneJsonValue(raw);

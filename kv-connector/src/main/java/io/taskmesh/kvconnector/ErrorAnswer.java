@@ -41,7 +41,8 @@ record ErrorAnswer(int status, String body, boolean retryAfter) {
       }
     }
     LOG.error("unexpected error on {} {}", method, path, e);
-    return new ErrorAnswer(500, json("internal", "internal error: " + e.getClass().getSimpleName()), false);
+    return new ErrorAnswer(
+        500, json("internal", "internal error: " + e.getClass().getSimpleName()), false);
   }
 
   /** 503 with Retry-After: the database cannot serve us now. */
@@ -53,12 +54,16 @@ record ErrorAnswer(int status, String body, boolean retryAfter) {
 
   /** 400: the database refused a value (SQLSTATE class 22, data exception). */
   private static ErrorAnswer rejected(String databaseMessage) {
-    return new ErrorAnswer(400, json("bad_request", "value rejected by the database: " + firstLine(databaseMessage)), false);
+    return new ErrorAnswer(
+        400,
+        json("bad_request", "value rejected by the database: " + firstLine(databaseMessage)),
+        false);
   }
 
   static String json(String error, String message) {
     try {
-      return JSON.writeValueAsString(Map.of("error", error, "message", message == null ? error : message));
+      return JSON.writeValueAsString(
+          Map.of("error", error, "message", message == null ? error : message));
     } catch (JsonProcessingException e) {
       throw new IllegalStateException(e);
     }
@@ -85,7 +90,10 @@ record ErrorAnswer(int status, String body, boolean retryAfter) {
    * server refused (28, e.g. a wrong password: the configuration's fault, not the request's).
    */
   private static boolean unavailableState(String state) {
-    return state.startsWith("08") || state.startsWith("57P") || state.startsWith("53") || state.startsWith("28");
+    return state.startsWith("08")
+        || state.startsWith("57P")
+        || state.startsWith("53")
+        || state.startsWith("28");
   }
 
   private static String firstLine(String s) {

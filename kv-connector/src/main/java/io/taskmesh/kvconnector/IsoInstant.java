@@ -4,10 +4,10 @@ import java.time.Instant;
 import java.time.LocalDate;
 
 /**
- * Appends an {@link Instant} exactly as {@link Instant#toString()} writes it
- * ({@code 2026-11-24T14:03:07.123456Z}: fraction in groups of three digits, none when zero), without
- * going through {@code DateTimeFormatter}, whose general machinery was a visible share of a GET's
- * time on the event loop. Years outside 1970..9999 take {@code toString()} itself.
+ * Appends an {@link Instant} exactly as {@link Instant#toString()} writes it ({@code
+ * 2026-11-24T14:03:07.123456Z}: fraction in groups of three digits, none when zero), without going
+ * through {@code DateTimeFormatter}, whose general machinery was a visible share of a GET's time on
+ * the event loop. Years outside 1970..9999 take {@code toString()} itself.
  */
 final class IsoInstant {
   /** 10000-01-01T00:00:00Z: from there on ISO_INSTANT writes a '+' and more year digits. */
@@ -54,7 +54,9 @@ final class IsoInstant {
     sb.append('Z');
   }
 
-  private static final int[] POWERS_OF_TEN = {1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000};
+  private static final int[] POWERS_OF_TEN = {
+    1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000
+  };
 
   /** {@code value} (non-negative) zero-padded to {@code width} (at most 9) digits. */
   private static StringBuilder digits(StringBuilder sb, int value, int width) {

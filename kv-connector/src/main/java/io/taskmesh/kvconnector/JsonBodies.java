@@ -6,7 +6,10 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import java.io.IOException;
 
-/** Request bodies must be exactly one JSON value (400 otherwise); the size limit is {@link Answers#readBody}'s. */
+/**
+ * Request bodies must be exactly one JSON value (400 otherwise); the size limit is {@link
+ * Answers#readBody}'s.
+ */
 final class JsonBodies {
   private static final JsonFactory FACTORY = new JsonFactory();
 
@@ -19,16 +22,20 @@ final class JsonBodies {
   static void checkOneJsonValue(byte[] bytes) {
     try (JsonParser p = FACTORY.createParser(bytes)) {
       if (p.nextToken() == null) {
-        throw KvException.badRequest("the request body must be a JSON document, got only whitespace");
+        throw KvException.badRequest(
+            "the request body must be a JSON document, got only whitespace");
       }
       p.skipChildren();
       JsonToken trailing = p.nextToken();
       if (trailing != null) {
-        throw KvException.badRequest("the request body is not valid JSON: trailing token " + trailing
-            + " after the first value");
+        throw KvException.badRequest(
+            "the request body is not valid JSON: trailing token "
+                + trailing
+                + " after the first value");
       }
     } catch (IOException e) {
-      String msg = e instanceof JsonProcessingException jpe ? jpe.getOriginalMessage() : e.getMessage();
+      String msg =
+          e instanceof JsonProcessingException jpe ? jpe.getOriginalMessage() : e.getMessage();
       throw KvException.badRequest("the request body is not valid JSON: " + msg);
     }
   }

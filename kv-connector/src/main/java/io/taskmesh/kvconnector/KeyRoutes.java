@@ -7,8 +7,8 @@ import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 
 /**
- * {@code GET/HEAD/PUT/DELETE /keys/{key}}, the hot routes: answered on the event loop that read
- * the request, through that loop's {@link KeyStatements}. The key is the rest of the path,
+ * {@code GET/HEAD/PUT/DELETE /keys/{key}}, the hot routes: answered on the event loop that read the
+ * request, through that loop's {@link KeyStatements}. The key is the rest of the path,
  * percent-decoded as a path parameter ({@code +} stays {@code +}).
  */
 final class KeyRoutes {
@@ -31,19 +31,43 @@ final class KeyRoutes {
       return;
     }
     switch (req.method().name()) {
-      case "GET" -> Answers.reply(req, db.get(key).map(r -> Answers.ok(200,
-          r.orElseThrow(() -> KvException.notFound("key '" + key + "' not found")).toJson())));
-      case "HEAD" -> Answers.reply(req, db.exists(key).map(found -> found
-          ? Answers.empty(200).withHeader("X-Is-File", "true") : Answers.empty(404)));
+      case "GET" ->
+          Answers.reply(
+              req,
+              db.get(key)
+                  .map(
+                      r ->
+                          Answers.ok(
+                              200,
+                              r.orElseThrow(
+                                      () -> KvException.notFound("key '" + key + "' not found"))
+                                  .toJson())));
+      case "HEAD" ->
+          Answers.reply(
+              req,
+              db.exists(key)
+                  .map(
+                      found ->
+                          found
+                              ? Answers.empty(200).withHeader("X-Is-File", "true")
+                              : Answers.empty(404)));
       case "PUT" -> Answers.readBody(req, maxBodyBytes, json -> put(req, key, json));
-      case "DELETE" -> Answers.reply(req, db.delete(key).map(deleted -> {
-        if (!deleted) {
-          throw KvException.notFound("key '" + key + "' not found");
-        }
-        return Answers.empty(204);
-      }));
-      default -> Answers.error(req, new KvException(405, "method_not_allowed",
-          "no route for " + req.method().name() + " " + path));
+      case "DELETE" ->
+          Answers.reply(
+              req,
+              db.delete(key)
+                  .map(
+                      deleted -> {
+                        if (!deleted) {
+                          throw KvException.notFound("key '" + key + "' not found");
+                        }
+                        return Answers.empty(204);
+                      }));
+      default ->
+          Answers.error(
+              req,
+              new KvException(
+                  405, "method_not_allowed", "no route for " + req.method().name() + " " + path));
     }
   }
 
@@ -52,25 +76,48 @@ final class KeyRoutes {
     try {
       ifStatus = req.getParam("if_status");
     } catch (IllegalArgumentException e) {
-      throw KvException.badRequest("the query string is not validly percent-encoded: " + e.getMessage());
+      throw KvException.badRequest(
+          "the query string is not validly percent-encoded: " + e.getMessage());
     }
     boolean createOnly = "*".equals(req.getHeader("If-None-Match"));
     if (ifStatus != null && createOnly) {
       throw KvException.badRequest("if_status and If-None-Match: * cannot be combined");
     }
     if (ifStatus != null) {
-      return db.putIfStatus(key, json, ifStatus).compose(done -> done.isPresent()
-          ? Future.succeededFuture(written(key, done.get()))
-          // the 409 names what is stored, so the writer knows why (one more statement, on conflicts only)
-          : db.storedStatus(key).map(stored -> {
-            throw new KvException(409, "conflict", stored.isEmpty()
-                ? "key '" + key + "' does not exist"
-                : "stored status is '" + stored.get() + "', not '" + ifStatus + "'");
-          }));
+      return db.putIfStatus(key, json, ifStatus)
+          .compose(
+              done ->
+                  done.isPresent()
+                      ? Future.succeededFuture(written(key, done.get()))
+                      // the 409 names what is stored, so the writer knows why (one more statement,
+                      // on conflicts only)
+                      : db.storedStatus(key)
+                          .map(
+                              stored -> {
+                                throw new KvException(
+                                    409,
+                                    "conflict",
+                                    stored.isEmpty()
+                                        ? "key '" + key + "' does not exist"
+                                        : "stored status is '"
+                                            + stored.get()
+                                            + "', not '"
+                                            + ifStatus
+                                            + "'");
+                              }));
     }
     if (createOnly) {
-      return db.create(key, json).map(r -> written(key, r.orElseThrow(() ->
-          new KvException(412, "precondition_failed", "key '" + key + "' already exists"))));
+      return db.create(key, json)
+          .map(
+              r ->
+                  written(
+                      key,
+                      r.orElseThrow(
+                          () ->
+                              new KvException(
+                                  412,
+                                  "precondition_failed",
+                                  "key '" + key + "' already exists"))));
     }
     return db.upsert(key, json).map(r -> written(key, r));
   }

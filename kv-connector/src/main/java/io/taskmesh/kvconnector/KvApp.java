@@ -29,24 +29,30 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The connector's HTTP/1.1 API on a Unix socket, served by Vert.x. One server per event loop
- * ({@link KvConfig#eventLoops()}; connections are spread over the loops); the key routes
- * ({@link KeyRoutes}) run on the loop
- * with the reactive Postgres client, the others ({@code /healthz} aside) on worker threads with
- * {@link KvStore} (pgjdbc), whose SQL is built per request. The constructor only keeps the
- * wiring, so that {@link Main} and the tests share it; {@link #start()} removes a stale socket
- * file, binds and applies the socket mode.
+ * ({@link KvConfig#eventLoops()}; connections are spread over the loops); the key routes ({@link
+ * KeyRoutes}) run on the loop with the reactive Postgres client, the others ({@code /healthz}
+ * aside) on worker threads with {@link KvStore} (pgjdbc), whose SQL is built per request. The
+ * constructor only keeps the wiring, so that {@link Main} and the tests share it; {@link #start()}
+ * removes a stale socket file, binds and applies the socket mode.
  */
 public final class KvApp implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(KvApp.class);
   static final int MAX_KEY_LENGTH = 1024;
-  /** Keep-alive connections idle this long are closed by the server (clients should drop theirs sooner). */
+
+  /**
+   * Keep-alive connections idle this long are closed by the server (clients should drop theirs
+   * sooner).
+   */
   public static final long IDLE_TIMEOUT_MS = 60_000;
+
   /** A percent-encoded key of 1024 characters can take ~9 KiB of request line. */
   static final int MAX_REQUEST_LINE = 16 * 1024;
-  private static final ObjectMapper STRICT = JsonMapper.builder()
-      .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-      .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
-      .build();
+
+  private static final ObjectMapper STRICT =
+      JsonMapper.builder()
+          .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+          .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+          .build();
 
   private final KvConfig config;
   private final KvStore store;
@@ -65,19 +71,28 @@ public final class KvApp implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    vertx = Vertx.vertx(new VertxOptions()
-        .setPreferNativeTransport(true)
-        .setEventLoopPoolSize(config.eventLoops())
-        // no .vertx cache directory in the working directory: this server serves no files
-        .setFileSystemOptions(new FileSystemOptions().setFileCachingEnabled(false).setClassPathResolvingEnabled(false)));
+    vertx =
+        Vertx.vertx(
+            new VertxOptions()
+                .setPreferNativeTransport(true)
+                .setEventLoopPoolSize(config.eventLoops())
+                // no .vertx cache directory in the working directory: this server serves no files
+                .setFileSystemOptions(
+                    new FileSystemOptions()
+                        .setFileCachingEnabled(false)
+                        .setClassPathResolvingEnabled(false)));
     try {
       if (!vertx.isNativeTransportEnabled()) {
-        throw new IllegalStateException("Unix sockets need Netty's native epoll transport, which did not load",
+        throw new IllegalStateException(
+            "Unix sockets need Netty's native epoll transport, which did not load",
             vertx.unavailableNativeTransportCause());
       }
       // each loop gets its share of the connections (at least one)
       int perLoop = Math.max(1, config.poolSize() / config.eventLoops());
-      await(vertx.deployVerticle(() -> new Server(perLoop), new DeploymentOptions().setInstances(config.eventLoops())));
+      await(
+          vertx.deployVerticle(
+              () -> new Server(perLoop),
+              new DeploymentOptions().setInstances(config.eventLoops())));
       Files.setPosixFilePermissions(config.socket(), config.socketMode());
     } catch (IOException e) {
       close();
@@ -111,7 +126,9 @@ public final class KvApp implements AutoCloseable {
     try {
       return f.toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
     } catch (ExecutionException e) {
-      throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
+      throw e.getCause() instanceof RuntimeException r
+          ? r
+          : new IllegalStateException(e.getCause());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException(e);
@@ -134,18 +151,24 @@ public final class KvApp implements AutoCloseable {
     public void start(Promise<Void> started) {
       db = new KeyStatements(vertx, context, config, connections);
       keys = new KeyRoutes(db, config.maxBodyBytes());
-      HttpServerOptions options = new HttpServerOptions()
-          .setIdleTimeout((int) IDLE_TIMEOUT_MS).setIdleTimeoutUnit(TimeUnit.MILLISECONDS)
-          .setAcceptBacklog(256)
-          .setMaxInitialLineLength(MAX_REQUEST_LINE)
-          .setHandle100ContinueAutomatically(true)
-          .setCompressionSupported(false)
-          // every answer is written on the event loop that read its request (the worker-thread
-          // routes complete their futures back on it), so writes skip Vert.x's cross-thread queue
-          .setStrictThreadMode(true);
-      vertx.createHttpServer(options).requestHandler(this::route)
+      HttpServerOptions options =
+          new HttpServerOptions()
+              .setIdleTimeout((int) IDLE_TIMEOUT_MS)
+              .setIdleTimeoutUnit(TimeUnit.MILLISECONDS)
+              .setAcceptBacklog(256)
+              .setMaxInitialLineLength(MAX_REQUEST_LINE)
+              .setHandle100ContinueAutomatically(true)
+              .setCompressionSupported(false)
+              // every answer is written on the event loop that read its request (the worker-thread
+              // routes complete their futures back on it), so writes skip Vert.x's cross-thread
+              // queue
+              .setStrictThreadMode(true);
+      vertx
+          .createHttpServer(options)
+          .requestHandler(this::route)
           .listen(SocketAddress.domainSocketAddress(config.socket().toString()))
-          .<Void>mapEmpty().onComplete(started);
+          .<Void>mapEmpty()
+          .onComplete(started);
     }
 
     @Override
@@ -162,16 +185,33 @@ public final class KvApp implements AutoCloseable {
         }
         String method = req.method().name();
         switch (path) {
-          // a failed ping is a 503 naming the cause (KeyStatements turns it into "database unavailable: ...")
-          case "/healthz" -> only(req, "GET", () -> Answers.reply(req, db.ping()
-              .map(v -> Answers.ok(200, "{\"status\":\"ready\"}"))));
-          case "/keys/", "/keys" -> only(req, "GET", () -> {
-            // the request is read on this loop; only the statement runs on a worker thread
-            Listing listing = listing(req);
-            Answers.reply(req, vertx.executeBlocking(() -> list(listing), false));
-          });
-          case "/query" -> only(req, "POST", () -> Answers.readBody(req, config.maxBodyBytes(),
-              body -> vertx.executeBlocking(() -> query(body), false)));
+          // a failed ping is a 503 naming the cause (KeyStatements turns it into "database
+          // unavailable: ...")
+          case "/healthz" ->
+              only(
+                  req,
+                  "GET",
+                  () ->
+                      Answers.reply(
+                          req, db.ping().map(v -> Answers.ok(200, "{\"status\":\"ready\"}"))));
+          case "/keys/", "/keys" ->
+              only(
+                  req,
+                  "GET",
+                  () -> {
+                    // the request is read on this loop; only the statement runs on a worker thread
+                    Listing listing = listing(req);
+                    Answers.reply(req, vertx.executeBlocking(() -> list(listing), false));
+                  });
+          case "/query" ->
+              only(
+                  req,
+                  "POST",
+                  () ->
+                      Answers.readBody(
+                          req,
+                          config.maxBodyBytes(),
+                          body -> vertx.executeBlocking(() -> query(body), false)));
           default -> throw KvException.notFound("no route for " + method + " " + path);
         }
       } catch (RuntimeException e) {
@@ -181,7 +221,8 @@ public final class KvApp implements AutoCloseable {
 
     private void only(HttpServerRequest req, String method, Runnable serve) {
       if (!req.method().name().equals(method)) {
-        throw new KvException(405, "method_not_allowed", "no route for " + req.method().name() + " " + req.path());
+        throw new KvException(
+            405, "method_not_allowed", "no route for " + req.method().name() + " " + req.path());
       }
       serve.run();
     }
@@ -201,7 +242,8 @@ public final class KvApp implements AutoCloseable {
       delimiter = req.getParam("delimiter");
       rawLimit = req.getParam("limit");
     } catch (IllegalArgumentException e) {
-      throw KvException.badRequest("the query string is not validly percent-encoded: " + e.getMessage());
+      throw KvException.badRequest(
+          "the query string is not validly percent-encoded: " + e.getMessage());
     }
     if (delimiter != null && delimiter.isEmpty()) {
       delimiter = null;
@@ -222,7 +264,8 @@ public final class KvApp implements AutoCloseable {
 
   private Answers.Answer list(Listing q) throws Exception {
     KvStore.Listing l = store.list(q.prefix(), q.delimiter(), q.limit());
-    return Answers.ok(200, STRICT.writeValueAsString(Map.of("keys", l.keys(), "prefixes", l.prefixes())));
+    return Answers.ok(
+        200, STRICT.writeValueAsString(Map.of("keys", l.keys(), "prefixes", l.prefixes())));
   }
 
   private Answers.Answer query(String body) throws Exception {
@@ -250,7 +293,9 @@ public final class KvApp implements AutoCloseable {
 
   // ---- input checks
 
-  /** 400 unless the decoded key has 1..{@link #MAX_KEY_LENGTH} characters and no control characters. */
+  /**
+   * 400 unless the decoded key has 1..{@link #MAX_KEY_LENGTH} characters and no control characters.
+   */
   static String checkedKey(String key) {
     if (key.isEmpty() || key.length() > MAX_KEY_LENGTH) {
       throw KvException.badRequest("key must be 1.." + MAX_KEY_LENGTH + " characters");

@@ -1,6 +1,9 @@
 package io.taskmesh.kvconnector;
 
-/** A domain error with the HTTP status and the {@code error} code of the {@code {error, message}} body. */
+/**
+ * A domain error with the HTTP status and the {@code error} code of the {@code {error, message}}
+ * body.
+ */
 public class KvException extends RuntimeException {
   private final int status;
   private final String error;
@@ -28,7 +31,8 @@ public class KvException extends RuntimeException {
   }
 
   public static KvException tooLarge(long limit) {
-    return new KvException(413, "payload_too_large", "request body is larger than " + limit + " bytes");
+    return new KvException(
+        413, "payload_too_large", "request body is larger than " + limit + " bytes");
   }
 
   public static KvException unavailable(String message) {

@@ -6,7 +6,10 @@ import java.time.Instant;
 /** A stored row; {@code valueJson} is the jsonb text as Postgres returns it. */
 public record KvRecord(String key, String valueJson, Instant createdAt, Instant updatedAt) {
 
-  /** {@code {"key":..., "value":..., "created_at":..., "updated_at":...}} without re-parsing the value. */
+  /**
+   * {@code {"key":..., "value":..., "created_at":..., "updated_at":...}} without re-parsing the
+   * value.
+   */
   public String toJson() {
     StringBuilder sb = new StringBuilder(valueJson.length() + key.length() + 96);
     appendTo(sb);

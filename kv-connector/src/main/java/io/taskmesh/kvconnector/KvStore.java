@@ -16,8 +16,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The {@code kv} table through pgjdbc: the schema at start-up, listing and {@code POST /query}
- * (SQL built per request, every value a parameter). The per-key statements are {@link KeyStatements}.
+ * The {@code kv} table through pgjdbc: the schema at start-up, listing and {@code POST /query} (SQL
+ * built per request, every value a parameter). The per-key statements are {@link KeyStatements}.
  */
 public final class KvStore implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(KvStore.class);
@@ -42,7 +42,8 @@ public final class KvStore implements AutoCloseable {
     hc.setValidationTimeout(Math.max(250, config.pgTimeout().toMillis() / 2));
     // the pool starts even while Postgres is down: requests answer 503 until it is back
     hc.setInitializationFailTimeout(-1);
-    hc.addDataSourceProperty("connectTimeout", String.valueOf(Math.max(1, config.pgTimeout().toSeconds())));
+    hc.addDataSourceProperty(
+        "connectTimeout", String.valueOf(Math.max(1, config.pgTimeout().toSeconds())));
     hc.addDataSourceProperty("socketTimeout", "30");
     hc.addDataSourceProperty("tcpKeepAlive", "true");
     hc.addDataSourceProperty("ApplicationName", "kv-connector");
@@ -56,28 +57,51 @@ public final class KvStore implements AutoCloseable {
    * interrupted concurrent build is dropped and rebuilt. Safe to run from several connectors.
    */
   public void ensureSchema() throws SQLException {
-    try (Connection c = ds.getConnection(); Statement st = c.createStatement()) {
+    try (Connection c = ds.getConnection();
+        Statement st = c.createStatement()) {
       c.setAutoCommit(true);
-      ddl(st, "CREATE TABLE IF NOT EXISTS kv (key text PRIMARY KEY, value jsonb NOT NULL, "
-          + "created_at timestamptz NOT NULL DEFAULT now(), updated_at timestamptz NOT NULL DEFAULT now())");
-      index(c, st, "kv_value_gin", "CREATE INDEX CONCURRENTLY IF NOT EXISTS kv_value_gin ON kv USING gin (value)");
-      index(c, st, "kv_key_prefix", "CREATE INDEX CONCURRENTLY IF NOT EXISTS kv_key_prefix ON kv (key text_pattern_ops)");
+      ddl(
+          st,
+          "CREATE TABLE IF NOT EXISTS kv (key text PRIMARY KEY, value jsonb NOT NULL, "
+              + "created_at timestamptz NOT NULL DEFAULT now(), updated_at timestamptz NOT NULL DEFAULT now())");
+      index(
+          c,
+          st,
+          "kv_value_gin",
+          "CREATE INDEX CONCURRENTLY IF NOT EXISTS kv_value_gin ON kv USING gin (value)");
+      index(
+          c,
+          st,
+          "kv_key_prefix",
+          "CREATE INDEX CONCURRENTLY IF NOT EXISTS kv_key_prefix ON kv (key text_pattern_ops)");
       for (IndexSpec spec : indexes) {
         if (spec.castType() != null) {
           ddl(st, IndexSpec.tryCastFunctionDdl(spec.castType()));
         }
-        index(c, st, spec.indexName(), "CREATE INDEX CONCURRENTLY IF NOT EXISTS " + spec.indexName()
-            + " ON kv ((" + spec.expression() + "))");
+        index(
+            c,
+            st,
+            spec.indexName(),
+            "CREATE INDEX CONCURRENTLY IF NOT EXISTS "
+                + spec.indexName()
+                + " ON kv (("
+                + spec.expression()
+                + "))");
       }
     }
   }
 
-  /** DDL raced by another connector ("already exists", "tuple concurrently updated") is retried once. */
+  /**
+   * DDL raced by another connector ("already exists", "tuple concurrently updated") is retried
+   * once.
+   */
   private static void ddl(Statement st, String sql) throws SQLException {
     try {
       st.execute(sql);
     } catch (SQLException e) {
-      if ("23505".equals(e.getSQLState()) || "XX000".equals(e.getSQLState()) || "42P07".equals(e.getSQLState())) {
+      if ("23505".equals(e.getSQLState())
+          || "XX000".equals(e.getSQLState())
+          || "42P07".equals(e.getSQLState())) {
         st.execute(sql);
       } else {
         throw e;
@@ -85,9 +109,11 @@ public final class KvStore implements AutoCloseable {
     }
   }
 
-  private static void index(Connection c, Statement st, String name, String sql) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(
-        "SELECT i.indisvalid FROM pg_index i JOIN pg_class x ON x.oid = i.indexrelid WHERE x.relname = ?")) {
+  private static void index(Connection c, Statement st, String name, String sql)
+      throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT i.indisvalid FROM pg_index i JOIN pg_class x ON x.oid = i.indexrelid WHERE x.relname = ?")) {
       ps.setString(1, name);
       try (ResultSet rs = ps.executeQuery()) {
         if (rs.next() && !rs.getBoolean(1)) {
@@ -99,13 +125,20 @@ public final class KvStore implements AutoCloseable {
     ddl(st, sql);
   }
 
-  /** Keys under {@code prefix} in key order; with a delimiter, deeper keys fold into {@code prefixes}. */
+  /**
+   * Keys under {@code prefix} in key order; with a delimiter, deeper keys fold into {@code
+   * prefixes}.
+   */
   public record Listing(List<String> keys, List<String> prefixes) {}
 
   public Listing list(String prefix, String delimiter, Long limit) throws SQLException {
-    String sql = "SELECT key FROM kv" + (prefix.isEmpty() ? "" : " WHERE key LIKE ? ESCAPE '\\'")
-        + " ORDER BY key" + (limit != null && delimiter == null ? " LIMIT ?" : "");
-    try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+    String sql =
+        "SELECT key FROM kv"
+            + (prefix.isEmpty() ? "" : " WHERE key LIKE ? ESCAPE '\\'")
+            + " ORDER BY key"
+            + (limit != null && delimiter == null ? " LIMIT ?" : "");
+    try (Connection c = ds.getConnection();
+        PreparedStatement ps = c.prepareStatement(sql)) {
       int i = 1;
       if (!prefix.isEmpty()) {
         ps.setString(i++, QueryCompiler.likePrefix(prefix));

@@ -34,10 +34,14 @@ public final class Main {
       }
     }
     KvApp app = new KvApp(config, store).start();
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      app.close();
-      store.close();
-    }, "kv-connector-stop"));
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  app.close();
+                  store.close();
+                },
+                "kv-connector-stop"));
     System.out.println("kv-connector: ready on " + config.socket());
   }
 }

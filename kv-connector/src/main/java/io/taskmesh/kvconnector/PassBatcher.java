@@ -9,11 +9,14 @@ import java.util.function.Consumer;
 /**
  * Collects the requests one event-loop pass reads and hands them on together when the pass ends:
  * the first request of a pass queues a task on the loop, which runs after the loop has handled
- * every connection that was ready. Touched by its loop's thread only. Hands on at most
- * {@link #MAX_BATCH} at a time, and counts the batches and requests (benchmark, tests).
+ * every connection that was ready. Touched by its loop's thread only. Hands on at most {@link
+ * #MAX_BATCH} at a time, and counts the batches and requests (benchmark, tests).
  */
 final class PassBatcher<T> {
-  /** A pass rarely holds more requests than the loop has client connections; this bounds one message. */
+  /**
+   * A pass rarely holds more requests than the loop has client connections; this bounds one
+   * message.
+   */
   static final int MAX_BATCH = 64;
 
   private final Context context;

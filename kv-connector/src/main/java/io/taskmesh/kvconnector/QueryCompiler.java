@@ -5,11 +5,11 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.math.BigDecimal;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.HashMap;
 
 /**
  * Compiles the {@code POST /query} body into parameterized SQL. Field names are checked against
@@ -20,19 +20,20 @@ import java.util.HashMap;
  *   <li>{@code f: v} / {@code $eq}: JSON equality (numbers compare numerically);
  *   <li>{@code $ne}: not equal, missing fields included;
  *   <li>{@code $gt $gte $lt $lte}: operand a number (compares numbers only) or a string (compares
- *       strings only, byte order); if an index spec casts {@code f}, string operands compare as that
- *       type (e.g. timestamps with different offsets);
- *   <li>{@code $in} / {@code $nin}: operand an array of values (at most 1000); {@code $nin} includes
- *       missing fields;
+ *       strings only, byte order); if an index spec casts {@code f}, string operands compare as
+ *       that type (e.g. timestamps with different offsets);
+ *   <li>{@code $in} / {@code $nin}: operand an array of values (at most 1000); {@code $nin}
+ *       includes missing fields;
  *   <li>{@code $exists}: operand boolean;
- *   <li>{@code $contains}: string operand: substring of a string field or element of an array field;
- *       any other operand: JSON containment ({@code @>}) of the field.
+ *   <li>{@code $contains}: string operand: substring of a string field or element of an array
+ *       field; any other operand: JSON containment ({@code @>}) of the field.
  * </ul>
  */
 final class QueryCompiler {
   static final int MAX_IN = 1000;
   static final int MAX_SORT = 8;
-  private static final Set<String> TOP_LEVEL = Set.of("prefix", "filter", "sort", "limit", "offset", "count");
+  private static final Set<String> TOP_LEVEL =
+      Set.of("prefix", "filter", "sort", "limit", "offset", "count");
   private static final String COLUMNS = "key, value::text AS value, created_at, updated_at";
 
   private final Map<String, IndexSpec> castIndexes;
@@ -72,7 +73,8 @@ final class QueryCompiler {
     JsonNode filter = body.get("filter");
     if (filter != null && !filter.isNull()) {
       if (!filter.isObject()) {
-        throw KvException.badRequest("'filter' must be an object of field to value or operator object");
+        throw KvException.badRequest(
+            "'filter' must be an object of field to value or operator object");
       }
       for (Iterator<Map.Entry<String, JsonNode>> it = filter.fields(); it.hasNext(); ) {
         Map.Entry<String, JsonNode> e = it.next();
@@ -89,8 +91,13 @@ final class QueryCompiler {
     }
     boolean wantCount = count != null && count.asBoolean(false);
 
-    StringBuilder select = new StringBuilder("SELECT ").append(COLUMNS).append(" FROM kv WHERE ")
-        .append(where).append(" ORDER BY ").append(order);
+    StringBuilder select =
+        new StringBuilder("SELECT ")
+            .append(COLUMNS)
+            .append(" FROM kv WHERE ")
+            .append(where)
+            .append(" ORDER BY ")
+            .append(order);
     List<Object> selectParams = new ArrayList<>(params);
     if (limit != null) {
       select.append(" LIMIT ?");
@@ -110,8 +117,8 @@ final class QueryCompiler {
 
   static String field(String name, String where) {
     if (name == null || !IndexSpec.FIELD.matcher(name).matches()) {
-      throw KvException.badRequest("invalid field name in " + where + ": must match "
-          + IndexSpec.FIELD.pattern());
+      throw KvException.badRequest(
+          "invalid field name in " + where + ": must match " + IndexSpec.FIELD.pattern());
     }
     return name;
   }
@@ -170,7 +177,13 @@ final class QueryCompiler {
         if (op.equals("$in")) {
           sql.append("(").append(jf).append(" IN (").append(list).append("))");
         } else {
-          sql.append("(").append(jf).append(" IS NULL OR ").append(jf).append(" NOT IN (").append(list).append("))");
+          sql.append("(")
+              .append(jf)
+              .append(" IS NULL OR ")
+              .append(jf)
+              .append(" NOT IN (")
+              .append(list)
+              .append("))");
         }
       }
       case "$exists" -> {
@@ -182,8 +195,14 @@ final class QueryCompiler {
       }
       case "$contains" -> {
         if (v.isTextual()) {
-          sql.append("((jsonb_typeof(").append(jf).append(") = 'string' AND strpos(value->>'").append(f)
-              .append("', ?) > 0) OR (jsonb_typeof(").append(jf).append(") = 'array' AND ").append(jf)
+          sql.append("((jsonb_typeof(")
+              .append(jf)
+              .append(") = 'string' AND strpos(value->>'")
+              .append(f)
+              .append("', ?) > 0) OR (jsonb_typeof(")
+              .append(jf)
+              .append(") = 'array' AND ")
+              .append(jf)
               .append(" @> ?::jsonb))");
           params.add(v.asText());
           params.add(JsonNodeFactory.instance.arrayNode().add(v).toString());
@@ -192,8 +211,13 @@ final class QueryCompiler {
           params.add(v.toString());
         }
       }
-      default -> throw KvException.badRequest("unknown operator '" + op + "' on '" + f
-          + "'; allowed: $eq $ne $gt $gte $lt $lte $in $nin $exists $contains");
+      default ->
+          throw KvException.badRequest(
+              "unknown operator '"
+                  + op
+                  + "' on '"
+                  + f
+                  + "'; allowed: $eq $ne $gt $gte $lt $lte $in $nin $exists $contains");
     }
   }
 
@@ -219,27 +243,43 @@ final class QueryCompiler {
   }
 
   private void compare(String f, String op, JsonNode v, StringBuilder sql, List<Object> params) {
-    String cmp = switch (op) {
-      case "$gt" -> ">";
-      case "$gte" -> ">=";
-      case "$lt" -> "<";
-      default -> "<=";
-    };
+    String cmp =
+        switch (op) {
+          case "$gt" -> ">";
+          case "$gte" -> ">=";
+          case "$lt" -> "<";
+          default -> "<=";
+        };
     String jf = "(value->'" + f + "')";
     if (v.isNumber()) {
       // CASE, not AND: Postgres does not promise to evaluate AND left to right, and the cast of a
       // string would fail
-      sql.append("((CASE WHEN jsonb_typeof(").append(jf).append(") = 'number' THEN ").append(jf)
-          .append("::numeric END) ").append(cmp).append(" ?)");
+      sql.append("((CASE WHEN jsonb_typeof(")
+          .append(jf)
+          .append(") = 'number' THEN ")
+          .append(jf)
+          .append("::numeric END) ")
+          .append(cmp)
+          .append(" ?)");
       params.add(new BigDecimal(v.asText()));
     } else if (v.isTextual()) {
       IndexSpec cast = castIndexes.get(f);
       if (cast != null) {
-        sql.append("(").append(cast.expression()).append(" ").append(cmp).append(" ?::").append(cast.castType())
+        sql.append("(")
+            .append(cast.expression())
+            .append(" ")
+            .append(cmp)
+            .append(" ?::")
+            .append(cast.castType())
             .append(")");
       } else {
-        sql.append("(jsonb_typeof(").append(jf).append(") = 'string' AND ").append(IndexSpec.textExpression(f))
-            .append(" COLLATE \"C\" ").append(cmp).append(" ?)");
+        sql.append("(jsonb_typeof(")
+            .append(jf)
+            .append(") = 'string' AND ")
+            .append(IndexSpec.textExpression(f))
+            .append(" COLLATE \"C\" ")
+            .append(cmp)
+            .append(" ?)");
       }
       params.add(v.asText());
     } else {
@@ -262,7 +302,8 @@ final class QueryCompiler {
         items.add(s.asText());
       }
     } else {
-      throw KvException.badRequest("'sort' must be an array of field names, '-' prefix for descending");
+      throw KvException.badRequest(
+          "'sort' must be an array of field names, '-' prefix for descending");
     }
     if (items.size() > MAX_SORT) {
       throw KvException.badRequest("'sort' has more than " + MAX_SORT + " fields");
@@ -272,7 +313,12 @@ final class QueryCompiler {
       boolean desc = item.startsWith("-");
       String f = field(desc ? item.substring(1) : item, "sort");
       // jsonb ordering: numbers numerically, strings as strings (never a number against a string)
-      order.append("(value->'").append(f).append("') ").append(desc ? "DESC NULLS LAST" : "ASC NULLS LAST").append(", ");
+      order
+          .append("(value->'")
+          .append(f)
+          .append("') ")
+          .append(desc ? "DESC NULLS LAST" : "ASC NULLS LAST")
+          .append(", ");
     }
     return order.append("key").toString();
   }
@@ -287,5 +333,4 @@ final class QueryCompiler {
     }
     return n.asLong();
   }
-
 }

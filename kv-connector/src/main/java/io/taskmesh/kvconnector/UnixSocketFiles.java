@@ -40,7 +40,8 @@ final class UnixSocketFiles {
       Object mode = Files.getAttribute(p, "unix:mode", LinkOption.NOFOLLOW_LINKS);
       return ((Integer) mode & S_IFMT) == S_IFSOCK;
     } catch (UnsupportedOperationException e) {
-      return !Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS) && !Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS);
+      return !Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)
+          && !Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS);
     }
   }
 }

@@ -27,13 +27,18 @@ abstract class BenchConnector implements AutoCloseable {
   /** Its database (the direct ops use the same one). */
   abstract String jdbcUrl();
 
-  /** CPU of the connector's process, user + system; 0 when it runs in this JVM (counted with it). */
+  /**
+   * CPU of the connector's process, user + system; 0 when it runs in this JVM (counted with it).
+   */
   abstract long processCpuNanos();
 
   /** CPU of the connector's event-loop threads, user + system. */
   abstract long eventLoopCpuNanos();
 
-  /** The in-process fixture, for what only it offers (Jetty's client, the batching switch); null otherwise. */
+  /**
+   * The in-process fixture, for what only it offers (Jetty's client, the batching switch); null
+   * otherwise.
+   */
   abstract KvFixture fixture();
 
   /** Which kind it is, for the report. */
@@ -41,7 +46,8 @@ abstract class BenchConnector implements AutoCloseable {
 
   static BenchConnector start(Map<String, String> env) throws Exception {
     return "inproc".equals(System.getProperty("connector", "process"))
-        ? new InProcess(KvFixture.start(env)) : OwnJvm.start(env, System.getProperty("connectorJvm", ""));
+        ? new InProcess(KvFixture.start(env))
+        : OwnJvm.start(env, System.getProperty("connectorJvm", ""));
   }
 
   /** The connector in this JVM. */
@@ -69,7 +75,8 @@ abstract class BenchConnector implements AutoCloseable {
 
     @Override
     long eventLoopCpuNanos() {
-      java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+      java.lang.management.ThreadMXBean mx =
+          java.lang.management.ManagementFactory.getThreadMXBean();
       long sum = 0;
       for (Thread t : Thread.getAllStackTraces().keySet()) {
         if (t.getName().startsWith("vert.x-eventloop-thread")) {
@@ -100,6 +107,7 @@ abstract class BenchConnector implements AutoCloseable {
     private final ChildJvm jvm;
     private final Path socket;
     private final String jdbcUrl;
+
     /** The JVM options it was started with, for the report. */
     private final List<String> options;
 
@@ -110,7 +118,10 @@ abstract class BenchConnector implements AutoCloseable {
       this.jdbcUrl = jdbcUrl;
     }
 
-    /** {@code options}: JVM options, space-separated (a profiler agent, another GC...); empty: the JVM's defaults. */
+    /**
+     * {@code options}: JVM options, space-separated (a profiler agent, another GC...); empty: the
+     * JVM's defaults.
+     */
     static OwnJvm start(Map<String, String> extraEnv, String options) throws Exception {
       String jdbc = KvFixture.freshDatabase();
       Path dir = Files.createTempDirectory("kvc");
@@ -118,8 +129,11 @@ abstract class BenchConnector implements AutoCloseable {
       Map<String, String> env = new java.util.HashMap<>(extraEnv);
       env.put("CONNECTOR_SOCKET", socket.toString());
       env.put("STATE_PROXY_PG_URL", jdbc);
-      List<String> jvmOptions = options.isBlank() ? List.of() : List.of(options.trim().split("\\s+"));
-      ChildJvm jvm = ChildJvm.start("io.taskmesh.kvconnector.Main", jvmOptions, env, dir.resolve("kv-connector.log"));
+      List<String> jvmOptions =
+          options.isBlank() ? List.of() : List.of(options.trim().split("\\s+"));
+      ChildJvm jvm =
+          ChildJvm.start(
+              "io.taskmesh.kvconnector.Main", jvmOptions, env, dir.resolve("kv-connector.log"));
       try {
         jvm.awaitLine(l -> l.startsWith("kv-connector: ready on"), 60, TimeUnit.SECONDS);
       } catch (RuntimeException e) {
@@ -141,7 +155,9 @@ abstract class BenchConnector implements AutoCloseable {
 
     @Override
     long processCpuNanos() {
-      return ProcStat.read(Path.of("/proc", String.valueOf(jvm.pid()), "stat")).map(ProcStat::cpuTicks).orElse(0L)
+      return ProcStat.read(Path.of("/proc", String.valueOf(jvm.pid()), "stat"))
+              .map(ProcStat::cpuTicks)
+              .orElse(0L)
           * ProcStat.NANOS_PER_TICK;
     }
 
@@ -151,8 +167,11 @@ abstract class BenchConnector implements AutoCloseable {
       try (var tasks = Files.list(Path.of("/proc", String.valueOf(jvm.pid()), "task"))) {
         for (Path t : (Iterable<Path>) tasks::iterator) {
           // comm is cut at 15 characters: "vert.x-eventloo"
-          sum += ProcStat.read(t.resolve("stat")).filter(st -> st.name().startsWith("vert.x-eventloo"))
-              .map(ProcStat::cpuTicks).orElse(0L);
+          sum +=
+              ProcStat.read(t.resolve("stat"))
+                  .filter(st -> st.name().startsWith("vert.x-eventloo"))
+                  .map(ProcStat::cpuTicks)
+                  .orElse(0L);
         }
       } catch (IOException e) {
         return 0;
@@ -167,7 +186,9 @@ abstract class BenchConnector implements AutoCloseable {
 
     @Override
     String describe() {
-      return "in its own JVM (pid " + jvm.pid() + (options.isEmpty() ? ", the JVM's defaults)" : ", " + options + ")");
+      return "in its own JVM (pid "
+          + jvm.pid()
+          + (options.isEmpty() ? ", the JVM's defaults)" : ", " + options + ")");
     }
 
     @Override

@@ -11,9 +11,9 @@ import java.util.Map;
 
 /**
  * What both benchmarks measure against: the connector ({@link BenchConnector}) with its keys
- * written and a client, the pgjdbc pool of the direct ops on its database, and, with
- * {@code -DconnectorJvmB="JVM options"}, a second connector in its own JVM whose kv ops run in the
- * same rounds, named with a {@code " [B]"} suffix (A/B within one run).
+ * written and a client, the pgjdbc pool of the direct ops on its database, and, with {@code
+ * -DconnectorJvmB="JVM options"}, a second connector in its own JVM whose kv ops run in the same
+ * rounds, named with a {@code " [B]"} suffix (A/B within one run).
  */
 final class BenchSetup implements AutoCloseable {
   static final String B = " [B]";
@@ -21,11 +21,17 @@ final class BenchSetup implements AutoCloseable {
   final BenchConnector kv;
   final UnixHttpClient unix;
   final HikariDataSource direct;
+
   /** Null without {@code -DconnectorJvmB}. */
   final BenchConnector kvB;
+
   private final UnixHttpClient unixB;
 
-  private BenchSetup(BenchConnector kv, UnixHttpClient unix, HikariDataSource direct, BenchConnector kvB,
+  private BenchSetup(
+      BenchConnector kv,
+      UnixHttpClient unix,
+      HikariDataSource direct,
+      BenchConnector kvB,
       UnixHttpClient unixB) {
     this.kv = kv;
     this.unix = unix;
@@ -34,10 +40,17 @@ final class BenchSetup implements AutoCloseable {
     this.unixB = unixB;
   }
 
-  /** Starts the connector(s) and writes their keys; the direct pool has a connection for each of {@code threads}. */
+  /**
+   * Starts the connector(s) and writes their keys; the direct pool has a connection for each of
+   * {@code threads}.
+   */
   static BenchSetup start(int threads) throws Exception {
-    Map<String, String> env = Map.of("STATE_PROXY_PG_INDEXES", "status",
-        "CONNECTOR_PG_POOL_SIZE", String.valueOf(KvBench.POOL));
+    Map<String, String> env =
+        Map.of(
+            "STATE_PROXY_PG_INDEXES",
+            "status",
+            "CONNECTOR_PG_POOL_SIZE",
+            String.valueOf(KvBench.POOL));
     String optionsB = System.getProperty("connectorJvmB");
     BenchConnector kv = BenchConnector.start(env);
     UnixHttpClient unix = new UnixHttpClient(kv.socket());
@@ -54,7 +67,8 @@ final class BenchSetup implements AutoCloseable {
       hc.setJdbcUrl(kv.jdbcUrl());
       hc.setMaximumPoolSize(Math.max(8, threads));
       BenchSetup setup = new BenchSetup(kv, unix, new HikariDataSource(hc), kvB, unixB);
-      System.out.println("connector " + kv.describe() + (kvB == null ? "" : ";" + B + ": " + kvB.describe()));
+      System.out.println(
+          "connector " + kv.describe() + (kvB == null ? "" : ";" + B + ": " + kvB.describe()));
       return setup;
     } catch (Exception | Error e) {
       Closing.closeAll(unixB, kvB, unix, kv);
@@ -70,12 +84,13 @@ final class BenchSetup implements AutoCloseable {
     }
     Map<String, KvBench.Op> b = KvBench.ops(kvB, unixB, direct, false);
     Map<String, KvBench.Op> both = new LinkedHashMap<>();
-    a.forEach((name, op) -> {
-      both.put(name, op);
-      if (b.containsKey(name) && !name.startsWith("direct")) {
-        both.put(name + B, b.get(name));
-      }
-    });
+    a.forEach(
+        (name, op) -> {
+          both.put(name, op);
+          if (b.containsKey(name) && !name.startsWith("direct")) {
+            both.put(name + B, b.get(name));
+          }
+        });
     return both;
   }
 

@@ -7,15 +7,22 @@ import java.util.Map;
 
 /**
  * A connector on a fresh socket for a given {@code STATE_PROXY_PG_URL}, started even when the
- * database refuses it (then there is no schema, and the connector answers 503s): for the tests
- * of logins and TLS, where refusal is one of the cases.
+ * database refuses it (then there is no schema, and the connector answers 503s): for the tests of
+ * logins and TLS, where refusal is one of the cases.
  */
 record ConnectorOn(KvStore store, KvApp app, UnixHttp http) implements AutoCloseable {
 
   static ConnectorOn url(String url) throws Exception {
     Path dir = Files.createTempDirectory("kvconn");
-    KvConfig config = KvConfig.fromEnv(Map.of("CONNECTOR_SOCKET", dir.resolve("kv.sock").toString(),
-        "STATE_PROXY_PG_URL", url, "STATE_PROXY_PG_INDEXES", "status"));
+    KvConfig config =
+        KvConfig.fromEnv(
+            Map.of(
+                "CONNECTOR_SOCKET",
+                dir.resolve("kv.sock").toString(),
+                "STATE_PROXY_PG_URL",
+                url,
+                "STATE_PROXY_PG_INDEXES",
+                "status"));
     KvStore store = new KvStore(config);
     try {
       store.ensureSchema();

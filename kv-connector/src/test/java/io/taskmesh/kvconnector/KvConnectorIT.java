@@ -44,10 +44,12 @@ class KvConnectorIT {
 
   @BeforeAll
   static void start() throws Exception {
-    kv = KvFixture.start(Map.of(
-        "STATE_PROXY_PG_INDEXES", "status, (deadline_at)::timestamptz, (n)::numeric",
-        "CONNECTOR_SOCKET_MODE", "0660",
-        "CONNECTOR_MAX_BODY_BYTES", "4096"));
+    kv =
+        KvFixture.start(
+            Map.of(
+                "STATE_PROXY_PG_INDEXES", "status, (deadline_at)::timestamptz, (n)::numeric",
+                "CONNECTOR_SOCKET_MODE", "0660",
+                "CONNECTOR_MAX_BODY_BYTES", "4096"));
     http = kv.http;
   }
 
@@ -58,7 +60,8 @@ class KvConnectorIT {
 
   @BeforeEach
   void clean() throws Exception {
-    try (Connection c = kv.jdbc(); Statement st = c.createStatement()) {
+    try (Connection c = kv.jdbc();
+        Statement st = c.createStatement()) {
       st.execute("TRUNCATE kv");
     }
   }
@@ -80,7 +83,9 @@ class KvConnectorIT {
   }
 
   long rowCount() throws Exception {
-    try (Connection c = kv.jdbc(); Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT count(*) FROM kv")) {
+    try (Connection c = kv.jdbc();
+        Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("SELECT count(*) FROM kv")) {
       rs.next();
       return rs.getLong(1);
     }
@@ -98,23 +103,36 @@ class KvConnectorIT {
   @Test
   void startupCreatesTableGinAndExpressionIndexes() throws Exception {
     List<String> defs = new ArrayList<>();
-    try (Connection c = kv.jdbc(); Statement st = c.createStatement();
-         ResultSet rs = st.executeQuery("SELECT indexname || ' ' || indexdef FROM pg_indexes WHERE tablename = 'kv'")) {
+    try (Connection c = kv.jdbc();
+        Statement st = c.createStatement();
+        ResultSet rs =
+            st.executeQuery(
+                "SELECT indexname || ' ' || indexdef FROM pg_indexes WHERE tablename = 'kv'")) {
       while (rs.next()) {
         defs.add(rs.getString(1));
       }
     }
-    assertThat(defs).anySatisfy(d -> assertThat(d).startsWith("kv_value_gin").contains("USING gin (value)"));
-    assertThat(defs).anySatisfy(d -> assertThat(d).startsWith("kv_idx_status ").contains("(value ->> 'status'::text)"));
-    assertThat(defs).anySatisfy(d -> assertThat(d).startsWith("kv_idx_deadline_at_timestamptz ").contains("kv_try_timestamptz"));
-    assertThat(defs).anySatisfy(d -> assertThat(d).startsWith("kv_idx_n_numeric ").contains("kv_try_numeric"));
+    assertThat(defs)
+        .anySatisfy(d -> assertThat(d).startsWith("kv_value_gin").contains("USING gin (value)"));
+    assertThat(defs)
+        .anySatisfy(
+            d -> assertThat(d).startsWith("kv_idx_status ").contains("(value ->> 'status'::text)"));
+    assertThat(defs)
+        .anySatisfy(
+            d ->
+                assertThat(d)
+                    .startsWith("kv_idx_deadline_at_timestamptz ")
+                    .contains("kv_try_timestamptz"));
+    assertThat(defs)
+        .anySatisfy(d -> assertThat(d).startsWith("kv_idx_n_numeric ").contains("kv_try_numeric"));
     // a second start-up on the same table is a no-op (no migrations, nothing fails)
     kv.store.ensureSchema();
   }
 
   @Test
   void socketGetsTheConfiguredMode() throws Exception {
-    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(kv.config.socket()))).isEqualTo("rw-rw----");
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(kv.config.socket())))
+        .isEqualTo("rw-rw----");
   }
 
   @Test
@@ -125,18 +143,25 @@ class KvConnectorIT {
       ch.bind(UnixDomainSocketAddress.of(sock));
     }
     assertThat(sock).exists(); // a socket file nobody listens on any more
-    Map<String, String> env = new HashMap<>(Map.of("CONNECTOR_SOCKET", sock.toString(), "STATE_PROXY_PG_URL", kv.jdbcUrl));
+    Map<String, String> env =
+        new HashMap<>(
+            Map.of("CONNECTOR_SOCKET", sock.toString(), "STATE_PROXY_PG_URL", kv.jdbcUrl));
     KvConfig cfg = KvConfig.fromEnv(env);
-    try (KvStore store = new KvStore(cfg); KvApp app = new KvApp(cfg, store).start(); UnixHttp c = new UnixHttp(sock)) {
+    try (KvStore store = new KvStore(cfg);
+        KvApp app = new KvApp(cfg, store).start();
+        UnixHttp c = new UnixHttp(sock)) {
       assertThat(c.get("/healthz").status()).isEqualTo(200);
       KvApp second = new KvApp(cfg, store);
       assertThatThrownBy(second::start).hasMessageContaining("another process is listening");
     }
     Path regular = dir.resolve("file.sock");
     Files.writeString(regular, "not a socket");
-    KvConfig cfg2 = KvConfig.fromEnv(Map.of("CONNECTOR_SOCKET", regular.toString(), "STATE_PROXY_PG_URL", kv.jdbcUrl));
+    KvConfig cfg2 =
+        KvConfig.fromEnv(
+            Map.of("CONNECTOR_SOCKET", regular.toString(), "STATE_PROXY_PG_URL", kv.jdbcUrl));
     try (KvStore store = new KvStore(cfg2)) {
-      assertThatThrownBy(() -> new KvApp(cfg2, store).start()).hasMessageContaining("not a Unix socket");
+      assertThatThrownBy(() -> new KvApp(cfg2, store).start())
+          .hasMessageContaining("not a Unix socket");
     }
     assertThat(Files.readString(regular)).isEqualTo("not a socket");
   }
@@ -199,10 +224,16 @@ class KvConnectorIT {
     // the same without Content-Length (chunked): the read stops at the limit, and the client
     // still gets its 413 rather than a broken pipe (repeated: that was a race)
     for (int i = 0; i < 20; i++) {
-      ContentResponse r = http.jetty().newRequest("http://localhost/keys/big").method("PUT")
-          .transport(http.transport())
-          .body(new InputStreamRequestContent("application/json", new ByteArrayInputStream(big.getBytes())))
-          .timeout(10, TimeUnit.SECONDS).send();
+      ContentResponse r =
+          http.jetty()
+              .newRequest("http://localhost/keys/big")
+              .method("PUT")
+              .transport(http.transport())
+              .body(
+                  new InputStreamRequestContent(
+                      "application/json", new ByteArrayInputStream(big.getBytes())))
+              .timeout(10, TimeUnit.SECONDS)
+              .send();
       assertThat(r.getStatus()).isEqualTo(413);
     }
     assertThat(rowCount()).isZero();
@@ -216,10 +247,12 @@ class KvConnectorIT {
   void aBodyTooLargeToDrainIsRefusedAtOnceAndTheConnectionClosed() throws Exception {
     // Content-Length far beyond the limit and what the server drains: the 413 comes before the
     // body is sent (the client writes only the head), then the server closes the connection
-    try (SocketChannel ch = SocketChannel.open(
-        UnixDomainSocketAddress.of(kv.config.socket()))) {
-      ch.write(ByteBuffer.wrap(("PUT /keys/huge HTTP/1.1\r\nHost: kv\r\nContent-Type: application/json\r\n"
-          + "Content-Length: 50000000\r\n\r\n{\"a\":\"").getBytes(StandardCharsets.US_ASCII)));
+    try (SocketChannel ch = SocketChannel.open(UnixDomainSocketAddress.of(kv.config.socket()))) {
+      ch.write(
+          ByteBuffer.wrap(
+              ("PUT /keys/huge HTTP/1.1\r\nHost: kv\r\nContent-Type: application/json\r\n"
+                      + "Content-Length: 50000000\r\n\r\n{\"a\":\"")
+                  .getBytes(StandardCharsets.US_ASCII)));
       ByteArrayOutputStream answer = new ByteArrayOutputStream();
       ByteBuffer buf = ByteBuffer.allocate(4096);
       while (ch.read(buf.clear()) >= 0) { // ends when the server closes
@@ -280,13 +313,15 @@ class KvConnectorIT {
   void malformedQueryStringsAre400AndChangeNothing() throws Exception {
     http.put("/keys/q1", "{\"status\":\"pending\"}");
     try (UnixHttpClient raw = new UnixHttpClient(kv.config.socket())) {
-      HttpResponse put = raw.send("PUT", "/keys/q1?if_status=%zz", Map.of(), "{\"status\":\"x\"}".getBytes());
+      HttpResponse put =
+          raw.send("PUT", "/keys/q1?if_status=%zz", Map.of(), "{\"status\":\"x\"}".getBytes());
       assertThat(put.status()).as(put.bodyString()).isEqualTo(400);
       assertThat(put.bodyString()).contains("percent-encoded");
       HttpResponse list = raw.send("GET", "/keys/?prefix=%g1", Map.of(), null);
       assertThat(list.status()).as(list.bodyString()).isEqualTo(400);
     }
-    assertThat(json(http.get("/keys/q1")).path("value").path("status").asText()).isEqualTo("pending");
+    assertThat(json(http.get("/keys/q1")).path("value").path("status").asText())
+        .isEqualTo("pending");
   }
 
   // ---- conditional writes
@@ -296,23 +331,33 @@ class KvConnectorIT {
     http.put("/keys/m1", "{\"status\":\"pending\",\"v\":1}");
     UnixHttp.Resp ok = http.put("/keys/m1?if_status=pending", "{\"status\":\"running\",\"v\":2}");
     assertThat(ok.status()).as(ok.body()).isEqualTo(200);
-    assertError(http.put("/keys/m1?if_status=pending", "{\"status\":\"failed\",\"v\":3}"), 409, "conflict",
+    assertError(
+        http.put("/keys/m1?if_status=pending", "{\"status\":\"failed\",\"v\":3}"),
+        409,
+        "conflict",
         "stored status is 'running'");
     assertThat(json(http.get("/keys/m1")).path("value").path("v").asInt()).isEqualTo(2);
-    assertError(http.put("/keys/missing?if_status=pending", "{\"status\":\"running\"}"), 409, "conflict",
+    assertError(
+        http.put("/keys/missing?if_status=pending", "{\"status\":\"running\"}"),
+        409,
+        "conflict",
         "does not exist");
     assertThat(http.get("/keys/missing").status()).isEqualTo(404);
     // a value without a status never matches
     http.put("/keys/nostatus", "{\"v\":1}");
-    assertThat(http.put("/keys/nostatus?if_status=pending", "{\"status\":\"x\"}").status()).isEqualTo(409);
+    assertThat(http.put("/keys/nostatus?if_status=pending", "{\"status\":\"x\"}").status())
+        .isEqualTo(409);
   }
 
   @Test
   void ifNoneMatchStarCreatesOnlyOnce() throws Exception {
     UnixHttp.Resp first = http.send("PUT", "/keys/once", "{\"v\":1}", Map.of("If-None-Match", "*"));
     assertThat(first.status()).isEqualTo(201);
-    assertError(http.send("PUT", "/keys/once", "{\"v\":2}", Map.of("If-None-Match", "*")), 412,
-        "precondition_failed", "already exists");
+    assertError(
+        http.send("PUT", "/keys/once", "{\"v\":2}", Map.of("If-None-Match", "*")),
+        412,
+        "precondition_failed",
+        "already exists");
     assertThat(json(http.get("/keys/once")).path("value").path("v").asInt()).isEqualTo(1);
   }
 
@@ -325,8 +370,12 @@ class KvConnectorIT {
       List<Integer> codes = java.util.Collections.synchronizedList(new ArrayList<>());
       for (int i = 0; i < 4; i++) {
         int w = i;
-        Thread t = new Thread(() ->
-            codes.add(http.put(key + "?if_status=pending", "{\"status\":\"s" + w + "\"}").status()));
+        Thread t =
+            new Thread(
+                () ->
+                    codes.add(
+                        http.put(key + "?if_status=pending", "{\"status\":\"s" + w + "\"}")
+                            .status()));
         t.start();
         threads.add(t);
       }
@@ -347,7 +396,8 @@ class KvConnectorIT {
     }
     assertThat(json(http.get("/keys/?prefix=mesh/")).path("keys").toString())
         .isEqualTo("[\"mesh/1\",\"mesh/10\",\"mesh/2\"]");
-    assertThat(json(http.get("/keys/?prefix=me%25")).path("keys").toString()).isEqualTo("[\"me%x\"]");
+    assertThat(json(http.get("/keys/?prefix=me%25")).path("keys").toString())
+        .isEqualTo("[\"me%x\"]");
     assertThat(json(http.get("/keys/?prefix=me_")).path("keys").toString()).isEqualTo("[\"me_x\"]");
     assertThat(json(http.get("/keys/")).path("keys")).hasSize(7);
     assertThat(json(http.get("/keys?prefix=")).path("keys")).hasSize(7);

@@ -45,7 +45,8 @@ final class KvFixture implements AutoCloseable {
   static String freshDatabase() throws Exception {
     LocalPostgres pg = LocalPostgres.shared();
     String name = "kv_it_" + ProcessHandle.current().pid() + "_" + SEQ.incrementAndGet();
-    try (Connection c = DriverManager.getConnection(pg.jdbcUrl()); Statement st = c.createStatement()) {
+    try (Connection c = DriverManager.getConnection(pg.jdbcUrl());
+        Statement st = c.createStatement()) {
       st.execute("CREATE DATABASE " + name);
     }
     return pg.jdbcUrl().replace("/postgres?", "/" + name + "?");

@@ -38,37 +38,44 @@ class KvOutageIT {
       List<Thread> writers = new ArrayList<>();
       for (int w = 0; w < 4; w++) {
         int writer = w;
-        Thread t = new Thread(() -> {
-          for (int i = 0; !stop.get(); i++) {
-            String key = "load/" + writer + "/" + i;
-            String value = "{\"status\":\"pending\",\"writer\":" + writer + ",\"i\":" + i + "}";
-            long t0 = System.nanoTime();
-            UnixHttp.Resp r = kv.http.put("/keys/" + key, value);
-            long ms = (System.nanoTime() - t0) / 1_000_000;
-            if (r.status() == 201 || r.status() == 200) {
-              acked.put(key, value);
-              if (restarted.get()) {
-                ackedAfterRestart.incrementAndGet();
-              }
-            } else if (r.status() == 503) {
-              unavailableMillis.add(ms);
-              assertThat(r.body()).contains("\"error\":\"unavailable\"");
-            } else {
-              unexpected.add(r.status() + " " + r.body());
-            }
-          }
-        }, "writer-" + w);
+        Thread t =
+            new Thread(
+                () -> {
+                  for (int i = 0; !stop.get(); i++) {
+                    String key = "load/" + writer + "/" + i;
+                    String value =
+                        "{\"status\":\"pending\",\"writer\":" + writer + ",\"i\":" + i + "}";
+                    long t0 = System.nanoTime();
+                    UnixHttp.Resp r = kv.http.put("/keys/" + key, value);
+                    long ms = (System.nanoTime() - t0) / 1_000_000;
+                    if (r.status() == 201 || r.status() == 200) {
+                      acked.put(key, value);
+                      if (restarted.get()) {
+                        ackedAfterRestart.incrementAndGet();
+                      }
+                    } else if (r.status() == 503) {
+                      unavailableMillis.add(ms);
+                      assertThat(r.body()).contains("\"error\":\"unavailable\"");
+                    } else {
+                      unexpected.add(r.status() + " " + r.body());
+                    }
+                  }
+                },
+                "writer-" + w);
         t.start();
         writers.add(t);
       }
       try {
         Await.until(() -> acked.size() >= 300, Duration.ofSeconds(30), "writes before the outage");
         LocalPostgres.shared().stop();
-        Await.until(() -> unavailableMillis.size() >= 40, Duration.ofSeconds(30), "503s during the outage");
+        Await.until(
+            () -> unavailableMillis.size() >= 40, Duration.ofSeconds(30), "503s during the outage");
         assertThat(kv.http.get("/healthz").status()).isEqualTo(503);
         LocalPostgres.shared().restart();
         restarted.set(true);
-        Await.until(() -> ackedAfterRestart.get() >= 300, Duration.ofSeconds(60),
+        Await.until(
+            () -> ackedAfterRestart.get() >= 300,
+            Duration.ofSeconds(60),
             "writes after Postgres came back");
       } finally {
         stop.set(true);
@@ -80,13 +87,18 @@ class KvOutageIT {
       // quickly: bounded by the pool's acquisition timeout (1 s) plus connect time, not a hang
       List<Long> sorted = new ArrayList<>(unavailableMillis);
       sorted.sort(Long::compare);
-      System.out.printf("outage: %d acked, %d x 503, 503 latency p50 %d ms, max %d ms%n", acked.size(),
-          sorted.size(), sorted.get(sorted.size() / 2), sorted.get(sorted.size() - 1));
+      System.out.printf(
+          "outage: %d acked, %d x 503, 503 latency p50 %d ms, max %d ms%n",
+          acked.size(),
+          sorted.size(),
+          sorted.get(sorted.size() / 2),
+          sorted.get(sorted.size() - 1));
       assertThat(sorted.get(sorted.size() - 1)).isLessThan(5_000);
       assertThat(kv.http.get("/healthz").status()).isEqualTo(200);
       // nothing acknowledged is lost
       try (Connection c = kv.jdbc();
-           PreparedStatement ps = c.prepareStatement("SELECT value = ?::jsonb FROM kv WHERE key = ?")) {
+          PreparedStatement ps =
+              c.prepareStatement("SELECT value = ?::jsonb FROM kv WHERE key = ?")) {
         for (Map.Entry<String, String> e : acked.entrySet()) {
           ps.setString(1, e.getValue());
           ps.setString(2, e.getKey());
@@ -98,5 +110,4 @@ class KvOutageIT {
       }
     }
   }
-
 }

@@ -14,23 +14,30 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The connector against a role that must log in with a SCRAM-SHA-256 password, as on a real
- * server (the shared test Postgres trusts loopback otherwise). Both database clients are used:
- * the key routes (reactive client) and {@code POST /query} (pgjdbc). A wrong password is a 503,
- * never a 2xx.
+ * The connector against a role that must log in with a SCRAM-SHA-256 password, as on a real server
+ * (the shared test Postgres trusts loopback otherwise). Both database clients are used: the key
+ * routes (reactive client) and {@code POST /query} (pgjdbc). A wrong password is a 503, never a
+ * 2xx.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class KvPasswordAuthIT {
   private static final String ROLE = "kv_scram_user";
-  /** A space, a colon and an at sign: Vert.x 4.5's SCRAM client dropped the space and failed to log in. */
+
+  /**
+   * A space, a colon and an at sign: Vert.x 4.5's SCRAM client dropped the space and failed to log
+   * in.
+   */
   private static final String PASSWORD = "p w:x@y";
+
   private static final String ENCODED = "p%20w%3Ax%40y";
 
   @Test
   void aPasswordRoleWorksThroughBothClientsAndAWrongPasswordIs503() throws Exception {
     LocalPostgres pg = LocalPostgres.shared();
     String db = requireScramFor(pg);
-    try (Connection direct = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + pg.port() + "/" + db, ROLE, PASSWORD)) {
+    try (Connection direct =
+        DriverManager.getConnection(
+            "jdbc:postgresql://127.0.0.1:" + pg.port() + "/" + db, ROLE, PASSWORD)) {
       assertThat(direct.isValid(1)).as("pgjdbc logs in with the password").isTrue();
     }
     String url = "postgres://" + ROLE + ":" + ENCODED + "@127.0.0.1:" + pg.port() + "/" + db;
@@ -38,9 +45,12 @@ class KvPasswordAuthIT {
       assertThat(kv.http().get("/healthz").status()).isEqualTo(200);
       UnixHttp.Resp put = kv.http().put("/keys/auth/1", "{\"status\":\"pending\"}");
       assertThat(put.status()).as(put.body()).isEqualTo(201);
-      assertThat(kv.http().put("/keys/auth/1?if_status=pending", "{\"status\":\"running\"}").status()).isEqualTo(200);
+      assertThat(
+              kv.http().put("/keys/auth/1?if_status=pending", "{\"status\":\"running\"}").status())
+          .isEqualTo(200);
       assertThat(kv.http().get("/keys/auth/1").body()).contains("\"running\"");
-      UnixHttp.Resp q = kv.http().post("/query", "{\"filter\":{\"status\":\"running\"},\"count\":true}");
+      UnixHttp.Resp q =
+          kv.http().post("/query", "{\"filter\":{\"status\":\"running\"},\"count\":true}");
       assertThat(q.status()).as(q.body()).isEqualTo(200);
       assertThat(q.body()).contains("\"total\":1");
     }
@@ -58,7 +68,8 @@ class KvPasswordAuthIT {
    */
   private static String requireScramFor(LocalPostgres pg) throws Exception {
     String db = ROLE + "_db";
-    try (Connection c = DriverManager.getConnection(pg.jdbcUrl()); Statement st = c.createStatement()) {
+    try (Connection c = DriverManager.getConnection(pg.jdbcUrl());
+        Statement st = c.createStatement()) {
       Path hba;
       try (ResultSet rs = st.executeQuery("SHOW hba_file")) {
         rs.next();
@@ -71,7 +82,8 @@ class KvPasswordAuthIT {
         st.execute("SELECT pg_reload_conf()");
       }
       st.execute("SET password_encryption = 'scram-sha-256'");
-      try (ResultSet rs = st.executeQuery("SELECT 1 FROM pg_roles WHERE rolname = '" + ROLE + "'")) {
+      try (ResultSet rs =
+          st.executeQuery("SELECT 1 FROM pg_roles WHERE rolname = '" + ROLE + "'")) {
         if (!rs.next()) {
           st.execute("CREATE ROLE " + ROLE + " LOGIN");
           st.execute("CREATE DATABASE " + db + " OWNER " + ROLE);

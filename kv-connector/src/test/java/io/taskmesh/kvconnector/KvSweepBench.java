@@ -9,11 +9,11 @@ import java.util.Map;
  * On-demand benchmark (not a test): the ops of {@link KvBench} (direct GET, kv GET, direct
  * conditional UPDATE, kv {@code PUT ?if_status}) at several numbers of client threads, each level
  * against the direct op at the same level, and each path's peak against the other's. One
- * concurrency alone says little: a direct pgjdbc GET peaks on this machine's two cores at 2
- * threads (one client and one backend per core), while the connector batches more GETs per round
- * trip the more requests wait and peaks at 16-32. A peak at the first or last level is flagged: it
- * was not bracketed, so the real one may lie outside the levels. Levels and ops are interleaved in
- * every round, so load from other processes hits them alike.
+ * concurrency alone says little: a direct pgjdbc GET peaks on this machine's two cores at 2 threads
+ * (one client and one backend per core), while the connector batches more GETs per round trip the
+ * more requests wait and peaks at 16-32. A peak at the first or last level is flagged: it was not
+ * bracketed, so the real one may lie outside the levels. Levels and ops are interleaved in every
+ * round, so load from other processes hits them alike.
  *
  * <pre>
  * mvn -o -q -pl kv-connector test-compile dependency:build-classpath -Dmdep.outputFile=/tmp/kvcp.txt -Dmdep.includeScope=test
@@ -29,8 +29,10 @@ public final class KvSweepBench {
   private KvSweepBench() {}
 
   public static void main(String[] args) throws Exception {
-    int[] levels = Arrays.stream(System.getProperty("levels", "1,2,4,8,16,32,64").split(","))
-        .mapToInt(l -> Integer.parseInt(l.trim())).toArray();
+    int[] levels =
+        Arrays.stream(System.getProperty("levels", "1,2,4,8,16,32,64").split(","))
+            .mapToInt(l -> Integer.parseInt(l.trim()))
+            .toArray();
     int rounds = Integer.getInteger("rounds", 3);
     long runMs = Long.getLong("runMs", 5000);
     int most = Arrays.stream(levels).max().orElseThrow();
@@ -38,7 +40,14 @@ public final class KvSweepBench {
       BenchConnector kvB = setup.kvB;
       Map<String, KvBench.Op> all = setup.ops(false);
       Map<String, KvBench.Op> ops = new LinkedHashMap<>();
-      for (String name : List.of(DIRECT_GET, KV_GET, KV_GET + BenchSetup.B, DIRECT_PUT, KV_PUT, KV_PUT + BenchSetup.B)) {
+      for (String name :
+          List.of(
+              DIRECT_GET,
+              KV_GET,
+              KV_GET + BenchSetup.B,
+              DIRECT_PUT,
+              KV_PUT,
+              KV_PUT + BenchSetup.B)) {
         if (all.containsKey(name)) {
           ops.put(name, all.get(name));
         }
@@ -55,27 +64,36 @@ public final class KvSweepBench {
             KvBench.run(e.getValue(), KvBench.PRE_MS, levels[l]);
             long n = KvBench.run(e.getValue(), runMs, levels[l]);
             perSec.get(e.getKey())[l][round] = n * 1000.0 / runMs;
-            System.out.printf("round %d  %2d threads  %-44s %9.0f ops/s%n", round + 1, levels[l], e.getKey(),
-                perSec.get(e.getKey())[l][round]);
+            System.out.printf(
+                "round %d  %2d threads  %-44s %9.0f ops/s%n",
+                round + 1, levels[l], e.getKey(), perSec.get(e.getKey())[l][round]);
           }
         }
       }
-      System.out.printf("%nmedian of %d rounds of %d ms per level (each after %d ms of the same op), connector pool %d;%n"
-          + "ratio = median of the per-round ratios to the direct op at the same level:%n", rounds, runMs,
-          KvBench.PRE_MS, KvBench.POOL);
-      System.out.printf("%-8s %12s %12s %7s %12s %12s %7s%n", "threads", "direct GET", "kv GET", "ratio",
-          "direct PUT", "kv PUT", "ratio");
+      System.out.printf(
+          "%nmedian of %d rounds of %d ms per level (each after %d ms of the same op), connector pool %d;%n"
+              + "ratio = median of the per-round ratios to the direct op at the same level:%n",
+          rounds, runMs, KvBench.PRE_MS, KvBench.POOL);
+      System.out.printf(
+          "%-8s %12s %12s %7s %12s %12s %7s%n",
+          "threads", "direct GET", "kv GET", "ratio", "direct PUT", "kv PUT", "ratio");
       for (int l = 0; l < levels.length; l++) {
-        System.out.printf("%-8d %12.0f %12.0f %6.2fx %12.0f %12.0f %6.2fx%n", levels[l],
-            KvBench.median(perSec.get(DIRECT_GET)[l]), KvBench.median(perSec.get(KV_GET)[l]),
+        System.out.printf(
+            "%-8d %12.0f %12.0f %6.2fx %12.0f %12.0f %6.2fx%n",
+            levels[l],
+            KvBench.median(perSec.get(DIRECT_GET)[l]),
+            KvBench.median(perSec.get(KV_GET)[l]),
             pairedRatio(perSec.get(KV_GET)[l], perSec.get(DIRECT_GET)[l]),
-            KvBench.median(perSec.get(DIRECT_PUT)[l]), KvBench.median(perSec.get(KV_PUT)[l]),
+            KvBench.median(perSec.get(DIRECT_PUT)[l]),
+            KvBench.median(perSec.get(KV_PUT)[l]),
             pairedRatio(perSec.get(KV_PUT)[l], perSec.get(DIRECT_PUT)[l]));
       }
       if (kvB != null) {
         System.out.printf("%n[B] at each level, against the same direct op:%n");
         for (int l = 0; l < levels.length; l++) {
-          System.out.printf("%-8d kv GET [B] %9.0f %6.2fx   kv PUT [B] %9.0f %6.2fx%n", levels[l],
+          System.out.printf(
+              "%-8d kv GET [B] %9.0f %6.2fx   kv PUT [B] %9.0f %6.2fx%n",
+              levels[l],
               KvBench.median(perSec.get(KV_GET + BenchSetup.B)[l]),
               pairedRatio(perSec.get(KV_GET + BenchSetup.B)[l], perSec.get(DIRECT_GET)[l]),
               KvBench.median(perSec.get(KV_PUT + BenchSetup.B)[l]),
@@ -106,12 +124,21 @@ public final class KvSweepBench {
     int bestDirect = best(direct);
     double kvPeak = KvBench.median(kv[bestKv]);
     double directPeak = KvBench.median(direct[bestDirect]);
-    System.out.printf("%-15s kv %9.0f ops/s (%d threads%s), direct %9.0f ops/s (%d threads%s): %.2fx%n", what, kvPeak,
-        levels[bestKv], edge(bestKv, levels), directPeak, levels[bestDirect], edge(bestDirect, levels),
+    System.out.printf(
+        "%-15s kv %9.0f ops/s (%d threads%s), direct %9.0f ops/s (%d threads%s): %.2fx%n",
+        what,
+        kvPeak,
+        levels[bestKv],
+        edge(bestKv, levels),
+        directPeak,
+        levels[bestDirect],
+        edge(bestDirect, levels),
         kvPeak / directPeak);
   }
 
-  /** A peak at the first or last level was not bracketed: the path may do better outside the levels. */
+  /**
+   * A peak at the first or last level was not bracketed: the path may do better outside the levels.
+   */
   private static String edge(int level, int[] levels) {
     return level == 0 || level == levels.length - 1 ? ", EDGE of the levels: not bracketed" : "";
   }

@@ -34,8 +34,10 @@ record ProcStat(String name, long cpuTicks) {
       int close = s.lastIndexOf(')');
       // fields after "pid (comm) ": state is [0], utime [11], stime [12]
       String[] f = s.substring(close + 2).split(" ");
-      return Optional.of(new ProcStat(s.substring(s.indexOf('(') + 1, close),
-          Long.parseLong(f[11]) + Long.parseLong(f[12])));
+      return Optional.of(
+          new ProcStat(
+              s.substring(s.indexOf('(') + 1, close),
+              Long.parseLong(f[11]) + Long.parseLong(f[12])));
     } catch (IOException | RuntimeException e) {
       return Optional.empty();
     }

@@ -13,7 +13,8 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 10, unit = TimeUnit.SECONDS)
 class QueryCompilerTest {
   private final ObjectMapper m = new ObjectMapper();
-  private final QueryCompiler qc = new QueryCompiler(List.of(IndexSpec.parse("(deadline_at)::timestamptz")));
+  private final QueryCompiler qc =
+      new QueryCompiler(List.of(IndexSpec.parse("(deadline_at)::timestamptz")));
 
   private Query compile(String json) throws Exception {
     return qc.compile(m.readTree(json));
@@ -21,24 +22,32 @@ class QueryCompilerTest {
 
   @Test
   void valuesOnlyEverTravelAsParameters() throws Exception {
-    Query q = compile("{\"prefix\":\"a%_\\\\\",\"filter\":{\"name\":\"x'; DROP TABLE kv; --\",\"n\":{\"$gt\":5}},"
-        + "\"sort\":[\"-n\"],\"limit\":10,\"offset\":20,\"count\":true}");
+    Query q =
+        compile(
+            "{\"prefix\":\"a%_\\\\\",\"filter\":{\"name\":\"x'; DROP TABLE kv; --\",\"n\":{\"$gt\":5}},"
+                + "\"sort\":[\"-n\"],\"limit\":10,\"offset\":20,\"count\":true}");
     assertThat(q.selectSql()).doesNotContain("DROP").doesNotContain("x'");
-    assertThat(q.selectSql()).contains("key LIKE ? ESCAPE").contains("LIMIT ?").contains("OFFSET ?")
+    assertThat(q.selectSql())
+        .contains("key LIKE ? ESCAPE")
+        .contains("LIMIT ?")
+        .contains("OFFSET ?")
         .contains("ORDER BY (value->'n') DESC NULLS LAST, key");
-    assertThat(q.selectParams()).contains("a\\%\\_\\\\%", "x'; DROP TABLE kv; --", new BigDecimal("5"), 10L, 20L);
+    assertThat(q.selectParams())
+        .contains("a\\%\\_\\\\%", "x'; DROP TABLE kv; --", new BigDecimal("5"), 10L, 20L);
     assertThat(q.countSql()).startsWith("SELECT count(*) FROM kv WHERE").doesNotContain("LIMIT");
   }
 
   @Test
   void castIndexedFieldsUseTheIndexedExpression() throws Exception {
     Query q = compile("{\"filter\":{\"deadline_at\":{\"$lt\":\"2030-01-01T00:00:00Z\"}}}");
-    assertThat(q.selectSql()).contains("kv_try_timestamptz((value->>'deadline_at')) < ?::timestamptz");
+    assertThat(q.selectSql())
+        .contains("kv_try_timestamptz((value->>'deadline_at')) < ?::timestamptz");
   }
 
   @Test
   void existsUsesTheEscapedQuestionMarkOperator() throws Exception {
-    assertThat(compile("{\"filter\":{\"a\":{\"$exists\":true}}}").selectSql()).contains("(value ?? ?)");
+    assertThat(compile("{\"filter\":{\"a\":{\"$exists\":true}}}").selectSql())
+        .contains("(value ?? ?)");
   }
 
   @Test
@@ -54,8 +63,10 @@ class QueryCompilerTest {
       many.append(i == 0 ? "" : ",").append(i);
     }
     assertThatThrownBy(() -> compile("{\"filter\":{\"n\":{\"$in\":" + many + "]}}}"))
-        .isInstanceOf(KvException.class).hasMessageContaining("more than 1000");
-    assertThatThrownBy(() -> compile("{\"sort\":[\"a\",\"b\",\"c\",\"d\",\"e\",\"f\",\"g\",\"h\",\"i\"]}"))
+        .isInstanceOf(KvException.class)
+        .hasMessageContaining("more than 1000");
+    assertThatThrownBy(
+            () -> compile("{\"sort\":[\"a\",\"b\",\"c\",\"d\",\"e\",\"f\",\"g\",\"h\",\"i\"]}"))
         .hasMessageContaining("more than 8");
   }
 
@@ -63,7 +74,9 @@ class QueryCompilerTest {
   void injectionInFieldNamesIsRefusedBeforeAnySql() {
     for (String bad : List.of("a'b", "a)--", "a\\\"b", "é", "a;b", "$where")) {
       assertThatThrownBy(() -> compile("{\"filter\":{\"" + bad + "\":1}}"))
-          .isInstanceOf(KvException.class).extracting(e -> ((KvException) e).status()).isEqualTo(400);
+          .isInstanceOf(KvException.class)
+          .extracting(e -> ((KvException) e).status())
+          .isEqualTo(400);
     }
   }
 }

@@ -9,7 +9,9 @@ import org.eclipse.jetty.client.Request;
 import org.eclipse.jetty.client.StringRequestContent;
 import org.eclipse.jetty.io.Transport;
 
-/** A test client: real HTTP/1.1 over the connector's Unix socket (Jetty client, TCPUnix transport). */
+/**
+ * A test client: real HTTP/1.1 over the connector's Unix socket (Jetty client, TCPUnix transport).
+ */
 final class UnixHttp implements AutoCloseable {
   record Resp(int status, String body, Map<String, String> headers) {}
 
@@ -28,15 +30,20 @@ final class UnixHttp implements AutoCloseable {
 
   Resp send(String method, String path, String body, Map<String, String> headers) {
     try {
-      Request r = client.newRequest("http://localhost" + path).method(method).transport(transport)
-          .timeout(15, TimeUnit.SECONDS);
+      Request r =
+          client
+              .newRequest("http://localhost" + path)
+              .method(method)
+              .transport(transport)
+              .timeout(15, TimeUnit.SECONDS);
       headers.forEach((k, v) -> r.headers(h -> h.put(k, v)));
       if (body != null) {
         r.body(new StringRequestContent("application/json", body));
       }
       ContentResponse resp = r.send();
       Map<String, String> hs = new java.util.HashMap<>();
-      resp.getHeaders().forEach(f -> hs.put(f.getName().toLowerCase(java.util.Locale.ROOT), f.getValue()));
+      resp.getHeaders()
+          .forEach(f -> hs.put(f.getName().toLowerCase(java.util.Locale.ROOT), f.getValue()));
       return new Resp(resp.getStatus(), resp.getContentAsString(), hs);
     } catch (Exception e) {
       throw new IllegalStateException(method + " " + path + " failed: " + e, e);

@@ -2,9 +2,9 @@ package io.taskmesh.meshapi;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.taskmesh.schemas.Json;
 import io.taskmesh.unixhttp.HttpResponse;
 import io.taskmesh.unixhttp.UnixHttpClient;
-import io.taskmesh.schemas.Json;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -15,10 +15,10 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The kv-connector over its Unix socket: HTTP/1.1 with the connector's own
- * {@link UnixHttpClient} (JDK SocketChannel, keep-alive connection pool). The only way mesh-api
- * persists anything. Reads (GET, POST /query) are retried once when a pooled connection turns
- * out to be closed; writes are not (the connector may have applied them).
+ * The kv-connector over its Unix socket: HTTP/1.1 with the connector's own {@link UnixHttpClient}
+ * (JDK SocketChannel, keep-alive connection pool). The only way mesh-api persists anything. Reads
+ * (GET, POST /query) are retried once when a pooled connection turns out to be closed; writes are
+ * not (the connector may have applied them).
  */
 public final class ConnectorClient implements AutoCloseable {
   private static final Duration TIMEOUT = Duration.ofSeconds(10);
@@ -52,8 +52,13 @@ public final class ConnectorClient implements AutoCloseable {
 
   /** Conditional write; false on 409 (stored status differs, or the key vanished). */
   public boolean putIfStatus(String key, JsonNode value, String ifStatus) {
-    HttpResponse r = send("PUT", "/keys/" + encode(key) + "?if_status=" + encode(ifStatus), null,
-        Json.bytes(value), false);
+    HttpResponse r =
+        send(
+            "PUT",
+            "/keys/" + encode(key) + "?if_status=" + encode(ifStatus),
+            null,
+            Json.bytes(value),
+            false);
     if (r.status() == 409) {
       return false;
     }
@@ -82,8 +87,8 @@ public final class ConnectorClient implements AutoCloseable {
     }
   }
 
-  private HttpResponse send(String method, String target, Map<String, String> headers, byte[] body,
-      boolean retryable) {
+  private HttpResponse send(
+      String method, String target, Map<String, String> headers, byte[] body, boolean retryable) {
     try {
       HttpResponse r = http.send(method, target, headers, body, retryable);
       if (r.status() == 503) {
@@ -99,7 +104,8 @@ public final class ConnectorClient implements AutoCloseable {
 
   private static void expect(HttpResponse r, int status) {
     if (r.status() != status) {
-      throw new MeshException(502, "bad_gateway", "kv-connector answered " + r.status() + ": " + r.bodyString());
+      throw new MeshException(
+          502, "bad_gateway", "kv-connector answered " + r.status() + ": " + r.bodyString());
     }
   }
 

@@ -20,10 +20,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Kafka side of mesh-api: dispatches envelopes to actor queues and fans status/FLY events out to
- * every replica through one topic. Each replica reads all partitions of that topic (a
- * {@link TopicFanout}: assigned, no group, from the end), so an event published by any replica
- * reaches the SSE clients of all of them, including its own. Events are keyed by envelope id,
- * at-most-once and never replayed.
+ * every replica through one topic. Each replica reads all partitions of that topic (a {@link
+ * TopicFanout}: assigned, no group, from the end), so an event published by any replica reaches the
+ * SSE clients of all of them, including its own. Events are keyed by envelope id, at-most-once and
+ * never replayed.
  */
 public final class EventBus implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(EventBus.class);
@@ -34,7 +34,9 @@ public final class EventBus implements AutoCloseable {
 
   public EventBus(MeshConfig config) {
     this.config = config;
-    TopicCreator.ensure(config.kafkaBootstrap(), List.of(config.eventsTopic()),
+    TopicCreator.ensure(
+        config.kafkaBootstrap(),
+        List.of(config.eventsTopic()),
         TopicCreator.Spec.of(config.eventsPartitions(), config.eventsReplication()));
     Properties p = new Properties();
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, config.kafkaBootstrap());
@@ -47,11 +49,19 @@ public final class EventBus implements AutoCloseable {
     p.put(ProducerConfig.CLIENT_ID_CONFIG, "mesh-api-producer");
     this.producer = new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer());
     // started here: every event published after the constructor returns is seen
-    this.fanout = new TopicFanout<MeshEvent>(config.kafkaBootstrap(), config.eventsTopic(), "mesh-api-fanout",
-        v -> Json.read(v, MeshEvent.class)).start();
+    this.fanout =
+        new TopicFanout<MeshEvent>(
+                config.kafkaBootstrap(),
+                config.eventsTopic(),
+                "mesh-api-fanout",
+                v -> Json.read(v, MeshEvent.class))
+            .start();
   }
 
-  /** Subscribes to the events of one envelope; the listener must not block. Close the handle to unsubscribe. */
+  /**
+   * Subscribes to the events of one envelope; the listener must not block. Close the handle to
+   * unsubscribe.
+   */
   public AutoCloseable subscribe(String id, Consumer<MeshEvent> listener) {
     return fanout.subscribe(id, listener);
   }
@@ -63,11 +73,13 @@ public final class EventBus implements AutoCloseable {
 
   /** Publishes to every replica; fire and forget (at-most-once, logged on failure). */
   public void publish(MeshEvent e) {
-    producer.send(new ProducerRecord<>(config.eventsTopic(), e.id(), Json.bytes(e)), (md, ex) -> {
-      if (ex != null) {
-        LOG.warn("fan-out of {} event for {} failed: {}", e.type(), e.id(), ex.getMessage());
-      }
-    });
+    producer.send(
+        new ProducerRecord<>(config.eventsTopic(), e.id(), Json.bytes(e)),
+        (md, ex) -> {
+          if (ex != null) {
+            LOG.warn("fan-out of {} event for {} failed: {}", e.type(), e.id(), ex.getMessage());
+          }
+        });
   }
 
   /** Sends an envelope to its actor queue and waits for the broker's acknowledgement. */

@@ -18,15 +18,19 @@ public final class Main {
     ConnectorClient kv = new ConnectorClient(config.connectorSocket());
     EventBus bus = new EventBus(config);
     MeshApiApp app = new MeshApiApp(config, kv, bus).start();
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      app.close();
-      bus.close();
-      try {
-        kv.close();
-      } catch (Exception ignored) {
-        // exiting
-      }
-    }, "mesh-api-stop"));
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  app.close();
+                  bus.close();
+                  try {
+                    kv.close();
+                  } catch (Exception ignored) {
+                    // exiting
+                  }
+                },
+                "mesh-api-stop"));
     System.out.println("mesh-api: http://127.0.0.1:" + app.externalPort());
     System.out.println("mesh-api-internal: http://127.0.0.1:" + app.internalPort());
   }

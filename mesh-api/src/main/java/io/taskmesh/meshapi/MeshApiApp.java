@@ -28,18 +28,21 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * mesh-api: the external Javalin (create, list, get, cancel, SSE) and the internal one (events
- * from sidecars, heartbeat get). Built by the constructor, started by {@link #start()}; Main and the
+ * mesh-api: the external Javalin (create, list, get, cancel, SSE) and the internal one (events from
+ * sidecars, heartbeat get). Built by the constructor, started by {@link #start()}; Main and the
  * tests share this wiring.
  */
 public final class MeshApiApp implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(MeshApiApp.class);
+
   /** Request body limit (create and events; the spec's FLY limit). */
   public static final int MAX_BODY_BYTES = 1024 * 1024;
+
   /** Bytes of an over-limit body read and dropped before the 413, so that the client reads it. */
   static final int DRAIN_LIMIT = 256 * 1024;
-  private static final ObjectMapper STRICT = JsonMapper.builder()
-      .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).build();
+
+  private static final ObjectMapper STRICT =
+      JsonMapper.builder().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).build();
 
   private final MeshConfig config;
   private final MeshService service;
@@ -54,23 +57,30 @@ public final class MeshApiApp implements AutoCloseable {
   public MeshApiApp(MeshConfig config, ConnectorClient kv, EventBus bus) {
     this.config = config;
     this.bus = bus;
-    this.sseWriters = new SseWriters("mesh-api-sse", 0, SsePolicy.MESH_EVENTS.withKeepalive(config.keepalive()));
+    this.sseWriters =
+        new SseWriters("mesh-api-sse", 0, SsePolicy.MESH_EVENTS.withKeepalive(config.keepalive()));
     this.service = new MeshService(kv, bus, () -> gatewayUrl, config.namespace(), Instant::now);
     String mesh = config.prefix() + "/mesh";
-    this.external = Javalin.create(cfg -> {
-      common(cfg);
-      cfg.routes.post(mesh, this::create);
-      cfg.routes.get(mesh, this::list);
-      cfg.routes.get(mesh + "/{id}", this::get);
-      cfg.routes.delete(mesh + "/{id}", this::cancel);
-      cfg.routes.get(mesh + "/{id}/events", this::events);
-      cfg.routes.get("/openapi.json", ctx -> ctx.contentType("application/json").result(ApiDocument.openApiJson()));
-    });
-    this.internal = Javalin.create(cfg -> {
-      common(cfg);
-      cfg.routes.post(mesh + "/{id}/events", this::publish);
-      cfg.routes.get(mesh + "/{id}", this::get);
-    });
+    this.external =
+        Javalin.create(
+            cfg -> {
+              common(cfg);
+              cfg.routes.post(mesh, this::create);
+              cfg.routes.get(mesh, this::list);
+              cfg.routes.get(mesh + "/{id}", this::get);
+              cfg.routes.delete(mesh + "/{id}", this::cancel);
+              cfg.routes.get(mesh + "/{id}/events", this::events);
+              cfg.routes.get(
+                  "/openapi.json",
+                  ctx -> ctx.contentType("application/json").result(ApiDocument.openApiJson()));
+            });
+    this.internal =
+        Javalin.create(
+            cfg -> {
+              common(cfg);
+              cfg.routes.post(mesh + "/{id}/events", this::publish);
+              cfg.routes.get(mesh + "/{id}", this::get);
+            });
   }
 
   private void common(JavalinConfig cfg) {
@@ -90,11 +100,16 @@ public final class MeshApiApp implements AutoCloseable {
   public MeshApiApp start() {
     external.start(config.bindHost(), config.externalPort());
     internal.start(config.bindHost(), config.internalPort());
-    String base = config.internalUrl() != null ? config.internalUrl() : "http://127.0.0.1:" + internal.port();
+    String base =
+        config.internalUrl() != null ? config.internalUrl() : "http://127.0.0.1:" + internal.port();
     gatewayUrl = base + config.prefix();
     long scan = config.deadlineScan().toMillis();
     timers.scheduleWithFixedDelay(this::deadlineScan, scan, scan, TimeUnit.MILLISECONDS);
-    LOG.info("mesh-api external port {}, internal port {}, x-svc-gateway-url {}", external.port(), internal.port(), gatewayUrl);
+    LOG.info(
+        "mesh-api external port {}, internal port {}, x-svc-gateway-url {}",
+        external.port(),
+        internal.port(),
+        gatewayUrl);
     return this;
   }
 
@@ -146,14 +161,18 @@ public final class MeshApiApp implements AutoCloseable {
 
   private void create(Context ctx) {
     JsonNode body = body(ctx, true);
-    MeshService.CreateRequest req = service.parseCreate(ctx.queryParam("actor"), ctx.queryParam("namespace"), body);
+    MeshService.CreateRequest req =
+        service.parseCreate(ctx.queryParam("actor"), ctx.queryParam("namespace"), body);
     String id = service.create(req);
     ctx.status(201).contentType("application/json").result(Json.write(Map.of("id", id)));
   }
 
   private void list(Context ctx) {
-    ctx.contentType("application/json").result(Json.write(
-        service.list(ctx.queryParam("status"), ctx.queryParam("limit"), ctx.queryParam("offset"))));
+    ctx.contentType("application/json")
+        .result(
+            Json.write(
+                service.list(
+                    ctx.queryParam("status"), ctx.queryParam("limit"), ctx.queryParam("offset"))));
   }
 
   private void get(Context ctx) {
@@ -181,7 +200,8 @@ public final class MeshApiApp implements AutoCloseable {
     res.setHeader("X-Accel-Buffering", "no");
     res.flushBuffer();
     AutoCloseable[] subscription = new AutoCloseable[1];
-    SseStream stream = new SseStream(res.getOutputStream(), sseWriters, () -> unsubscribe(subscription[0]));
+    SseStream stream =
+        new SseStream(res.getOutputStream(), sseWriters, () -> unsubscribe(subscription[0]));
     // subscribe first, then read: no event between the read and the subscription is lost
     subscription[0] = bus.subscribe(id, stream);
     streams.add(stream);
@@ -199,13 +219,15 @@ public final class MeshApiApp implements AutoCloseable {
   // ---- body, output and errors
 
   private static MeshException tooLarge() {
-    return new MeshException(413, "payload_too_large", "request body is larger than " + MAX_BODY_BYTES + " bytes");
+    return new MeshException(
+        413, "payload_too_large", "request body is larger than " + MAX_BODY_BYTES + " bytes");
   }
 
   /**
-   * Reads and drops up to {@link #DRAIN_LIMIT} more bytes of an over-limit body. Answering 413 while
-   * the client is still uploading makes the server close a connection with unread input, and the
-   * client may then see a reset instead of its 413 (seen in CI: "header parser received no bytes").
+   * Reads and drops up to {@link #DRAIN_LIMIT} more bytes of an over-limit body. Answering 413
+   * while the client is still uploading makes the server close a connection with unread input, and
+   * the client may then see a reset instead of its 413 (seen in CI: "header parser received no
+   * bytes").
    */
   private static void drainSomeOf(InputStream in) {
     try {
@@ -215,7 +237,9 @@ public final class MeshApiApp implements AutoCloseable {
     }
   }
 
-  /** At most {@link #MAX_BODY_BYTES} (413 beyond), exactly one JSON value; empty allowed for create. */
+  /**
+   * At most {@link #MAX_BODY_BYTES} (413 beyond), exactly one JSON value; empty allowed for create.
+   */
   private static JsonNode body(Context ctx, boolean emptyAllowed) {
     long declared = ctx.req().getContentLengthLong();
     byte[] bytes;
@@ -254,8 +278,16 @@ public final class MeshApiApp implements AutoCloseable {
     String type = ctx.res().getContentType();
     if (type == null || !type.startsWith("application/json")) {
       String msg = ctx.result();
-      ctx.contentType("application/json").result(Json.write(Map.of("error", error, "message",
-          msg == null || msg.isBlank() ? "no route for " + ctx.method() + " " + ctx.path() : msg)));
+      ctx.contentType("application/json")
+          .result(
+              Json.write(
+                  Map.of(
+                      "error",
+                      error,
+                      "message",
+                      msg == null || msg.isBlank()
+                          ? "no route for " + ctx.method() + " " + ctx.path()
+                          : msg)));
     }
   }
 
@@ -276,8 +308,14 @@ public final class MeshApiApp implements AutoCloseable {
       if (h instanceof MethodNotAllowedResponse) {
         ctx.header("Allow", h.getDetails().getOrDefault("availableMethods", ""));
       }
-      error = status == 404 ? "not_found" : status == 405 ? "method_not_allowed"
-          : status == 413 ? "payload_too_large" : status >= 500 ? "internal" : "bad_request";
+      error =
+          status == 404
+              ? "not_found"
+              : status == 405
+                  ? "method_not_allowed"
+                  : status == 413
+                      ? "payload_too_large"
+                      : status >= 500 ? "internal" : "bad_request";
       message = h.getMessage();
     } else {
       LOG.error("unexpected error on {} {}", ctx.method(), ctx.path(), e);
@@ -288,7 +326,9 @@ public final class MeshApiApp implements AutoCloseable {
     if (status == 503) {
       ctx.header("Retry-After", "1");
     }
-    ctx.status(status).contentType("application/json").result(Json.write(Map.of("error", error, "message", message)));
+    ctx.status(status)
+        .contentType("application/json")
+        .result(Json.write(Map.of("error", error, "message", message)));
   }
 
   private static void unsubscribe(AutoCloseable subscription) {

@@ -5,8 +5,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.taskmesh.schemas.MeshStatus;
 
 /**
- * One record of the fan-out topic: an SSE event for envelope {@code id}. {@code type} is
- * {@code status} (data {@code {status, actor, progress, ...}}) or {@code fly} (data = the FLY object).
+ * One record of the fan-out topic: an SSE event for envelope {@code id}. {@code type} is {@code
+ * status} (data {@code {status, actor, progress, ...}}) or {@code fly} (data = the FLY object).
  */
 public record MeshEvent(
     @JsonProperty("id") String id,
@@ -17,7 +17,9 @@ public record MeshEvent(
   public static final String FLY = "fly";
 
   public boolean terminalStatus() {
-    return STATUS.equals(type) && MeshStatus.find(data.path("status").asText(null)).filter(MeshStatus::isTerminal)
-        .isPresent();
+    return STATUS.equals(type)
+        && MeshStatus.find(data.path("status").asText(null))
+            .filter(MeshStatus::isTerminal)
+            .isPresent();
   }
 }

@@ -1,6 +1,9 @@
 package io.taskmesh.meshapi;
 
-/** A domain error carrying its HTTP status and the {@code error} code of the {@code {error, message}} body. */
+/**
+ * A domain error carrying its HTTP status and the {@code error} code of the {@code {error,
+ * message}} body.
+ */
 public class MeshException extends RuntimeException {
   private final int status;
   private final String error;

@@ -24,20 +24,21 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The envelope lifecycle. Stored value of key {@code mesh:{id}}:
- * {@code {id, status, created_at, updated_at, deadline_at?, data: {actor, namespace, payload,
- * headers, timeout?, deadline_at?, current_actor?, progress, result?, error?, message?}}}.
- * Every change is a conditional PUT ({@code if_status} = the status just read), retried after a
- * re-read on 409, so concurrent writers (any replica) can never move a status backwards.
+ * The envelope lifecycle. Stored value of key {@code mesh:{id}}: {@code {id, status, created_at,
+ * updated_at, deadline_at?, data: {actor, namespace, payload, headers, timeout?, deadline_at?,
+ * current_actor?, progress, result?, error?, message?}}}. Every change is a conditional PUT ({@code
+ * if_status} = the status just read), retried after a re-read on 409, so concurrent writers (any
+ * replica) can never move a status backwards.
  */
 public final class MeshService {
   private static final Logger LOG = LoggerFactory.getLogger(MeshService.class);
   static final String KEY_PREFIX = "mesh:";
   static final int MAX_WRITE_ATTEMPTS = 50;
   static final double MAX_TIMEOUT_SECONDS = 365.0 * 24 * 3600;
+
   /** Fixed width (always milliseconds) so that timestamps also sort correctly as strings. */
-  static final DateTimeFormatter TS = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'")
-      .withZone(ZoneOffset.UTC);
+  static final DateTimeFormatter TS =
+      DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(ZoneOffset.UTC);
 
   private final ConnectorClient kv;
   private final EventBus bus;
@@ -45,7 +46,11 @@ public final class MeshService {
   private final String defaultNamespace;
   private final Supplier<Instant> clock;
 
-  public MeshService(ConnectorClient kv, EventBus bus, Supplier<String> gatewayUrl, String defaultNamespace,
+  public MeshService(
+      ConnectorClient kv,
+      EventBus bus,
+      Supplier<String> gatewayUrl,
+      String defaultNamespace,
       Supplier<Instant> clock) {
     this.kv = kv;
     this.bus = bus;
@@ -61,7 +66,11 @@ public final class MeshService {
   // ---- create
 
   /** A validated create request. */
-  public record CreateRequest(String actor, String namespace, JsonNode payload, Map<String, Object> headers,
+  public record CreateRequest(
+      String actor,
+      String namespace,
+      JsonNode payload,
+      Map<String, Object> headers,
       Double timeoutSeconds) {}
 
   public CreateRequest parseCreate(String actor, String namespace, JsonNode body) {
@@ -69,29 +78,35 @@ public final class MeshService {
       throw MeshException.badRequest("query parameter 'actor' is required");
     }
     if (!MeshConfig.TOPIC_PART.matcher(actor).matches() || actor.length() > 200) {
-      throw MeshException.badRequest("actor '" + actor + "' may only contain letters, digits, '.', '_' and '-' (at most 200)");
+      throw MeshException.badRequest(
+          "actor '" + actor + "' may only contain letters, digits, '.', '_' and '-' (at most 200)");
     }
     if (Topics.isCrewActor(actor)) {
-      throw MeshException.badRequest("actor '" + actor + "' is a crew actor and cannot be a target");
+      throw MeshException.badRequest(
+          "actor '" + actor + "' is a crew actor and cannot be a target");
     }
     String ns = namespace == null || namespace.isBlank() ? defaultNamespace : namespace;
     if (ns == null) {
-      throw MeshException.badRequest("query parameter 'namespace' is required (SVC_NAMESPACE is not set)");
+      throw MeshException.badRequest(
+          "query parameter 'namespace' is required (SVC_NAMESPACE is not set)");
     }
     if (!MeshConfig.TOPIC_PART.matcher(ns).matches() || ns.length() > 40) {
-      throw MeshException.badRequest("namespace '" + ns + "' may only contain letters, digits, '.', '_' and '-' (at most 40)");
+      throw MeshException.badRequest(
+          "namespace '" + ns + "' may only contain letters, digits, '.', '_' and '-' (at most 40)");
     }
     JsonNode payload = NullNode.getInstance();
     Map<String, Object> headers = new LinkedHashMap<>();
     Double timeout = null;
     if (body != null && !body.isNull() && !body.isMissingNode()) {
       if (!body.isObject()) {
-        throw MeshException.badRequest("the body must be a JSON object with optional payload, headers, timeout");
+        throw MeshException.badRequest(
+            "the body must be a JSON object with optional payload, headers, timeout");
       }
       for (var it = body.fieldNames(); it.hasNext(); ) {
         String f = it.next();
         if (!List.of("payload", "headers", "timeout").contains(f)) {
-          throw MeshException.badRequest("unknown field '" + f + "'; allowed: payload, headers, timeout");
+          throw MeshException.badRequest(
+              "unknown field '" + f + "'; allowed: payload, headers, timeout");
         }
       }
       if (body.has("payload")) {
@@ -104,17 +119,25 @@ public final class MeshService {
           throw MeshException.badRequest("'headers' must be an object");
         }
         rejectNulCharacters(h, "headers");
-        h.fields().forEachRemaining(e -> {
-          if (!e.getValue().isValueNode() || e.getValue().isNull()) {
-            throw MeshException.badRequest("header '" + e.getKey() + "' must be a string, number or boolean");
-          }
-          headers.put(e.getKey(), e.getValue().isTextual() ? e.getValue().asText() : Json.MAPPER.convertValue(e.getValue(), Object.class));
-        });
+        h.fields()
+            .forEachRemaining(
+                e -> {
+                  if (!e.getValue().isValueNode() || e.getValue().isNull()) {
+                    throw MeshException.badRequest(
+                        "header '" + e.getKey() + "' must be a string, number or boolean");
+                  }
+                  headers.put(
+                      e.getKey(),
+                      e.getValue().isTextual()
+                          ? e.getValue().asText()
+                          : Json.MAPPER.convertValue(e.getValue(), Object.class));
+                });
       }
       JsonNode t = body.get("timeout");
       if (t != null && !t.isNull()) {
         if (!t.isNumber() || t.asDouble() <= 0 || t.asDouble() > MAX_TIMEOUT_SECONDS) {
-          throw MeshException.badRequest("'timeout' must be a number of seconds above 0 and at most one year");
+          throw MeshException.badRequest(
+              "'timeout' must be a number of seconds above 0 and at most one year");
         }
         timeout = t.asDouble();
       }
@@ -128,7 +151,8 @@ public final class MeshService {
    */
   static void rejectNulCharacters(JsonNode node, String path) {
     if (node.isTextual() && node.textValue().indexOf('\0') >= 0) {
-      throw MeshException.badRequest("field '" + path + "' holds the character \\u0000, which cannot be stored");
+      throw MeshException.badRequest(
+          "field '" + path + "' holds the character \\u0000, which cannot be stored");
     }
     if (node.isArray()) {
       for (int i = 0; i < node.size(); i++) {
@@ -139,7 +163,8 @@ public final class MeshService {
         var field = it.next();
         String name = path + "." + field.getKey();
         if (field.getKey().indexOf('\0') >= 0) {
-          throw MeshException.badRequest("a key in '" + path + "' holds the character \\u0000, which cannot be stored");
+          throw MeshException.badRequest(
+              "a key in '" + path + "' holds the character \\u0000, which cannot be stored");
         }
         rejectNulCharacters(field.getValue(), name);
       }
@@ -150,8 +175,10 @@ public final class MeshService {
     String id = UUID.randomUUID().toString();
     Instant now = clock.get();
     String createdAt = ts(now);
-    String deadline = req.timeoutSeconds() == null ? null
-        : ts(now.plusNanos((long) (req.timeoutSeconds() * 1_000_000_000L)));
+    String deadline =
+        req.timeoutSeconds() == null
+            ? null
+            : ts(now.plusNanos((long) (req.timeoutSeconds() * 1_000_000_000L)));
     Map<String, Object> headers = new LinkedHashMap<>(req.headers());
     headers.put(Envelope.GATEWAY_URL_HEADER, gatewayUrl.get());
     // sidecars report to mesh-api's POST {url}/mesh/{id}/events, not the gateway's legacy routes
@@ -179,9 +206,14 @@ public final class MeshService {
     if (!kv.create(KEY_PREFIX + id, value)) {
       throw new MeshException(500, "internal", "generated id " + id + " already exists");
     }
-    Envelope env = new Envelope(id, null, new Route(List.of(), req.actor(), List.of()),
-        EnvelopeStatus.pending(null, null, createdAt, deadline),
-        req.payload(), headers);
+    Envelope env =
+        new Envelope(
+            id,
+            null,
+            new Route(List.of(), req.actor(), List.of()),
+            EnvelopeStatus.pending(null, null, createdAt, deadline),
+            req.payload(),
+            headers);
     String topic = Topics.actorQueue(req.namespace(), req.actor());
     try {
       bus.dispatch(topic, id, Json.bytes(env));
@@ -225,8 +257,10 @@ public final class MeshService {
     ObjectNode q = JsonNodeFactory.instance.objectNode();
     q.put("prefix", KEY_PREFIX);
     if (status != null && !status.isEmpty()) {
-      MeshStatus wanted = MeshStatus.find(status)
-          .orElseThrow(() -> MeshException.badRequest("'status' must be one of " + MeshStatus.ALL));
+      MeshStatus wanted =
+          MeshStatus.find(status)
+              .orElseThrow(
+                  () -> MeshException.badRequest("'status' must be one of " + MeshStatus.ALL));
       q.putObject("filter").put("status", wanted.wire());
     }
     q.putArray("sort").add("-created_at").add("-id");
@@ -265,21 +299,26 @@ public final class MeshService {
   // ---- status changes
 
   /** What {@link #applyStatus} did. */
-  public enum Outcome { APPLIED, STALE }
+  public enum Outcome {
+    APPLIED,
+    STALE
+  }
 
   /**
    * Moves envelope {@code id} to {@code status} if the ordering allows it; a stale update changes
-   * nothing. {@code data} may carry {@code actor}, {@code progress} (0-100), {@code result},
-   * {@code error}, {@code message}. Publishes the new status to every replica when applied.
+   * nothing. {@code data} may carry {@code actor}, {@code progress} (0-100), {@code result}, {@code
+   * error}, {@code message}. Publishes the new status to every replica when applied.
    */
   public Outcome applyStatus(String id, MeshStatus status, ObjectNode data) {
     String key = KEY_PREFIX + id;
     for (int attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
-      JsonNode stored = (validId(id) ? kv.get(key) : Optional.<JsonNode>empty())
-          .orElseThrow(() -> MeshException.notFound(id));
+      JsonNode stored =
+          (validId(id) ? kv.get(key) : Optional.<JsonNode>empty())
+              .orElseThrow(() -> MeshException.notFound(id));
       String current = stored.path("status").asText();
       // a stored value this version cannot read is overwritten, never kept
-      MeshStatus.Move move = MeshStatus.find(current).map(status::over).orElse(MeshStatus.Move.ADVANCE);
+      MeshStatus.Move move =
+          MeshStatus.find(current).map(status::over).orElse(MeshStatus.Move.ADVANCE);
       if (move == MeshStatus.Move.STALE) {
         return Outcome.STALE;
       }
@@ -323,13 +362,16 @@ public final class MeshService {
     }
   }
 
-  /** SSE {@code status} data: {@code {status, actor, progress}} plus result/error/message when set. */
+  /**
+   * SSE {@code status} data: {@code {status, actor, progress}} plus result/error/message when set.
+   */
   static ObjectNode statusEvent(JsonNode stored) {
     JsonNode d = stored.path("data");
     ObjectNode e = JsonNodeFactory.instance.objectNode();
     e.put("status", stored.path("status").asText());
     e.set("actor", d.hasNonNull("current_actor") ? d.get("current_actor") : d.get("actor"));
-    e.set("progress", d.has("progress") ? d.get("progress") : JsonNodeFactory.instance.numberNode(0));
+    e.set(
+        "progress", d.has("progress") ? d.get("progress") : JsonNodeFactory.instance.numberNode(0));
     for (String f : List.of("result", "error", "message")) {
       if (d.has(f)) {
         e.set(f, d.get(f));
@@ -355,7 +397,8 @@ public final class MeshService {
     switch (type) {
       case "status" -> {
         JsonNode s = body.get("status");
-        MeshStatus status = s != null && s.isTextual() ? MeshStatus.find(s.asText()).orElse(null) : null;
+        MeshStatus status =
+            s != null && s.isTextual() ? MeshStatus.find(s.asText()).orElse(null) : null;
         if (status == null) {
           throw MeshException.badRequest("'status' must be one of " + MeshStatus.ALL);
         }
@@ -363,12 +406,17 @@ public final class MeshService {
         if (data != null && !data.isNull() && !data.isObject()) {
           throw MeshException.badRequest("'data' must be an object {actor, progress}");
         }
-        ObjectNode d = data == null || data.isNull() ? JsonNodeFactory.instance.objectNode() : (ObjectNode) data;
+        ObjectNode d =
+            data == null || data.isNull()
+                ? JsonNodeFactory.instance.objectNode()
+                : (ObjectNode) data;
         if (d.has("actor") && !d.get("actor").isTextual()) {
           throw MeshException.badRequest("'data.actor' must be a string");
         }
-        if (d.has("progress") && (!d.get("progress").isNumber() || d.get("progress").asDouble() < 0
-            || d.get("progress").asDouble() > 100)) {
+        if (d.has("progress")
+            && (!d.get("progress").isNumber()
+                || d.get("progress").asDouble() < 0
+                || d.get("progress").asDouble() > 100)) {
           throw MeshException.badRequest("'data.progress' must be a number from 0 to 100");
         }
         applyStatus(id, status, d);
@@ -391,7 +439,8 @@ public final class MeshService {
 
   /**
    * Fails every non-terminal envelope whose deadline has passed. Safe with several replicas: each
-   * move is a conditional PUT, so only one replica wins and publishes; the others see a stale update.
+   * move is a conditional PUT, so only one replica wins and publishes; the others see a stale
+   * update.
    */
   public int failOverdue(int batch) {
     ObjectNode q = JsonNodeFactory.instance.objectNode();
@@ -421,6 +470,9 @@ public final class MeshService {
   }
 
   static boolean validId(String id) {
-    return id != null && !id.isEmpty() && id.length() <= 200 && MeshConfig.TOPIC_PART.matcher(id).matches();
+    return id != null
+        && !id.isEmpty()
+        && id.length() <= 200
+        && MeshConfig.TOPIC_PART.matcher(id).matches();
   }
 }

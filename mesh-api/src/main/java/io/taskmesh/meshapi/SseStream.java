@@ -18,8 +18,8 @@ import java.util.function.Consumer;
  * One SSE client of {@code GET {prefix}/mesh/{id}/events}. The fan-out thread only queues into the
  * client's {@link SseWriter} (never blocks on a slow client; FLY past the policy's limit is
  * dropped). Status events never go backwards on one stream; the stream closes after the first
- * terminal status. Live events that arrive before {@link #start} are held until the current
- * status has gone out first.
+ * terminal status. Live events that arrive before {@link #start} are held until the current status
+ * has gone out first.
  */
 final class SseStream implements Consumer<MeshEvent> {
   private final OutputStream out;
@@ -87,8 +87,8 @@ final class SseStream implements Consumer<MeshEvent> {
   }
 
   /**
-   * An unknown status, a lower order, another status of the same order, less progress, or
-   * anything after a terminal one.
+   * An unknown status, a lower order, another status of the same order, less progress, or anything
+   * after a terminal one.
    */
   private boolean isOlder(MeshStatus status, double progress) {
     if (status == null) {
@@ -100,7 +100,8 @@ final class SseStream implements Consumer<MeshEvent> {
     int order = status.order();
     int lastOrder = lastStatus.order();
     return order < lastOrder
-        || (order == lastOrder && (status != lastStatus || progress < lastProgress || lastStatus.isTerminal()));
+        || (order == lastOrder
+            && (status != lastStatus || progress < lastProgress || lastStatus.isTerminal()));
   }
 
   void close() {
@@ -135,7 +136,14 @@ final class SseStream implements Consumer<MeshEvent> {
   private final class OutputSink implements SseSink {
     @Override
     public void event(String event, String data, String id) throws IOException {
-      frame("event: " + event + "\n" + (id == null ? "" : "id: " + id + "\n") + "data: " + data + "\n\n");
+      frame(
+          "event: "
+              + event
+              + "\n"
+              + (id == null ? "" : "id: " + id + "\n")
+              + "data: "
+              + data
+              + "\n\n");
     }
 
     @Override

@@ -27,8 +27,9 @@ import org.junit.jupiter.api.Timeout;
 class ConcurrentWritersIT {
   private static MeshFixture f;
   private static final String P = "/api/v1/mesh";
-  private static final List<String> STATUSES = List.of("pending", "running", "paused", "running", "paused",
-      "succeeded", "failed", "canceled");
+  private static final List<String> STATUSES =
+      List.of(
+          "pending", "running", "paused", "running", "paused", "succeeded", "failed", "canceled");
 
   @BeforeAll
   static void start() throws Exception {
@@ -48,25 +49,28 @@ class ConcurrentWritersIT {
       ConcurrentLinkedQueue<String> problems = new ConcurrentLinkedQueue<>();
       AtomicBoolean writing = new AtomicBoolean(true);
       List<String> seenByReader = new ArrayList<>();
-      Thread reader = new Thread(() -> {
-        int last = 0;
-        String terminal = null;
-        while (writing.get()) {
-          JsonNode g = Json.read(f.send("GET", f.b.ext(P + "/" + id), null).body(), JsonNode.class);
-          String s = g.path("status").asText();
-          seenByReader.add(s);
-          if (MeshStatus.of(s).order() < last) {
-            problems.add("read went backwards to " + s + " after order " + last);
-          }
-          if (terminal != null && !terminal.equals(s)) {
-            problems.add("terminal " + terminal + " overwritten by " + s);
-          }
-          last = MeshStatus.of(s).order();
-          if (MeshStatus.of(s).isTerminal()) {
-            terminal = s;
-          }
-        }
-      });
+      Thread reader =
+          new Thread(
+              () -> {
+                int last = 0;
+                String terminal = null;
+                while (writing.get()) {
+                  JsonNode g =
+                      Json.read(f.send("GET", f.b.ext(P + "/" + id), null).body(), JsonNode.class);
+                  String s = g.path("status").asText();
+                  seenByReader.add(s);
+                  if (MeshStatus.of(s).order() < last) {
+                    problems.add("read went backwards to " + s + " after order " + last);
+                  }
+                  if (terminal != null && !terminal.equals(s)) {
+                    problems.add("terminal " + terminal + " overwritten by " + s);
+                  }
+                  last = MeshStatus.of(s).order();
+                  if (MeshStatus.of(s).isTerminal()) {
+                    terminal = s;
+                  }
+                }
+              });
       try (SseReader sse = new SseReader(f.http, f.a.ext(P + "/" + id + "/events"))) {
         reader.start();
         CountDownLatch go = new CountDownLatch(1);
@@ -74,25 +78,34 @@ class ConcurrentWritersIT {
         for (int w = 0; w < 6; w++) {
           MeshFixture.Replica via = w % 2 == 0 ? f.a : f.b;
           Random rnd = new Random(round * 31L + w);
-          Thread t = new Thread(() -> {
-            try {
-              go.await();
-            } catch (InterruptedException e) {
-              return;
-            }
-            for (int i = 0; i < 12; i++) {
-              String s = STATUSES.get(rnd.nextInt(STATUSES.size()));
-              // terminal statuses are rarer, so that the envelope spends time in the middle
-              if (MeshStatus.of(s).isTerminal() && rnd.nextInt(3) != 0) {
-                s = "running";
-              }
-              MeshFixture.Resp r = f.send("POST", via.internal(P + "/" + id + "/events"),
-                  "{\"type\":\"status\",\"status\":\"" + s + "\",\"data\":{\"progress\":" + rnd.nextInt(100) + "}}");
-              if (r.status() != 204) {
-                problems.add("writer got " + r.status() + " " + r.body());
-              }
-            }
-          });
+          Thread t =
+              new Thread(
+                  () -> {
+                    try {
+                      go.await();
+                    } catch (InterruptedException e) {
+                      return;
+                    }
+                    for (int i = 0; i < 12; i++) {
+                      String s = STATUSES.get(rnd.nextInt(STATUSES.size()));
+                      // terminal statuses are rarer, so that the envelope spends time in the middle
+                      if (MeshStatus.of(s).isTerminal() && rnd.nextInt(3) != 0) {
+                        s = "running";
+                      }
+                      MeshFixture.Resp r =
+                          f.send(
+                              "POST",
+                              via.internal(P + "/" + id + "/events"),
+                              "{\"type\":\"status\",\"status\":\""
+                                  + s
+                                  + "\",\"data\":{\"progress\":"
+                                  + rnd.nextInt(100)
+                                  + "}}");
+                      if (r.status() != 204) {
+                        problems.add("writer got " + r.status() + " " + r.body());
+                      }
+                    }
+                  });
           t.start();
           writers.add(t);
         }
@@ -103,7 +116,10 @@ class ConcurrentWritersIT {
         writing.set(false);
         reader.join();
         // finish it, so the SSE stream ends
-        f.send("POST", f.b.internal(P + "/" + id + "/events"), "{\"type\":\"status\",\"status\":\"failed\"}");
+        f.send(
+            "POST",
+            f.b.internal(P + "/" + id + "/events"),
+            "{\"type\":\"status\",\"status\":\"failed\"}");
         assertThat(sse.awaitEnd(20)).isTrue();
         int last = -1;
         int terminalEvents = 0;
@@ -112,7 +128,9 @@ class ConcurrentWritersIT {
             continue;
           }
           String s = Json.read(fr.data(), JsonNode.class).path("status").asText();
-          assertThat(MeshStatus.of(s).order()).as("SSE order of %s after %d", s, last).isGreaterThanOrEqualTo(last);
+          assertThat(MeshStatus.of(s).order())
+              .as("SSE order of %s after %d", s, last)
+              .isGreaterThanOrEqualTo(last);
           last = MeshStatus.of(s).order();
           if (MeshStatus.of(s).isTerminal()) {
             terminalEvents++;
@@ -121,7 +139,10 @@ class ConcurrentWritersIT {
         assertThat(terminalEvents).isEqualTo(1);
       }
       assertThat(problems).isEmpty();
-      String finalStatus = Json.read(f.send("GET", f.a.ext(P + "/" + id), null).body(), JsonNode.class).path("status").asText();
+      String finalStatus =
+          Json.read(f.send("GET", f.a.ext(P + "/" + id), null).body(), JsonNode.class)
+              .path("status")
+              .asText();
       assertThat(MeshStatus.of(finalStatus).isTerminal()).isTrue();
       assertThat(seenByReader).isNotEmpty();
     }

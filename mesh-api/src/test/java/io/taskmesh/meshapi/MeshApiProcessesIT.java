@@ -36,14 +36,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The deployment as processes: one kv-connector and two mesh-api replicas, each its own JVM
- * started from its {@code Main}, sharing only the connector's Unix socket and the broker. Replicas
- * and the connector are really killed with SIGKILL and restarted; no acknowledged create is lost.
+ * The deployment as processes: one kv-connector and two mesh-api replicas, each its own JVM started
+ * from its {@code Main}, sharing only the connector's Unix socket and the broker. Replicas and the
+ * connector are really killed with SIGKILL and restarted; no acknowledged create is lost.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class MeshApiProcessesIT {
   private static final String P = "/api/v1/mesh";
-  private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private static final HttpClient HTTP =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   private static Path dir;
   private static Map<String, String> kvEnv;
   private static Map<String, String> meshEnv;
@@ -55,10 +56,16 @@ class MeshApiProcessesIT {
   /** A mesh-api process and the two ports it printed. */
   record Replica(ChildJvm jvm, String ext, String internal) {
     static Replica start(String name) {
-      ChildJvm jvm = ChildJvm.start("io.taskmesh.meshapi.Main", meshEnv, dir.resolve(name + "-" + System.nanoTime() + ".log"));
-      String ext = jvm.awaitLine(l -> l.startsWith("mesh-api: http://"), 60, TimeUnit.SECONDS).substring(10);
-      String internal = jvm.awaitLine(l -> l.startsWith("mesh-api-internal: http://"), 5, TimeUnit.SECONDS)
-          .substring(19);
+      ChildJvm jvm =
+          ChildJvm.start(
+              "io.taskmesh.meshapi.Main",
+              meshEnv,
+              dir.resolve(name + "-" + System.nanoTime() + ".log"));
+      String ext =
+          jvm.awaitLine(l -> l.startsWith("mesh-api: http://"), 60, TimeUnit.SECONDS).substring(10);
+      String internal =
+          jvm.awaitLine(l -> l.startsWith("mesh-api-internal: http://"), 5, TimeUnit.SECONDS)
+              .substring(19);
       return new Replica(jvm, ext, internal);
     }
   }
@@ -67,35 +74,54 @@ class MeshApiProcessesIT {
   static void start() throws Exception {
     String db = "mesh_proc_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
     String admin = LocalPostgres.shared().jdbcUrl();
-    try (Connection c = DriverManager.getConnection(admin); Statement st = c.createStatement()) {
+    try (Connection c = DriverManager.getConnection(admin);
+        Statement st = c.createStatement()) {
       st.execute("CREATE DATABASE " + db);
     }
     dir = Files.createTempDirectory("meshproc");
     Path socket = dir.resolve("kv.sock");
-    kvEnv = Map.of("CONNECTOR_SOCKET", socket.toString(), "STATE_PROXY_PG_URL",
-        admin.replace("/postgres?", "/" + db + "?"), "STATE_PROXY_PG_INDEXES", "status,(deadline_at)::timestamptz");
+    kvEnv =
+        Map.of(
+            "CONNECTOR_SOCKET",
+            socket.toString(),
+            "STATE_PROXY_PG_URL",
+            admin.replace("/postgres?", "/" + db + "?"),
+            "STATE_PROXY_PG_INDEXES",
+            "status,(deadline_at)::timestamptz");
     connector = startConnector();
-    meshEnv = new HashMap<>(Map.of(
-        "CONNECTOR_SOCKET", socket.toString(),
-        "KAFKA_BOOTSTRAP_SERVERS", LocalKafka.shared().bootstrapServers(),
-        "SVC_MESH_API_BIND_HOST", "127.0.0.1",
-        "SVC_MESH_API_PORT", "0",
-        "SVC_MESH_API_INTERNAL_PORT", "0",
-        "SVC_MESH_API_EVENTS_TOPIC", "svc.mesh-api-events-" + NAMESPACE,
-        "SVC_NAMESPACE", NAMESPACE));
+    meshEnv =
+        new HashMap<>(
+            Map.of(
+                "CONNECTOR_SOCKET",
+                socket.toString(),
+                "KAFKA_BOOTSTRAP_SERVERS",
+                LocalKafka.shared().bootstrapServers(),
+                "SVC_MESH_API_BIND_HOST",
+                "127.0.0.1",
+                "SVC_MESH_API_PORT",
+                "0",
+                "SVC_MESH_API_INTERNAL_PORT",
+                "0",
+                "SVC_MESH_API_EVENTS_TOPIC",
+                "svc.mesh-api-events-" + NAMESPACE,
+                "SVC_NAMESPACE",
+                NAMESPACE));
     a = Replica.start("a");
     b = Replica.start("b");
   }
 
   private static ChildJvm startConnector() {
-    ChildJvm jvm = ChildJvm.start("io.taskmesh.kvconnector.Main", kvEnv, dir.resolve("kv-" + System.nanoTime() + ".log"));
+    ChildJvm jvm =
+        ChildJvm.start(
+            "io.taskmesh.kvconnector.Main", kvEnv, dir.resolve("kv-" + System.nanoTime() + ".log"));
     jvm.awaitLine(l -> l.startsWith("kv-connector: ready"), 60, TimeUnit.SECONDS);
     return jvm;
   }
 
   @AfterAll
   static void stop() {
-    for (AutoCloseable c : new AutoCloseable[] {a == null ? null : a.jvm(), b == null ? null : b.jvm(), connector}) {
+    for (AutoCloseable c :
+        new AutoCloseable[] {a == null ? null : a.jvm(), b == null ? null : b.jvm(), connector}) {
       try {
         if (c != null) {
           c.close();
@@ -110,20 +136,36 @@ class MeshApiProcessesIT {
   void anSseClientOnOneProcessSeesWhatIsPostedToTheOther() throws Exception {
     String id = create(a, "{\"payload\":{\"n\":1}}");
     try (SseReader sse = new SseReader(HTTP, b.ext() + P + "/" + id + "/events")) {
-      assertThat(Json.read(sse.next(10).data(), JsonNode.class).path("status").asText()).isEqualTo("pending");
-      assertThat(event(a, id, "{\"type\":\"status\",\"status\":\"running\",\"data\":{\"actor\":\"echo\",\"progress\":50}}"))
+      assertThat(Json.read(sse.next(10).data(), JsonNode.class).path("status").asText())
+          .isEqualTo("pending");
+      assertThat(
+              event(
+                  a,
+                  id,
+                  "{\"type\":\"status\",\"status\":\"running\",\"data\":{\"actor\":\"echo\",\"progress\":50}}"))
           .isEqualTo(204);
-      assertThat(Json.read(sse.next(10).data(), JsonNode.class).path("status").asText()).isEqualTo("running");
-      assertThat(event(a, id, "{\"type\":\"fly\",\"data\":{\"type\":\"partial\",\"token\":\"tok\"}}")).isEqualTo(204);
+      assertThat(Json.read(sse.next(10).data(), JsonNode.class).path("status").asText())
+          .isEqualTo("running");
+      assertThat(
+              event(a, id, "{\"type\":\"fly\",\"data\":{\"type\":\"partial\",\"token\":\"tok\"}}"))
+          .isEqualTo(204);
       SseReader.Frame fly = sse.next(10);
       assertThat(fly.event()).isEqualTo("fly");
       assertThat(fly.data()).contains("tok");
-      assertThat(event(a, id, "{\"type\":\"status\",\"status\":\"succeeded\",\"data\":{\"actor\":\"x-sink\",\"progress\":100}}"))
+      assertThat(
+              event(
+                  a,
+                  id,
+                  "{\"type\":\"status\",\"status\":\"succeeded\",\"data\":{\"actor\":\"x-sink\",\"progress\":100}}"))
           .isEqualTo(204);
-      assertThat(Json.read(sse.next(10).data(), JsonNode.class).path("status").asText()).isEqualTo("succeeded");
+      assertThat(Json.read(sse.next(10).data(), JsonNode.class).path("status").asText())
+          .isEqualTo("succeeded");
       assertThat(sse.awaitEnd(10)).isTrue();
     }
-    assertThat(Json.read(send("GET", b.ext() + P + "/" + id, null).body(), JsonNode.class).path("status").asText())
+    assertThat(
+            Json.read(send("GET", b.ext() + P + "/" + id, null).body(), JsonNode.class)
+                .path("status")
+                .asText())
         .isEqualTo("succeeded");
   }
 
@@ -146,12 +188,14 @@ class MeshApiProcessesIT {
 
     // the connector dies: creates answer 503 (nothing acknowledged, nothing half-written)
     connector.kill9();
-    HttpResponse<String> down = send("POST", a.ext() + P + "/?actor=echo", "{\"payload\":{\"down\":true}}");
+    HttpResponse<String> down =
+        send("POST", a.ext() + P + "/?actor=echo", "{\"payload\":{\"down\":true}}");
     assertThat(down.statusCode()).as(down.body()).isEqualTo(503);
     assertThat(Json.read(down.body(), JsonNode.class).has("error")).isTrue();
     connector = startConnector(); // same socket path: the stale socket file is replaced
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    HttpResponse<String> back = send("POST", b.ext() + P + "/?actor=echo", "{\"payload\":{\"i\":80}}");
+    HttpResponse<String> back =
+        send("POST", b.ext() + P + "/?actor=echo", "{\"payload\":{\"i\":80}}");
     while (back.statusCode() != 201 && System.nanoTime() < deadline) {
       Thread.sleep(100); // the replicas reconnect to the new connector on their next request
       back = send("POST", b.ext() + P + "/?actor=echo", "{\"payload\":{\"i\":80}}");
@@ -169,7 +213,10 @@ class MeshApiProcessesIT {
     assertThat(list.path("total").asInt()).isGreaterThanOrEqualTo(acked.size());
   }
 
-  /** Envelope ids on the actor's topic (read_committed, from the start), until {@code atLeast} are seen. */
+  /**
+   * Envelope ids on the actor's topic (read_committed, from the start), until {@code atLeast} are
+   * seen.
+   */
   private static Set<String> dispatchedIds(int atLeast) {
     Properties p = new Properties();
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, LocalKafka.shared().bootstrapServers());
@@ -177,7 +224,8 @@ class MeshApiProcessesIT {
     p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     Set<String> ids = new HashSet<>();
-    try (KafkaConsumer<String, String> c = new KafkaConsumer<>(p, new StringDeserializer(), new StringDeserializer())) {
+    try (KafkaConsumer<String, String> c =
+        new KafkaConsumer<>(p, new StringDeserializer(), new StringDeserializer())) {
       c.subscribe(List.of("svc-" + NAMESPACE + "-echo"));
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
       while (ids.size() < atLeast && System.nanoTime() < deadline) {
@@ -201,8 +249,14 @@ class MeshApiProcessesIT {
 
   private static HttpResponse<String> send(String method, String url, String body) {
     try {
-      HttpRequest.Builder req = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(20))
-          .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+      HttpRequest.Builder req =
+          HttpRequest.newBuilder(URI.create(url))
+              .timeout(Duration.ofSeconds(20))
+              .method(
+                  method,
+                  body == null
+                      ? HttpRequest.BodyPublishers.noBody()
+                      : HttpRequest.BodyPublishers.ofString(body));
       if (body != null) {
         req.header("Content-Type", "application/json");
       }

@@ -23,8 +23,8 @@ import java.util.UUID;
 
 /**
  * A real kv-connector (in this JVM, on a real Unix socket, its own database on the shared Postgres)
- * and two mesh-api replicas A and B on their own ports. They share only the connector socket and the
- * Kafka broker (one fan-out topic per fixture).
+ * and two mesh-api replicas A and B on their own ports. They share only the connector socket and
+ * the Kafka broker (one fan-out topic per fixture).
  */
 final class MeshFixture implements AutoCloseable {
   final Path dir;
@@ -70,25 +70,35 @@ final class MeshFixture implements AutoCloseable {
     LocalKafka kafka = LocalKafka.shared();
     LocalPostgres pg = LocalPostgres.shared();
     String db = "mesh_it_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
-    try (Connection c = DriverManager.getConnection(pg.jdbcUrl()); Statement st = c.createStatement()) {
+    try (Connection c = DriverManager.getConnection(pg.jdbcUrl());
+        Statement st = c.createStatement()) {
       st.execute("CREATE DATABASE " + db);
     }
     jdbcUrl = pg.jdbcUrl().replace("/postgres?", "/" + db + "?");
     dir = Files.createTempDirectory("meshit");
     Path socket = dir.resolve("kv.sock");
-    KvConfig kvc = KvConfig.fromEnv(Map.of("CONNECTOR_SOCKET", socket.toString(), "STATE_PROXY_PG_URL", jdbcUrl,
-        "STATE_PROXY_PG_INDEXES", "status,(deadline_at)::timestamptz"));
+    KvConfig kvc =
+        KvConfig.fromEnv(
+            Map.of(
+                "CONNECTOR_SOCKET",
+                socket.toString(),
+                "STATE_PROXY_PG_URL",
+                jdbcUrl,
+                "STATE_PROXY_PG_INDEXES",
+                "status,(deadline_at)::timestamptz"));
     store = new KvStore(kvc);
     store.ensureSchema();
     connector = new KvApp(kvc, store).start();
-    Map<String, String> common = new HashMap<>(Map.of(
-        "CONNECTOR_SOCKET", socket.toString(),
-        "KAFKA_BOOTSTRAP_SERVERS", kafka.bootstrapServers(),
-        "SVC_MESH_API_BIND_HOST", "127.0.0.1",
-        "SVC_MESH_API_PORT", "0",
-        "SVC_MESH_API_INTERNAL_PORT", "0",
-        "SVC_MESH_API_EVENTS_TOPIC", eventsTopic,
-        "SVC_MESH_API_DEADLINE_SCAN_MS", "200"));
+    Map<String, String> common =
+        new HashMap<>(
+            Map.of(
+                "CONNECTOR_SOCKET", socket.toString(),
+                "KAFKA_BOOTSTRAP_SERVERS", kafka.bootstrapServers(),
+                "SVC_MESH_API_BIND_HOST", "127.0.0.1",
+                "SVC_MESH_API_PORT", "0",
+                "SVC_MESH_API_INTERNAL_PORT", "0",
+                "SVC_MESH_API_EVENTS_TOPIC", eventsTopic,
+                "SVC_MESH_API_DEADLINE_SCAN_MS", "200"));
     Map<String, String> envA = new HashMap<>(common);
     envA.put("SVC_NAMESPACE", namespace);
     envA.putAll(extraA);
@@ -102,8 +112,14 @@ final class MeshFixture implements AutoCloseable {
 
   Resp send(String method, String url, String body) {
     try {
-      HttpRequest.Builder r = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(20))
-          .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+      HttpRequest.Builder r =
+          HttpRequest.newBuilder(URI.create(url))
+              .timeout(Duration.ofSeconds(20))
+              .method(
+                  method,
+                  body == null
+                      ? HttpRequest.BodyPublishers.noBody()
+                      : HttpRequest.BodyPublishers.ofString(body));
       if (body != null) {
         r.header("Content-Type", "application/json");
       }

@@ -14,7 +14,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
-/** A real SSE client (JDK HttpClient, streamed body, unix-http's parser): frames and comments in arrival order. */
+/**
+ * A real SSE client (JDK HttpClient, streamed body, unix-http's parser): frames and comments in
+ * arrival order.
+ */
 final class SseReader implements AutoCloseable {
   record Frame(String event, String data, String comment) {}
 
@@ -25,8 +28,10 @@ final class SseReader implements AutoCloseable {
   private final Thread thread;
 
   SseReader(HttpClient http, String url) throws Exception {
-    response = http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(60)).GET().build(),
-        HttpResponse.BodyHandlers.ofInputStream());
+    response =
+        http.send(
+            HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(60)).GET().build(),
+            HttpResponse.BodyHandlers.ofInputStream());
     thread = new Thread(this::read, "sse-reader");
     thread.setDaemon(true);
     thread.start();

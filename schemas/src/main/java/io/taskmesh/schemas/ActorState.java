@@ -6,8 +6,8 @@ import java.util.Optional;
 
 /**
  * Where one actor is with an envelope, as a sidecar reports it (first spec, "Per-actor progress
- * states"), with the weight the progress formulas give it. Reports carry it as a string
- * ({@code ProgressReport.status}), checked when the progress is computed.
+ * states"), with the weight the progress formulas give it. Reports carry it as a string ({@code
+ * ProgressReport.status}), checked when the progress is computed.
  */
 public enum ActorState {
   RECEIVED("received", 0.1),

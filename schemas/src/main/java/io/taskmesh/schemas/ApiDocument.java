@@ -27,10 +27,10 @@ public final class ApiDocument {
   }
 
   /**
-   * The operations the document says a process serves with no optional feature on, as
-   * {@code "GET /path"}: those whose {@code x-served-by} names {@code servedBy} ({@code gateway:api},
-   * {@code mesh-api:external}, ...) and that have no {@code x-requires}. Tests compare this with
-   * the routes the apps register, so the document cannot drift.
+   * The operations the document says a process serves with no optional feature on, as {@code "GET
+   * /path"}: those whose {@code x-served-by} names {@code servedBy} ({@code gateway:api}, {@code
+   * mesh-api:external}, ...) and that have no {@code x-requires}. Tests compare this with the
+   * routes the apps register, so the document cannot drift.
    */
   public static Set<String> operationsServedBy(String servedBy) {
     return operationsServedBy(servedBy, Set.of());
@@ -47,7 +47,8 @@ public final class ApiDocument {
       Map.Entry<String, JsonNode> path = p.next();
       for (Iterator<Map.Entry<String, JsonNode>> o = path.getValue().fields(); o.hasNext(); ) {
         Map.Entry<String, JsonNode> operation = o.next();
-        if (servedBy(operation.getValue(), servedBy) && requirementsMet(operation.getValue(), features)) {
+        if (servedBy(operation.getValue(), servedBy)
+            && requirementsMet(operation.getValue(), features)) {
           out.add(operation.getKey().toUpperCase(Locale.ROOT) + " " + path.getKey());
         }
       }
@@ -76,7 +77,8 @@ public final class ApiDocument {
   private static byte[] load() {
     try (InputStream in = ApiDocument.class.getResourceAsStream(RESOURCE)) {
       if (in == null) {
-        throw new IllegalStateException("missing resource " + RESOURCE + " (built from docs/api/openapi.json)");
+        throw new IllegalStateException(
+            "missing resource " + RESOURCE + " (built from docs/api/openapi.json)");
       }
       return in.readAllBytes();
     } catch (IOException e) {

@@ -17,12 +17,15 @@ public record Envelope(
 
   /** Header carrying the URL that progress and final reports go to. */
   public static final String GATEWAY_URL_HEADER = "x-svc-gateway-url";
+
   /**
    * Which report API {@code x-svc-gateway-url} speaks: absent = the gateway's legacy mesh routes
    * ({@code /mesh/{id}/progress|final|fly}); {@code events} = mesh-api's {@code /mesh/{id}/events}.
    */
   public static final String GATEWAY_PROTOCOL_HEADER = "x-svc-gateway-protocol";
+
   public static final String EVENTS_PROTOCOL = "events";
+
   /** Header set by the x-pause actor to pause a task. */
   public static final String PAUSE_HEADER = "x-svc-pause";
 

@@ -16,11 +16,13 @@ public record FinalReport(
     @JsonProperty("current_actor_name") String currentActorName,
     @JsonProperty("metadata") Map<String, Object> metadata) {
 
-  public static FinalReport succeeded(String id, JsonNode result, String actor, Map<String, Object> metadata) {
+  public static FinalReport succeeded(
+      String id, JsonNode result, String actor, Map<String, Object> metadata) {
     return new FinalReport(id, TaskStatus.SUCCEEDED, result, null, actor, metadata);
   }
 
-  public static FinalReport failed(String id, String error, String actor, Map<String, Object> metadata) {
+  public static FinalReport failed(
+      String id, String error, String actor, Map<String, Object> metadata) {
     return new FinalReport(id, TaskStatus.FAILED, null, error, actor, metadata);
   }
 

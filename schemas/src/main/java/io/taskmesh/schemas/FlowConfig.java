@@ -23,14 +23,17 @@ public record FlowConfig(
     }
     routeNext = routeNext == null ? List.of() : List.copyOf(routeNext);
     if (timeout != null && !(timeout > 0)) {
-      throw new IllegalArgumentException("flow '" + name + "': 'timeout' must be a positive number of seconds");
+      throw new IllegalArgumentException(
+          "flow '" + name + "': 'timeout' must be a positive number of seconds");
     }
     if (Topics.isCrewActor(entrypoint) || routeNext.stream().anyMatch(Topics::isCrewActor)) {
-      throw new IllegalArgumentException("flow '" + name + "': x-sink and x-sump must not be listed in routes");
+      throw new IllegalArgumentException(
+          "flow '" + name + "': x-sink and x-sump must not be listed in routes");
     }
     JsonNode isDefault = a2a == null || !a2a.isObject() ? null : a2a.get("default");
     if (isDefault != null && !isDefault.isNull() && !isDefault.isBoolean()) {
-      throw new IllegalArgumentException("flow '" + name + "': 'a2a.default' must be true or false");
+      throw new IllegalArgumentException(
+          "flow '" + name + "': 'a2a.default' must be true or false");
     }
   }
 

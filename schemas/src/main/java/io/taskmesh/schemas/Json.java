@@ -10,10 +10,11 @@ import java.io.IOException;
 
 /** The one JSON mapper of the wire formats: unknown fields ignored, nulls omitted. */
 public final class Json {
-  public static final ObjectMapper MAPPER = JsonMapper.builder()
-      .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-      .serializationInclusion(JsonInclude.Include.NON_NULL)
-      .build();
+  public static final ObjectMapper MAPPER =
+      JsonMapper.builder()
+          .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+          .serializationInclusion(JsonInclude.Include.NON_NULL)
+          .build();
 
   private Json() {}
 
@@ -38,7 +39,8 @@ public final class Json {
     try {
       return MAPPER.readValue(bytes, type);
     } catch (IOException e) {
-      throw new IllegalArgumentException("invalid " + type.getSimpleName() + " JSON: " + message(e), e);
+      throw new IllegalArgumentException(
+          "invalid " + type.getSimpleName() + " JSON: " + message(e), e);
     }
   }
 
@@ -46,7 +48,8 @@ public final class Json {
     try {
       return MAPPER.readValue(text, type);
     } catch (IOException e) {
-      throw new IllegalArgumentException("invalid " + type.getSimpleName() + " JSON: " + message(e), e);
+      throw new IllegalArgumentException(
+          "invalid " + type.getSimpleName() + " JSON: " + message(e), e);
     }
   }
 

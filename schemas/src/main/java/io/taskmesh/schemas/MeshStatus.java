@@ -9,8 +9,8 @@ import java.util.Optional;
 /**
  * Status of a mesh-api envelope, with the spec's order: pending(0) < running(1) < paused(2) <
  * succeeded = failed = canceled(3). Once set, a status is only overwritten by one of higher order;
- * terminal statuses never overwrite each other. Values come from stored JSON and sidecar
- * events, so lookups of a wire value are {@link #find} (empty when unknown) or {@link #of} (throws).
+ * terminal statuses never overwrite each other. Values come from stored JSON and sidecar events, so
+ * lookups of a wire value are {@link #find} (empty when unknown) or {@link #of} (throws).
  */
 public enum MeshStatus {
   PENDING("pending", 0),
@@ -22,6 +22,7 @@ public enum MeshStatus {
 
   /** Every status, in declaration order (messages list them so). */
   public static final List<MeshStatus> ALL = List.of(values());
+
   public static final List<MeshStatus> NON_TERMINAL =
       Arrays.stream(values()).filter(s -> !s.isTerminal()).toList();
   private static final int TERMINAL_ORDER = 3;
@@ -51,19 +52,26 @@ public enum MeshStatus {
     return Arrays.stream(values()).filter(s -> s.wire.equals(value)).findFirst();
   }
 
-  /** @throws IllegalArgumentException naming the value when it is not a status */
+  /**
+   * @throws IllegalArgumentException naming the value when it is not a status
+   */
   @JsonCreator
   public static MeshStatus of(String value) {
-    return find(value).orElseThrow(() -> new IllegalArgumentException("unknown status '" + value + "'"));
+    return find(value)
+        .orElseThrow(() -> new IllegalArgumentException("unknown status '" + value + "'"));
   }
 
   /** What an incoming status does to a stored one. */
-  public enum Move { ADVANCE, REFRESH, STALE }
+  public enum Move {
+    ADVANCE,
+    REFRESH,
+    STALE
+  }
 
   /**
    * This (incoming) status over {@code stored}: a strictly higher order advances; the same
-   * non-terminal status refreshes the data (actor, progress) without changing the status;
-   * anything else (lower, or terminal over terminal) is stale.
+   * non-terminal status refreshes the data (actor, progress) without changing the status; anything
+   * else (lower, or terminal over terminal) is stale.
    */
   public Move over(MeshStatus stored) {
     if (order > stored.order) {

@@ -1,14 +1,19 @@
 package io.taskmesh.schemas;
 
-
 /** The spec's progress formulas for both body forms of a progress report. */
 public final class Progress {
   private Progress() {}
 
   /** Route form weight: received 0.1, processing 0.5, completed 1.0. */
   public static double routeWeight(String actorState) {
-    return ActorState.find(actorState).map(ActorState::weight).orElseThrow(() -> new IllegalArgumentException(
-        "progress: 'status' must be received, processing or completed, not '" + actorState + "'"));
+    return ActorState.find(actorState)
+        .map(ActorState::weight)
+        .orElseThrow(
+            () ->
+                new IllegalArgumentException(
+                    "progress: 'status' must be received, processing or completed, not '"
+                        + actorState
+                        + "'"));
   }
 
   /**

@@ -4,8 +4,8 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import java.util.List;
 
 /**
- * Body of {@code POST /mesh/{id}/progress}: the route form ({@code prev}, {@code curr},
- * {@code next}) or the index form ({@code actors}, {@code current_actor_idx}).
+ * Body of {@code POST /mesh/{id}/progress}: the route form ({@code prev}, {@code curr}, {@code
+ * next}) or the index form ({@code actors}, {@code current_actor_idx}).
  */
 public record ProgressReport(
     @JsonProperty("prev") List<String> prev,
@@ -17,7 +17,8 @@ public record ProgressReport(
     @JsonProperty("message") String message) {
 
   public static ProgressReport routeForm(Route route, ActorState actorState, String message) {
-    return new ProgressReport(route.prev(), route.curr(), route.next(), null, null, actorState.wire(), message);
+    return new ProgressReport(
+        route.prev(), route.curr(), route.next(), null, null, actorState.wire(), message);
   }
 
   public boolean indexForm() {

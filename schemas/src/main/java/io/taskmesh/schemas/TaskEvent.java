@@ -6,16 +6,16 @@ import java.util.Set;
 import java.util.UUID;
 
 /**
- * One fact about a gateway task, appended to {@link Topics#TASK_EVENTS} keyed by task id. The
- * log of these is the source of truth; task state is a fold over it. {@code event_id} makes a
+ * One fact about a gateway task, appended to {@link Topics#TASK_EVENTS} keyed by task id. The log
+ * of these is the source of truth; task state is a fold over it. {@code event_id} makes a
  * re-delivered event a no-op.
  *
  * <p>Types and the field each one carries: {@code created} and {@code child_created} (fan-out
- * child, {@code created.parent_id} set) carry {@code created}; {@code progress} carries
- * {@code progress}; {@code final} carries {@code final} (status succeeded or failed);
- * {@code paused} carries {@code final} as x-pause's sidecar sends it (status paused, metadata);
- * {@code canceled}, {@code deadline_expired} and {@code resumed} (a paused task given new input)
- * carry {@code reason}.
+ * child, {@code created.parent_id} set) carry {@code created}; {@code progress} carries {@code
+ * progress}; {@code final} carries {@code final} (status succeeded or failed); {@code paused}
+ * carries {@code final} as x-pause's sidecar sends it (status paused, metadata); {@code canceled},
+ * {@code deadline_expired} and {@code resumed} (a paused task given new input) carry {@code
+ * reason}.
  */
 public record TaskEvent(
     @JsonProperty("event_id") String eventId,
@@ -63,7 +63,10 @@ public record TaskEvent(
     return new TaskEvent(null, taskId, CREATED, null, created, null, null, null);
   }
 
-  /** A fan-out child ({@code POST /mesh}, {@code POST /tasks}); {@code created.parent_id} names the parent. */
+  /**
+   * A fan-out child ({@code POST /mesh}, {@code POST /tasks}); {@code created.parent_id} names the
+   * parent.
+   */
   public static TaskEvent childCreated(String taskId, Created created) {
     return new TaskEvent(null, taskId, CHILD_CREATED, null, created, null, null, null);
   }
@@ -76,7 +79,9 @@ public record TaskEvent(
     return new TaskEvent(null, taskId, FINAL, null, null, null, report, null);
   }
 
-  /** A paused task was given new input (A2A {@code message/send}) and goes on: paused -> running. */
+  /**
+   * A paused task was given new input (A2A {@code message/send}) and goes on: paused -> running.
+   */
   public static TaskEvent resumed(String taskId, String reason) {
     return new TaskEvent(null, taskId, RESUMED, null, null, null, null, reason);
   }
@@ -91,7 +96,14 @@ public record TaskEvent(
 
   /** Emitted by the deadline backstop; the id is fixed per task so a repeat is a no-op. */
   public static TaskEvent deadlineExpired(String taskId, String deadlineAt) {
-    return new TaskEvent("deadline:" + taskId, taskId, DEADLINE_EXPIRED, null, null, null, null,
+    return new TaskEvent(
+        "deadline:" + taskId,
+        taskId,
+        DEADLINE_EXPIRED,
+        null,
+        null,
+        null,
+        null,
         "timeout: no final report by " + deadlineAt);
   }
 }

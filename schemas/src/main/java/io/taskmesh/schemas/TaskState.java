@@ -7,9 +7,9 @@ import java.util.List;
 
 /**
  * The folded state of one task, as kept in the {@code tasks} store. {@code history} holds the
- * updates emitted so far (bounded) so an SSE client can replay them; {@code recent_event_ids}
- * makes re-delivered events no-ops. Built by {@link #created} and changed through the withers, so
- * the fold reads as the transitions it applies.
+ * updates emitted so far (bounded) so an SSE client can replay them; {@code recent_event_ids} makes
+ * re-delivered events no-ops. Built by {@link #created} and changed through the withers, so the
+ * fold reads as the transitions it applies.
  */
 public record TaskState(
     @JsonProperty("id") String id,
@@ -42,25 +42,47 @@ public record TaskState(
   }
 
   /**
-   * The state of a task just created: what {@code created} says, at its first update
-   * ({@code first}: status, message, seq, time), no progress yet, {@code eventId} remembered.
+   * The state of a task just created: what {@code created} says, at its first update ({@code
+   * first}: status, message, seq, time), no progress yet, {@code eventId} remembered.
    */
-  public static TaskState created(String id, TaskEvent.Created created, TaskUpdate first, String eventId) {
+  public static TaskState created(
+      String id, TaskEvent.Created created, TaskUpdate first, String eventId) {
     Route route = created.route();
-    return new TaskState(id, created.parentId(), created.contextId(), created.flow(), created.owner(),
-        first.status(), first.message(), null, null, route, created.payload(), 0.0, route.prev().size(), route.curr(), null, 0,
-        route.totalActors(), first.timestamp(), first.timestamp(), created.deadlineAt(), first.seq(),
-        List.of(first), List.of(eventId));
+    return new TaskState(
+        id,
+        created.parentId(),
+        created.contextId(),
+        created.flow(),
+        created.owner(),
+        first.status(),
+        first.message(),
+        null,
+        null,
+        route,
+        created.payload(),
+        0.0,
+        route.prev().size(),
+        route.curr(),
+        null,
+        0,
+        route.totalActors(),
+        first.timestamp(),
+        first.timestamp(),
+        created.deadlineAt(),
+        first.seq(),
+        List.of(first),
+        List.of(eventId));
   }
 
   /**
    * A task known only by its id, context, owner and status, before any event of it is folded (a
    * stand-in while the created event is on its way).
    */
-  public static TaskState announced(String id, String contextId, String owner, TaskStatus status, String message,
-      String at) {
-    return new TaskState(id, null, contextId, null, owner, status, message, null, null, null, null, 0, 0, null, null, 0, 0,
-        at, at, null, 0, List.of(), List.of());
+  public static TaskState announced(
+      String id, String contextId, String owner, TaskStatus status, String message, String at) {
+    return new TaskState(
+        id, null, contextId, null, owner, status, message, null, null, null, null, 0, 0, null, null,
+        0, 0, at, at, null, 0, List.of(), List.of());
   }
 
   /**
@@ -69,15 +91,57 @@ public record TaskState(
    */
   public TaskState withUpdate(TaskUpdate update) {
     double percent = update.progressPercent() != null ? update.progressPercent() : progressPercent;
-    return new TaskState(id, parentId, contextId, flow, owner, update.status(), update.message(), update.result(),
-        update.error(), route, payload, percent, currentActorIdx, currentActorName, currentActorState, actorsCompleted, totalActors,
-        createdAt, update.timestamp(), deadlineAt, update.seq(), history, recentEventIds);
+    return new TaskState(
+        id,
+        parentId,
+        contextId,
+        flow,
+        owner,
+        update.status(),
+        update.message(),
+        update.result(),
+        update.error(),
+        route,
+        payload,
+        percent,
+        currentActorIdx,
+        currentActorName,
+        currentActorState,
+        actorsCompleted,
+        totalActors,
+        createdAt,
+        update.timestamp(),
+        deadlineAt,
+        update.seq(),
+        history,
+        recentEventIds);
   }
 
   /** The actor now at work: its index in the route and its name. */
   public TaskState withCurrentActor(int idx, String name) {
-    return new TaskState(id, parentId, contextId, flow, owner, status, message, result, error, route, payload,
-        progressPercent, idx, name, currentActorState, actorsCompleted, totalActors, createdAt, updatedAt, deadlineAt, seq, history,
+    return new TaskState(
+        id,
+        parentId,
+        contextId,
+        flow,
+        owner,
+        status,
+        message,
+        result,
+        error,
+        route,
+        payload,
+        progressPercent,
+        idx,
+        name,
+        currentActorState,
+        actorsCompleted,
+        totalActors,
+        createdAt,
+        updatedAt,
+        deadlineAt,
+        seq,
+        history,
         recentEventIds);
   }
 
@@ -92,41 +156,167 @@ public record TaskState(
    * go together: {@code route.actors().get(idx)} is the name while the actor is in the route.
    */
   public TaskState withCurrentActor(int idx, String name, String actorState) {
-    return new TaskState(id, parentId, contextId, flow, owner, status, message, result, error, route, payload,
-        progressPercent, idx, name, actorState, actorsCompleted, totalActors, createdAt, updatedAt, deadlineAt, seq,
-        history, recentEventIds);
+    return new TaskState(
+        id,
+        parentId,
+        contextId,
+        flow,
+        owner,
+        status,
+        message,
+        result,
+        error,
+        route,
+        payload,
+        progressPercent,
+        idx,
+        name,
+        actorState,
+        actorsCompleted,
+        totalActors,
+        createdAt,
+        updatedAt,
+        deadlineAt,
+        seq,
+        history,
+        recentEventIds);
   }
 
   /** The task's current route: a handler may extend {@code next} while the task runs. */
   public TaskState withRoute(Route current) {
-    return new TaskState(id, parentId, contextId, flow, owner, status, message, result, error, current, payload,
-        progressPercent, currentActorIdx, currentActorName, currentActorState, actorsCompleted, totalActors,
-        createdAt, updatedAt, deadlineAt, seq, history, recentEventIds);
+    return new TaskState(
+        id,
+        parentId,
+        contextId,
+        flow,
+        owner,
+        status,
+        message,
+        result,
+        error,
+        current,
+        payload,
+        progressPercent,
+        currentActorIdx,
+        currentActorName,
+        currentActorState,
+        actorsCompleted,
+        totalActors,
+        createdAt,
+        updatedAt,
+        deadlineAt,
+        seq,
+        history,
+        recentEventIds);
   }
 
   public TaskState withActorsCompleted(int completed) {
-    return new TaskState(id, parentId, contextId, flow, owner, status, message, result, error, route, payload,
-        progressPercent, currentActorIdx, currentActorName, currentActorState, completed, totalActors, createdAt, updatedAt, deadlineAt,
-        seq, history, recentEventIds);
+    return new TaskState(
+        id,
+        parentId,
+        contextId,
+        flow,
+        owner,
+        status,
+        message,
+        result,
+        error,
+        route,
+        payload,
+        progressPercent,
+        currentActorIdx,
+        currentActorName,
+        currentActorState,
+        completed,
+        totalActors,
+        createdAt,
+        updatedAt,
+        deadlineAt,
+        seq,
+        history,
+        recentEventIds);
   }
 
   public TaskState withTotalActors(int total) {
-    return new TaskState(id, parentId, contextId, flow, owner, status, message, result, error, route, payload,
-        progressPercent, currentActorIdx, currentActorName, currentActorState, actorsCompleted, total, createdAt, updatedAt, deadlineAt,
-        seq, history, recentEventIds);
+    return new TaskState(
+        id,
+        parentId,
+        contextId,
+        flow,
+        owner,
+        status,
+        message,
+        result,
+        error,
+        route,
+        payload,
+        progressPercent,
+        currentActorIdx,
+        currentActorName,
+        currentActorState,
+        actorsCompleted,
+        total,
+        createdAt,
+        updatedAt,
+        deadlineAt,
+        seq,
+        history,
+        recentEventIds);
   }
 
   /** The same state with another history (the view keeps the history in a store of its own). */
   public TaskState withHistory(List<TaskUpdate> updates) {
-    return new TaskState(id, parentId, contextId, flow, owner, status, message, result, error, route, payload,
-        progressPercent, currentActorIdx, currentActorName, currentActorState, actorsCompleted, totalActors, createdAt,
-        updatedAt, deadlineAt, seq, updates, recentEventIds);
+    return new TaskState(
+        id,
+        parentId,
+        contextId,
+        flow,
+        owner,
+        status,
+        message,
+        result,
+        error,
+        route,
+        payload,
+        progressPercent,
+        currentActorIdx,
+        currentActorName,
+        currentActorState,
+        actorsCompleted,
+        totalActors,
+        createdAt,
+        updatedAt,
+        deadlineAt,
+        seq,
+        updates,
+        recentEventIds);
   }
 
   public TaskState withRecentEventIds(List<String> eventIds) {
-    return new TaskState(id, parentId, contextId, flow, owner, status, message, result, error, route, payload,
-        progressPercent, currentActorIdx, currentActorName, currentActorState, actorsCompleted, totalActors, createdAt,
-        updatedAt, deadlineAt, seq, history, eventIds);
+    return new TaskState(
+        id,
+        parentId,
+        contextId,
+        flow,
+        owner,
+        status,
+        message,
+        result,
+        error,
+        route,
+        payload,
+        progressPercent,
+        currentActorIdx,
+        currentActorName,
+        currentActorState,
+        actorsCompleted,
+        totalActors,
+        createdAt,
+        updatedAt,
+        deadlineAt,
+        seq,
+        history,
+        eventIds);
   }
 
   @JsonIgnore // derived from status; written, it was an unknown field to buffer on every read

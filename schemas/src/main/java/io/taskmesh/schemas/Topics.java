@@ -16,8 +16,8 @@ public final class Topics {
   }
 
   /**
-   * {@code svc-{namespace}-x-pause.resume}: where a resume of a parked envelope is produced
-   * (value {@code {"id": <envelope id>, "input": <json>}}); x-pause consumes it.
+   * {@code svc-{namespace}-x-pause.resume}: where a resume of a parked envelope is produced (value
+   * {@code {"id": <envelope id>, "input": <json>}}); x-pause consumes it.
    */
   public static String pauseResume(String namespace) {
     return actorQueue(namespace, PAUSE) + ".resume";

@@ -22,8 +22,10 @@ class ActorStateTest {
 
   @Test
   void aRouteFormReportCarriesTheWireValue() {
-    ProgressReport r = ProgressReport.routeForm(Route.start("a", List.of("b")), ActorState.COMPLETED, null);
-    assertThat(Json.write(r)).isEqualTo("{\"prev\":[],\"curr\":\"a\",\"next\":[\"b\"],\"status\":\"completed\"}");
+    ProgressReport r =
+        ProgressReport.routeForm(Route.start("a", List.of("b")), ActorState.COMPLETED, null);
+    assertThat(Json.write(r))
+        .isEqualTo("{\"prev\":[],\"curr\":\"a\",\"next\":[\"b\"],\"status\":\"completed\"}");
     assertThat(Progress.percent(r)).isEqualTo(50.0);
   }
 

@@ -12,8 +12,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 @Timeout(10)
 class MeshStatusTest {
   @ParameterizedTest
-  @CsvSource({
-      "pending, 0", "running, 1", "paused, 2", "succeeded, 3", "failed, 3", "canceled, 3"})
+  @CsvSource({"pending, 0", "running, 1", "paused, 2", "succeeded, 3", "failed, 3", "canceled, 3"})
   void orderIsTheSpecs(String wire, int order) {
     assertThat(MeshStatus.of(wire).order()).isEqualTo(order);
     assertThat(MeshStatus.of(wire).isTerminal()).isEqualTo(order == 3);
@@ -38,21 +37,36 @@ class MeshStatusTest {
 
   @Test
   void listsReadAsTheWireValues() {
-    assertThat(MeshStatus.ALL).hasToString("[pending, running, paused, succeeded, failed, canceled]");
+    assertThat(MeshStatus.ALL)
+        .hasToString("[pending, running, paused, succeeded, failed, canceled]");
     assertThat(MeshStatus.NON_TERMINAL)
         .containsExactly(MeshStatus.PENDING, MeshStatus.RUNNING, MeshStatus.PAUSED);
   }
 
   @ParameterizedTest(name = "{0} -> {1}: {2}")
   @CsvSource({
-      "pending,running,ADVANCE", "pending,paused,ADVANCE", "pending,succeeded,ADVANCE", "pending,canceled,ADVANCE",
-      "running,paused,ADVANCE", "running,failed,ADVANCE", "paused,succeeded,ADVANCE",
-      "running,pending,STALE", "paused,running,STALE", "paused,pending,STALE",
-      "succeeded,failed,STALE", "failed,canceled,STALE", "canceled,succeeded,STALE", "succeeded,succeeded,STALE",
-      "succeeded,running,STALE", "canceled,pending,STALE",
-      "pending,pending,REFRESH", "running,running,REFRESH", "paused,paused,REFRESH",
+    "pending,running,ADVANCE",
+    "pending,paused,ADVANCE",
+    "pending,succeeded,ADVANCE",
+    "pending,canceled,ADVANCE",
+    "running,paused,ADVANCE",
+    "running,failed,ADVANCE",
+    "paused,succeeded,ADVANCE",
+    "running,pending,STALE",
+    "paused,running,STALE",
+    "paused,pending,STALE",
+    "succeeded,failed,STALE",
+    "failed,canceled,STALE",
+    "canceled,succeeded,STALE",
+    "succeeded,succeeded,STALE",
+    "succeeded,running,STALE",
+    "canceled,pending,STALE",
+    "pending,pending,REFRESH",
+    "running,running,REFRESH",
+    "paused,paused,REFRESH",
   })
-  void anIncomingStatusMovesAStoredOneOnlyUpwards(String stored, String incoming, MeshStatus.Move expected) {
+  void anIncomingStatusMovesAStoredOneOnlyUpwards(
+      String stored, String incoming, MeshStatus.Move expected) {
     assertThat(MeshStatus.of(incoming).over(MeshStatus.of(stored))).isEqualTo(expected);
   }
 

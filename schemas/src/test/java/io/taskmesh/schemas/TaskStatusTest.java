@@ -13,8 +13,16 @@ import org.junit.jupiter.params.provider.EnumSource;
 class TaskStatusTest {
   @Test
   void wireValuesAreTheSpecs() {
-    assertThat(Arrays.stream(TaskStatus.values()).map(TaskStatus::wire)).containsExactly(
-        "pending", "running", "succeeded", "failed", "paused", "canceled", "auth_required", "unknown");
+    assertThat(Arrays.stream(TaskStatus.values()).map(TaskStatus::wire))
+        .containsExactly(
+            "pending",
+            "running",
+            "succeeded",
+            "failed",
+            "paused",
+            "canceled",
+            "auth_required",
+            "unknown");
   }
 
   @ParameterizedTest
@@ -28,10 +36,13 @@ class TaskStatusTest {
 
   @Test
   void anUnknownWireValueReadsAsUnknownAndNullStaysNull() {
-    assertThat(Json.read("{\"status\":\"archived\"}", Holder.class).status()).isEqualTo(TaskStatus.UNKNOWN);
+    assertThat(Json.read("{\"status\":\"archived\"}", Holder.class).status())
+        .isEqualTo(TaskStatus.UNKNOWN);
     assertThat(Json.read("{\"status\":null}", Holder.class).status()).isNull();
     assertThat(Json.read("{}", Holder.class).status()).isNull();
-    assertThat(TaskStatus.fromWire("PAUSED")).as("wire values are case-sensitive").isEqualTo(TaskStatus.UNKNOWN);
+    assertThat(TaskStatus.fromWire("PAUSED"))
+        .as("wire values are case-sensitive")
+        .isEqualTo(TaskStatus.UNKNOWN);
   }
 
   @Test
@@ -44,7 +55,8 @@ class TaskStatusTest {
 
   @Test
   void aFinalReportKeepsItsBytes() {
-    String json = "{\"id\":\"t1\",\"status\":\"paused\",\"current_actor_name\":\"x-pause\",\"metadata\":{\"a\":1}}";
+    String json =
+        "{\"id\":\"t1\",\"status\":\"paused\",\"current_actor_name\":\"x-pause\",\"metadata\":{\"a\":1}}";
     FinalReport r = Json.read(json, FinalReport.class);
     assertThat(r).isEqualTo(FinalReport.paused("t1", "x-pause", Map.of("a", 1)));
     assertThat(Json.write(r)).isEqualTo(json);

@@ -7,9 +7,9 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * Typed reads of environment variables. Every bad value fails with a {@link ConfigException}
- * whose message starts with the variable's name, so a service that will not start says which
- * setting to fix. Values are trimmed; an unset or blank optional value takes its default.
+ * Typed reads of environment variables. Every bad value fails with a {@link ConfigException} whose
+ * message starts with the variable's name, so a service that will not start says which setting to
+ * fix. Values are trimmed; an unset or blank optional value takes its default.
  */
 public final class Env {
   private final Map<String, String> vars;
@@ -27,7 +27,9 @@ public final class Env {
     return vars.containsKey(name);
   }
 
-  /** The trimmed value; {@code dflt} only when the variable is unset (a blank value stays blank). */
+  /**
+   * The trimmed value; {@code dflt} only when the variable is unset (a blank value stays blank).
+   */
   public String string(String name, String dflt) {
     String v = vars.get(name);
     return v == null ? dflt : v.trim();
@@ -79,17 +81,26 @@ public final class Env {
     };
   }
 
-  /** A duration in the {@link Durations} syntax; unset or blank: {@code dflt}, parsed the same way. */
+  /**
+   * A duration in the {@link Durations} syntax; unset or blank: {@code dflt}, parsed the same way.
+   */
   public Duration duration(String name, String dflt) {
     String v = optional(name);
     return Durations.parse(name, v == null ? dflt : v);
   }
 
-  /** One of {@code type}'s constants by its lower-case name; unset or blank: {@code dflt} (null: required). */
+  /**
+   * One of {@code type}'s constants by its lower-case name; unset or blank: {@code dflt} (null:
+   * required).
+   */
   public <E extends Enum<E>> E choice(String name, Class<E> type, E dflt) {
     String v = optional(name);
-    String allowed = String.join(", ", Arrays.stream(type.getEnumConstants())
-        .map(c -> c.name().toLowerCase(Locale.ROOT)).toList());
+    String allowed =
+        String.join(
+            ", ",
+            Arrays.stream(type.getEnumConstants())
+                .map(c -> c.name().toLowerCase(Locale.ROOT))
+                .toList());
     if (v == null) {
       if (dflt == null) {
         throw new ConfigException(name, "required: one of " + allowed);
@@ -104,7 +115,10 @@ public final class Env {
     throw new ConfigException(name, "must be one of " + allowed + ", not '" + v + "'");
   }
 
-  /** Comma-separated, each item trimmed, empty items left out; unset: {@code dflt} split the same way. */
+  /**
+   * Comma-separated, each item trimmed, empty items left out; unset: {@code dflt} split the same
+   * way.
+   */
   public List<String> list(String name, String dflt) {
     String v = vars.getOrDefault(name, dflt);
     if (v == null || v.isBlank()) {

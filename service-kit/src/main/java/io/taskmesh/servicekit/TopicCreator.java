@@ -29,7 +29,10 @@ public final class TopicCreator implements AutoCloseable {
       configs = Map.copyOf(configs);
     }
 
-    /** With three or more replicas, {@code min.insync.replicas} is {@link #minInsyncReplicas a majority}. */
+    /**
+     * With three or more replicas, {@code min.insync.replicas} is {@link #minInsyncReplicas a
+     * majority}.
+     */
     public static Spec of(int partitions, short replication) {
       return new Spec(partitions, replication, replicationConfigs(replication));
     }
@@ -51,8 +54,11 @@ public final class TopicCreator implements AutoCloseable {
     }
 
     private static Map<String, String> replicationConfigs(int replication) {
-      return replication <= 2 ? Map.of()
-          : Map.of(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, Integer.toString(minInsyncReplicas(replication)));
+      return replication <= 2
+          ? Map.of()
+          : Map.of(
+              TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG,
+              Integer.toString(minInsyncReplicas(replication)));
     }
   }
 
@@ -60,8 +66,13 @@ public final class TopicCreator implements AutoCloseable {
   private final Set<String> known = ConcurrentHashMap.newKeySet();
 
   public TopicCreator(String bootstrapServers) {
-    this.admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
-        AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) TimeUnit.SECONDS.toMillis(WAIT_SECONDS)));
+    this.admin =
+        Admin.create(
+            Map.of(
+                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                bootstrapServers,
+                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG,
+                (int) TimeUnit.SECONDS.toMillis(WAIT_SECONDS)));
   }
 
   /** One-off: creates the missing ones of {@code topics} and closes the admin client. */
@@ -72,7 +83,8 @@ public final class TopicCreator implements AutoCloseable {
   }
 
   /**
-   * Creates the missing ones of {@code topics} with {@code spec}; an existing topic is left as it is.
+   * Creates the missing ones of {@code topics} with {@code spec}; an existing topic is left as it
+   * is.
    *
    * @throws IllegalStateException when the broker refuses or does not answer within 30 s
    */
@@ -83,8 +95,14 @@ public final class TopicCreator implements AutoCloseable {
     }
     try {
       Set<String> existing = admin.listTopics().names().get(WAIT_SECONDS, TimeUnit.SECONDS);
-      List<NewTopic> create = missing.stream().filter(t -> !existing.contains(t))
-          .map(t -> new NewTopic(t, spec.partitions(), spec.replication()).configs(spec.configs())).toList();
+      List<NewTopic> create =
+          missing.stream()
+              .filter(t -> !existing.contains(t))
+              .map(
+                  t ->
+                      new NewTopic(t, spec.partitions(), spec.replication())
+                          .configs(spec.configs()))
+              .toList();
       if (!create.isEmpty()) {
         try {
           admin.createTopics(create).all().get(WAIT_SECONDS, TimeUnit.SECONDS);
@@ -99,10 +117,11 @@ public final class TopicCreator implements AutoCloseable {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while creating topics " + missing, e);
     } catch (ExecutionException e) {
-      throw new IllegalStateException("cannot create topics " + missing + ": " + e.getCause(), e.getCause());
+      throw new IllegalStateException(
+          "cannot create topics " + missing + ": " + e.getCause(), e.getCause());
     } catch (TimeoutException e) {
-      throw new IllegalStateException("Kafka did not answer creating topics " + missing + " within "
-          + WAIT_SECONDS + " s", e);
+      throw new IllegalStateException(
+          "Kafka did not answer creating topics " + missing + " within " + WAIT_SECONDS + " s", e);
     }
   }
 

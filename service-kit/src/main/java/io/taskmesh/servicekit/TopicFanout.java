@@ -18,9 +18,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Reads every partition of one topic with a plain consumer (assigned, no group, from the end) and
- * hands each record to the in-process subscribers of its key. Every process sees every record, so
- * a client connected to any replica gets what any other replica published. Values stay bytes
- * until a subscriber of the key wants them: most records have nobody listening.
+ * hands each record to the in-process subscribers of its key. Every process sees every record, so a
+ * client connected to any replica gets what any other replica published. Values stay bytes until a
+ * subscriber of the key wants them: most records have nobody listening.
  *
  * <p>Listeners run on the one feed thread and must not block: each queues into its own bounded
  * buffer (an SSE writer) and returns. A listener that throws is logged and skipped.
@@ -50,24 +50,36 @@ public final class TopicFanout<V> implements AutoCloseable {
   public TopicFanout(String bootstrapServers, String topic, String clientId, Decoder<V> decoder) {
     this.topic = topic;
     this.decoder = decoder;
-    this.consumer = new KafkaConsumer<>(Map.of(
-        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
-        ConsumerConfig.CLIENT_ID_CONFIG, clientId,
-        // read_uncommitted (the default, stated here): a record reaches subscribers as soon as it
-        // is written, not at its producer's next transaction commit. The producers of our fan-out
-        // topics are idempotent or deterministic (a re-folded update has the same seq), and
-        // subscribers skip what they already have.
-        ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_uncommitted",
-        ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
-        ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 50),
-        new StringDeserializer(), new ByteArrayDeserializer());
+    this.consumer =
+        new KafkaConsumer<>(
+            Map.of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                bootstrapServers,
+                ConsumerConfig.CLIENT_ID_CONFIG,
+                clientId,
+                // read_uncommitted (the default, stated here): a record reaches subscribers as soon
+                // as it
+                // is written, not at its producer's next transaction commit. The producers of our
+                // fan-out
+                // topics are idempotent or deterministic (a re-folded update has the same seq), and
+                // subscribers skip what they already have.
+                ConsumerConfig.ISOLATION_LEVEL_CONFIG,
+                "read_uncommitted",
+                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
+                false,
+                ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG,
+                50),
+            new StringDeserializer(),
+            new ByteArrayDeserializer());
     this.thread = Threads.newDaemon(clientId, this::run);
   }
 
   /** Positions at the end of every partition before returning, so no later record is missed. */
   public TopicFanout<V> start() {
-    List<TopicPartition> partitions = consumer.partitionsFor(topic, START_WAIT).stream()
-        .map(p -> new TopicPartition(p.topic(), p.partition())).toList();
+    List<TopicPartition> partitions =
+        consumer.partitionsFor(topic, START_WAIT).stream()
+            .map(p -> new TopicPartition(p.topic(), p.partition()))
+            .toList();
     consumer.assign(partitions);
     consumer.seekToEnd(partitions);
     partitions.forEach(p -> consumer.position(p, START_WAIT)); // resolve the lazy seek now
@@ -78,10 +90,13 @@ public final class TopicFanout<V> implements AutoCloseable {
   /** Subscribes to the records of {@code key}; close the handle to unsubscribe. */
   public AutoCloseable subscribe(String key, Consumer<V> listener) {
     subscribers.computeIfAbsent(key, k -> new CopyOnWriteArrayList<>()).add(listener);
-    return () -> subscribers.computeIfPresent(key, (k, list) -> {
-      list.remove(listener);
-      return list.isEmpty() ? null : list;
-    });
+    return () ->
+        subscribers.computeIfPresent(
+            key,
+            (k, list) -> {
+              list.remove(listener);
+              return list.isEmpty() ? null : list;
+            });
   }
 
   /** Subscriptions open now, over all keys. */
@@ -114,7 +129,13 @@ public final class TopicFanout<V> implements AutoCloseable {
     try {
       value = decoder.decode(r.value());
     } catch (RuntimeException e) {
-      LOG.warn("unreadable record of {} at {}-{}@{}: {}", r.key(), r.topic(), r.partition(), r.offset(), e.toString());
+      LOG.warn(
+          "unreadable record of {} at {}-{}@{}: {}",
+          r.key(),
+          r.topic(),
+          r.partition(),
+          r.offset(),
+          e.toString());
       return;
     }
     for (Consumer<V> l : list) {

@@ -13,7 +13,10 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 @Timeout(10)
 class EnvTest {
-  enum Mode { API, MESH }
+  enum Mode {
+    API,
+    MESH
+  }
 
   private static Env env(String name, String value) {
     return Env.of(Map.of(name, value));
@@ -28,7 +31,8 @@ class EnvTest {
     assertThat(e.duration("D", "5m")).isEqualTo(Duration.ofMinutes(5));
     assertThat(e.choice("M", Mode.class, Mode.MESH)).isEqualTo(Mode.MESH);
     assertThat(e.optional("BLANK")).isNull();
-    assertThat(e.string("BLANK", "x")).isEmpty(); // set but blank stays blank (an empty prefix is a value)
+    assertThat(e.string("BLANK", "x"))
+        .isEmpty(); // set but blank stays blank (an empty prefix is a value)
     assertThat(e.string("UNSET", "x")).isEqualTo("x");
     assertThat(e.list("L", "a, b,,c")).containsExactly("a", "b", "c");
   }
@@ -48,31 +52,37 @@ class EnvTest {
   }
 
   @ParameterizedTest
-  @CsvSource(delimiter = '|', value = {
-      "int     | x    | SVC_X: 'x' is not an integer",
-      "int     | 99   | SVC_X: '99' is outside 1..10",
-      "bool    | sure | SVC_X: 'sure' is not a boolean",
-      "dur     | soon | SVC_X: must be a duration",
-      "choice  | edge | SVC_X: must be one of api, mesh, not 'edge'",
-      "req     | ' '  | SVC_X: required but not set",
-  })
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "int     | x    | SVC_X: 'x' is not an integer",
+        "int     | 99   | SVC_X: '99' is outside 1..10",
+        "bool    | sure | SVC_X: 'sure' is not a boolean",
+        "dur     | soon | SVC_X: must be a duration",
+        "choice  | edge | SVC_X: must be one of api, mesh, not 'edge'",
+        "req     | ' '  | SVC_X: required but not set",
+      })
   void everyBadValueNamesTheVariable(String kind, String value, String message) {
     Env e = env("SVC_X", value);
-    assertThatThrownBy(() -> {
-      switch (kind.trim()) {
-        case "int" -> e.integer("SVC_X", 1, 1, 10);
-        case "bool" -> e.bool("SVC_X", false);
-        case "dur" -> e.duration("SVC_X", "1s");
-        case "choice" -> e.choice("SVC_X", Mode.class, Mode.API);
-        default -> e.required("SVC_X");
-      }
-    }).isInstanceOf(ConfigException.class).hasMessageStartingWith(message.trim())
+    assertThatThrownBy(
+            () -> {
+              switch (kind.trim()) {
+                case "int" -> e.integer("SVC_X", 1, 1, 10);
+                case "bool" -> e.bool("SVC_X", false);
+                case "dur" -> e.duration("SVC_X", "1s");
+                case "choice" -> e.choice("SVC_X", Mode.class, Mode.API);
+                default -> e.required("SVC_X");
+              }
+            })
+        .isInstanceOf(ConfigException.class)
+        .hasMessageStartingWith(message.trim())
         .satisfies(t -> assertThat(((ConfigException) t).variable()).isEqualTo("SVC_X"));
   }
 
   @Test
   void aMissingRequiredChoiceListsTheChoices() {
     assertThatThrownBy(() -> Env.of(Map.of()).choice("SVC_MODE", Mode.class, null))
-        .isInstanceOf(ConfigException.class).hasMessage("SVC_MODE: required: one of api, mesh");
+        .isInstanceOf(ConfigException.class)
+        .hasMessage("SVC_MODE: required: one of api, mesh");
   }
 }

@@ -9,8 +9,10 @@ class TopicCreatorSpecTest {
 
   @Test
   void threeReplicasAskForTwoInSync() {
-    assertThat(TopicCreator.Spec.of(6, (short) 3).configs()).containsExactly(Map.entry("min.insync.replicas", "2"));
-    assertThat(TopicCreator.Spec.of(6, (short) 5).configs()).containsEntry("min.insync.replicas", "3");
+    assertThat(TopicCreator.Spec.of(6, (short) 3).configs())
+        .containsExactly(Map.entry("min.insync.replicas", "2"));
+    assertThat(TopicCreator.Spec.of(6, (short) 5).configs())
+        .containsEntry("min.insync.replicas", "3");
   }
 
   @Test
@@ -22,6 +24,7 @@ class TopicCreatorSpecTest {
   @Test
   void compactionKeepsTheInSyncMinimum() {
     assertThat(TopicCreator.Spec.of(3, (short) 3).compacted().configs())
-        .containsEntry("cleanup.policy", "compact").containsEntry("min.insync.replicas", "2");
+        .containsEntry("cleanup.policy", "compact")
+        .containsEntry("min.insync.replicas", "2");
   }
 }

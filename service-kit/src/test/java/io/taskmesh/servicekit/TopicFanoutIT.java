@@ -42,18 +42,21 @@ class TopicFanoutIT {
   void createsMissingTopicsWithTheSpecAndToleratesExistingOnes() throws Exception {
     String plain = topic("plain");
     String compacted = topic("compacted");
-    try (TopicCreator creator = new TopicCreator(BOOTSTRAP); Admin admin = admin()) {
+    try (TopicCreator creator = new TopicCreator(BOOTSTRAP);
+        Admin admin = admin()) {
       creator.ensure(List.of(plain), TopicCreator.Spec.of(3, (short) 1));
       creator.ensure(List.of(compacted), TopicCreator.Spec.of(2, (short) 1).compacted());
       // asked again, by this creator and by another one: no error, nothing changes
       creator.ensure(List.of(plain, compacted), TopicCreator.Spec.of(5, (short) 1));
       TopicCreator.ensure(BOOTSTRAP, List.of(plain), TopicCreator.Spec.of(7, (short) 1));
 
-      Map<String, TopicDescription> d = admin.describeTopics(List.of(plain, compacted)).allTopicNames().get();
+      Map<String, TopicDescription> d =
+          admin.describeTopics(List.of(plain, compacted)).allTopicNames().get();
       assertThat(d.get(plain).partitions()).hasSize(3);
       assertThat(d.get(compacted).partitions()).hasSize(2);
       ConfigResource res = new ConfigResource(ConfigResource.Type.TOPIC, compacted);
-      assertThat(admin.describeConfigs(Set.of(res)).all().get().get(res).get("cleanup.policy").value())
+      assertThat(
+              admin.describeConfigs(Set.of(res)).all().get().get(res).get("cleanup.policy").value())
           .isEqualTo("compact");
     }
   }
@@ -62,24 +65,34 @@ class TopicFanoutIT {
   void everyPartitionReachesTheSubscribersOfItsKeyFromTheEndOn() throws Exception {
     String t = topic("fanout");
     TopicCreator.ensure(BOOTSTRAP, List.of(t), TopicCreator.Spec.of(4, (short) 1));
-    try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(Map.of(
-        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, BOOTSTRAP), new StringSerializer(), new ByteArraySerializer())) {
+    try (KafkaProducer<String, byte[]> producer =
+        new KafkaProducer<>(
+            Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, BOOTSTRAP),
+            new StringSerializer(),
+            new ByteArraySerializer())) {
       producer.send(new ProducerRecord<>(t, "a", bytes("before-start"))).get();
       List<String> a = new CopyOnWriteArrayList<>();
       List<String> b = new CopyOnWriteArrayList<>();
-      try (TopicFanout<String> fanout = new TopicFanout<String>(BOOTSTRAP, t, "kit-fanout-test",
-          v -> {
-            String s = new String(v, StandardCharsets.UTF_8);
-            if (s.equals("unreadable")) {
-              throw new IllegalArgumentException("not ours");
-            }
-            return s;
-          }).start()) {
+      try (TopicFanout<String> fanout =
+          new TopicFanout<String>(
+                  BOOTSTRAP,
+                  t,
+                  "kit-fanout-test",
+                  v -> {
+                    String s = new String(v, StandardCharsets.UTF_8);
+                    if (s.equals("unreadable")) {
+                      throw new IllegalArgumentException("not ours");
+                    }
+                    return s;
+                  })
+              .start()) {
         AutoCloseable subA = fanout.subscribe("a", a::add);
         fanout.subscribe("b", b::add);
-        fanout.subscribe("b", v -> {
-          throw new IllegalStateException("a failing subscriber does not stop the others");
-        });
+        fanout.subscribe(
+            "b",
+            v -> {
+              throw new IllegalStateException("a failing subscriber does not stop the others");
+            });
         assertThat(fanout.subscriberCount()).isEqualTo(3);
         // keys spread over the 4 partitions; each key keeps its order within its partition
         for (int i = 0; i < 20; i++) {
@@ -89,9 +102,11 @@ class TopicFanoutIT {
         }
         producer.send(new ProducerRecord<>(t, "a", bytes("unreadable")));
         producer.flush();
-        Await.until(() -> a.size() == 20 && b.size() == 20, Duration.ofSeconds(30), "40 records delivered");
-        assertThat(a).as("nothing from before start").containsExactlyElementsOf(
-            IntStream.range(0, 20).mapToObj(i -> "a" + i).toList());
+        Await.until(
+            () -> a.size() == 20 && b.size() == 20, Duration.ofSeconds(30), "40 records delivered");
+        assertThat(a)
+            .as("nothing from before start")
+            .containsExactlyElementsOf(IntStream.range(0, 20).mapToObj(i -> "a" + i).toList());
         assertThat(b).first().isEqualTo("b0");
 
         subA.close();

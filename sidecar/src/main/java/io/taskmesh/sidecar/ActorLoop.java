@@ -37,15 +37,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The consume-handle-produce loop shared by the sidecar and the crew actors. One Kafka
- * transaction per poll batch carries every output record and the consumed offsets
- * ({@code sendOffsetsToTransaction}), so a crash anywhere either commits the whole batch or
- * nothing; read_committed consumers downstream never see a half batch.
+ * The consume-handle-produce loop shared by the sidecar and the crew actors. One Kafka transaction
+ * per poll batch carries every output record and the consumed offsets ({@code
+ * sendOffsetsToTransaction}), so a crash anywhere either commits the whole batch or nothing;
+ * read_committed consumers downstream never see a half batch.
  *
  * <p>Poison envelopes: before a batch is handled, the start offset of each of its partitions is
  * committed with metadata {@code deliveries=<offset>:<n>}. After a crash the next owner reads it
- * back: a second delivery of the same start offset is handled alone (one record per batch), and
- * a record delivered more than {@code maxDeliveries} times goes to the dead-letter topic unhandled.
+ * back: a second delivery of the same start offset is handled alone (one record per batch), and a
+ * record delivered more than {@code maxDeliveries} times goes to the dead-letter topic unhandled.
  */
 final class ActorLoop implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ActorLoop.class);
@@ -56,7 +56,10 @@ final class ActorLoop implements AutoCloseable {
   interface Handler {
     Outcome handle(ConsumerRecord<String, byte[]> record);
 
-    /** Runs once per batch before its outputs are committed, i.e. before anyone downstream can read them. */
+    /**
+     * Runs once per batch before its outputs are committed, i.e. before anyone downstream can read
+     * them.
+     */
     default void beforeCommit() {}
   }
 
@@ -87,8 +90,12 @@ final class ActorLoop implements AutoCloseable {
     }
     consumer = new KafkaConsumer<>(consumerProps());
     producer = new KafkaProducer<>(producerProps());
-    producer.initTransactions(); // fences and aborts what a crashed predecessor with this id left open
-    workers = config.concurrency() > 1 ? Threads.fixedPool(config.actorName() + "-worker", config.concurrency()) : null;
+    producer
+        .initTransactions(); // fences and aborts what a crashed predecessor with this id left open
+    workers =
+        config.concurrency() > 1
+            ? Threads.fixedPool(config.actorName() + "-worker", config.concurrency())
+            : null;
     consumer.subscribe(List.of(config.inputTopic()), new Rebalance());
     thread = new Thread(this::run, "actor-" + config.actorName());
     thread.start();
@@ -119,7 +126,9 @@ final class ActorLoop implements AutoCloseable {
     closeClients();
   }
 
-  /** @return false when the process must stop */
+  /**
+   * @return false when the process must stop
+   */
   private boolean handleBatch(ConsumerRecords<String, byte[]> records) {
     Map<TopicPartition, List<ConsumerRecord<String, byte[]>>> plan = new LinkedHashMap<>();
     Map<TopicPartition, Long> rewind = new HashMap<>();
@@ -133,11 +142,25 @@ final class ActorLoop implements AutoCloseable {
       long n = seen != null && seen[0] == first ? seen[1] + 1 : 1;
       if (n > config.maxDeliveries()) {
         ConsumerRecord<String, byte[]> poison = list.get(0);
-        LOG.error("{}: record {}@{} delivered {} times without commit, sent to {}", config.actorName(), tp, first,
-            n - 1, deadLetterTopic);
-        deadLetters.add(new Outcome.Output(deadLetterTopic, poison.key(), poison.value(), Map.of(
-            "x-svc-dlq-reason", Reasons.POISON, "x-svc-dlq-deliveries", Long.toString(n - 1),
-            "x-svc-dlq-source", tp + "@" + first)));
+        LOG.error(
+            "{}: record {}@{} delivered {} times without commit, sent to {}",
+            config.actorName(),
+            tp,
+            first,
+            n - 1,
+            deadLetterTopic);
+        deadLetters.add(
+            new Outcome.Output(
+                deadLetterTopic,
+                poison.key(),
+                poison.value(),
+                Map.of(
+                    "x-svc-dlq-reason",
+                    Reasons.POISON,
+                    "x-svc-dlq-deliveries",
+                    Long.toString(n - 1),
+                    "x-svc-dlq-source",
+                    tp + "@" + first)));
         deadOffsets.put(tp, new OffsetAndMetadata(first + 1));
         rewind.put(tp, first + 1);
         continue;
@@ -200,20 +223,24 @@ final class ActorLoop implements AutoCloseable {
       }
     }
     if (exitAfter || exitUncommitted) {
-      if (exitUncommitted) { // the runtime vanished: not the envelope's fault, forget the delivery count
+      if (exitUncommitted) { // the runtime vanished: not the envelope's fault, forget the delivery
+        // count
         Map<TopicPartition, OffsetAndMetadata> reset = new HashMap<>();
-        plan.forEach((tp, list) -> {
-          if (!offsets.containsKey(tp)) {
-            reset.put(tp, new OffsetAndMetadata(list.get(0).offset()));
-          }
-        });
+        plan.forEach(
+            (tp, list) -> {
+              if (!offsets.containsKey(tp)) {
+                reset.put(tp, new OffsetAndMetadata(list.get(0).offset()));
+              }
+            });
         try {
           consumer.commitSync(reset);
         } catch (KafkaException e) {
           LOG.warn("cannot reset delivery counts: {}", e.toString());
         }
       }
-      LOG.error("{}: exiting with status 1 ({})", config.actorName(),
+      LOG.error(
+          "{}: exiting with status 1 ({})",
+          config.actorName(),
           exitAfter ? "runtime call timed out" : "runtime unavailable");
       running.set(false);
       closeClients();
@@ -224,7 +251,8 @@ final class ActorLoop implements AutoCloseable {
     return true;
   }
 
-  private Map<TopicPartition, List<Outcome>> handleAll(Map<TopicPartition, List<ConsumerRecord<String, byte[]>>> plan) {
+  private Map<TopicPartition, List<Outcome>> handleAll(
+      Map<TopicPartition, List<ConsumerRecord<String, byte[]>>> plan) {
     Map<TopicPartition, List<Outcome>> out = new HashMap<>();
     AtomicBoolean stop = new AtomicBoolean();
     if (workers == null) {
@@ -245,17 +273,18 @@ final class ActorLoop implements AutoCloseable {
       }
       futures.put(e.getKey(), fs);
     }
-    futures.forEach((tp, fs) -> {
-      List<Outcome> results = new ArrayList<>();
-      for (Future<Outcome> f : fs) {
-        try {
-          results.add(f.get());
-        } catch (Exception ex) {
-          throw new IllegalStateException("handler failed", ex);
-        }
-      }
-      out.put(tp, results);
-    });
+    futures.forEach(
+        (tp, fs) -> {
+          List<Outcome> results = new ArrayList<>();
+          for (Future<Outcome> f : fs) {
+            try {
+              results.add(f.get());
+            } catch (Exception ex) {
+              throw new IllegalStateException("handler failed", ex);
+            }
+          }
+          out.put(tp, results);
+        });
     return out;
   }
 
@@ -267,12 +296,17 @@ final class ActorLoop implements AutoCloseable {
     return o;
   }
 
-  /** One transaction: every output plus the offsets. @return false when it was aborted (batch rewound). */
-  private boolean commit(List<Outcome.Output> outputs, Map<TopicPartition, OffsetAndMetadata> offsets) {
+  /**
+   * One transaction: every output plus the offsets. @return false when it was aborted (batch
+   * rewound).
+   */
+  private boolean commit(
+      List<Outcome.Output> outputs, Map<TopicPartition, OffsetAndMetadata> offsets) {
     if (outputs.isEmpty() && offsets.isEmpty()) {
       return true;
     }
-    admin.ensure(outputs.stream().map(Outcome.Output::topic).distinct().toList(), config.topicSpec());
+    admin.ensure(
+        outputs.stream().map(Outcome.Output::topic).distinct().toList(), config.topicSpec());
     if (!outputs.isEmpty()) {
       handler.beforeCommit();
     }
@@ -289,7 +323,10 @@ final class ActorLoop implements AutoCloseable {
     } catch (ProducerFencedException | OutOfOrderSequenceException | AuthorizationException fatal) {
       throw fatal;
     } catch (KafkaException e) {
-      LOG.warn("{}: transaction aborted, batch will be handled again: {}", config.actorName(), e.toString());
+      LOG.warn(
+          "{}: transaction aborted, batch will be handled again: {}",
+          config.actorName(),
+          e.toString());
       try {
         producer.abortTransaction();
       } catch (KafkaException abortFailed) {
@@ -325,9 +362,12 @@ final class ActorLoop implements AutoCloseable {
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, config.maxPollRecords());
-    // a crashed member holds its partitions until this expires (unless replaced by static membership)
+    // a crashed member holds its partitions until this expires (unless replaced by static
+    // membership)
     p.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 10_000);
-    if (config.staticMember()) { // a restarted instance with the same id takes its partitions back at once
+    if (config
+        .staticMember()) { // a restarted instance with the same id takes its partitions back at
+      // once
       p.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, config.transactionalId());
     }
     // a batch may hold slow runtime calls; the group must not evict us in the middle of one
@@ -351,7 +391,9 @@ final class ActorLoop implements AutoCloseable {
     return p;
   }
 
-  /** Loads the delivery counts that a crashed predecessor left in the committed offsets' metadata. */
+  /**
+   * Loads the delivery counts that a crashed predecessor left in the committed offsets' metadata.
+   */
   private final class Rebalance implements ConsumerRebalanceListener {
     @Override
     public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
@@ -363,12 +405,15 @@ final class ActorLoop implements AutoCloseable {
       if (partitions.isEmpty()) {
         return;
       }
-      consumer.committed(Set.copyOf(partitions)).forEach((tp, om) -> {
-        if (om != null && om.metadata() != null && om.metadata().startsWith(DELIVERIES)) {
-          String[] v = om.metadata().substring(DELIVERIES.length()).split(":");
-          deliveries.put(tp, new long[] {Long.parseLong(v[0]), Long.parseLong(v[1])});
-        }
-      });
+      consumer
+          .committed(Set.copyOf(partitions))
+          .forEach(
+              (tp, om) -> {
+                if (om != null && om.metadata() != null && om.metadata().startsWith(DELIVERIES)) {
+                  String[] v = om.metadata().substring(DELIVERIES.length()).split(":");
+                  deliveries.put(tp, new long[] {Long.parseLong(v[0]), Long.parseLong(v[1])});
+                }
+              });
     }
   }
 
@@ -392,7 +437,8 @@ final class ActorLoop implements AutoCloseable {
   @Override
   public void close() {
     Thread t = thread;
-    // not running: never started, or the loop stopped itself (possibly calling System.exit from its own thread)
+    // not running: never started, or the loop stopped itself (possibly calling System.exit from its
+    // own thread)
     if (t == null || !running.getAndSet(false) || Thread.currentThread() == t) {
       return;
     }

@@ -22,19 +22,24 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * The sidecar's rules for one envelope: validation, route checks, SLA pre-check, the runtime
- * call with its effective timeout and resiliency policy, and the routing of what came back.
+ * The sidecar's rules for one envelope: validation, route checks, SLA pre-check, the runtime call
+ * with its effective timeout and resiliency policy, and the routing of what came back.
  */
 final class EnvelopeProcessor implements ActorLoop.Handler {
   private static final Logger LOG = LoggerFactory.getLogger(EnvelopeProcessor.class);
-  /** How long a batch's commit waits for this actor's progress reports (a slow gateway must not stall the actor). */
+
+  /**
+   * How long a batch's commit waits for this actor's progress reports (a slow gateway must not
+   * stall the actor).
+   */
   static final Duration REPORT_WAIT = Duration.ofSeconds(2);
+
   private static final List<String> TRACE_HEADERS = List.of("traceparent", "tracestate");
 
   private final SidecarConfig config;
@@ -43,7 +48,8 @@ final class EnvelopeProcessor implements ActorLoop.Handler {
   private final RetryPolicy policy;
   private final Clock clock;
 
-  EnvelopeProcessor(SidecarConfig config, RuntimeClient runtime, GatewayReporter reporter, Clock clock) {
+  EnvelopeProcessor(
+      SidecarConfig config, RuntimeClient runtime, GatewayReporter reporter, Clock clock) {
     this.config = config;
     this.runtime = runtime;
     this.reporter = reporter;
@@ -55,18 +61,33 @@ final class EnvelopeProcessor implements ActorLoop.Handler {
   public Outcome handle(ConsumerRecord<String, byte[]> record) {
     EnvelopeReader.Read read = EnvelopeReader.read(record.value());
     if (!read.valid()) {
-      LOG.warn("{}: invalid envelope at {}-{}@{}: {}", config.actorName(), record.topic(), record.partition(),
-          record.offset(), read.problem());
+      LOG.warn(
+          "{}: invalid envelope at {}-{}@{}: {}",
+          config.actorName(),
+          record.topic(),
+          record.partition(),
+          record.offset(),
+          read.problem());
       return Outcome.done(toSink(invalidEnvelope(record, read.problem())));
     }
     Envelope e = withTraceparent(read.envelope());
     String crew = crewActorIn(e.route());
     if (crew != null) {
-      return Outcome.done(toSink(failed(e, 0, Reasons.INVALID_ROUTE, crew + " must not be listed in a route")));
+      return Outcome.done(
+          toSink(failed(e, 0, Reasons.INVALID_ROUTE, crew + " must not be listed in a route")));
     }
     if (!config.actorName().equals(e.route().curr())) {
-      return Outcome.done(toSink(failed(e, 0, Reasons.WRONG_ACTOR,
-          "route.curr is '" + e.route().curr() + "' but this is actor '" + config.actorName() + "'")));
+      return Outcome.done(
+          toSink(
+              failed(
+                  e,
+                  0,
+                  Reasons.WRONG_ACTOR,
+                  "route.curr is '"
+                      + e.route().curr()
+                      + "' but this is actor '"
+                      + config.actorName()
+                      + "'")));
     }
     reporter.progress(e, e.route(), ActorState.RECEIVED, null);
     return invokeWithPolicy(e);
@@ -74,8 +95,8 @@ final class EnvelopeProcessor implements ActorLoop.Handler {
 
   /**
    * The batch's outputs become readable downstream at its commit: from then on the next actor's
-   * reports, and x-sink's final one, could overtake this actor's. So they are sent first; once
-   * per batch, not once per envelope.
+   * reports, and x-sink's final one, could overtake this actor's. So they are sent first; once per
+   * batch, not once per envelope.
    */
   @Override
   public void beforeCommit() {
@@ -91,49 +112,85 @@ final class EnvelopeProcessor implements ActorLoop.Handler {
       if (deadline != null) {
         Duration left = Duration.between(clock.instant(), deadline);
         if (left.isNegative() || left.isZero()) { // SLA pre-check: the runtime is not called
-          return Outcome.done(toSink(failed(e, attempt - 1, Reasons.TIMEOUT,
-              "deadline " + e.status().deadlineAt() + " passed before the runtime call")));
+          return Outcome.done(
+              toSink(
+                  failed(
+                      e,
+                      attempt - 1,
+                      Reasons.TIMEOUT,
+                      "deadline " + e.status().deadlineAt() + " passed before the runtime call")));
         }
         timeout = left.compareTo(timeout) < 0 ? left : timeout;
       }
-      reporter.progress(e, e.route(), ActorState.PROCESSING, attempt > 1 ? "attempt " + attempt : null);
+      reporter.progress(
+          e, e.route(), ActorState.PROCESSING, attempt > 1 ? "attempt " + attempt : null);
       InvokeResult result = runtime.invoke(body, timeout, fly -> reporter.fly(e, fly));
       if (result instanceof InvokeResult.Frames f) {
         reporter.progress(e, e.route(), ActorState.COMPLETED, null);
         return Outcome.done(route(e, f.frames(), attempt));
       }
       if (result instanceof InvokeResult.Empty) {
-        return Outcome.done(toSink(failed(e, attempt, Reasons.EMPTY_RESPONSE, "handler returned no output")));
+        return Outcome.done(
+            toSink(failed(e, attempt, Reasons.EMPTY_RESPONSE, "handler returned no output")));
       }
       if (result instanceof InvokeResult.RuntimeError err) {
         if (err.parsingError()) { // never retried: the same message would fail the same way
-          return Outcome.done(toSink(failed(e, attempt, Reasons.MSG_PARSING_ERROR,
-              "msg_parsing_error: " + err.message())));
+          return Outcome.done(
+              toSink(
+                  failed(
+                      e,
+                      attempt,
+                      Reasons.MSG_PARSING_ERROR,
+                      "msg_parsing_error: " + err.message())));
         }
         if (policy.retries(err, attempt)) {
-          LOG.info("{}: {} failed ({}: {}), retry {} of {}", config.actorName(), e.id(), err.type(),
-              err.message(), attempt, config.maxAttempts() - 1);
+          LOG.info(
+              "{}: {} failed ({}: {}), retry {} of {}",
+              config.actorName(),
+              e.id(),
+              err.type(),
+              err.message(),
+              attempt,
+              config.maxAttempts() - 1);
           sleep(policy.backoff(attempt), deadline);
           attempt++;
           continue;
         }
         String type = err.type().isEmpty() ? err.code() : err.type();
-        return Outcome.done(toSink(failed(e, attempt, Reasons.PROCESSING_ERROR, type + ": " + err.message())));
+        return Outcome.done(
+            toSink(failed(e, attempt, Reasons.PROCESSING_ERROR, type + ": " + err.message())));
       }
       if (result instanceof InvokeResult.ProtocolError p) {
         return Outcome.done(toSink(failed(e, attempt, Reasons.PROTOCOL_ERROR, p.message())));
       }
       if (result instanceof InvokeResult.TimedOut) {
-        return Outcome.doneThenExit(toSink(failed(e, attempt, Reasons.TIMEOUT,
-            "runtime call exceeded the effective timeout of " + timeout.toMillis() + " ms")));
+        return Outcome.doneThenExit(
+            toSink(
+                failed(
+                    e,
+                    attempt,
+                    Reasons.TIMEOUT,
+                    "runtime call exceeded the effective timeout of "
+                        + timeout.toMillis()
+                        + " ms")));
       }
       InvokeResult.Unavailable u = (InvokeResult.Unavailable) result;
       crashes++;
-      LOG.warn("{}: runtime unavailable while handling {} ({}), crash {} of {}", config.actorName(), e.id(),
-          u.message(), crashes, config.maxDeliveries());
+      LOG.warn(
+          "{}: runtime unavailable while handling {} ({}), crash {} of {}",
+          config.actorName(),
+          e.id(),
+          u.message(),
+          crashes,
+          config.maxDeliveries());
       if (crashes >= config.maxDeliveries()) {
-        return Outcome.done(toSink(failed(e, attempt, Reasons.RUNTIME_CRASHED,
-            "runtime crashed " + crashes + " times on this envelope: " + u.message())));
+        return Outcome.done(
+            toSink(
+                failed(
+                    e,
+                    attempt,
+                    Reasons.RUNTIME_CRASHED,
+                    "runtime crashed " + crashes + " times on this envelope: " + u.message())));
       }
       try {
         runtime.awaitReady(config.actorTimeout());
@@ -153,31 +210,55 @@ final class EnvelopeProcessor implements ActorLoop.Handler {
     List<Envelope> envelopes = new ArrayList<>();
     for (int i = 0; i < frames.size(); i++) {
       InvokeResult.Frame f = frames.get(i);
-      // fan-out ids (spec): the first frame keeps the id, the others get UUID4 ids and the parent id
+      // fan-out ids (spec): the first frame keeps the id, the others get UUID4 ids and the parent
+      // id
       String id = i == 0 ? in.id() : childId(in, config.actorName(), i);
       String parent = i == 0 ? in.parentId() : in.id();
-      Route route = f.route() != null ? f.route() : new Route(append(in.route().prev(), config.actorName()),
-          in.route().next().isEmpty() ? "" : in.route().next().get(0), tail(in.route().next()));
-      envelopes.add(new Envelope(id, parent, route, in.status(), f.payload(), keepTrace(in, f.headers())));
+      Route route =
+          f.route() != null
+              ? f.route()
+              : new Route(
+                  append(in.route().prev(), config.actorName()),
+                  in.route().next().isEmpty() ? "" : in.route().next().get(0),
+                  tail(in.route().next()));
+      envelopes.add(
+          new Envelope(id, parent, route, in.status(), f.payload(), keepTrace(in, f.headers())));
     }
-    List<Envelope> children = envelopes.size() > 1 ? envelopes.subList(1, envelopes.size()) : List.of();
+    List<Envelope> children =
+        envelopes.size() > 1 ? envelopes.subList(1, envelopes.size()) : List.of();
     if (!reporter.registerChildren(in, children)) {
-      return List.of(toSink(failed(in, attempt, Reasons.CHILD_REGISTRATION_FAILED,
-          "the gateway did not register the " + (envelopes.size() - 1) + " fan-out children; none was routed")));
+      return List.of(
+          toSink(
+              failed(
+                  in,
+                  attempt,
+                  Reasons.CHILD_REGISTRATION_FAILED,
+                  "the gateway did not register the "
+                      + (envelopes.size() - 1)
+                      + " fan-out children; none was routed")));
     }
     List<Outcome.Output> out = new ArrayList<>();
     for (Envelope child : envelopes) {
       Route route = child.route();
       String crew = crewActorIn(route);
       if (crew != null) {
-        out.add(toSink(failed(child, attempt, Reasons.INVALID_ROUTE, crew + " must not be listed in a route")));
+        out.add(
+            toSink(
+                failed(
+                    child,
+                    attempt,
+                    Reasons.INVALID_ROUTE,
+                    crew + " must not be listed in a route")));
       } else if (pauseRequested(child)) { // x-pause parks it and reports "paused" (PauseActor)
-        Envelope paused = child.withStatus(status(child, EnvelopePhase.PAUSED, attempt, null, null));
+        Envelope paused =
+            child.withStatus(status(child, EnvelopePhase.PAUSED, attempt, null, null));
         out.add(new Outcome.Output(config.topicOf(Topics.PAUSE), child.id(), Json.bytes(paused)));
       } else if (route.exhausted()) {
-        out.add(toSink(child.withStatus(status(child, EnvelopePhase.SUCCEEDED, attempt, null, null))));
+        out.add(
+            toSink(child.withStatus(status(child, EnvelopePhase.SUCCEEDED, attempt, null, null))));
       } else {
-        Envelope next = child.withStatus(status(child, EnvelopePhase.PROCESSING, attempt, null, null));
+        Envelope next =
+            child.withStatus(status(child, EnvelopePhase.PROCESSING, attempt, null, null));
         out.add(new Outcome.Output(config.topicOf(route.curr()), child.id(), Json.bytes(next)));
       }
     }
@@ -214,12 +295,20 @@ final class EnvelopeProcessor implements ActorLoop.Handler {
     return e.withStatus(status(e, EnvelopePhase.FAILED, attempt, reason, error));
   }
 
-  private EnvelopeStatus status(Envelope e, EnvelopePhase phase, int attempt, String reason, String error) {
+  private EnvelopeStatus status(
+      Envelope e, EnvelopePhase phase, int attempt, String reason, String error) {
     EnvelopeStatus s = e.status();
     String now = Times.iso(clock.instant());
-    return new EnvelopeStatus(phase, config.actorName(), attempt, config.maxAttempts(),
-        s == null || s.createdAt() == null ? now : s.createdAt(), now, s == null ? null : s.deadlineAt(),
-        reason, error);
+    return new EnvelopeStatus(
+        phase,
+        config.actorName(),
+        attempt,
+        config.maxAttempts(),
+        s == null || s.createdAt() == null ? now : s.createdAt(),
+        now,
+        s == null ? null : s.deadlineAt(),
+        reason,
+        error);
   }
 
   private Envelope invalidEnvelope(ConsumerRecord<String, byte[]> r, String problem) {
@@ -229,8 +318,14 @@ final class EnvelopeProcessor implements ActorLoop.Handler {
     }
     String raw = r.value() == null ? "" : new String(r.value(), StandardCharsets.UTF_8);
     raw = raw.length() > 65_536 ? raw.substring(0, 65_536) : raw;
-    Envelope e = new Envelope(id, null, new Route(List.of(), config.actorName(), List.of()), null,
-        TextNode.valueOf(raw), Map.of());
+    Envelope e =
+        new Envelope(
+            id,
+            null,
+            new Route(List.of(), config.actorName(), List.of()),
+            null,
+            TextNode.valueOf(raw),
+            Map.of());
     return failed(e, 0, Reasons.INVALID_ENVELOPE, problem);
   }
 
@@ -245,7 +340,10 @@ final class EnvelopeProcessor implements ActorLoop.Handler {
     }
   }
 
-  /** traceparent/tracestate are sidecar-managed: the handler's values never replace the received ones. */
+  /**
+   * traceparent/tracestate are sidecar-managed: the handler's values never replace the received
+   * ones.
+   */
   private static Map<String, Object> keepTrace(Envelope in, Map<String, Object> frameHeaders) {
     Map<String, Object> h = new LinkedHashMap<>(frameHeaders == null ? in.headers() : frameHeaders);
     for (String name : TRACE_HEADERS) {
@@ -258,8 +356,8 @@ final class EnvelopeProcessor implements ActorLoop.Handler {
 
   /**
    * W3C Trace Context: an envelope without {@code traceparent} gets a new one here (version 00,
-   * random trace id and parent id, sampled); from then on it is kept as received, so every actor
-   * of the task, fan-out children included, carries the same trace id.
+   * random trace id and parent id, sampled); from then on it is kept as received, so every actor of
+   * the task, fan-out children included, carries the same trace id.
    */
   static Envelope withTraceparent(Envelope e) {
     if (e.header("traceparent") != null && !e.header("traceparent").isBlank()) {
@@ -295,8 +393,11 @@ final class EnvelopeProcessor implements ActorLoop.Handler {
     if (Topics.isCrewActor(r.curr())) {
       return r.curr();
     }
-    return r.next().stream().filter(Topics::isCrewActor).findFirst()
-        .or(() -> r.prev().stream().filter(Topics::isCrewActor).findFirst()).orElse(null);
+    return r.next().stream()
+        .filter(Topics::isCrewActor)
+        .findFirst()
+        .or(() -> r.prev().stream().filter(Topics::isCrewActor).findFirst())
+        .orElse(null);
   }
 
   private void sleep(Duration d, Instant deadline) {

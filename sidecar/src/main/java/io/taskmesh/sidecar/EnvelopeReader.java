@@ -39,7 +39,8 @@ final class EnvelopeReader {
       return new Read(null, "missing field 'payload'");
     }
     JsonNode route = root.get("route");
-    if ((route.has("prev") && !route.get("prev").isArray()) || (route.has("next") && !route.get("next").isArray())
+    if ((route.has("prev") && !route.get("prev").isArray())
+        || (route.has("next") && !route.get("next").isArray())
         || (route.has("curr") && !route.get("curr").isTextual())) {
       return new Read(null, "route must be {prev: string[], curr: string, next: string[]}");
     }

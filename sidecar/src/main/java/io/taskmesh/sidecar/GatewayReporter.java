@@ -8,8 +8,6 @@ import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.MeshStatus;
 import io.taskmesh.schemas.Progress;
 import io.taskmesh.schemas.ProgressReport;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import io.taskmesh.schemas.Route;
 import io.taskmesh.servicekit.Threads;
 import java.net.URI;
@@ -18,35 +16,39 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Reports to the gateway's legacy mesh routes ({@code /mesh/{id}/progress|final|fly}), or, when
- * the envelope carries {@code x-svc-gateway-protocol: events} (mesh-api stamps it), to mesh-api's
+ * Reports to the gateway's legacy mesh routes ({@code /mesh/{id}/progress|final|fly}), or, when the
+ * envelope carries {@code x-svc-gateway-protocol: events} (mesh-api stamps it), to mesh-api's
  * {@code POST {url}/mesh/{id}/events} with {@code {type: status|fly, ...}} bodies.
  *
  * <p>Progress and FLY go through ordered lanes: bounded queues, each drained by one thread. A
- * task's reports always take the same lane, so they keep their order; different tasks' reports
- * are sent in parallel. A full queue or a failed POST is logged and dropped. {@link #awaitSent}
- * lets the sidecar wait for them before a commit. Final reports are sent synchronously with a few
+ * task's reports always take the same lane, so they keep their order; different tasks' reports are
+ * sent in parallel. A full queue or a failed POST is logged and dropped. {@link #awaitSent} lets
+ * the sidecar wait for them before a commit. Final reports are sent synchronously with a few
  * retries, since they end the task.
  */
 public final class GatewayReporter implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(GatewayReporter.class);
+
   /** Report lanes: one sequential HTTP/1.1 sender caps a sidecar at one report per round trip. */
   static final int LANES = 4;
 
   private final String defaultUrl;
-  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+  private final HttpClient http =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
   private final Lane[] lanes = new Lane[LANES];
   private volatile boolean closed;
 
@@ -59,10 +61,17 @@ public final class GatewayReporter implements AutoCloseable {
 
   /** One ordered lane: a bounded queue and the thread that sends it. */
   private final class Lane {
-    /** HTTP requests, and markers ({@link CompletableFuture}) a caller waits on to see the lane drained up to them. */
+    /**
+     * HTTP requests, and markers ({@link CompletableFuture}) a caller waits on to see the lane
+     * drained up to them.
+     */
     final BlockingQueue<Object> queue = new ArrayBlockingQueue<>(10_000 / LANES);
-    /** Requests queued and not yet sent or failed (one may be in flight while the queue is empty). */
+
+    /**
+     * Requests queued and not yet sent or failed (one may be in flight while the queue is empty).
+     */
     final AtomicInteger unsent = new AtomicInteger();
+
     final Thread sender;
 
     Lane(String name) {
@@ -100,14 +109,20 @@ public final class GatewayReporter implements AutoCloseable {
     }
   }
 
-  /** The header {@code x-svc-gateway-url} when present, else the configured URL, else null (no reports). */
+  /**
+   * The header {@code x-svc-gateway-url} when present, else the configured URL, else null (no
+   * reports).
+   */
   public String baseUrl(Envelope e) {
     String fromHeader = e.header(Envelope.GATEWAY_URL_HEADER);
     String url = fromHeader != null && !fromHeader.isBlank() ? fromHeader.trim() : defaultUrl;
     return url == null ? null : (url.endsWith("/") ? url.substring(0, url.length() - 1) : url);
   }
 
-  /** {@code POST {url}/mesh/{id}/progress}, route form, {@code state} received / processing / completed. */
+  /**
+   * {@code POST {url}/mesh/{id}/progress}, route form, {@code state} received / processing /
+   * completed.
+   */
   public void progress(Envelope e, Route route, ActorState state, String message) {
     ProgressReport report = ProgressReport.routeForm(route, state, message);
     if (speaksEvents(e)) {
@@ -117,7 +132,10 @@ public final class GatewayReporter implements AutoCloseable {
       if (message != null) {
         data.put("message", message);
       }
-      enqueue(e, "events", Json.bytes(Map.of("type", "status", "status", MeshStatus.RUNNING, "data", data)));
+      enqueue(
+          e,
+          "events",
+          Json.bytes(Map.of("type", "status", "status", MeshStatus.RUNNING, "data", data)));
     } else {
       enqueue(e, "progress", Json.bytes(report));
     }
@@ -133,7 +151,8 @@ public final class GatewayReporter implements AutoCloseable {
   }
 
   static boolean speaksEvents(Envelope e) {
-    return Envelope.EVENTS_PROTOCOL.equalsIgnoreCase(String.valueOf(e.header(Envelope.GATEWAY_PROTOCOL_HEADER)));
+    return Envelope.EVENTS_PROTOCOL.equalsIgnoreCase(
+        String.valueOf(e.header(Envelope.GATEWAY_PROTOCOL_HEADER)));
   }
 
   /** mesh-api's form of a final report: a status event with result or error. */
@@ -158,8 +177,10 @@ public final class GatewayReporter implements AutoCloseable {
       LOG.debug("no gateway URL for {}: final report skipped", e.id());
       return false;
     }
-    HttpRequest req = speaksEvents(e) ? request(base, e.id(), "events", Json.bytes(statusEvent(report)))
-        : request(base, e.id(), "final", Json.bytes(report));
+    HttpRequest req =
+        speaksEvents(e)
+            ? request(base, e.id(), "events", Json.bytes(statusEvent(report)))
+            : request(base, e.id(), "final", Json.bytes(report));
     return sendWithRetries(req, "final report for " + e.id());
   }
 
@@ -190,11 +211,12 @@ public final class GatewayReporter implements AutoCloseable {
       item.put("payload", child.payload());
       items.add(item);
     }
-    HttpRequest req = HttpRequest.newBuilder(URI.create(base + "/tasks"))
-        .timeout(Duration.ofSeconds(5))
-        .header("Content-Type", "application/json")
-        .POST(HttpRequest.BodyPublishers.ofByteArray(Json.bytes(items)))
-        .build();
+    HttpRequest req =
+        HttpRequest.newBuilder(URI.create(base + "/tasks"))
+            .timeout(Duration.ofSeconds(5))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofByteArray(Json.bytes(items)))
+            .build();
     return sendWithRetries(req, "child registration for " + parent.id());
   }
 
@@ -235,10 +257,10 @@ public final class GatewayReporter implements AutoCloseable {
   }
 
   /**
-   * Waits (at most {@code max}) until every report queued before this call was sent or failed.
-   * The sidecar calls it before committing a batch's outputs, so the next actor's reports and
-   * x-sink's final report cannot overtake this actor's: a {@code completed} that reached the
-   * gateway after the final one would be dropped as stale.
+   * Waits (at most {@code max}) until every report queued before this call was sent or failed. The
+   * sidecar calls it before committing a batch's outputs, so the next actor's reports and x-sink's
+   * final report cannot overtake this actor's: a {@code completed} that reached the gateway after
+   * the final one would be dropped as stale.
    */
   public void awaitSent(Duration max) {
     if (closed) {
@@ -247,7 +269,8 @@ public final class GatewayReporter implements AutoCloseable {
     List<CompletableFuture<Void>> markers = new ArrayList<>();
     for (Lane lane : lanes) {
       CompletableFuture<Void> marker = new CompletableFuture<>();
-      if (lane.unsent.get() > 0 && lane.queue.offer(marker)) { // a full lane is dropping reports anyway
+      if (lane.unsent.get() > 0
+          && lane.queue.offer(marker)) { // a full lane is dropping reports anyway
         markers.add(marker);
       }
     }
@@ -255,9 +278,11 @@ public final class GatewayReporter implements AutoCloseable {
       return;
     }
     try {
-      CompletableFuture.allOf(markers.toArray(CompletableFuture[]::new)).get(max.toMillis(), TimeUnit.MILLISECONDS);
+      CompletableFuture.allOf(markers.toArray(CompletableFuture[]::new))
+          .get(max.toMillis(), TimeUnit.MILLISECONDS);
     } catch (TimeoutException slow) {
-      LOG.warn("progress reports not sent within {} ms; committing the batch anyway", max.toMillis());
+      LOG.warn(
+          "progress reports not sent within {} ms; committing the batch anyway", max.toMillis());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (ExecutionException cannotHappen) {

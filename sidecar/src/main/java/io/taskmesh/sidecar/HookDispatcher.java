@@ -8,20 +8,20 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import java.util.concurrent.RejectedExecutionException;
 
 /**
  * x-sink's hooks ({@code SVC_SINK_HOOKS}): every final envelope is POSTed as JSON to each hook URL,
- * asynchronously (nothing waits for a hook: not the final report, not the hand-over to x-sump,
- * not the next envelope). A call that fails (connection error, timeout, 5xx, 408, 429) is retried
- * after {@code backoff}, doubled each time, up to {@code attempts} calls; other 4xx answers are
- * not retried. Failures are logged and counted. At most {@value #MAX_PENDING} calls wait at once;
+ * asynchronously (nothing waits for a hook: not the final report, not the hand-over to x-sump, not
+ * the next envelope). A call that fails (connection error, timeout, 5xx, 408, 429) is retried after
+ * {@code backoff}, doubled each time, up to {@code attempts} calls; other 4xx answers are not
+ * retried. Failures are logged and counted. At most {@value #MAX_PENDING} calls wait at once;
  * beyond that new ones are dropped (logged).
  */
 final class HookDispatcher implements AutoCloseable {
@@ -60,40 +60,51 @@ final class HookDispatcher implements AutoCloseable {
         LOG.warn("hook {} for {} dropped: {} calls already pending", hook, id, MAX_PENDING);
         continue;
       }
-      HttpRequest req = HttpRequest.newBuilder(hook).timeout(timeout)
-          .header("Content-Type", "application/json")
-          .header("X-Svc-Task-Id", id)
-          .header("X-Svc-Status", status.wire())
-          .POST(HttpRequest.BodyPublishers.ofByteArray(envelopeJson)).build();
+      HttpRequest req =
+          HttpRequest.newBuilder(hook)
+              .timeout(timeout)
+              .header("Content-Type", "application/json")
+              .header("X-Svc-Task-Id", id)
+              .header("X-Svc-Status", status.wire())
+              .POST(HttpRequest.BodyPublishers.ofByteArray(envelopeJson))
+              .build();
       call(req, id, 1);
     }
   }
 
   private void call(HttpRequest req, String id, int attempt) {
-    http.sendAsync(req, HttpResponse.BodyHandlers.discarding()).whenComplete((r, ex) -> {
-      int code = r == null ? 0 : r.statusCode();
-      if (ex == null && code / 100 == 2) {
-        delivered.incrementAndGet();
-        pending.decrementAndGet();
-        return;
-      }
-      boolean retryable = ex != null || code / 100 == 5 || code == 408 || code == 429;
-      String why = ex != null ? ex.toString() : "HTTP " + code;
-      if (retryable && attempt < attempts) {
-        long delay = backoff.toMillis() << Math.min(20, attempt - 1);
-        LOG.info("hook {} for {} failed ({}), retry {} of {} in {} ms", req.uri(), id, why, attempt, attempts - 1,
-            delay);
-        try {
-          retries.schedule(() -> call(req, id, attempt + 1), delay, TimeUnit.MILLISECONDS);
-          return;
-        } catch (RejectedExecutionException closed) {
-          why = why + " (shutting down)";
-        }
-      }
-      failed.incrementAndGet();
-      pending.decrementAndGet();
-      LOG.warn("hook {} for {} failed after {} call(s): {}", req.uri(), id, attempt, why);
-    });
+    http.sendAsync(req, HttpResponse.BodyHandlers.discarding())
+        .whenComplete(
+            (r, ex) -> {
+              int code = r == null ? 0 : r.statusCode();
+              if (ex == null && code / 100 == 2) {
+                delivered.incrementAndGet();
+                pending.decrementAndGet();
+                return;
+              }
+              boolean retryable = ex != null || code / 100 == 5 || code == 408 || code == 429;
+              String why = ex != null ? ex.toString() : "HTTP " + code;
+              if (retryable && attempt < attempts) {
+                long delay = backoff.toMillis() << Math.min(20, attempt - 1);
+                LOG.info(
+                    "hook {} for {} failed ({}), retry {} of {} in {} ms",
+                    req.uri(),
+                    id,
+                    why,
+                    attempt,
+                    attempts - 1,
+                    delay);
+                try {
+                  retries.schedule(() -> call(req, id, attempt + 1), delay, TimeUnit.MILLISECONDS);
+                  return;
+                } catch (RejectedExecutionException closed) {
+                  why = why + " (shutting down)";
+                }
+              }
+              failed.incrementAndGet();
+              pending.decrementAndGet();
+              LOG.warn("hook {} for {} failed after {} call(s): {}", req.uri(), id, attempt, why);
+            });
   }
 
   long delivered() {

@@ -43,10 +43,15 @@ public sealed interface InvokeResult {
     }
   }
 
-  /** Something answered, but not the protocol: not HTTP, an unknown status, a body that is not JSON. */
+  /**
+   * Something answered, but not the protocol: not HTTP, an unknown status, a body that is not JSON.
+   */
   record ProtocolError(String message) implements InvokeResult {}
 
-  /** No answer: the socket refused the connection or closed before the response ended (runtime crash). */
+  /**
+   * No answer: the socket refused the connection or closed before the response ended (runtime
+   * crash).
+   */
   record Unavailable(String message) implements InvokeResult {}
 
   /** The call ran past its effective timeout and was cut. */

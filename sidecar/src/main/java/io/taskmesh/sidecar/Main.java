@@ -6,8 +6,8 @@ import java.util.concurrent.CountDownLatch;
 
 /**
  * {@code java io.taskmesh.sidecar.Main}: runs the actor named by {@code SVC_ACTOR_NAME}: the crew
- * actor {@code x-sink}, {@code x-sump} or {@code x-pause}, otherwise a sidecar for that actor's runtime.
- * Stops cleanly on SIGTERM; exits 1 after a runtime timeout or a fatal Kafka error.
+ * actor {@code x-sink}, {@code x-sump} or {@code x-pause}, otherwise a sidecar for that actor's
+ * runtime. Stops cleanly on SIGTERM; exits 1 after a runtime timeout or a fatal Kafka error.
  */
 public final class Main {
   private Main() {}
@@ -46,7 +46,8 @@ public final class Main {
       actor = pause;
     } else {
       RuntimeClient runtime = new RuntimeClient(config.socketPath());
-      Sidecar sidecar = new Sidecar(config, runtime, reporter, ExitHook.SYSTEM, Duration.ofMinutes(10));
+      Sidecar sidecar =
+          new Sidecar(config, runtime, reporter, ExitHook.SYSTEM, Duration.ofMinutes(10));
       try {
         sidecar.start();
       } catch (IllegalStateException notReady) { // the message says which file or socket is missing
@@ -54,21 +55,26 @@ public final class Main {
         System.exit(1);
         return;
       }
-      actor = () -> {
-        sidecar.close();
-        runtime.close();
-      };
+      actor =
+          () -> {
+            sidecar.close();
+            runtime.close();
+          };
     }
     System.out.println("sidecar: " + config.actorName() + " ready on " + config.inputTopic());
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      try {
-        actor.close();
-        reporter.close();
-      } catch (Exception e) {
-        System.err.println("sidecar: close failed: " + e);
-      }
-      stopped.countDown();
-    }, "sidecar-stop"));
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  try {
+                    actor.close();
+                    reporter.close();
+                  } catch (Exception e) {
+                    System.err.println("sidecar: close failed: " + e);
+                  }
+                  stopped.countDown();
+                },
+                "sidecar-stop"));
     stopped.await();
   }
 }

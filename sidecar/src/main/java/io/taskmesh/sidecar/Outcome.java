@@ -4,9 +4,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * What handling one queue record produced: records to send, whether the process must stop, and
- * what to do once the batch's transaction has committed ({@code afterCommit}, e.g. a report that
- * must not be sent for records a crash could still roll back).
+ * What handling one queue record produced: records to send, whether the process must stop, and what
+ * to do once the batch's transaction has committed ({@code afterCommit}, e.g. a report that must
+ * not be sent for records a crash could still roll back).
  */
 record Outcome(List<Output> outputs, Kind kind, Runnable afterCommit) {
 
@@ -23,7 +23,10 @@ record Outcome(List<Output> outputs, Kind kind, Runnable afterCommit) {
     EXIT_UNCOMMITTED
   }
 
-  /** One record to produce. {@code headers} become Kafka record headers (e.g. the dead-letter reason). */
+  /**
+   * One record to produce. {@code headers} become Kafka record headers (e.g. the dead-letter
+   * reason).
+   */
   record Output(String topic, String key, byte[] value, Map<String, String> headers) {
     Output(String topic, String key, byte[] value) {
       this(topic, key, value, Map.of());
@@ -38,7 +41,10 @@ record Outcome(List<Output> outputs, Kind kind, Runnable afterCommit) {
     return done(List.of(output));
   }
 
-  /** Like {@link #done(List)}; {@code afterCommit} runs on the loop thread once the transaction committed. */
+  /**
+   * Like {@link #done(List)}; {@code afterCommit} runs on the loop thread once the transaction
+   * committed.
+   */
   static Outcome doneThen(List<Output> outputs, Runnable afterCommit) {
     return new Outcome(List.copyOf(outputs), Kind.DONE, afterCommit);
   }

@@ -16,8 +16,8 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * x-pause's view of the compacted parked topic: envelope id to the parked envelope bytes, rebuilt
  * by reading every partition from the beginning (read_committed, no consumer group), then kept
  * current by {@link #catchUp()} before each lookup. A tombstone (null value) removes an id. The
- * topic is the only state, so any x-pause instance can resume any envelope after any restart.
- * Used by one thread (the resume loop).
+ * topic is the only state, so any x-pause instance can resume any envelope after any restart. Used
+ * by one thread (the resume loop).
  */
 final class ParkedStore implements AutoCloseable {
   private final KafkaConsumer<String, byte[]> consumer;
@@ -32,8 +32,10 @@ final class ParkedStore implements AutoCloseable {
     p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
     p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
     consumer = new KafkaConsumer<>(p);
-    partitions = consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
-        .map(pi -> new TopicPartition(topic, pi.partition())).toList();
+    partitions =
+        consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
+            .map(pi -> new TopicPartition(topic, pi.partition()))
+            .toList();
     consumer.assign(partitions);
     consumer.seekToBeginning(partitions);
   }
@@ -52,7 +54,10 @@ final class ParkedStore implements AutoCloseable {
     }
   }
 
-  /** The parked envelope of {@code id}, waiting up to {@code wait} for it to be committed; null if none. */
+  /**
+   * The parked envelope of {@code id}, waiting up to {@code wait} for it to be committed; null if
+   * none.
+   */
   byte[] find(String id, Duration wait) {
     long deadline = System.nanoTime() + wait.toNanos();
     while (true) {
@@ -70,7 +75,9 @@ final class ParkedStore implements AutoCloseable {
     }
   }
 
-  /** Forgets {@code id} at once (its tombstone is committed; catchUp would read it later anyway). */
+  /**
+   * Forgets {@code id} at once (its tombstone is committed; catchUp would read it later anyway).
+   */
   void remove(String id) {
     parked.remove(id);
   }

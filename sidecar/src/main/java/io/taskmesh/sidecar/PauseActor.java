@@ -26,25 +26,27 @@ import org.slf4j.LoggerFactory;
  * Crew actor {@code x-pause} (Java, no runtime): human-in-the-loop pause and resume.
  *
  * <p>Park: consumes {@code svc-{ns}-x-pause}. An envelope arrives either routed through x-pause
- * ({@code route.curr} = {@code x-pause}: the route is shifted here) or from a sidecar whose
- * handler set header {@code x-svc-pause} (the route was already shifted by that actor). It is
- * stored, with header {@code x-svc-pause} set and phase {@code paused}, on the compacted topic
- * {@code svc-{ns}-x-pause.parked} (key = envelope id) in the transaction of its offset; once that
+ * ({@code route.curr} = {@code x-pause}: the route is shifted here) or from a sidecar whose handler
+ * set header {@code x-svc-pause} (the route was already shifted by that actor). It is stored, with
+ * header {@code x-svc-pause} set and phase {@code paused}, on the compacted topic {@code
+ * svc-{ns}-x-pause.parked} (key = envelope id) in the transaction of its offset; once that
  * committed, {@code POST {gateway}/mesh/{id}/final} with {@code status: "paused"}.
  *
- * <p>Resume: consumes {@code svc-{ns}-x-pause.resume} (key = envelope id, value
- * {@code {"id": "<id>", "input": <any JSON>}}), finds the parked envelope, sets
- * {@code payload.input = input} (a non-object payload becomes {@code {"value": <payload>, "input": <input>}}),
- * removes {@code x-svc-pause} and sends it to {@code route.curr} (x-sink when the route ended),
- * writing a tombstone for the parked record, all in one transaction. Unknown ids and unreadable
- * resume messages go to {@code svc-{ns}-x-pause.resume.dlq}.
+ * <p>Resume: consumes {@code svc-{ns}-x-pause.resume} (key = envelope id, value {@code {"id":
+ * "<id>", "input": <any JSON>}}), finds the parked envelope, sets {@code payload.input = input} (a
+ * non-object payload becomes {@code {"value": <payload>, "input": <input>}}), removes {@code
+ * x-svc-pause} and sends it to {@code route.curr} (x-sink when the route ended), writing a
+ * tombstone for the parked record, all in one transaction. Unknown ids and unreadable resume
+ * messages go to {@code svc-{ns}-x-pause.resume.dlq}.
  */
 public final class PauseActor implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(PauseActor.class);
   public static final String PARKED_SUFFIX = ".parked";
   public static final String RESUME_SUFFIX = ".resume";
+
   /** Kafka header of a dead-lettered resume message. */
   public static final String DLQ_REASON = "x-svc-dlq-reason";
+
   public static final String UNKNOWN_TASK = "UnknownTask";
   public static final String INVALID_RESUME = "InvalidResume";
 
@@ -59,10 +61,15 @@ public final class PauseActor implements AutoCloseable {
   private ActorLoop parkLoop;
   private ActorLoop resumeLoop;
 
-  /** @param config any sidecar config of the namespace; the actor name is replaced by {@code x-pause} */
-  public PauseActor(SidecarConfig config, CrewConfig crew, GatewayReporter reporter, ExitHook exitHook) {
+  /**
+   * @param config any sidecar config of the namespace; the actor name is replaced by {@code
+   *     x-pause}
+   */
+  public PauseActor(
+      SidecarConfig config, CrewConfig crew, GatewayReporter reporter, ExitHook exitHook) {
     this.config = config.withActor(Topics.PAUSE);
-    // the resume input is its own loop: group, transactional id and dead-letter topic "svc-{ns}-x-pause.resume*";
+    // the resume input is its own loop: group, transactional id and dead-letter topic
+    // "svc-{ns}-x-pause.resume*";
     // one record per transaction so a resume is never applied twice within one batch
     this.resumeConfig = config.withActor(Topics.PAUSE + RESUME_SUFFIX).withMaxPollRecords(1);
     this.crew = crew;
@@ -81,8 +88,14 @@ public final class PauseActor implements AutoCloseable {
   public synchronized void start() {
     admin = new TopicCreator(config.bootstrapServers());
     admin.ensure(List.of(parkedTopic()), config.topicSpec().compacted());
-    admin.ensure(List.of(config.inputTopic(), resumeTopic(), config.topicOf(Topics.SINK), config.deadLetterTopic(),
-        resumeConfig.deadLetterTopic()), config.topicSpec());
+    admin.ensure(
+        List.of(
+            config.inputTopic(),
+            resumeTopic(),
+            config.topicOf(Topics.SINK),
+            config.deadLetterTopic(),
+            resumeConfig.deadLetterTopic()),
+        config.topicSpec());
     store = new ParkedStore(config.bootstrapServers(), parkedTopic());
     store.catchUp();
     LOG.info("x-pause: {} parked envelope(s) in {}", store.size(), parkedTopic());
@@ -97,35 +110,64 @@ public final class PauseActor implements AutoCloseable {
     if (!read.valid()) {
       LOG.warn("x-pause: invalid envelope {}: {}", record.key(), read.problem());
       String id = EnvelopeReader.bestId(record.value(), record.key());
-      Envelope e = new Envelope(id == null || id.isBlank() ? record.topic() + "-" + record.offset() : id, null,
-          Route.start(Topics.PAUSE, List.of()), null, NullNode.getInstance(), Map.of());
+      Envelope e =
+          new Envelope(
+              id == null || id.isBlank() ? record.topic() + "-" + record.offset() : id,
+              null,
+              Route.start(Topics.PAUSE, List.of()),
+              null,
+              NullNode.getInstance(),
+              Map.of());
       return Outcome.done(toSink(failed(e, Reasons.INVALID_ENVELOPE, read.problem())));
     }
     Envelope e = read.envelope();
     String crewActor = EnvelopeProcessor.crewActorIn(e.route());
     if (crewActor != null) {
-      return Outcome.done(toSink(failed(e, Reasons.INVALID_ROUTE, crewActor + " must not be listed in a route")));
+      return Outcome.done(
+          toSink(failed(e, Reasons.INVALID_ROUTE, crewActor + " must not be listed in a route")));
     }
     String pausedBy;
     Route route = e.route();
-    if (Topics.PAUSE.equals(route.curr())) { // routed through x-pause: shift the route like a runtime would
+    if (Topics.PAUSE.equals(
+        route.curr())) { // routed through x-pause: shift the route like a runtime would
       List<String> prev = new ArrayList<>(route.prev());
       prev.add(Topics.PAUSE);
-      route = new Route(prev, route.next().isEmpty() ? "" : route.next().get(0),
-          route.next().isEmpty() ? List.of() : route.next().subList(1, route.next().size()));
+      route =
+          new Route(
+              prev,
+              route.next().isEmpty() ? "" : route.next().get(0),
+              route.next().isEmpty() ? List.of() : route.next().subList(1, route.next().size()));
       pausedBy = Topics.PAUSE;
-    } else if (EnvelopeProcessor.pauseRequested(e)) { // a handler asked for it; its sidecar already shifted
-      pausedBy = e.status() != null && e.status().actor() != null ? e.status().actor()
-          : route.prev().isEmpty() ? Topics.PAUSE : route.prev().get(route.prev().size() - 1);
+    } else if (EnvelopeProcessor.pauseRequested(
+        e)) { // a handler asked for it; its sidecar already shifted
+      pausedBy =
+          e.status() != null && e.status().actor() != null
+              ? e.status().actor()
+              : route.prev().isEmpty() ? Topics.PAUSE : route.prev().get(route.prev().size() - 1);
     } else {
-      return Outcome.done(toSink(failed(e, Reasons.WRONG_ACTOR,
-          "route.curr is '" + route.curr() + "' and header " + Envelope.PAUSE_HEADER + " is not set")));
+      return Outcome.done(
+          toSink(
+              failed(
+                  e,
+                  Reasons.WRONG_ACTOR,
+                  "route.curr is '"
+                      + route.curr()
+                      + "' and header "
+                      + Envelope.PAUSE_HEADER
+                      + " is not set")));
     }
     Map<String, Object> headers = new LinkedHashMap<>(e.headers());
     if (!EnvelopeProcessor.pauseRequested(e)) {
       headers.put(Envelope.PAUSE_HEADER, "true");
     }
-    Envelope parked = new Envelope(e.id(), e.parentId(), route, status(e, EnvelopePhase.PAUSED, null, null), e.payload(), headers);
+    Envelope parked =
+        new Envelope(
+            e.id(),
+            e.parentId(),
+            route,
+            status(e, EnvelopePhase.PAUSED, null, null),
+            e.payload(),
+            headers);
     Map<String, Object> meta = new LinkedHashMap<>();
     meta.put("route", route);
     meta.put("paused_by", pausedBy);
@@ -133,9 +175,14 @@ public final class PauseActor implements AutoCloseable {
     meta.put("parked_topic", parkedTopic());
     meta.put("resume_topic", resumeTopic());
     FinalReport report = FinalReport.paused(e.id(), Topics.PAUSE, meta);
-    LOG.info("x-pause: {} paused (by {}), next {}", e.id(), pausedBy, route.curr().isEmpty() ? "x-sink" : route.curr());
+    LOG.info(
+        "x-pause: {} paused (by {}), next {}",
+        e.id(),
+        pausedBy,
+        route.curr().isEmpty() ? "x-sink" : route.curr());
     // reported only once the parked record is committed: "paused" means "resumable now"
-    return Outcome.doneThen(List.of(new Outcome.Output(parkedTopic(), e.id(), Json.bytes(parked))),
+    return Outcome.doneThen(
+        List.of(new Outcome.Output(parkedTopic(), e.id(), Json.bytes(parked))),
         () -> reporter.finalReport(parked, report));
   }
 
@@ -161,10 +208,12 @@ public final class PauseActor implements AutoCloseable {
     }
     byte[] bytes = store.find(id, crew.resumeWait());
     if (bytes == null) {
-      return deadLetter(record, UNKNOWN_TASK, "no parked envelope " + id + " (never paused, or already resumed)");
+      return deadLetter(
+          record, UNKNOWN_TASK, "no parked envelope " + id + " (never paused, or already resumed)");
     }
     Envelope parked = Json.read(bytes, Envelope.class);
-    Envelope resumed = resumedEnvelope(parked, input, status(parked, EnvelopePhase.PROCESSING, null, null));
+    Envelope resumed =
+        resumedEnvelope(parked, input, status(parked, EnvelopePhase.PROCESSING, null, null));
     String target;
     Envelope out;
     if (resumed.route().exhausted()) {
@@ -176,8 +225,11 @@ public final class PauseActor implements AutoCloseable {
     }
     String resumedId = id;
     LOG.info("x-pause: {} resumed to {}", id, target);
-    return Outcome.doneThen(List.of(new Outcome.Output(config.topicOf(target), id, Json.bytes(out)),
-        new Outcome.Output(parkedTopic(), id, null)), () -> store.remove(resumedId));
+    return Outcome.doneThen(
+        List.of(
+            new Outcome.Output(config.topicOf(target), id, Json.bytes(out)),
+            new Outcome.Output(parkedTopic(), id, null)),
+        () -> store.remove(resumedId));
   }
 
   /** The merge rule of the README's "Resume" section. */
@@ -200,8 +252,18 @@ public final class PauseActor implements AutoCloseable {
 
   private Outcome deadLetter(ConsumerRecord<String, byte[]> r, String reason, String why) {
     LOG.warn("x-pause: resume {}@{} ({}) dead-lettered: {}", r.key(), r.offset(), reason, why);
-    return Outcome.done(new Outcome.Output(resumeConfig.deadLetterTopic(), r.key(), r.value(), Map.of(
-        DLQ_REASON, reason, "x-svc-dlq-error", why, "x-svc-dlq-source", r.topic() + "-" + r.partition() + "@" + r.offset())));
+    return Outcome.done(
+        new Outcome.Output(
+            resumeConfig.deadLetterTopic(),
+            r.key(),
+            r.value(),
+            Map.of(
+                DLQ_REASON,
+                reason,
+                "x-svc-dlq-error",
+                why,
+                "x-svc-dlq-source",
+                r.topic() + "-" + r.partition() + "@" + r.offset())));
   }
 
   private Outcome.Output toSink(Envelope e) {
@@ -216,8 +278,16 @@ public final class PauseActor implements AutoCloseable {
   private EnvelopeStatus status(Envelope e, EnvelopePhase phase, String reason, String error) {
     EnvelopeStatus s = e.status();
     String now = Times.iso(clock.instant());
-    return new EnvelopeStatus(phase, Topics.PAUSE, s == null ? 0 : s.attempt(), s == null ? null : s.maxAttempts(),
-        s == null || s.createdAt() == null ? now : s.createdAt(), now, s == null ? null : s.deadlineAt(), reason, error);
+    return new EnvelopeStatus(
+        phase,
+        Topics.PAUSE,
+        s == null ? 0 : s.attempt(),
+        s == null ? null : s.maxAttempts(),
+        s == null || s.createdAt() == null ? now : s.createdAt(),
+        now,
+        s == null ? null : s.deadlineAt(),
+        reason,
+        error);
   }
 
   @Override

@@ -1,6 +1,9 @@
 package io.taskmesh.sidecar;
 
-/** Values of {@code status.reason} on failed envelopes ("Timeout" is the spec's; the others are ours). */
+/**
+ * Values of {@code status.reason} on failed envelopes ("Timeout" is the spec's; the others are
+ * ours).
+ */
 public final class Reasons {
   public static final String TIMEOUT = "Timeout";
   public static final String INVALID_ENVELOPE = "InvalidEnvelope";
@@ -12,6 +15,7 @@ public final class Reasons {
   public static final String PROTOCOL_ERROR = "RuntimeProtocolError";
   public static final String RUNTIME_CRASHED = "RuntimeCrashed";
   public static final String POISON = "Poison";
+
   /** The gateway did not take the fan-out children as tasks: none of them was routed. */
   public static final String CHILD_REGISTRATION_FAILED = "ChildRegistrationFailed";
 

@@ -5,8 +5,8 @@ import java.util.List;
 
 /**
  * Resiliency policy for {@code processing_error}: at most {@code maxAttempts} calls, exponential
- * backoff from {@code backoff}, and only for errors whose type or one of whose {@code mro}
- * entries is listed in {@code retryOn} (an empty list retries every processing error).
+ * backoff from {@code backoff}, and only for errors whose type or one of whose {@code mro} entries
+ * is listed in {@code retryOn} (an empty list retries every processing error).
  */
 record RetryPolicy(int maxAttempts, Duration backoff, List<String> retryOn) {
   private static final Duration MAX_BACKOFF = Duration.ofSeconds(30);

@@ -28,9 +28,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The runtime's {@code /invoke} over its Unix socket: one connection per message (spec), through
  * the unix-http client's one-off {@link UnixHttpClient#exchange exchange} (the call's timeout is
- * the exchange's deadline). Accepts the JSON form and the reference runtime's event stream
- * ({@code text/event-stream}, parsed by {@link SseParser}), handing FLY objects to a callback as
- * soon as they arrive.
+ * the exchange's deadline). Accepts the JSON form and the reference runtime's event stream ({@code
+ * text/event-stream}, parsed by {@link SseParser}), handing FLY objects to a callback as soon as
+ * they arrive.
  */
 public final class RuntimeClient implements AutoCloseable {
   public static final String READY_FILE = "runtime-ready";
@@ -38,8 +38,8 @@ public final class RuntimeClient implements AutoCloseable {
   private static final Duration READY_POLL = Duration.ofMillis(500);
   static final Duration READY_LOG_EVERY = Duration.ofSeconds(5);
 
-  private static final Map<String, String> INVOKE_HEADERS = Map.of(
-      "Content-Type", "application/json", "Accept", "text/event-stream, application/json");
+  private static final Map<String, String> INVOKE_HEADERS =
+      Map.of("Content-Type", "application/json", "Accept", "text/event-stream, application/json");
 
   private final Path socketPath;
   private final UnixHttpClient http;
@@ -54,12 +54,12 @@ public final class RuntimeClient implements AutoCloseable {
   }
 
   /**
-   * Polls the ready file every 500 ms, then waits until the socket accepts a connection. Says
-   * what it waits for every {@link #READY_LOG_EVERY}, so a wrong socket name or directory shows
-   * in the log at once rather than at the timeout.
+   * Polls the ready file every 500 ms, then waits until the socket accepts a connection. Says what
+   * it waits for every {@link #READY_LOG_EVERY}, so a wrong socket name or directory shows in the
+   * log at once rather than at the timeout.
    *
-   * @throws IllegalStateException when the runtime is not ready within {@code timeout}; the
-   *     message names the ready file, the socket and the sockets found beside it
+   * @throws IllegalStateException when the runtime is not ready within {@code timeout}; the message
+   *     names the ready file, the socket and the sockets found beside it
    */
   public void awaitReady(Duration timeout) {
     long start = System.nanoTime();
@@ -69,10 +69,14 @@ public final class RuntimeClient implements AutoCloseable {
     while (!Files.exists(ready) || !canConnect()) {
       long now = System.nanoTime();
       if (now > deadline) {
-        throw new IllegalStateException("runtime not ready within " + timeout + ": " + waitingFor());
+        throw new IllegalStateException(
+            "runtime not ready within " + timeout + ": " + waitingFor());
       }
       if (now >= nextLog) {
-        LOG.info("waiting for the runtime ({} s of {}): {}", Duration.ofNanos(now - start).toSeconds(), timeout,
+        LOG.info(
+            "waiting for the runtime ({} s of {}): {}",
+            Duration.ofNanos(now - start).toSeconds(),
+            timeout,
             waitingFor());
         nextLog = now + READY_LOG_EVERY.toNanos();
       }
@@ -89,11 +93,18 @@ public final class RuntimeClient implements AutoCloseable {
     Path ready = readyFile();
     StringBuilder s = new StringBuilder();
     s.append("ready file ").append(ready).append(Files.exists(ready) ? " present" : " missing");
-    s.append(", socket ").append(socketPath).append(canConnect() ? " accepts connections"
-        : Files.exists(socketPath) ? " refuses connections" : " missing");
+    s.append(", socket ")
+        .append(socketPath)
+        .append(
+            canConnect()
+                ? " accepts connections"
+                : Files.exists(socketPath) ? " refuses connections" : " missing");
     List<String> others = otherSockets();
     if (!others.isEmpty()) {
-      s.append("; other sockets in ").append(socketPath.getParent()).append(": ").append(String.join(", ", others))
+      s.append("; other sockets in ")
+          .append(socketPath.getParent())
+          .append(": ")
+          .append(String.join(", ", others))
           .append(" (the socket name is SVC_SOCKET_NAME, the directory SVC_SOCKET_DIR)");
     }
     return s.toString();
@@ -105,8 +116,11 @@ public final class RuntimeClient implements AutoCloseable {
       return List.of();
     }
     try (Stream<Path> files = Files.list(dir)) {
-      return files.filter(p -> !p.equals(socketPath) && p.getFileName().toString().endsWith(".sock"))
-          .map(p -> p.getFileName().toString()).sorted().toList();
+      return files
+          .filter(p -> !p.equals(socketPath) && p.getFileName().toString().endsWith(".sock"))
+          .map(p -> p.getFileName().toString())
+          .sorted()
+          .toList();
     } catch (IOException e) {
       return List.of();
     }
@@ -135,7 +149,12 @@ public final class RuntimeClient implements AutoCloseable {
   public InvokeResult invoke(byte[] body, Duration timeout, Consumer<JsonNode> onFly) {
     long start = System.nanoTime();
     try {
-      return http.exchange("POST", "/invoke", INVOKE_HEADERS, body, Duration.ofMillis(Math.max(1, timeout.toMillis())),
+      return http.exchange(
+          "POST",
+          "/invoke",
+          INVOKE_HEADERS,
+          body,
+          Duration.ofMillis(Math.max(1, timeout.toMillis())),
           (head, response) -> answer(head, response, onFly));
     } catch (UnixHttpClient.NotConnectedException e) {
       return new InvokeResult.Unavailable(e.getMessage());
@@ -148,8 +167,9 @@ public final class RuntimeClient implements AutoCloseable {
     }
   }
 
-  private static InvokeResult answer(HttpResponseReader.Head head, HttpResponseReader response,
-      Consumer<JsonNode> onFly) throws IOException {
+  private static InvokeResult answer(
+      HttpResponseReader.Head head, HttpResponseReader response, Consumer<JsonNode> onFly)
+      throws IOException {
     int status = head.status();
     String type = head.headers().getOrDefault("content-type", "");
     if (status == 200 && type.startsWith("text/event-stream")) {
@@ -159,9 +179,14 @@ public final class RuntimeClient implements AutoCloseable {
     return switch (status) {
       case 200 -> frames(body);
       case 204 -> new InvokeResult.Empty();
-      case 400, 413, 500 -> error(status, body); // 413: body above the runtime's limit (msg_parsing_error)
-      default -> new InvokeResult.ProtocolError("unexpected HTTP status " + status + ": "
-          + abbreviate(new String(body, StandardCharsets.UTF_8)));
+      case 400, 413, 500 ->
+          error(status, body); // 413: body above the runtime's limit (msg_parsing_error)
+      default ->
+          new InvokeResult.ProtocolError(
+              "unexpected HTTP status "
+                  + status
+                  + ": "
+                  + abbreviate(new String(body, StandardCharsets.UTF_8)));
     };
   }
 
@@ -199,12 +224,13 @@ public final class RuntimeClient implements AutoCloseable {
   }
 
   /**
-   * The reference runtime's event stream: {@code upstream} ({@code {"payload": fly}}),
-   * {@code downstream} (one frame), {@code error} ({@code {"error", "details"}}) and {@code done}.
-   * An {@code error} decides the call at once, whatever follows it (the reference sends
-   * {@code done} after it); {@code done} without any {@code downstream} is the no-output case.
+   * The reference runtime's event stream: {@code upstream} ({@code {"payload": fly}}), {@code
+   * downstream} (one frame), {@code error} ({@code {"error", "details"}}) and {@code done}. An
+   * {@code error} decides the call at once, whatever follows it (the reference sends {@code done}
+   * after it); {@code done} without any {@code downstream} is the no-output case.
    */
-  private static InvokeResult readEventStream(SseParser events, Consumer<JsonNode> onFly) throws IOException {
+  private static InvokeResult readEventStream(SseParser events, Consumer<JsonNode> onFly)
+      throws IOException {
     List<InvokeResult.Frame> out = new ArrayList<>();
     for (SseParser.Event e = events.next(); e != null; e = events.next()) {
       if (e.data().isEmpty()) {
@@ -225,23 +251,28 @@ public final class RuntimeClient implements AutoCloseable {
         }
         case "downstream" -> out.add(frame(json));
         case "error" -> {
-          return new InvokeResult.RuntimeError(json.path("status").asInt(500),
-              json.path("error").asText("processing_error"), json.get("details"));
+          return new InvokeResult.RuntimeError(
+              json.path("status").asInt(500),
+              json.path("error").asText("processing_error"),
+              json.get("details"));
         }
         case "done" -> {
           return out.isEmpty() ? new InvokeResult.Empty() : new InvokeResult.Frames(out);
         }
-        default -> { } // unknown events are ignored, as SSE clients do
+        default -> {} // unknown events are ignored, as SSE clients do
       }
     }
     throw new EOFException("event stream closed without a 'done' or 'error' event");
   }
 
   private static InvokeResult.Frame frame(JsonNode f) {
-    Route route = f.hasNonNull("route") ? Json.MAPPER.convertValue(f.get("route"), Route.class) : null;
+    Route route =
+        f.hasNonNull("route") ? Json.MAPPER.convertValue(f.get("route"), Route.class) : null;
     @SuppressWarnings("unchecked")
-    Map<String, Object> headers = f.hasNonNull("headers") ? Json.MAPPER.convertValue(f.get("headers"), Map.class)
-        : null; // no headers in the frame: the envelope keeps the received ones
+    Map<String, Object> headers =
+        f.hasNonNull("headers")
+            ? Json.MAPPER.convertValue(f.get("headers"), Map.class)
+            : null; // no headers in the frame: the envelope keeps the received ones
     return new InvokeResult.Frame(f.get("payload"), route, headers);
   }
 

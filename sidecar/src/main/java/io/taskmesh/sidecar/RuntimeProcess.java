@@ -28,21 +28,28 @@ public final class RuntimeProcess implements AutoCloseable {
   }
 
   /**
-   * Starts the runtime and returns at once (use {@link #awaitReady(Duration)} or a
-   * {@link RuntimeClient} to wait for it).
+   * Starts the runtime and returns at once (use {@link #awaitReady(Duration)} or a {@link
+   * RuntimeClient} to wait for it).
    *
-   * @param runtimeDir the folder holding the {@code taskmesh_runtime} package ({@code <repo>/runtime})
+   * @param runtimeDir the folder holding the {@code taskmesh_runtime} package ({@code
+   *     <repo>/runtime})
    * @param handlerDir the folder of the handler module (put on {@code PYTHONPATH})
    * @param handler {@code module.function} or {@code module.Class.method}
    * @param socketDir where the socket and the ready file go (created when missing)
    * @param extraEnv more variables, e.g. {@code SVC_SOCKET_NAME}, {@code SVC_LOG_LEVEL}
    */
-  public static RuntimeProcess start(Path runtimeDir, Path handlerDir, String handler, Path socketDir,
+  public static RuntimeProcess start(
+      Path runtimeDir,
+      Path handlerDir,
+      String handler,
+      Path socketDir,
       Map<String, String> extraEnv) {
     try {
       Files.createDirectories(socketDir);
       Map<String, String> env = new HashMap<>();
-      env.put("PYTHONPATH", runtimeDir.toAbsolutePath() + File.pathSeparator + handlerDir.toAbsolutePath());
+      env.put(
+          "PYTHONPATH",
+          runtimeDir.toAbsolutePath() + File.pathSeparator + handlerDir.toAbsolutePath());
       env.put("SVC_HANDLER", handler);
       env.put("SVC_SOCKET_DIR", socketDir.toAbsolutePath().toString());
       env.put("PYTHONUNBUFFERED", "1");
@@ -50,9 +57,11 @@ public final class RuntimeProcess implements AutoCloseable {
       String socketName = Env.of(env).string("SVC_SOCKET_NAME", SidecarConfig.DEFAULT_SOCKET_NAME);
       // a ready file left by a killed runtime would make the sidecar connect too early
       Files.deleteIfExists(socketDir.resolve(RuntimeClient.READY_FILE));
-      ProcessBuilder pb = new ProcessBuilder(List.of(python(), "-m", "taskmesh_runtime"))
-          .redirectErrorStream(true)
-          .redirectOutput(ProcessBuilder.Redirect.appendTo(socketDir.resolve("runtime.log").toFile()));
+      ProcessBuilder pb =
+          new ProcessBuilder(List.of(python(), "-m", "taskmesh_runtime"))
+              .redirectErrorStream(true)
+              .redirectOutput(
+                  ProcessBuilder.Redirect.appendTo(socketDir.resolve("runtime.log").toFile()));
       pb.environment().putAll(env);
       return new RuntimeProcess(socketDir, socketName, pb.start());
     } catch (IOException e) {
@@ -61,8 +70,13 @@ public final class RuntimeProcess implements AutoCloseable {
   }
 
   /** Starts the runtime and waits until it answers on its socket. */
-  public static RuntimeProcess startReady(Path runtimeDir, Path handlerDir, String handler, Path socketDir,
-      Map<String, String> extraEnv, Duration timeout) {
+  public static RuntimeProcess startReady(
+      Path runtimeDir,
+      Path handlerDir,
+      String handler,
+      Path socketDir,
+      Map<String, String> extraEnv,
+      Duration timeout) {
     RuntimeProcess p = start(runtimeDir, handlerDir, handler, socketDir, extraEnv);
     try {
       p.awaitReady(timeout);
@@ -99,7 +113,8 @@ public final class RuntimeProcess implements AutoCloseable {
     try (RuntimeClient client = new RuntimeClient(socketPath())) {
       while (!(Files.exists(socketDir.resolve(RuntimeClient.READY_FILE)) && client.canConnect())) {
         if (!process.isAlive()) {
-          throw new IllegalStateException("runtime exited with " + process.exitValue() + ": " + tail());
+          throw new IllegalStateException(
+              "runtime exited with " + process.exitValue() + ": " + tail());
         }
         if (System.nanoTime() > deadline) {
           throw new IllegalStateException("runtime not ready within " + timeout + ": " + tail());

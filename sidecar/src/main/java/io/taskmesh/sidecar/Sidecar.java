@@ -1,12 +1,12 @@
 package io.taskmesh.sidecar;
 
+import io.taskmesh.schemas.Topics;
 import io.taskmesh.servicekit.TopicCreator;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import io.taskmesh.schemas.Topics;
 
 /**
  * An actor's sidecar: consumes {@code svc-{ns}-{actor}} (group of the same name, read_committed),
@@ -29,7 +29,11 @@ public final class Sidecar implements AutoCloseable {
    * @param exitHook called with 1 after a runtime timeout ({@link ExitHook#SYSTEM} in production)
    * @param readyTimeout how long {@link #start()} waits for the runtime's ready file and socket
    */
-  public Sidecar(SidecarConfig config, RuntimeClient runtime, GatewayReporter reporter, ExitHook exitHook,
+  public Sidecar(
+      SidecarConfig config,
+      RuntimeClient runtime,
+      GatewayReporter reporter,
+      ExitHook exitHook,
       Duration readyTimeout) {
     this.config = config;
     this.runtime = runtime;
@@ -42,12 +46,18 @@ public final class Sidecar implements AutoCloseable {
   public synchronized void start() {
     runtime.awaitReady(readyTimeout);
     admin = new TopicCreator(config.bootstrapServers());
-    admin.ensure(List.of(config.inputTopic(), config.topicOf(Topics.SINK),
-        config.deadLetterTopic()), config.topicSpec());
-    EnvelopeProcessor processor = new EnvelopeProcessor(config, runtime, reporter, Clock.systemUTC());
+    admin.ensure(
+        List.of(config.inputTopic(), config.topicOf(Topics.SINK), config.deadLetterTopic()),
+        config.topicSpec());
+    EnvelopeProcessor processor =
+        new EnvelopeProcessor(config, runtime, reporter, Clock.systemUTC());
     loop = new ActorLoop(config, processor, exitHook, admin);
     loop.start();
-    LOG.info("sidecar {} consuming {} (runtime {})", config.actorName(), config.inputTopic(), runtime.socketPath());
+    LOG.info(
+        "sidecar {} consuming {} (runtime {})",
+        config.actorName(),
+        config.inputTopic(),
+        runtime.socketPath());
   }
 
   public boolean running() {

@@ -11,8 +11,8 @@ import java.util.Map;
 import java.util.UUID;
 
 /**
- * Everything a sidecar or crew actor reads from its environment, validated eagerly by
- * {@link #fromEnv(Map)}: a bad value fails start-up with a message naming the variable.
+ * Everything a sidecar or crew actor reads from its environment, validated eagerly by {@link
+ * #fromEnv(Map)}: a bad value fails start-up with a message naming the variable.
  */
 public record SidecarConfig(
     String bootstrapServers,
@@ -79,11 +79,31 @@ public record SidecarConfig(
   }
 
   /** A config for tests and launchers: defaults everywhere except the essentials. */
-  public static SidecarConfig of(String bootstrapServers, String namespace, String actorName, Path socketDir,
+  public static SidecarConfig of(
+      String bootstrapServers,
+      String namespace,
+      String actorName,
+      Path socketDir,
       String gatewayUrl) {
-    return new SidecarConfig(bootstrapServers, namespace, actorName, socketDir, DEFAULT_SOCKET_NAME, gatewayUrl,
-        Duration.ofMinutes(5), 1, Duration.ofMillis(200), List.of(), 1, 3, 500, 1, (short) 1,
-        UUID.randomUUID().toString(), false, Duration.ofSeconds(15));
+    return new SidecarConfig(
+        bootstrapServers,
+        namespace,
+        actorName,
+        socketDir,
+        DEFAULT_SOCKET_NAME,
+        gatewayUrl,
+        Duration.ofMinutes(5),
+        1,
+        Duration.ofMillis(200),
+        List.of(),
+        1,
+        3,
+        500,
+        1,
+        (short) 1,
+        UUID.randomUUID().toString(),
+        false,
+        Duration.ofSeconds(15));
   }
 
   /** How this actor creates the topics it writes to when they are missing. */
@@ -108,46 +128,145 @@ public record SidecarConfig(
     return Topics.deadLetter(namespace, actorName);
   }
 
-  /** Stable per instance so a restarted instance fences and aborts its predecessor's open transaction. */
+  /**
+   * Stable per instance so a restarted instance fences and aborts its predecessor's open
+   * transaction.
+   */
   public String transactionalId() {
     return inputTopic() + "-" + instanceId;
   }
 
   public SidecarConfig withActor(String actor) {
-    return new SidecarConfig(bootstrapServers, namespace, actor, socketDir, socketName, gatewayUrl, actorTimeout,
-        maxAttempts, backoff, retryOn, concurrency, maxDeliveries, maxPollRecords, partitions, replicationFactor,
-        instanceId, staticMember, transactionTimeout);
+    return new SidecarConfig(
+        bootstrapServers,
+        namespace,
+        actor,
+        socketDir,
+        socketName,
+        gatewayUrl,
+        actorTimeout,
+        maxAttempts,
+        backoff,
+        retryOn,
+        concurrency,
+        maxDeliveries,
+        maxPollRecords,
+        partitions,
+        replicationFactor,
+        instanceId,
+        staticMember,
+        transactionTimeout);
   }
 
-  public SidecarConfig withResiliency(int attempts, Duration backoffBase, List<String> retryOnTypes) {
-    return new SidecarConfig(bootstrapServers, namespace, actorName, socketDir, socketName, gatewayUrl, actorTimeout,
-        attempts, backoffBase, retryOnTypes, concurrency, maxDeliveries, maxPollRecords, partitions,
-        replicationFactor, instanceId, staticMember,
+  public SidecarConfig withResiliency(
+      int attempts, Duration backoffBase, List<String> retryOnTypes) {
+    return new SidecarConfig(
+        bootstrapServers,
+        namespace,
+        actorName,
+        socketDir,
+        socketName,
+        gatewayUrl,
+        actorTimeout,
+        attempts,
+        backoffBase,
+        retryOnTypes,
+        concurrency,
+        maxDeliveries,
+        maxPollRecords,
+        partitions,
+        replicationFactor,
+        instanceId,
+        staticMember,
         transactionTimeout);
   }
 
   public SidecarConfig withActorTimeout(Duration timeout) {
-    return new SidecarConfig(bootstrapServers, namespace, actorName, socketDir, socketName, gatewayUrl, timeout,
-        maxAttempts, backoff, retryOn, concurrency, maxDeliveries, maxPollRecords, partitions, replicationFactor,
-        instanceId, staticMember, transactionTimeout);
+    return new SidecarConfig(
+        bootstrapServers,
+        namespace,
+        actorName,
+        socketDir,
+        socketName,
+        gatewayUrl,
+        timeout,
+        maxAttempts,
+        backoff,
+        retryOn,
+        concurrency,
+        maxDeliveries,
+        maxPollRecords,
+        partitions,
+        replicationFactor,
+        instanceId,
+        staticMember,
+        transactionTimeout);
   }
 
   public SidecarConfig withConcurrency(int n) {
-    return new SidecarConfig(bootstrapServers, namespace, actorName, socketDir, socketName, gatewayUrl, actorTimeout,
-        maxAttempts, backoff, retryOn, n, maxDeliveries, maxPollRecords, partitions, replicationFactor, instanceId,
-        staticMember, transactionTimeout);
+    return new SidecarConfig(
+        bootstrapServers,
+        namespace,
+        actorName,
+        socketDir,
+        socketName,
+        gatewayUrl,
+        actorTimeout,
+        maxAttempts,
+        backoff,
+        retryOn,
+        n,
+        maxDeliveries,
+        maxPollRecords,
+        partitions,
+        replicationFactor,
+        instanceId,
+        staticMember,
+        transactionTimeout);
   }
 
   public SidecarConfig withMaxPollRecords(int n) {
-    return new SidecarConfig(bootstrapServers, namespace, actorName, socketDir, socketName, gatewayUrl, actorTimeout,
-        maxAttempts, backoff, retryOn, concurrency, maxDeliveries, n, partitions, replicationFactor, instanceId,
-        staticMember, transactionTimeout);
+    return new SidecarConfig(
+        bootstrapServers,
+        namespace,
+        actorName,
+        socketDir,
+        socketName,
+        gatewayUrl,
+        actorTimeout,
+        maxAttempts,
+        backoff,
+        retryOn,
+        concurrency,
+        maxDeliveries,
+        n,
+        partitions,
+        replicationFactor,
+        instanceId,
+        staticMember,
+        transactionTimeout);
   }
 
   public SidecarConfig withMaxDeliveries(int n) {
-    return new SidecarConfig(bootstrapServers, namespace, actorName, socketDir, socketName, gatewayUrl, actorTimeout,
-        maxAttempts, backoff, retryOn, concurrency, n, maxPollRecords, partitions, replicationFactor, instanceId,
-        staticMember, transactionTimeout);
+    return new SidecarConfig(
+        bootstrapServers,
+        namespace,
+        actorName,
+        socketDir,
+        socketName,
+        gatewayUrl,
+        actorTimeout,
+        maxAttempts,
+        backoff,
+        retryOn,
+        concurrency,
+        n,
+        maxPollRecords,
+        partitions,
+        replicationFactor,
+        instanceId,
+        staticMember,
+        transactionTimeout);
   }
 
   private static void require(String value, String variable) {

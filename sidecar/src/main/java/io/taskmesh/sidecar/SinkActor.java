@@ -16,10 +16,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Crew actor {@code x-sink} (Java, no runtime): reports the final status of every terminal
- * envelope ({@code succeeded} with the payload as result when the route ended, else
- * {@code failed} with the error), then hands the envelope to {@code x-sump} in the same
- * transaction as its offset.
+ * Crew actor {@code x-sink} (Java, no runtime): reports the final status of every terminal envelope
+ * ({@code succeeded} with the payload as result when the route ended, else {@code failed} with the
+ * error), then hands the envelope to {@code x-sump} in the same transaction as its offset.
  */
 public final class SinkActor implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(SinkActor.class);
@@ -31,13 +30,18 @@ public final class SinkActor implements AutoCloseable {
   private TopicCreator admin;
   private ActorLoop loop;
 
-  /** @param config any sidecar config of the namespace; the actor name is replaced by {@code x-sink} */
+  /**
+   * @param config any sidecar config of the namespace; the actor name is replaced by {@code x-sink}
+   */
   public SinkActor(SidecarConfig config, GatewayReporter reporter, ExitHook exitHook) {
     this(config, CrewConfig.defaults(), reporter, exitHook);
   }
 
-  /** @param crew its {@code sinkHooks} receive every final envelope (see {@link HookDispatcher}) */
-  public SinkActor(SidecarConfig config, CrewConfig crew, GatewayReporter reporter, ExitHook exitHook) {
+  /**
+   * @param crew its {@code sinkHooks} receive every final envelope (see {@link HookDispatcher})
+   */
+  public SinkActor(
+      SidecarConfig config, CrewConfig crew, GatewayReporter reporter, ExitHook exitHook) {
     this.config = config.withActor(Topics.SINK);
     this.reporter = reporter;
     this.exitHook = exitHook;
@@ -56,7 +60,8 @@ public final class SinkActor implements AutoCloseable {
 
   public synchronized void start() {
     admin = new TopicCreator(config.bootstrapServers());
-    admin.ensure(List.of(config.inputTopic(), config.topicOf(Topics.SUMP), config.deadLetterTopic()),
+    admin.ensure(
+        List.of(config.inputTopic(), config.topicOf(Topics.SUMP), config.deadLetterTopic()),
         config.topicSpec());
     loop = new ActorLoop(config, this::handle, exitHook, admin);
     loop.start();
@@ -64,7 +69,8 @@ public final class SinkActor implements AutoCloseable {
 
   private Outcome handle(ConsumerRecord<String, byte[]> record) {
     EnvelopeReader.Read read = EnvelopeReader.read(record.value());
-    Outcome.Output toSump = new Outcome.Output(config.topicOf(Topics.SUMP), record.key(), record.value());
+    Outcome.Output toSump =
+        new Outcome.Output(config.topicOf(Topics.SUMP), record.key(), record.value());
     if (!read.valid()) {
       LOG.error("x-sink: unreadable envelope {}: {}", record.key(), read.problem());
       return Outcome.done(toSump);
@@ -106,7 +112,10 @@ public final class SinkActor implements AutoCloseable {
     }
     String error = s == null ? null : s.error();
     if (error == null) {
-      error = s != null && s.reason() != null ? s.reason() : "envelope ended before its route was exhausted";
+      error =
+          s != null && s.reason() != null
+              ? s.reason()
+              : "envelope ended before its route was exhausted";
     }
     return FinalReport.failed(e.id(), error, reporterName, meta);
   }

@@ -4,16 +4,17 @@ import io.taskmesh.schemas.Envelope;
 import io.taskmesh.schemas.Topics;
 import io.taskmesh.servicekit.TopicCreator;
 import java.util.List;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import java.util.concurrent.ConcurrentSkipListMap;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Crew actor {@code x-sump} (Java, no runtime), the last layer: counts successes and failures
- * (failures per reason; a counter log line at most every 10 s, see {@link #metricsLine()}), logs errors, and reports failures as final (a second final for a task is ignored by the gateway).
+ * (failures per reason; a counter log line at most every 10 s, see {@link #metricsLine()}), logs
+ * errors, and reports failures as final (a second final for a task is ignored by the gateway).
  */
 public final class SumpActor implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(SumpActor.class);
@@ -31,7 +32,9 @@ public final class SumpActor implements AutoCloseable {
   private TopicCreator admin;
   private ActorLoop loop;
 
-  /** @param config any sidecar config of the namespace; the actor name is replaced by {@code x-sump} */
+  /**
+   * @param config any sidecar config of the namespace; the actor name is replaced by {@code x-sump}
+   */
   public SumpActor(SidecarConfig config, GatewayReporter reporter, ExitHook exitHook) {
     this.config = config.withActor(Topics.SUMP);
     this.reporter = reporter;
@@ -45,7 +48,10 @@ public final class SumpActor implements AutoCloseable {
     loop.start();
   }
 
-  /** Counted since start (the counters are the metrics of this process; offsets make them per-delivery). */
+  /**
+   * Counted since start (the counters are the metrics of this process; offsets make them
+   * per-delivery).
+   */
   public long succeeded() {
     return succeeded.get();
   }
@@ -57,10 +63,16 @@ public final class SumpActor implements AutoCloseable {
   /** The counter line x-sump logs at most every 10 s (when something changed) and on close. */
   public String metricsLine() {
     StringBuilder reasons = new StringBuilder();
-    failedByReason.forEach((k, v) -> reasons.append(reasons.length() == 0 ? "" : ",").append(k).append('=')
-        .append(v.get()));
-    return "x-sump metrics: succeeded=" + succeeded.get() + " failed=" + failed.get() + " failed_by_reason={"
-        + reasons + "}";
+    failedByReason.forEach(
+        (k, v) ->
+            reasons.append(reasons.length() == 0 ? "" : ",").append(k).append('=').append(v.get()));
+    return "x-sump metrics: succeeded="
+        + succeeded.get()
+        + " failed="
+        + failed.get()
+        + " failed_by_reason={"
+        + reasons
+        + "}";
   }
 
   private void maybeLogMetrics(boolean force) {
@@ -75,7 +87,9 @@ public final class SumpActor implements AutoCloseable {
 
   private void countFailure(String reason) {
     failed.incrementAndGet();
-    failedByReason.computeIfAbsent(reason == null ? "unknown" : reason, k -> new AtomicLong()).incrementAndGet();
+    failedByReason
+        .computeIfAbsent(reason == null ? "unknown" : reason, k -> new AtomicLong())
+        .incrementAndGet();
   }
 
   private Outcome handle(ConsumerRecord<String, byte[]> record) {
@@ -91,7 +105,10 @@ public final class SumpActor implements AutoCloseable {
       succeeded.incrementAndGet();
     } else {
       countFailure(e.status() == null ? null : e.status().reason());
-      LOG.warn("x-sump: task {} failed at {}: {}", e.id(), e.status() == null ? "?" : e.status().actor(),
+      LOG.warn(
+          "x-sump: task {} failed at {}: {}",
+          e.id(),
+          e.status() == null ? "?" : e.status().actor(),
           e.status() == null ? "no status" : e.status().error());
       reporter.finalReport(e, SinkActor.finalReport(e, Topics.SUMP));
     }

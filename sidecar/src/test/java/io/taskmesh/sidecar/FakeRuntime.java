@@ -13,8 +13,8 @@ import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A canned answer on a real Unix socket, for the rows the real runtime never produces (a
- * non-HTTP answer, an unexpected status). Stands beside the real-runtime tests, not instead.
+ * A canned answer on a real Unix socket, for the rows the real runtime never produces (a non-HTTP
+ * answer, an unexpected status). Stands beside the real-runtime tests, not instead.
  */
 final class FakeRuntime implements AutoCloseable {
   private final ServerSocketChannel server;

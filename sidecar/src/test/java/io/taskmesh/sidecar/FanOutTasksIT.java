@@ -14,7 +14,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** Fan-out children become gateway tasks before they are routed, through Kafka with a real runtime. */
+/**
+ * Fan-out children become gateway tasks before they are routed, through Kafka with a real runtime.
+ */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class FanOutTasksIT {
   private static final Duration WAIT = Duration.ofSeconds(30);
@@ -37,11 +39,14 @@ class FanOutTasksIT {
     mesh.send(mesh.envelope("fan-1", Map.of("k", "v"), "fan", "next"));
     List<Envelope> routed = mesh.envelopes(mesh.topic("next"), 3, WAIT);
     assertThat(routed).hasSize(3);
-    List<String> childIds = routed.stream().map(Envelope::id).filter(id -> !id.equals("fan-1")).toList();
+    List<String> childIds =
+        routed.stream().map(Envelope::id).filter(id -> !id.equals("fan-1")).toList();
     assertThat(childIds).hasSize(2);
 
     List<GatewayRecorder.Call> registered = mesh.gateway.calls("registered");
-    assertThat(registered).extracting(GatewayRecorder.Call::id).containsExactlyInAnyOrderElementsOf(childIds);
+    assertThat(registered)
+        .extracting(GatewayRecorder.Call::id)
+        .containsExactlyInAnyOrderElementsOf(childIds);
     for (GatewayRecorder.Call c : registered) {
       JsonNode child = c.body();
       assertThat(child.path("parent_id").asText()).isEqualTo("fan-1");

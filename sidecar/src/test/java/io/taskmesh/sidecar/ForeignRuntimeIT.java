@@ -25,9 +25,9 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Interoperability (issue 4, item 6): the sidecar against a runtime that is not ours
- * ({@code src/test/resources/foreign/foreign_runtime.py}, written from the wire format only),
- * plain JSON frames (Content-Length, chunked, close-delimited) and the streaming form.
+ * Interoperability (issue 4, item 6): the sidecar against a runtime that is not ours ({@code
+ * src/test/resources/foreign/foreign_runtime.py}, written from the wire format only), plain JSON
+ * frames (Content-Length, chunked, close-delimited) and the streaming form.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class ForeignRuntimeIT {
@@ -51,20 +51,29 @@ class ForeignRuntimeIT {
   }
 
   private Process startForeign(Path socketDir) throws IOException {
-    Path script = TestMesh.repoRoot().resolve("sidecar/src/test/resources/foreign/foreign_runtime.py");
-    return new ProcessBuilder("python3", script.toString(), socketDir.toString()).redirectErrorStream(true)
-        .redirectOutput(socketDir.resolveSibling("foreign.log").toFile()).start();
+    Path script =
+        TestMesh.repoRoot().resolve("sidecar/src/test/resources/foreign/foreign_runtime.py");
+    return new ProcessBuilder("python3", script.toString(), socketDir.toString())
+        .redirectErrorStream(true)
+        .redirectOutput(socketDir.resolveSibling("foreign.log").toFile())
+        .start();
   }
 
   @Test
   void sidecarStartedFirstWaitsForTheReadyFileThenSpeaksOnlyTheWireFormat() throws Exception {
     Path socketDir = dir.resolve("sock");
-    SidecarConfig cfg = mesh.config("f", socketDir).withResiliency(2, Duration.ofMillis(10), List.of());
+    SidecarConfig cfg =
+        mesh.config("f", socketDir).withResiliency(2, Duration.ofMillis(10), List.of());
     // the sidecar starts before the runtime exists and polls for its ready file
-    CompletableFuture<Sidecar> sidecar = CompletableFuture.supplyAsync(
-        () -> mesh.sidecar(socketDir.resolve(SidecarConfig.DEFAULT_SOCKET_NAME), cfg, s -> {
-          throw new AssertionError("exit " + s);
-        }));
+    CompletableFuture<Sidecar> sidecar =
+        CompletableFuture.supplyAsync(
+            () ->
+                mesh.sidecar(
+                    socketDir.resolve(SidecarConfig.DEFAULT_SOCKET_NAME),
+                    cfg,
+                    s -> {
+                      throw new AssertionError("exit " + s);
+                    }));
     foreign = startForeign(socketDir);
     sidecar.get(60, TimeUnit.SECONDS);
     mesh.sink();
@@ -81,8 +90,10 @@ class ForeignRuntimeIT {
     assertThat(toG.payload().path("text").asText()).isEqualTo("ABC");
     assertThat(toG.route().prev()).containsExactly("f");
     List<Envelope> sunk = mesh.envelopes(mesh.topic("x-sink"), 7, WAIT);
-    Map<String, Envelope> byId = sunk.stream().filter(e -> e.parentId() == null)
-        .collect(Collectors.toMap(Envelope::id, Function.identity()));
+    Map<String, Envelope> byId =
+        sunk.stream()
+            .filter(e -> e.parentId() == null)
+            .collect(Collectors.toMap(Envelope::id, Function.identity()));
     assertThat(byId.get("chunk").payload().path("chunked").asBoolean()).isTrue();
     assertThat(byId.get("close").payload().path("closed").asBoolean()).isTrue();
     assertThat(byId.get("fan").payload().path("n").asInt()).isZero();
@@ -95,21 +106,38 @@ class ForeignRuntimeIT {
 
     // streaming form: FLY events reach the gateway while the runtime still holds the stream open
     Path release = dir.resolve("release");
-    mesh.send(mesh.envelope("stream", Map.of("op", "stream", "words", List.of("w1", "w2"),
-        "release_file", release.toString()), "f"));
-    Await.until(() -> mesh.gateway.calls("stream", "fly").size() == 2, WAIT, "FLY before the end of the stream");
+    mesh.send(
+        mesh.envelope(
+            "stream",
+            Map.of(
+                "op", "stream", "words", List.of("w1", "w2"), "release_file", release.toString()),
+            "f"));
+    Await.until(
+        () -> mesh.gateway.calls("stream", "fly").size() == 2,
+        WAIT,
+        "FLY before the end of the stream");
     assertThat(mesh.gateway.calls("stream", "final")).isEmpty();
     Files.writeString(release, "go");
     Await.until(() -> !mesh.gateway.calls("stream", "final").isEmpty(), WAIT, "stream final");
-    assertThat(mesh.gateway.calls("stream", "final").get(0).body().path("result").path("released").asBoolean())
+    assertThat(
+            mesh.gateway
+                .calls("stream", "final")
+                .get(0)
+                .body()
+                .path("result")
+                .path("released")
+                .asBoolean())
         .isTrue();
-    assertThat(mesh.gateway.calls("stream", "fly")).extracting(c -> c.body().path("text").asText())
+    assertThat(mesh.gateway.calls("stream", "fly"))
+        .extracting(c -> c.body().path("text").asText())
         .containsExactly("w1", "w2");
 
-    // one connection per message: no connection ever carried a second request (0 = readiness checks)
+    // one connection per message: no connection ever carried a second request (0 = readiness
+    // checks)
     List<String> perConnection = Files.readAllLines(socketDir.resolve("connections.log"));
     assertThat(perConnection).allMatch(n -> n.equals("0") || n.equals("1"));
-    assertThat(perConnection.stream().filter("1"::equals).count()).isEqualTo(9); // 8 envelopes, "fail" twice
+    assertThat(perConnection.stream().filter("1"::equals).count())
+        .isEqualTo(9); // 8 envelopes, "fail" twice
   }
 
   @Test
@@ -119,7 +147,8 @@ class ForeignRuntimeIT {
         RuntimeClient client = new RuntimeClient(socket)) {
       server.bind(UnixDomainSocketAddress.of(socket));
       assertThat(client.canConnect()).isTrue();
-      assertThatThrownBy(() -> client.awaitReady(Duration.ofMillis(1200))).isInstanceOf(IllegalStateException.class)
+      assertThatThrownBy(() -> client.awaitReady(Duration.ofMillis(1200)))
+          .isInstanceOf(IllegalStateException.class)
           .hasMessageContaining(RuntimeClient.READY_FILE);
       Files.writeString(dir.resolve(RuntimeClient.READY_FILE), "1");
       client.awaitReady(Duration.ofSeconds(5));

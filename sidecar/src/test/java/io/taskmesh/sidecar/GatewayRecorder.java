@@ -28,27 +28,32 @@ final class GatewayRecorder implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    server.createContext("/mesh/", ex -> {
-      String[] parts = ex.getRequestURI().getPath().split("/"); // "", mesh, id, kind
-      byte[] body = ex.getRequestBody().readAllBytes();
-      if (parts.length == 4) {
-        calls.add(new Call(parts[2], parts[3], Json.read(body, JsonNode.class)));
-      }
-      byte[] ok = "{\"status\":\"ok\"}".getBytes();
-      ex.getResponseHeaders().add("Content-Type", "application/json");
-      ex.sendResponseHeaders(200, ok.length);
-      ex.getResponseBody().write(ok);
-      ex.close();
-    });
-    server.createContext("/tasks", ex -> {
-      JsonNode body = Json.read(ex.getRequestBody().readAllBytes(), JsonNode.class);
-      int status = refuseRegistrations ? 503 : 201;
-      if (!refuseRegistrations) {
-        body.forEach(child -> calls.add(new Call(child.path("id").asText(), "registered", child)));
-      }
-      ex.sendResponseHeaders(status, -1);
-      ex.close();
-    });
+    server.createContext(
+        "/mesh/",
+        ex -> {
+          String[] parts = ex.getRequestURI().getPath().split("/"); // "", mesh, id, kind
+          byte[] body = ex.getRequestBody().readAllBytes();
+          if (parts.length == 4) {
+            calls.add(new Call(parts[2], parts[3], Json.read(body, JsonNode.class)));
+          }
+          byte[] ok = "{\"status\":\"ok\"}".getBytes();
+          ex.getResponseHeaders().add("Content-Type", "application/json");
+          ex.sendResponseHeaders(200, ok.length);
+          ex.getResponseBody().write(ok);
+          ex.close();
+        });
+    server.createContext(
+        "/tasks",
+        ex -> {
+          JsonNode body = Json.read(ex.getRequestBody().readAllBytes(), JsonNode.class);
+          int status = refuseRegistrations ? 503 : 201;
+          if (!refuseRegistrations) {
+            body.forEach(
+                child -> calls.add(new Call(child.path("id").asText(), "registered", child)));
+          }
+          ex.sendResponseHeaders(status, -1);
+          ex.close();
+        });
     server.setExecutor(Executors.newFixedThreadPool(4));
     server.start();
   }

@@ -22,25 +22,30 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(30)
 class GatewayReporterIT {
   private final List<String> received = new CopyOnWriteArrayList<>();
+
   /** Holds every request until counted down; the first test lets requests through after 100 ms. */
   private volatile CountDownLatch release = new CountDownLatch(1);
+
   private HttpServer server;
   private String url;
 
   @BeforeEach
   void start() throws Exception {
     server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-    server.createContext("/mesh/", ex -> {
-      try {
-        release.await(10, TimeUnit.SECONDS); // a slow gateway
-        Thread.sleep(100);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-      received.add(ex.getRequestURI().getPath() + " " + new String(ex.getRequestBody().readAllBytes()));
-      ex.sendResponseHeaders(200, -1);
-      ex.close();
-    });
+    server.createContext(
+        "/mesh/",
+        ex -> {
+          try {
+            release.await(10, TimeUnit.SECONDS); // a slow gateway
+            Thread.sleep(100);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+          received.add(
+              ex.getRequestURI().getPath() + " " + new String(ex.getRequestBody().readAllBytes()));
+          ex.sendResponseHeaders(200, -1);
+          ex.close();
+        });
     server.setExecutor(java.util.concurrent.Executors.newCachedThreadPool());
     server.start();
     url = "http://127.0.0.1:" + server.getAddress().getPort();

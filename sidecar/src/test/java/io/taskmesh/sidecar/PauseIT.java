@@ -19,7 +19,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** x-pause with the real broker and real runtimes: park, paused report, restart, resume, continue to x-sink. */
+/**
+ * x-pause with the real broker and real runtimes: park, paused report, restart, resume, continue to
+ * x-sink.
+ */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class PauseIT {
   private static final Duration WAIT = Duration.ofSeconds(30);
@@ -36,10 +39,17 @@ class PauseIT {
   }
 
   private JsonNode finalOf(String id, String status) {
-    Await.until(() -> mesh.gateway.calls(id, "final").stream()
-        .anyMatch(c -> c.body().path("status").asText().equals(status)), WAIT, status + " report of " + id);
-    return mesh.gateway.calls(id, "final").stream().filter(c -> c.body().path("status").asText().equals(status))
-        .findFirst().orElseThrow().body();
+    Await.until(
+        () ->
+            mesh.gateway.calls(id, "final").stream()
+                .anyMatch(c -> c.body().path("status").asText().equals(status)),
+        WAIT,
+        status + " report of " + id);
+    return mesh.gateway.calls(id, "final").stream()
+        .filter(c -> c.body().path("status").asText().equals(status))
+        .findFirst()
+        .orElseThrow()
+        .body();
   }
 
   private void resume(PauseActor pause, String id, Object input) {
@@ -57,7 +67,8 @@ class PauseIT {
     JsonNode paused = finalOf("hitl-1", "paused");
     assertThat(paused.path("current_actor_name").asText()).isEqualTo("x-pause");
     assertThat(paused.path("metadata").path("paused_by").asText()).isEqualTo("ask");
-    assertThat(paused.path("metadata").path("resume_topic").asText()).isEqualTo(first.resumeTopic());
+    assertThat(paused.path("metadata").path("resume_topic").asText())
+        .isEqualTo(first.resumeTopic());
     assertThat(paused.path("metadata").path("route").path("curr").asText()).isEqualTo("after");
     List<Envelope> parked = mesh.envelopes(first.parkedTopic(), 1, WAIT);
     assertThat(parked).hasSize(1);
@@ -65,7 +76,8 @@ class PauseIT {
     assertThat(parked.get(0).status().phase()).isEqualTo(EnvelopePhase.PAUSED);
     assertThat(mesh.read(mesh.topic("after"), 0, Duration.ofMillis(300))).isEmpty();
 
-    first.close(); // x-pause restarts between the pause and the resume; the resume waits in its topic
+    first.close(); // x-pause restarts between the pause and the resume; the resume waits in its
+    // topic
     resume(first, "hitl-1", Map.of("answer", "yes"));
     PauseActor second = mesh.pause(CrewConfig.defaults());
 
@@ -99,17 +111,27 @@ class PauseIT {
     mesh.send(pause.resumeTopic(), "junk", "not json".getBytes(StandardCharsets.UTF_8));
 
     JsonNode via = finalOf("via-1", "succeeded");
-    assertThat(via.path("result")).isEqualTo(Json.tree(Map.of("value", "text", "input", "approved")));
+    assertThat(via.path("result"))
+        .isEqualTo(Json.tree(Map.of("value", "text", "input", "approved")));
     JsonNode end = finalOf("end-1", "succeeded");
     assertThat(end.path("result").path("input")).isEqualTo(Json.tree(List.of(1, 2)));
     List<Envelope> sunk = mesh.envelopes(mesh.topic("x-sink"), 2, WAIT);
-    assertThat(sunk).extracting(e -> e.id() + ":" + e.route().prev())
+    assertThat(sunk)
+        .extracting(e -> e.id() + ":" + e.route().prev())
         .containsExactlyInAnyOrder("via-1:[a, x-pause, b]", "end-1:[x-pause]");
 
     List<ConsumerRecord<String, byte[]>> dlq = mesh.read(pause.resumeTopic() + ".dlq", 3, WAIT);
-    assertThat(dlq).extracting(r -> r.key() + ":"
-            + new String(r.headers().lastHeader(PauseActor.DLQ_REASON).value(), StandardCharsets.UTF_8))
-        .containsExactly("never-paused:" + PauseActor.UNKNOWN_TASK, "via-1:" + PauseActor.UNKNOWN_TASK,
+    assertThat(dlq)
+        .extracting(
+            r ->
+                r.key()
+                    + ":"
+                    + new String(
+                        r.headers().lastHeader(PauseActor.DLQ_REASON).value(),
+                        StandardCharsets.UTF_8))
+        .containsExactly(
+            "never-paused:" + PauseActor.UNKNOWN_TASK,
+            "via-1:" + PauseActor.UNKNOWN_TASK,
             "junk:" + PauseActor.INVALID_RESUME);
   }
 }

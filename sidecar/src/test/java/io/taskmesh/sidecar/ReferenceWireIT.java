@@ -36,9 +36,14 @@ class ReferenceWireIT {
   @BeforeEach
   void start() throws IOException {
     mesh = new TestMesh();
-    Path script = TestMesh.repoRoot().resolve("sidecar/src/test/resources/reference/reference_wire_runtime.py");
-    reference = new ProcessBuilder("python3", script.toString(), dir.resolve("sock").toString())
-        .redirectErrorStream(true).redirectOutput(dir.resolve("reference.log").toFile()).start();
+    Path script =
+        TestMesh.repoRoot()
+            .resolve("sidecar/src/test/resources/reference/reference_wire_runtime.py");
+    reference =
+        new ProcessBuilder("python3", script.toString(), dir.resolve("sock").toString())
+            .redirectErrorStream(true)
+            .redirectOutput(dir.resolve("reference.log").toFile())
+            .start();
   }
 
   @AfterEach
@@ -52,16 +57,22 @@ class ReferenceWireIT {
   void fanOutFlyRouteChangeEmptyGeneratorAndErrorAfterAFrame() {
     Path socketDir = dir.resolve("sock");
     // two attempts: a processing error is retried once, a crash would be counted instead
-    SidecarConfig cfg = mesh.config("ref", socketDir).withResiliency(2, Duration.ofMillis(10), List.of());
-    mesh.sidecar(socketDir.resolve(REFERENCE_SOCKET), cfg, s -> {
-      throw new AssertionError("sidecar exit " + s);
-    });
+    SidecarConfig cfg =
+        mesh.config("ref", socketDir).withResiliency(2, Duration.ofMillis(10), List.of());
+    mesh.sidecar(
+        socketDir.resolve(REFERENCE_SOCKET),
+        cfg,
+        s -> {
+          throw new AssertionError("sidecar exit " + s);
+        });
     mesh.sink();
 
     mesh.send(mesh.envelope("plain", Map.of("op", "plain"), "ref"));
     mesh.send(mesh.envelope("fan", Map.of("op", "fanout"), "ref"));
     mesh.send(mesh.envelope("fly", Map.of("op", "fly", "words", List.of("w1", "w2")), "ref"));
-    mesh.send(mesh.envelope("reroute", Map.of("op", "reroute", "next", List.of("r1", "r2")), "ref", "old"));
+    mesh.send(
+        mesh.envelope(
+            "reroute", Map.of("op", "reroute", "next", List.of("r1", "r2")), "ref", "old"));
     mesh.send(mesh.envelope("empty", Map.of("op", "empty"), "ref"));
     mesh.send(mesh.envelope("err", Map.of("op", "error_after_frame"), "ref"));
 
@@ -73,21 +84,29 @@ class ReferenceWireIT {
 
     // plain, fan + 2 children, fly, empty, err
     List<Envelope> sunk = mesh.envelopes(mesh.topic("x-sink"), 7, WAIT);
-    Map<String, Envelope> byId = sunk.stream().filter(e -> e.parentId() == null)
-        .collect(Collectors.toMap(Envelope::id, Function.identity()));
+    Map<String, Envelope> byId =
+        sunk.stream()
+            .filter(e -> e.parentId() == null)
+            .collect(Collectors.toMap(Envelope::id, Function.identity()));
     assertThat(byId.get("plain").payload().path("plain").asBoolean()).isTrue();
     assertThat(byId.get("fan").payload().path("child").asInt()).isZero();
-    assertThat(sunk.stream().filter(e -> "fan".equals(e.parentId())).map(e -> e.payload().path("child").asInt()))
+    assertThat(
+            sunk.stream()
+                .filter(e -> "fan".equals(e.parentId()))
+                .map(e -> e.payload().path("child").asInt()))
         .containsExactlyInAnyOrder(1, 2);
     assertThat(byId.get("fly").payload().path("said").asText()).isEqualTo("w1 w2");
     assertThat(byId.get("empty").status().reason()).isEqualTo(Reasons.EMPTY_RESPONSE);
     // the error event wins over the frame before it and the done after it; retried, not a crash
     assertThat(byId.get("err").status().error()).isEqualTo("RuntimeError: failed after a frame");
     assertThat(byId.get("err").status().attempt()).isEqualTo(2);
-    assertThat(sunk).noneMatch(e -> e.status() != null && Reasons.RUNTIME_CRASHED.equals(e.status().reason()));
+    assertThat(sunk)
+        .noneMatch(e -> e.status() != null && Reasons.RUNTIME_CRASHED.equals(e.status().reason()));
 
-    Await.until(() -> mesh.gateway.calls("fly", "fly").size() == 2, WAIT, "two FLY events at the gateway");
-    assertThat(mesh.gateway.calls("fly", "fly")).extracting(c -> c.body().path("text").asText())
+    Await.until(
+        () -> mesh.gateway.calls("fly", "fly").size() == 2, WAIT, "two FLY events at the gateway");
+    assertThat(mesh.gateway.calls("fly", "fly"))
+        .extracting(c -> c.body().path("text").asText())
         .containsExactly("w1", "w2");
   }
 }

@@ -23,8 +23,13 @@ class RuntimeClientReadyTest {
   @Test
   void nothingThereNamesTheMissingFileAndSocket() {
     try (RuntimeClient client = new RuntimeClient(dir.resolve(SidecarConfig.DEFAULT_SOCKET_NAME))) {
-      assertThat(client.waitingFor()).isEqualTo("ready file " + dir.resolve("runtime-ready") + " missing, socket "
-          + dir.resolve(SidecarConfig.DEFAULT_SOCKET_NAME) + " missing");
+      assertThat(client.waitingFor())
+          .isEqualTo(
+              "ready file "
+                  + dir.resolve("runtime-ready")
+                  + " missing, socket "
+                  + dir.resolve(SidecarConfig.DEFAULT_SOCKET_NAME)
+                  + " missing");
     }
   }
 

@@ -35,11 +35,13 @@ import org.apache.kafka.common.serialization.StringSerializer;
  *
  * <ol>
  *   <li>envelopes/s through one actor (trivial echo handler) vs raw {@code /invoke} round trips
- *       over the same Unix socket to the same runtime (same HTTP client code, one connection per call);
+ *       over the same Unix socket to the same runtime (same HTTP client code, one connection per
+ *       call);
  *   <li>tasks/s end to end through upper -> reverse -> count (runtime/examples/text.py) to x-sink;
  *   <li>latency per hop p50/p99 with one task in flight (record timestamps of consecutive topics)
  *       vs the raw round trip of that hop's runtime.
  * </ol>
+ *
  * Args: {@code [envelopes=3000] [tasks=2000] [latencyTasks=200]}.
  */
 public final class SidecarBench {
@@ -70,10 +72,15 @@ public final class SidecarBench {
     if (bootstrap == null) {
       bootstrap = LocalKafka.shared().bootstrapServers();
     }
-    // the JDK HttpServer writes headers and body apart: with Nagle each answer waits for a delayed ACK
+    // the JDK HttpServer writes headers and body apart: with Nagle each answer waits for a delayed
+    // ACK
     System.setProperty("sun.net.httpserver.nodelay", "true");
-    System.out.printf("sidecar bench: %d cores, java %s, broker %s, gateway reports %s%n",
-        Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"), bootstrap, REPORTS ? "on" : "off");
+    System.out.printf(
+        "sidecar bench: %d cores, java %s, broker %s, gateway reports %s%n",
+        Runtime.getRuntime().availableProcessors(),
+        System.getProperty("java.version"),
+        bootstrap,
+        REPORTS ? "on" : "off");
     SidecarBench b = new SidecarBench(bootstrap);
     try {
       b.oneActor(envelopes);
@@ -94,13 +101,13 @@ public final class SidecarBench {
     closing.add(0, raw);
     byte[] body = RuntimeClient.invokeBody(envelope("raw", Map.of("i", 0), "echo"));
     for (int i = 0; i < 300; i++) { // warm-up
-      raw.invoke(body, Duration.ofSeconds(10), f -> { });
+      raw.invoke(body, Duration.ofSeconds(10), f -> {});
     }
     long[] rawNanos = new long[n];
     long t0 = System.nanoTime();
     for (int i = 0; i < n; i++) {
       long s = System.nanoTime();
-      InvokeResult r = raw.invoke(body, Duration.ofSeconds(10), f -> { });
+      InvokeResult r = raw.invoke(body, Duration.ofSeconds(10), f -> {});
       rawNanos[i] = System.nanoTime() - s;
       if (!(r instanceof InvokeResult.Frames)) {
         throw new IllegalStateException("raw call failed: " + r);
@@ -112,7 +119,9 @@ public final class SidecarBench {
     sidecar(rt, cfg);
     String sink = Topics.actorQueue(ns, Topics.SINK);
     try (Arrivals arrivals = new Arrivals(sink)) {
-      send(envelope("warm", Map.of("i", -1), "echo"), ns); // group joined and runtime warm before timing
+      send(
+          envelope("warm", Map.of("i", -1), "echo"),
+          ns); // group joined and runtime warm before timing
       arrivals.await(1, Duration.ofSeconds(60));
       long start = System.nanoTime();
       for (int i = 0; i < n; i++) {
@@ -121,10 +130,14 @@ public final class SidecarBench {
       producer.flush();
       long end = arrivals.await(n + 1, Duration.ofSeconds(300));
       double perSec = n / seconds(end - start);
-      System.out.printf("%n1. one actor, trivial handler (testhandlers.echo), %d envelopes, 1 partition, concurrency 1%n", n);
-      System.out.printf("   raw /invoke round trips (same socket, same runtime, no Kafka): %8.0f calls/s  p50 %.2f ms  p99 %.2f ms%n",
+      System.out.printf(
+          "%n1. one actor, trivial handler (testhandlers.echo), %d envelopes, 1 partition, concurrency 1%n",
+          n);
+      System.out.printf(
+          "   raw /invoke round trips (same socket, same runtime, no Kafka): %8.0f calls/s  p50 %.2f ms  p99 %.2f ms%n",
           rawPerSec, pct(rawNanos, 50), pct(rawNanos, 99));
-      System.out.printf("   through the sidecar (Kafka in -> runtime -> x-sink topic):      %8.0f envelopes/s  = %.2f x raw%n",
+      System.out.printf(
+          "   through the sidecar (Kafka in -> runtime -> x-sink topic):      %8.0f envelopes/s  = %.2f x raw%n",
           perSec, perSec / rawPerSec);
     }
   }
@@ -148,7 +161,9 @@ public final class SidecarBench {
       arrivals.await(1, Duration.ofSeconds(60));
       long start = System.nanoTime();
       for (int i = 0; i < tasks; i++) {
-        sendAsync(envelope("t" + i, Map.of("text", "hello world " + i), actors.toArray(String[]::new)), ns);
+        sendAsync(
+            envelope("t" + i, Map.of("text", "hello world " + i), actors.toArray(String[]::new)),
+            ns);
       }
       producer.flush();
       long end = arrivals.await(tasks + 1, Duration.ofSeconds(300));
@@ -166,10 +181,14 @@ public final class SidecarBench {
     Map<String, Long> tCount = timestamps(Topics.actorQueue(ns, "count"));
     Map<String, Long> tSink = timestamps(sink);
     List<Map<String, Long>> chain = List.of(tUpper, tReverse, tCount, tSink);
-    System.out.printf("%n2. three-actor flow upper -> reverse -> count (runtime/examples/text.py) to x-sink, %d tasks%n", tasks);
-    System.out.printf("   end to end: %.0f tasks/s (= %.0f actor calls/s; one-actor result above is the per-actor ceiling)%n",
+    System.out.printf(
+        "%n2. three-actor flow upper -> reverse -> count (runtime/examples/text.py) to x-sink, %d tasks%n",
+        tasks);
+    System.out.printf(
+        "   end to end: %.0f tasks/s (= %.0f actor calls/s; one-actor result above is the per-actor ceiling)%n",
         perSec, perSec * 3);
-    System.out.printf("%n3. latency per hop, one task in flight, %d tasks (record timestamps: enqueued for the actor -> enqueued for the next)%n",
+    System.out.printf(
+        "%n3. latency per hop, one task in flight, %d tasks (record timestamps: enqueued for the actor -> enqueued for the next)%n",
         latencyTasks);
     long[] e2e = new long[latencyTasks];
     for (int h = 0; h < 3; h++) {
@@ -180,11 +199,18 @@ public final class SidecarBench {
         e2e[i] += hop[i];
       }
       long[] rawHop = rawRoundTrips(runtimes.get(actors.get(h)), actors.get(h), 500);
-      System.out.printf("   hop %-7s p50 %6.2f ms  p99 %6.2f ms | raw /invoke of that runtime p50 %5.2f ms p99 %5.2f ms | added by sidecar+Kafka p50 %6.2f ms p99 %6.2f ms%n",
-          actors.get(h), pct(hop, 50), pct(hop, 99), pct(rawHop, 50), pct(rawHop, 99),
-          pct(hop, 50) - pct(rawHop, 50), pct(hop, 99) - pct(rawHop, 99));
+      System.out.printf(
+          "   hop %-7s p50 %6.2f ms  p99 %6.2f ms | raw /invoke of that runtime p50 %5.2f ms p99 %5.2f ms | added by sidecar+Kafka p50 %6.2f ms p99 %6.2f ms%n",
+          actors.get(h),
+          pct(hop, 50),
+          pct(hop, 99),
+          pct(rawHop, 50),
+          pct(rawHop, 99),
+          pct(hop, 50) - pct(rawHop, 50),
+          pct(hop, 99) - pct(rawHop, 99));
     }
-    System.out.printf("   whole flow      p50 %6.2f ms  p99 %6.2f ms%n", pct(e2e, 50), pct(e2e, 99));
+    System.out.printf(
+        "   whole flow      p50 %6.2f ms  p99 %6.2f ms%n", pct(e2e, 50), pct(e2e, 99));
   }
 
   private long[] rawRoundTrips(RuntimeProcess rt, String actor, int n) {
@@ -193,7 +219,7 @@ public final class SidecarBench {
       long[] out = new long[n];
       for (int i = 0; i < n; i++) {
         long s = System.nanoTime();
-        c.invoke(body, Duration.ofSeconds(10), f -> { });
+        c.invoke(body, Duration.ofSeconds(10), f -> {});
         out[i] = System.nanoTime() - s;
       }
       return out;
@@ -203,25 +229,42 @@ public final class SidecarBench {
   // --- helpers ---------------------------------------------------------------------------------
 
   private RuntimeProcess runtime(Path handlerDir, String handler) throws Exception {
-    RuntimeProcess rt = RuntimeProcess.startReady(TestMesh.repoRoot().resolve("runtime"), handlerDir, handler,
-        Files.createTempDirectory("svc-bench"), Map.of("SVC_LOG_LEVEL", "WARNING"), Duration.ofSeconds(30));
+    RuntimeProcess rt =
+        RuntimeProcess.startReady(
+            TestMesh.repoRoot().resolve("runtime"),
+            handlerDir,
+            handler,
+            Files.createTempDirectory("svc-bench"),
+            Map.of("SVC_LOG_LEVEL", "WARNING"),
+            Duration.ofSeconds(30));
     closing.add(0, rt);
     return rt;
   }
 
   private void sidecar(RuntimeProcess rt, SidecarConfig cfg) {
     RuntimeClient client = new RuntimeClient(rt.socketPath());
-    Sidecar s = new Sidecar(cfg, client, reporter, status -> {
-      throw new IllegalStateException("sidecar exit " + status);
-    }, Duration.ofSeconds(30));
+    Sidecar s =
+        new Sidecar(
+            cfg,
+            client,
+            reporter,
+            status -> {
+              throw new IllegalStateException("sidecar exit " + status);
+            },
+            Duration.ofSeconds(30));
     s.start();
     closing.add(0, client);
     closing.add(0, s);
   }
 
   private static Envelope envelope(String id, Object payload, String... actors) {
-    return new Envelope(id, null, Route.start(actors[0], Arrays.asList(actors).subList(1, actors.length)), null,
-        Json.tree(payload), Map.of());
+    return new Envelope(
+        id,
+        null,
+        Route.start(actors[0], Arrays.asList(actors).subList(1, actors.length)),
+        null,
+        Json.tree(payload),
+        Map.of());
   }
 
   private void send(Envelope e, String ns) throws Exception {
@@ -239,8 +282,10 @@ public final class SidecarBench {
   private Map<String, Long> timestamps(String topic) {
     Map<String, Long> out = new HashMap<>();
     try (KafkaConsumer<String, byte[]> c = consumer()) {
-      List<TopicPartition> parts = c.partitionsFor(topic).stream()
-          .map(pi -> new TopicPartition(topic, pi.partition())).toList();
+      List<TopicPartition> parts =
+          c.partitionsFor(topic).stream()
+              .map(pi -> new TopicPartition(topic, pi.partition()))
+              .toList();
       c.assign(parts);
       c.seekToBeginning(parts);
       Map<TopicPartition, Long> end = c.endOffsets(parts);
@@ -276,12 +321,15 @@ public final class SidecarBench {
       c.seekToBeginning(parts);
     }
 
-    /** @return System.nanoTime() when the n-th record was seen */
+    /**
+     * @return System.nanoTime() when the n-th record was seen
+     */
     long await(int n, Duration timeout) {
       long deadline = System.nanoTime() + timeout.toNanos();
       while (count < n) {
         if (System.nanoTime() > deadline) {
-          throw new IllegalStateException("only " + count + " of " + n + " records within " + timeout);
+          throw new IllegalStateException(
+              "only " + count + " of " + n + " records within " + timeout);
         }
         count += c.poll(Duration.ofMillis(5)).count();
       }

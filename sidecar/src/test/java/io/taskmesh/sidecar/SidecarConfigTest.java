@@ -35,10 +35,29 @@ class SidecarConfigTest {
 
   @Test
   void readsEveryVariable() {
-    SidecarConfig c = SidecarConfig.fromEnv(env("SVC_NAMESPACE", "prod", "SVC_SOCKET_DIR", "/s", "SVC_SOCKET_NAME",
-        "r.sock", "SVC_GATEWAY_URL", "http://g:8080/", "SVC_RESILIENCY_ACTOR_TIMEOUT", "30s",
-        "SVC_RESILIENCY_MAX_ATTEMPTS", "3", "SVC_RESILIENCY_BACKOFF", "50ms", "SVC_RESILIENCY_RETRY_ON",
-        "ConnectionError, TimeoutError", "SVC_CONCURRENCY", "4", "SVC_INSTANCE_ID", "pod-1"));
+    SidecarConfig c =
+        SidecarConfig.fromEnv(
+            env(
+                "SVC_NAMESPACE",
+                "prod",
+                "SVC_SOCKET_DIR",
+                "/s",
+                "SVC_SOCKET_NAME",
+                "r.sock",
+                "SVC_GATEWAY_URL",
+                "http://g:8080/",
+                "SVC_RESILIENCY_ACTOR_TIMEOUT",
+                "30s",
+                "SVC_RESILIENCY_MAX_ATTEMPTS",
+                "3",
+                "SVC_RESILIENCY_BACKOFF",
+                "50ms",
+                "SVC_RESILIENCY_RETRY_ON",
+                "ConnectionError, TimeoutError",
+                "SVC_CONCURRENCY",
+                "4",
+                "SVC_INSTANCE_ID",
+                "pod-1"));
     assertThat(c.socketPath()).isEqualTo(Path.of("/s/r.sock"));
     assertThat(c.gatewayUrl()).isEqualTo("http://g:8080");
     assertThat(c.actorTimeout()).isEqualTo(Duration.ofSeconds(30));
@@ -61,17 +80,23 @@ class SidecarConfigTest {
   @Test
   void badValuesNameTheVariable() {
     assertThatThrownBy(() -> SidecarConfig.fromEnv(env("SVC_RESILIENCY_ACTOR_TIMEOUT", "soon")))
-        .isInstanceOf(ConfigException.class).hasMessageContaining("SVC_RESILIENCY_ACTOR_TIMEOUT");
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("SVC_RESILIENCY_ACTOR_TIMEOUT");
     assertThatThrownBy(() -> SidecarConfig.fromEnv(env("SVC_RESILIENCY_MAX_ATTEMPTS", "x")))
-        .isInstanceOf(ConfigException.class).hasMessageContaining("SVC_RESILIENCY_MAX_ATTEMPTS");
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("SVC_RESILIENCY_MAX_ATTEMPTS");
     assertThatThrownBy(() -> SidecarConfig.fromEnv(env("SVC_CONCURRENCY", "0")))
-        .isInstanceOf(ConfigException.class).hasMessageContaining("SVC_CONCURRENCY");
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("SVC_CONCURRENCY");
     Map<String, String> noActor = env();
     noActor.remove("SVC_ACTOR_NAME");
-    assertThatThrownBy(() -> SidecarConfig.fromEnv(noActor)).isInstanceOf(ConfigException.class).hasMessageContaining("SVC_ACTOR_NAME");
+    assertThatThrownBy(() -> SidecarConfig.fromEnv(noActor))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("SVC_ACTOR_NAME");
     Map<String, String> noKafka = env();
     noKafka.remove("KAFKA_BOOTSTRAP_SERVERS");
-    assertThatThrownBy(() -> SidecarConfig.fromEnv(noKafka)).isInstanceOf(ConfigException.class)
+    assertThatThrownBy(() -> SidecarConfig.fromEnv(noKafka))
+        .isInstanceOf(ConfigException.class)
         .hasMessageContaining("KAFKA_BOOTSTRAP_SERVERS");
   }
 }

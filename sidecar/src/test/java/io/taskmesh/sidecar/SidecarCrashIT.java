@@ -21,7 +21,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The sidecar's Main in child JVMs: kill -9 in the middle of a run, poison envelopes, exit status 1. */
+/**
+ * The sidecar's Main in child JVMs: kill -9 in the middle of a run, poison envelopes, exit status
+ * 1.
+ */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class SidecarCrashIT {
   TestMesh mesh;
@@ -38,9 +41,19 @@ class SidecarCrashIT {
   }
 
   private Map<String, String> env(String actor, RuntimeProcess rt, String... kv) {
-    Map<String, String> env = new HashMap<>(Map.of("KAFKA_BOOTSTRAP_SERVERS", mesh.kafka.bootstrapServers(),
-        "SVC_NAMESPACE", mesh.namespace, "SVC_ACTOR_NAME", actor,
-        "SVC_SOCKET_DIR", rt.socketDir().toString(), "SVC_INSTANCE_ID", actor + "-0"));
+    Map<String, String> env =
+        new HashMap<>(
+            Map.of(
+                "KAFKA_BOOTSTRAP_SERVERS",
+                mesh.kafka.bootstrapServers(),
+                "SVC_NAMESPACE",
+                mesh.namespace,
+                "SVC_ACTOR_NAME",
+                actor,
+                "SVC_SOCKET_DIR",
+                rt.socketDir().toString(),
+                "SVC_INSTANCE_ID",
+                actor + "-0"));
     for (int i = 0; i < kv.length; i += 2) {
       env.put(kv[i], kv[i + 1]);
     }
@@ -60,7 +73,10 @@ class SidecarCrashIT {
     }
     ChildJvm first = ChildJvm.start(Main.class.getName(), env, tmp.resolve("first.log"));
     try {
-      Await.until(() -> committed(mesh.topic("x-sink")) >= 200, Duration.ofSeconds(90), "a part of the run in x-sink");
+      Await.until(
+          () -> committed(mesh.topic("x-sink")) >= 200,
+          Duration.ofSeconds(90),
+          "a part of the run in x-sink");
       first.kill9();
     } finally {
       first.close();
@@ -68,11 +84,16 @@ class SidecarCrashIT {
     int atKill = committed(mesh.topic("x-sink"));
     assertThat(atKill).isLessThan(1000);
     try (ChildJvm second = ChildJvm.start(Main.class.getName(), env, tmp.resolve("second.log"))) {
-      List<ConsumerRecord<String, byte[]>> all = mesh.read(mesh.topic("x-sink"), 1000, Duration.ofSeconds(90));
-      Map<String, Long> perId = all.stream().collect(Collectors.groupingBy(ConsumerRecord::key, Collectors.counting()));
+      List<ConsumerRecord<String, byte[]>> all =
+          mesh.read(mesh.topic("x-sink"), 1000, Duration.ofSeconds(90));
+      Map<String, Long> perId =
+          all.stream().collect(Collectors.groupingBy(ConsumerRecord::key, Collectors.counting()));
       assertThat(perId).hasSize(1000);
       assertThat(perId.values()).allMatch(n -> n == 1);
-      System.out.println("kill -9 after " + atKill + " of 1000 envelopes in x-sink; all 1000 exactly once after restart");
+      System.out.println(
+          "kill -9 after "
+              + atKill
+              + " of 1000 envelopes in x-sink; all 1000 exactly once after restart");
     }
   }
 
@@ -84,22 +105,36 @@ class SidecarCrashIT {
     mesh.send(mesh.envelope("after", Map.of("sleep", 0), "p"));
     for (int delivery = 1; delivery <= 2; delivery++) {
       int n = delivery;
-      try (ChildJvm jvm = ChildJvm.start(Main.class.getName(), env, tmp.resolve("p" + delivery + ".log"))) {
-        Await.until(() -> mesh.gateway.calls("poison", "progress").stream()
-                .filter(c -> c.body().path("status").asText().equals("processing")).count() == n, Duration.ofSeconds(60), "delivery " + n + " of the poison envelope");
+      try (ChildJvm jvm =
+          ChildJvm.start(Main.class.getName(), env, tmp.resolve("p" + delivery + ".log"))) {
+        Await.until(
+            () ->
+                mesh.gateway.calls("poison", "progress").stream()
+                        .filter(c -> c.body().path("status").asText().equals("processing"))
+                        .count()
+                    == n,
+            Duration.ofSeconds(60),
+            "delivery " + n + " of the poison envelope");
         jvm.kill9(); // the envelope "killed" the sidecar
       }
     }
     try (ChildJvm third = ChildJvm.start(Main.class.getName(), env, tmp.resolve("p3.log"))) {
-      List<ConsumerRecord<String, byte[]>> dlq = mesh.read(mesh.topic("p") + ".dlq", 1, Duration.ofSeconds(60));
+      List<ConsumerRecord<String, byte[]>> dlq =
+          mesh.read(mesh.topic("p") + ".dlq", 1, Duration.ofSeconds(60));
       assertThat(dlq).hasSize(1);
       assertThat(dlq.get(0).key()).isEqualTo("poison");
-      assertThat(new String(dlq.get(0).headers().lastHeader("x-svc-dlq-reason").value(), StandardCharsets.UTF_8))
+      assertThat(
+              new String(
+                  dlq.get(0).headers().lastHeader("x-svc-dlq-reason").value(),
+                  StandardCharsets.UTF_8))
           .isEqualTo(Reasons.POISON);
       List<Envelope> sunk = mesh.envelopes(mesh.topic("x-sink"), 1, Duration.ofSeconds(60));
       assertThat(sunk).extracting(Envelope::id).containsExactly("after");
-      assertThat(mesh.gateway.calls("poison", "progress").stream()
-          .filter(c -> c.body().path("status").asText().equals("processing")).count()).isEqualTo(2);
+      assertThat(
+              mesh.gateway.calls("poison", "progress").stream()
+                  .filter(c -> c.body().path("status").asText().equals("processing"))
+                  .count())
+          .isEqualTo(2);
     }
   }
 

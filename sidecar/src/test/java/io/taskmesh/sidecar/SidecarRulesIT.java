@@ -29,7 +29,10 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 class SidecarRulesIT {
   private static final Duration WAIT = Duration.ofSeconds(30);
-  private static final ExitHook NO_EXIT = s -> { throw new AssertionError("unexpected exit " + s); };
+  private static final ExitHook NO_EXIT =
+      s -> {
+        throw new AssertionError("unexpected exit " + s);
+      };
 
   TestMesh mesh;
   @TempDir Path tmp;
@@ -86,11 +89,13 @@ class SidecarRulesIT {
     assertThat(out.get(0).id()).isEqualTo("fan-1");
     assertThat(out.get(0).parentId()).isNull();
     for (int i = 1; i < 3; i++) {
-      assertThat(out.get(i).id()).matches("[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}");
+      assertThat(out.get(i).id())
+          .matches("[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}");
       assertThat(out.get(i).parentId()).isEqualTo("fan-1");
     }
     assertThat(out).extracting(e -> e.payload().path("part").asInt()).containsExactly(0, 1, 2);
-    assertThat(out).allSatisfy(e -> assertThat(e.status().phase()).isEqualTo(EnvelopePhase.SUCCEEDED));
+    assertThat(out)
+        .allSatisfy(e -> assertThat(e.status().phase()).isEqualTo(EnvelopePhase.SUCCEEDED));
   }
 
   @Test
@@ -119,17 +124,24 @@ class SidecarRulesIT {
     assertThat(e.status().attempt()).isEqualTo(1);
     assertThat(finalOf("err-1").path("status").asText()).isEqualTo("failed");
     Await.until(() -> sump.failed() == 1, WAIT, "sump failure count");
-    assertThat(sump.metricsLine()).isEqualTo(
-        "x-sump metrics: succeeded=0 failed=1 failed_by_reason={" + Reasons.PROCESSING_ERROR + "=1}");
+    assertThat(sump.metricsLine())
+        .isEqualTo(
+            "x-sump metrics: succeeded=0 failed=1 failed_by_reason={"
+                + Reasons.PROCESSING_ERROR
+                + "=1}");
     Await.until(() -> mesh.gateway.calls("err-1", "final").size() == 2, WAIT, "sump final too");
-    assertThat(mesh.gateway.calls("err-1", "final").get(1).body().path("current_actor_name").asText())
+    assertThat(
+            mesh.gateway.calls("err-1", "final").get(1).body().path("current_actor_name").asText())
         .isEqualTo("x-sump");
   }
 
   @Test
   void raisesThenSucceedsOnRetry() {
-    mesh.sidecar("flaky", "testhandlers.flaky",
-        c -> c.withResiliency(3, Duration.ofMillis(50), List.of("ConnectionError")), NO_EXIT);
+    mesh.sidecar(
+        "flaky",
+        "testhandlers.flaky",
+        c -> c.withResiliency(3, Duration.ofMillis(50), List.of("ConnectionError")),
+        NO_EXIT);
     mesh.send(mesh.envelope("retry-1", counter("flaky"), "flaky"));
     Envelope e = sunk(1);
     assertThat(e.status().phase()).isEqualTo(EnvelopePhase.SUCCEEDED);
@@ -140,8 +152,11 @@ class SidecarRulesIT {
   @Test
   void retryMatchesMroEntriesAndStopsAtMaxAttempts() {
     // ConnectionError's mro holds OSError; 2 attempts while the handler needs 3 calls: fails
-    mesh.sidecar("flaky", "testhandlers.flaky",
-        c -> c.withResiliency(2, Duration.ofMillis(10), List.of("OSError")), NO_EXIT);
+    mesh.sidecar(
+        "flaky",
+        "testhandlers.flaky",
+        c -> c.withResiliency(2, Duration.ofMillis(10), List.of("OSError")),
+        NO_EXIT);
     Map<String, Object> p = new java.util.HashMap<>(counter("flaky2"));
     p.put("fail_times", 2);
     mesh.send(mesh.envelope("retry-2", p, "flaky"));
@@ -153,8 +168,11 @@ class SidecarRulesIT {
 
   @Test
   void errorsNotListedInRetryOnAreNotRetried() throws Exception {
-    mesh.sidecar("flaky", "testhandlers.flaky",
-        c -> c.withResiliency(5, Duration.ofMillis(10), List.of("KeyError")), NO_EXIT);
+    mesh.sidecar(
+        "flaky",
+        "testhandlers.flaky",
+        c -> c.withResiliency(5, Duration.ofMillis(10), List.of("KeyError")),
+        NO_EXIT);
     mesh.send(mesh.envelope("retry-3", counter("flaky3"), "flaky"));
     Envelope e = sunk(1);
     assertThat(e.status().phase()).isEqualTo(EnvelopePhase.FAILED);
@@ -164,9 +182,15 @@ class SidecarRulesIT {
   @Test
   void msgParsingErrorIsNeverRetried() throws Exception {
     String body = "{\"error\":\"msg_parsing_error\",\"details\":{\"message\":\"bad route\"}}";
-    try (FakeRuntime fake = new FakeRuntime("HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\n"
-        + "Content-Length: " + body.length() + "\r\nConnection: close\r\n\r\n" + body)) {
-      SidecarConfig cfg = mesh.config("p", fake.socketDir()).withResiliency(5, Duration.ofMillis(10), List.of());
+    try (FakeRuntime fake =
+        new FakeRuntime(
+            "HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\n"
+                + "Content-Length: "
+                + body.length()
+                + "\r\nConnection: close\r\n\r\n"
+                + body)) {
+      SidecarConfig cfg =
+          mesh.config("p", fake.socketDir()).withResiliency(5, Duration.ofMillis(10), List.of());
       mesh.sidecar(fake.socketDir().resolve(SidecarConfig.DEFAULT_SOCKET_NAME), cfg, NO_EXIT);
       mesh.send(mesh.envelope("parse-1", Map.of(), "p"));
       Envelope e = sunk(1);
@@ -178,9 +202,15 @@ class SidecarRulesIT {
 
   @Test
   void msgParsingErrorFromTheRealRuntimeIsNeverRetried() {
-    // the sidecar validates envelopes itself, so the real runtime's msg_parsing_error comes from its body limit
-    RuntimeProcess rt = mesh.runtime(TestMesh.handlersDir(), "testhandlers.flaky", Map.of("SVC_MAX_BODY_BYTES", "2000"));
-    mesh.sidecar(rt, mesh.config("big", rt.socketDir()).withResiliency(5, Duration.ofMillis(10), List.of()), NO_EXIT);
+    // the sidecar validates envelopes itself, so the real runtime's msg_parsing_error comes from
+    // its body limit
+    RuntimeProcess rt =
+        mesh.runtime(
+            TestMesh.handlersDir(), "testhandlers.flaky", Map.of("SVC_MAX_BODY_BYTES", "2000"));
+    mesh.sidecar(
+        rt,
+        mesh.config("big", rt.socketDir()).withResiliency(5, Duration.ofMillis(10), List.of()),
+        NO_EXIT);
     Map<String, Object> p = new java.util.HashMap<>(counter("big"));
     p.put("blob", "x".repeat(5000));
     mesh.send(mesh.envelope("big-1", p, "big"));
@@ -203,8 +233,11 @@ class SidecarRulesIT {
   @Test
   void effectiveTimeoutIsTheActorTimeoutWhenTheDeadlineIsFurther() {
     AtomicInteger exit = new AtomicInteger(-1);
-    mesh.sidecar("slow", "testhandlers.slow", c -> c.withActorTimeout(Duration.ofMillis(700)), exit::set);
-    mesh.send(withDeadline(mesh.envelope("far-1", Map.of("sleep", 20), "slow"), Instant.now().plusSeconds(120)));
+    mesh.sidecar(
+        "slow", "testhandlers.slow", c -> c.withActorTimeout(Duration.ofMillis(700)), exit::set);
+    mesh.send(
+        withDeadline(
+            mesh.envelope("far-1", Map.of("sleep", 20), "slow"), Instant.now().plusSeconds(120)));
     Envelope e = sunk(1);
     assertThat(e.status().reason()).isEqualTo(Reasons.TIMEOUT);
     assertThat(e.status().error()).contains("effective timeout of 700 ms");
@@ -214,7 +247,9 @@ class SidecarRulesIT {
   @Test
   void nonHttpAnswerGoesToSinkFailed() throws Exception {
     try (FakeRuntime fake = new FakeRuntime("SSH-2.0-OpenSSH_9.6\r\n")) {
-      mesh.sidecar(fake.socketDir().resolve(SidecarConfig.DEFAULT_SOCKET_NAME), mesh.config("g", fake.socketDir()),
+      mesh.sidecar(
+          fake.socketDir().resolve(SidecarConfig.DEFAULT_SOCKET_NAME),
+          mesh.config("g", fake.socketDir()),
           NO_EXIT);
       mesh.send(mesh.envelope("garbage-1", Map.of(), "g"));
       Envelope e = sunk(1);
@@ -227,16 +262,24 @@ class SidecarRulesIT {
   void invalidEnvelopesGoToSinkFailedWithoutRuntimeCall() {
     mesh.sidecar("v", "testhandlers.flaky");
     mesh.send(mesh.topic("v"), "bad-json", "{not json".getBytes(StandardCharsets.UTF_8));
-    mesh.send(mesh.topic("v"), "no-route", "{\"id\":\"no-route\",\"payload\":{}}".getBytes(StandardCharsets.UTF_8));
-    mesh.send(mesh.topic("v"), "no-payload",
-        "{\"id\":\"no-payload\",\"route\":{\"prev\":[],\"curr\":\"v\",\"next\":[]}}".getBytes(StandardCharsets.UTF_8));
+    mesh.send(
+        mesh.topic("v"),
+        "no-route",
+        "{\"id\":\"no-route\",\"payload\":{}}".getBytes(StandardCharsets.UTF_8));
+    mesh.send(
+        mesh.topic("v"),
+        "no-payload",
+        "{\"id\":\"no-payload\",\"route\":{\"prev\":[],\"curr\":\"v\",\"next\":[]}}"
+            .getBytes(StandardCharsets.UTF_8));
     List<Envelope> out = mesh.envelopes(mesh.topic("x-sink"), 3, WAIT);
     assertThat(out).extracting(Envelope::id).containsExactly("bad-json", "no-route", "no-payload");
-    assertThat(out).allSatisfy(e -> {
-      assertThat(e.status().phase()).isEqualTo(EnvelopePhase.FAILED);
-      assertThat(e.status().reason()).isEqualTo(Reasons.INVALID_ENVELOPE);
-      assertThat(e.status().attempt()).isZero();
-    });
+    assertThat(out)
+        .allSatisfy(
+            e -> {
+              assertThat(e.status().phase()).isEqualTo(EnvelopePhase.FAILED);
+              assertThat(e.status().reason()).isEqualTo(Reasons.INVALID_ENVELOPE);
+              assertThat(e.status().attempt()).isZero();
+            });
     assertThat(out.get(1).status().error()).contains("route");
     assertThat(out.get(2).status().error()).contains("payload");
   }
@@ -247,17 +290,23 @@ class SidecarRulesIT {
     Envelope wrong = mesh.envelope("wrong-1", Map.of(), "someone-else");
     mesh.send(mesh.topic("r"), wrong.id(), Json.bytes(wrong));
     mesh.send(mesh.envelope("crew-1", Map.of(), "r", "x-sump"));
-    mesh.send(mesh.envelope("crew-2", Map.of(), "r")); // the handler itself puts x-sink in route.next
+    mesh.send(
+        mesh.envelope("crew-2", Map.of(), "r")); // the handler itself puts x-sink in route.next
     List<Envelope> out = mesh.envelopes(mesh.topic("x-sink"), 3, WAIT);
-    assertThat(out).extracting(e -> e.id() + ":" + e.status().reason()).containsExactly(
-        "wrong-1:" + Reasons.WRONG_ACTOR, "crew-1:" + Reasons.INVALID_ROUTE, "crew-2:" + Reasons.INVALID_ROUTE);
+    assertThat(out)
+        .extracting(e -> e.id() + ":" + e.status().reason())
+        .containsExactly(
+            "wrong-1:" + Reasons.WRONG_ACTOR,
+            "crew-1:" + Reasons.INVALID_ROUTE,
+            "crew-2:" + Reasons.INVALID_ROUTE);
     assertThat(out.get(1).status().attempt()).isZero(); // refused before the runtime call
   }
 
   @Test
   void slaPreCheckFailsWithTimeoutAndNeverCallsTheRuntime() {
     mesh.sidecar("sla", "testhandlers.flaky");
-    mesh.send(withDeadline(mesh.envelope("sla-1", counter("sla"), "sla"), Instant.now().minusSeconds(1)));
+    mesh.send(
+        withDeadline(mesh.envelope("sla-1", counter("sla"), "sla"), Instant.now().minusSeconds(1)));
     Envelope e = sunk(1);
     assertThat(e.status().reason()).isEqualTo(Reasons.TIMEOUT);
     assertThat(e.status().error()).contains("passed before the runtime call");
@@ -280,7 +329,8 @@ class SidecarRulesIT {
   @Test
   void actorTimeoutAppliesWithoutDeadline() {
     AtomicInteger exit = new AtomicInteger(-1);
-    mesh.sidecar("slow", "testhandlers.slow", c -> c.withActorTimeout(Duration.ofMillis(800)), exit::set);
+    mesh.sidecar(
+        "slow", "testhandlers.slow", c -> c.withActorTimeout(Duration.ofMillis(800)), exit::set);
     mesh.send(mesh.envelope("slow-1", Map.of("sleep", 20), "slow"));
     Envelope e = sunk(1);
     assertThat(e.status().error()).contains("800 ms");
@@ -309,7 +359,8 @@ class SidecarRulesIT {
     in.headers().put("tracestate", "vendor=1");
     mesh.send(in);
     Envelope e = sunk(1);
-    assertThat(e.header("traceparent")).isEqualTo("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01");
+    assertThat(e.header("traceparent"))
+        .isEqualTo("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01");
     assertThat(e.header("tracestate")).isEqualTo("vendor=1");
     assertThat(e.header("added")).isEqualTo("yes");
   }
@@ -322,7 +373,8 @@ class SidecarRulesIT {
     JsonNode fin = finalOf("fly-1");
     assertThat(fin.path("status").asText()).isEqualTo("succeeded");
     Await.until(() -> mesh.gateway.calls("fly-1", "fly").size() == 3, WAIT, "3 fly");
-    assertThat(mesh.gateway.calls("fly-1", "fly")).extracting(c -> c.body().path("text").asText())
+    assertThat(mesh.gateway.calls("fly-1", "fly"))
+        .extracting(c -> c.body().path("text").asText())
         .containsExactly("one", "two", "three");
   }
 
@@ -330,14 +382,33 @@ class SidecarRulesIT {
   void configuredGatewayUrlIsUsedWithoutHeader() {
     RuntimeProcess rt = mesh.runtime("testhandlers.echo");
     SidecarConfig base = mesh.config("h", rt.socketDir());
-    SidecarConfig cfg = new SidecarConfig(base.bootstrapServers(), base.namespace(), "h", base.socketDir(),
-        base.socketName(), mesh.gateway.url(), base.actorTimeout(), 1, base.backoff(), List.of(), 1, 3, 500, 1,
-        (short) 1, "h1", false, Duration.ofSeconds(15));
+    SidecarConfig cfg =
+        new SidecarConfig(
+            base.bootstrapServers(),
+            base.namespace(),
+            "h",
+            base.socketDir(),
+            base.socketName(),
+            mesh.gateway.url(),
+            base.actorTimeout(),
+            1,
+            base.backoff(),
+            List.of(),
+            1,
+            3,
+            500,
+            1,
+            (short) 1,
+            "h1",
+            false,
+            Duration.ofSeconds(15));
     try (GatewayReporter own = new GatewayReporter(cfg.gatewayUrl());
         RuntimeClient client = new RuntimeClient(rt.socketPath());
         Sidecar s = new Sidecar(cfg, client, own, NO_EXIT, Duration.ofSeconds(30))) {
       s.start();
-      Envelope e = new Envelope("nohdr-1", null, Route.start("h", List.of()), null, Json.tree(Map.of()), Map.of());
+      Envelope e =
+          new Envelope(
+              "nohdr-1", null, Route.start("h", List.of()), null, Json.tree(Map.of()), Map.of());
       mesh.send(e);
       Await.until(() -> mesh.gateway.calls("nohdr-1", "progress").size() == 3, WAIT, "3 progress");
     }
@@ -349,8 +420,14 @@ class SidecarRulesIT {
     mesh.sidecar(rt, mesh.config("c", rt.socketDir()), NO_EXIT);
     mesh.send(mesh.envelope("crash-1", counter("crash"), "c"));
     Await.until(() -> !rt.isAlive(), WAIT, "runtime died");
-    RuntimeProcess again = RuntimeProcess.startReady(TestMesh.repoRoot().resolve("runtime"), TestMesh.handlersDir(),
-        "testhandlers.crash_once", rt.socketDir(), Map.of(), Duration.ofSeconds(30));
+    RuntimeProcess again =
+        RuntimeProcess.startReady(
+            TestMesh.repoRoot().resolve("runtime"),
+            TestMesh.handlersDir(),
+            "testhandlers.crash_once",
+            rt.socketDir(),
+            Map.of(),
+            Duration.ofSeconds(30));
     try {
       Envelope e = sunk(1);
       assertThat(e.status().phase()).isEqualTo(EnvelopePhase.SUCCEEDED);
@@ -368,12 +445,15 @@ class SidecarRulesIT {
     }
     List<Envelope> out = mesh.envelopes(mesh.topic("x-sink"), 8, WAIT);
     assertThat(out).hasSize(8);
-    assertThat(out).extracting(Envelope::id).containsExactlyInAnyOrder(
-        "cc-0", "cc-1", "cc-2", "cc-3", "cc-4", "cc-5", "cc-6", "cc-7");
+    assertThat(out)
+        .extracting(Envelope::id)
+        .containsExactlyInAnyOrder("cc-0", "cc-1", "cc-2", "cc-3", "cc-4", "cc-5", "cc-6", "cc-7");
   }
 
   private static Envelope withDeadline(Envelope e, Instant deadline) {
     String now = Times.now();
-    return e.withStatus(new EnvelopeStatus(EnvelopePhase.PENDING, null, 0, 1, now, now, Times.iso(deadline), null, null));
+    return e.withStatus(
+        new EnvelopeStatus(
+            EnvelopePhase.PENDING, null, 0, 1, now, now, Times.iso(deadline), null, null));
   }
 }

@@ -70,8 +70,9 @@ final class TestMesh implements AutoCloseable {
   RuntimeProcess runtime(Path handlerDir, String handler, Map<String, String> env) {
     try {
       Path dir = Files.createTempDirectory("svc-rt");
-      RuntimeProcess rt = RuntimeProcess.startReady(repoRoot().resolve("runtime"), handlerDir, handler, dir,
-          env, Duration.ofSeconds(30));
+      RuntimeProcess rt =
+          RuntimeProcess.startReady(
+              repoRoot().resolve("runtime"), handlerDir, handler, dir, env, Duration.ofSeconds(30));
       closing.add(0, rt);
       return rt;
     } catch (java.io.IOException e) {
@@ -86,9 +87,13 @@ final class TestMesh implements AutoCloseable {
   }
 
   Sidecar sidecar(String actor, String handler) {
-    return sidecar(actor, handler, c -> c, status -> {
-      throw new AssertionError("unexpected exit " + status);
-    });
+    return sidecar(
+        actor,
+        handler,
+        c -> c,
+        status -> {
+          throw new AssertionError("unexpected exit " + status);
+        });
   }
 
   Sidecar sidecar(RuntimeProcess rt, SidecarConfig cfg, ExitHook exit) {
@@ -105,33 +110,60 @@ final class TestMesh implements AutoCloseable {
   }
 
   SinkActor sink() {
-    SinkActor sink = new SinkActor(config("x-sink", Path.of("/tmp")), reporter, s -> { });
+    SinkActor sink = new SinkActor(config("x-sink", Path.of("/tmp")), reporter, s -> {});
     sink.start();
     closing.add(0, sink);
     return sink;
   }
 
   SinkActor sink(CrewConfig crew) {
-    SinkActor sink = new SinkActor(config("x-sink", Path.of("/tmp")), crew, reporter, s -> { });
+    SinkActor sink = new SinkActor(config("x-sink", Path.of("/tmp")), crew, reporter, s -> {});
     sink.start();
     closing.add(0, sink);
     return sink;
   }
 
-  /** x-pause with a stable instance id, so a second one started after closing the first takes over at once. */
+  /**
+   * x-pause with a stable instance id, so a second one started after closing the first takes over
+   * at once.
+   */
   PauseActor pause(CrewConfig crew) {
     SidecarConfig base = config("x-pause", Path.of("/tmp"));
-    SidecarConfig cfg = new SidecarConfig(base.bootstrapServers(), base.namespace(), base.actorName(), base.socketDir(),
-        base.socketName(), null, base.actorTimeout(), 1, base.backoff(), List.of(), 1, 3, 500, 1, (short) 1,
-        "pause-0", true, Duration.ofSeconds(15));
-    PauseActor pause = new PauseActor(cfg, crew, reporter, s -> { throw new AssertionError("x-pause exit " + s); });
+    SidecarConfig cfg =
+        new SidecarConfig(
+            base.bootstrapServers(),
+            base.namespace(),
+            base.actorName(),
+            base.socketDir(),
+            base.socketName(),
+            null,
+            base.actorTimeout(),
+            1,
+            base.backoff(),
+            List.of(),
+            1,
+            3,
+            500,
+            1,
+            (short) 1,
+            "pause-0",
+            true,
+            Duration.ofSeconds(15));
+    PauseActor pause =
+        new PauseActor(
+            cfg,
+            crew,
+            reporter,
+            s -> {
+              throw new AssertionError("x-pause exit " + s);
+            });
     pause.start();
     closing.add(0, pause);
     return pause;
   }
 
   SumpActor sump() {
-    SumpActor sump = new SumpActor(config("x-sump", Path.of("/tmp")), reporter, s -> { });
+    SumpActor sump = new SumpActor(config("x-sump", Path.of("/tmp")), reporter, s -> {});
     sump.start();
     closing.add(0, sump);
     return sump;
@@ -144,7 +176,12 @@ final class TestMesh implements AutoCloseable {
   /** An envelope at the start of {@code actors}, reporting to the recorder through the header. */
   Envelope envelope(String id, Object payload, String... actors) {
     Route route = Route.start(actors[0], List.of(actors).subList(1, actors.length));
-    return new Envelope(id, null, route, null, Json.tree(payload),
+    return new Envelope(
+        id,
+        null,
+        route,
+        null,
+        Json.tree(payload),
         Map.of(Envelope.GATEWAY_URL_HEADER, gateway.url()));
   }
 
@@ -160,7 +197,10 @@ final class TestMesh implements AutoCloseable {
     }
   }
 
-  /** Every committed record of a topic, from the beginning, waiting until at least {@code min} are there. */
+  /**
+   * Every committed record of a topic, from the beginning, waiting until at least {@code min} are
+   * there.
+   */
   List<ConsumerRecord<String, byte[]>> read(String topic, int min, Duration timeout) {
     Properties p = new Properties();
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
@@ -189,7 +229,9 @@ final class TestMesh implements AutoCloseable {
   }
 
   List<Envelope> envelopes(String topic, int min, Duration timeout) {
-    return read(topic, min, timeout).stream().map(r -> Json.read(r.value(), Envelope.class)).toList();
+    return read(topic, min, timeout).stream()
+        .map(r -> Json.read(r.value(), Envelope.class))
+        .toList();
   }
 
   @Override

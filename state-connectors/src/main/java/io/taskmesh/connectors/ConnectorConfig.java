@@ -11,8 +11,8 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * A connector's settings, read from the environment in one place ({@link #fromEnv}); every
- * error names the variable. Settings of another family than the type's are left null.
+ * A connector's settings, read from the environment in one place ({@link #fromEnv}); every error
+ * names the variable. Settings of another family than the type's are left null.
  *
  * @param bucket {@code STATE_BUCKET} (object and blob stores)
  * @param prefix {@code STATE_PREFIX}, prepended to every key (may be empty)
@@ -23,9 +23,18 @@ import java.util.Set;
  *     client's default credentials
  * @param kvstoreUrl {@code KVSTORE_URL} (kv), {@code redis://} or {@code rediss://}
  */
-public record ConnectorConfig(ConnectorType type, Path socket, String bucket, String prefix, String region,
-                              URI endpoint, Duration presignTtl, String cloudProject, URI storageEmulatorHost,
-                              Path googleCredentials, URI kvstoreUrl) {
+public record ConnectorConfig(
+    ConnectorType type,
+    Path socket,
+    String bucket,
+    String prefix,
+    String region,
+    URI endpoint,
+    Duration presignTtl,
+    String cloudProject,
+    URI storageEmulatorHost,
+    Path googleCredentials,
+    URI kvstoreUrl) {
   public static final String DEFAULT_REGION = "us-east-1";
   public static final int DEFAULT_PRESIGN_TTL_SECONDS = 3600;
 
@@ -33,7 +42,9 @@ public record ConnectorConfig(ConnectorType type, Path socket, String bucket, St
     Env env = Env.of(vars);
     Path socket = Path.of(env.required("CONNECTOR_SOCKET"));
     String prefix = env.string("STATE_PREFIX", "");
-    Duration ttl = Duration.ofSeconds(env.integer("STATE_PRESIGN_TTL", DEFAULT_PRESIGN_TTL_SECONDS, 1, Integer.MAX_VALUE));
+    Duration ttl =
+        Duration.ofSeconds(
+            env.integer("STATE_PRESIGN_TTL", DEFAULT_PRESIGN_TTL_SECONDS, 1, Integer.MAX_VALUE));
     Family family = type.family();
     String bucket = family == Family.KV ? null : env.required("STATE_BUCKET");
     String region = null;
@@ -47,7 +58,10 @@ public record ConnectorConfig(ConnectorType type, Path socket, String bucket, St
         region = env.optional("OBJSTORE_REGION");
         region = region == null ? DEFAULT_REGION : region;
         String endpointUrl = env.optional("OBJSTORE_ENDPOINT_URL");
-        endpoint = endpointUrl == null ? null : uri("OBJSTORE_ENDPOINT_URL", endpointUrl, Set.of("http", "https"));
+        endpoint =
+            endpointUrl == null
+                ? null
+                : uri("OBJSTORE_ENDPOINT_URL", endpointUrl, Set.of("http", "https"));
       }
       case BLOB -> {
         project = env.optional("CLOUD_PROJECT");
@@ -58,12 +72,17 @@ public record ConnectorConfig(ConnectorType type, Path socket, String bucket, St
       }
       case KV -> kv = uri("KVSTORE_URL", env.required("KVSTORE_URL"), Set.of("redis", "rediss"));
     }
-    return new ConnectorConfig(type, socket, bucket, prefix, region, endpoint, ttl, project, emulator, credentials, kv);
+    return new ConnectorConfig(
+        type, socket, bucket, prefix, region, endpoint, ttl, project, emulator, credentials, kv);
   }
 
-  /** Google's tools accept the emulator as {@code host:port} or as a URL; http when no scheme is given. */
+  /**
+   * Google's tools accept the emulator as {@code host:port} or as a URL; http when no scheme is
+   * given.
+   */
   private static URI emulatorHost(String v) {
-    return uri("STORAGE_EMULATOR_HOST", v.contains("://") ? v : "http://" + v, Set.of("http", "https"));
+    return uri(
+        "STORAGE_EMULATOR_HOST", v.contains("://") ? v : "http://" + v, Set.of("http", "https"));
   }
 
   private static URI uri(String name, String value, Set<String> schemes) {
@@ -75,7 +94,12 @@ public record ConnectorConfig(ConnectorType type, Path socket, String bucket, St
     } catch (URISyntaxException ignored) {
       // reported below
     }
-    throw new ConfigException(name, "must be a " + String.join(" or ", schemes.stream().sorted().toList())
-        + " URL, got '" + value + "'");
+    throw new ConfigException(
+        name,
+        "must be a "
+            + String.join(" or ", schemes.stream().sorted().toList())
+            + " URL, got '"
+            + value
+            + "'");
   }
 }

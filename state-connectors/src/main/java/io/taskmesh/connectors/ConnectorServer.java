@@ -20,10 +20,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The spec's connector HTTP protocol on a Unix socket, served by Javalin on Jetty's
- * {@code UnixDomainServerConnector} (JDK Unix sockets, no native library). The backends are
- * blocking clients; servlet streams let a request body go to the backend and an object to the
- * caller without holding either in memory.
+ * The spec's connector HTTP protocol on a Unix socket, served by Javalin on Jetty's {@code
+ * UnixDomainServerConnector} (JDK Unix sockets, no native library). The backends are blocking
+ * clients; servlet streams let a request body go to the backend and an object to the caller without
+ * holding either in memory.
  */
 public final class ConnectorServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ConnectorServer.class);
@@ -46,28 +46,36 @@ public final class ConnectorServer implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot prepare " + socket, e);
     }
-    app = Javalin.create(cfg -> {
-      cfg.startup.showJavalinBanner = false;
-      cfg.jetty.addConnector((server, http) -> {
-        UnixDomainServerConnector connector = new UnixDomainServerConnector(server, new HttpConnectionFactory(http));
-        connector.setUnixDomainPath(socket);
-        return connector;
-      });
-      cfg.routes.get("/healthz", ctx -> ctx.json(Map.of("status", "ready")));
-      cfg.routes.get("/keys", this::list);
-      cfg.routes.get("/keys/<key>", this::read);
-      cfg.routes.head("/keys/<key>", this::stat);
-      cfg.routes.put("/keys/<key>", this::write);
-      cfg.routes.delete("/keys/<key>", this::delete);
-      cfg.routes.get("/meta/<key>", this::getMeta);
-      cfg.routes.put("/meta/<key>", this::putMeta);
-      cfg.routes.exception(StoreException.class, (e, ctx) -> {
-        if (e.kind() == Kind.INTERNAL || e.kind() == Kind.UNAVAILABLE || e.kind() == Kind.TIMEOUT) {
-          LOG.warn("{} {}: {}", ctx.method(), ctx.path(), e.getMessage());
-        }
-        ctx.status(e.kind().status()).contentType("text/plain").result(e.getMessage());
-      });
-    });
+    app =
+        Javalin.create(
+            cfg -> {
+              cfg.startup.showJavalinBanner = false;
+              cfg.jetty.addConnector(
+                  (server, http) -> {
+                    UnixDomainServerConnector connector =
+                        new UnixDomainServerConnector(server, new HttpConnectionFactory(http));
+                    connector.setUnixDomainPath(socket);
+                    return connector;
+                  });
+              cfg.routes.get("/healthz", ctx -> ctx.json(Map.of("status", "ready")));
+              cfg.routes.get("/keys", this::list);
+              cfg.routes.get("/keys/<key>", this::read);
+              cfg.routes.head("/keys/<key>", this::stat);
+              cfg.routes.put("/keys/<key>", this::write);
+              cfg.routes.delete("/keys/<key>", this::delete);
+              cfg.routes.get("/meta/<key>", this::getMeta);
+              cfg.routes.put("/meta/<key>", this::putMeta);
+              cfg.routes.exception(
+                  StoreException.class,
+                  (e, ctx) -> {
+                    if (e.kind() == Kind.INTERNAL
+                        || e.kind() == Kind.UNAVAILABLE
+                        || e.kind() == Kind.TIMEOUT) {
+                      LOG.warn("{} {}: {}", ctx.method(), ctx.path(), e.getMessage());
+                    }
+                    ctx.status(e.kind().status()).contentType("text/plain").result(e.getMessage());
+                  });
+            });
     app.jettyServer().server().setStopAtShutdown(false);
     app.start();
     try {
@@ -91,7 +99,9 @@ public final class ConnectorServer implements AutoCloseable {
     try (StoredObject object = backend.read(ctx.pathParam("key"))) {
       ctx.status(200);
       ctx.res().setContentLengthLong(object.length());
-      ctx.res().setContentType(object.contentType() == null ? "application/octet-stream" : object.contentType());
+      ctx.res()
+          .setContentType(
+              object.contentType() == null ? "application/octet-stream" : object.contentType());
       OutputStream out = ctx.res().getOutputStream();
       object.body().transferTo(out);
       out.flush();
@@ -99,8 +109,10 @@ public final class ConnectorServer implements AutoCloseable {
   }
 
   private void stat(Context ctx) {
-    StateBackend.Stat stat = backend.stat(ctx.pathParam("key"))
-        .orElseThrow(() -> new StoreException(Kind.NOT_FOUND, "no such key"));
+    StateBackend.Stat stat =
+        backend
+            .stat(ctx.pathParam("key"))
+            .orElseThrow(() -> new StoreException(Kind.NOT_FOUND, "no such key"));
     ctx.status(200);
     ctx.res().setContentLengthLong(stat.size());
     ctx.header("X-Is-File", String.valueOf(stat.isFile()));
@@ -113,7 +125,8 @@ public final class ConnectorServer implements AutoCloseable {
     }
     long length = ctx.req().getContentLengthLong();
     try (InputStream body = ctx.req().getInputStream()) {
-      backend.write(ctx.pathParam("key"), body, length, ifNoneMatch != null, ctx.header("Content-Type"));
+      backend.write(
+          ctx.pathParam("key"), body, length, ifNoneMatch != null, ctx.header("Content-Type"));
     }
     ctx.status(204);
   }

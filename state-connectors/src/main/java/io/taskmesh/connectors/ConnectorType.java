@@ -13,7 +13,11 @@ public enum ConnectorType {
   KV_BUFFERED_CAS("kv-buffered-cas", Family.KV);
 
   /** The backend kind; it decides the settings a type needs and its extended attributes. */
-  public enum Family { OBJSTORE, BLOB, KV }
+  public enum Family {
+    OBJSTORE,
+    BLOB,
+    KV
+  }
 
   private final String suffix;
   private final Family family;
@@ -37,7 +41,10 @@ public enum ConnectorType {
         return t;
       }
     }
-    throw new IllegalArgumentException("unknown connector type " + (name == null ? "(none)" : "'" + name + "'")
-        + "; known: " + Arrays.stream(values()).map(ConnectorType::suffix).collect(Collectors.joining(", ")));
+    throw new IllegalArgumentException(
+        "unknown connector type "
+            + (name == null ? "(none)" : "'" + name + "'")
+            + "; known: "
+            + Arrays.stream(values()).map(ConnectorType::suffix).collect(Collectors.joining(", ")));
   }
 }

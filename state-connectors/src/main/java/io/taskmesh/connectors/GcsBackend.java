@@ -40,20 +40,30 @@ import java.util.function.Supplier;
 
 /**
  * Blob-store connector on the Google Cloud Storage client (JSON API over HTTP). With {@code cas}
- * the generation of each read is kept and the next write of that key carries
- * {@code ifGenerationMatch} (412 -> 409); a read that found nothing makes the next write
- * create-only ({@code ifGenerationMatch=0}); a key never read is written unconditionally.
- * Reads stream; a write body goes to one object insert, so it is held in memory (up to
- * {@link #MAX_WRITE_BYTES}; the blob types are buffered types, whose writes carry a length).
+ * the generation of each read is kept and the next write of that key carries {@code
+ * ifGenerationMatch} (412 -> 409); a read that found nothing makes the next write create-only
+ * ({@code ifGenerationMatch=0}); a key never read is written unconditionally. Reads stream; a write
+ * body goes to one object insert, so it is held in memory (up to {@link #MAX_WRITE_BYTES}; the blob
+ * types are buffered types, whose writes carry a length).
  */
 public final class GcsBackend implements StateBackend {
-  static final List<String> ATTRIBUTES = List.of("url", "signed_url", "generation", "content_type", "metageneration");
+  static final List<String> ATTRIBUTES =
+      List.of("url", "signed_url", "generation", "content_type", "metageneration");
   static final long MAX_WRITE_BYTES = 64L * 1024 * 1024;
   static final String DEFAULT_HOST = "https://storage.googleapis.com";
-  /** Cached in place of a generation when a read found no object: GCS's "must not exist" precondition. */
+
+  /**
+   * Cached in place of a generation when a read found no object: GCS's "must not exist"
+   * precondition.
+   */
   private static final long ABSENT = 0L;
-  /** Bytes read before the status goes out, so a failing read answers an error status, not a cut body. */
+
+  /**
+   * Bytes read before the status goes out, so a failing read answers an error status, not a cut
+   * body.
+   */
   private static final int FIRST_CHUNK = 64 * 1024;
+
   /** Busy keys (CAS loops of several writers) replace generations within milliseconds. */
   private static final int READ_ATTEMPTS = 10;
 
@@ -66,8 +76,14 @@ public final class GcsBackend implements StateBackend {
   private final Duration signTtl;
   private final Map<String, Long> generations = new ConcurrentHashMap<>();
 
-  GcsBackend(Storage storage, ServiceAccountSigner signer, String host, String bucket, String prefix, boolean cas,
-             Duration signTtl) {
+  GcsBackend(
+      Storage storage,
+      ServiceAccountSigner signer,
+      String host,
+      String bucket,
+      String prefix,
+      boolean cas,
+      Duration signTtl) {
     this.storage = storage;
     this.signer = signer;
     this.host = host;
@@ -78,12 +94,19 @@ public final class GcsBackend implements StateBackend {
   }
 
   public static GcsBackend create(ConnectorConfig config) {
-    GoogleCredentials keyFile = config.googleCredentials() == null ? null : keyFile(config.googleCredentials());
-    StorageOptions.Builder options = StorageOptions.http()
-        // fail over to 503 within seconds rather than the client's default of retrying for 50 s
-        .setRetrySettings(RetrySettings.newBuilder().setMaxAttempts(3)
-            .setInitialRetryDelayDuration(Duration.ofMillis(100)).setMaxRetryDelayDuration(Duration.ofSeconds(1))
-            .setRetryDelayMultiplier(2.0).setTotalTimeoutDuration(Duration.ofSeconds(10)).build());
+    GoogleCredentials keyFile =
+        config.googleCredentials() == null ? null : keyFile(config.googleCredentials());
+    StorageOptions.Builder options =
+        StorageOptions.http()
+            // fail over to 503 within seconds rather than the client's default of retrying for 50 s
+            .setRetrySettings(
+                RetrySettings.newBuilder()
+                    .setMaxAttempts(3)
+                    .setInitialRetryDelayDuration(Duration.ofMillis(100))
+                    .setMaxRetryDelayDuration(Duration.ofSeconds(1))
+                    .setRetryDelayMultiplier(2.0)
+                    .setTotalTimeoutDuration(Duration.ofSeconds(10))
+                    .build());
     String host = DEFAULT_HOST;
     if (config.storageEmulatorHost() != null) {
       host = config.storageEmulatorHost().toString().replaceAll("/+$", "");
@@ -100,17 +123,27 @@ public final class GcsBackend implements StateBackend {
     }
     Storage storage = options.build().getService();
     Credentials clientCredentials = storage.getOptions().getCredentials();
-    ServiceAccountSigner signer = keyFile instanceof ServiceAccountSigner s ? s
-        : clientCredentials instanceof ServiceAccountSigner s ? s : null;
-    return new GcsBackend(storage, signer, host, config.bucket(), config.prefix(),
-        config.type() == ConnectorType.BLOB_BUFFERED_CAS, config.presignTtl());
+    ServiceAccountSigner signer =
+        keyFile instanceof ServiceAccountSigner s
+            ? s
+            : clientCredentials instanceof ServiceAccountSigner s ? s : null;
+    return new GcsBackend(
+        storage,
+        signer,
+        host,
+        config.bucket(),
+        config.prefix(),
+        config.type() == ConnectorType.BLOB_BUFFERED_CAS,
+        config.presignTtl());
   }
 
   private static GoogleCredentials keyFile(Path file) {
     try (InputStream in = Files.newInputStream(file)) {
       return GoogleCredentials.fromStream(in);
     } catch (IOException e) {
-      throw new ConfigException("GOOGLE_APPLICATION_CREDENTIALS", "cannot read a key from " + file + ": " + e.getMessage());
+      throw new ConfigException(
+          "GOOGLE_APPLICATION_CREDENTIALS",
+          "cannot read a key from " + file + ": " + e.getMessage());
     }
   }
 
@@ -137,13 +170,17 @@ public final class GcsBackend implements StateBackend {
           throw e;
         }
         if (attempt == READ_ATTEMPTS) {
-          throw new StoreException(Kind.UNAVAILABLE, key + ": replaced during each of " + READ_ATTEMPTS + " reads", e);
+          throw new StoreException(
+              Kind.UNAVAILABLE, key + ": replaced during each of " + READ_ATTEMPTS + " reads", e);
         }
       }
     }
   }
 
-  /** The media of exactly {@code generation}; its first chunk is fetched here so errors come before the status. */
+  /**
+   * The media of exactly {@code generation}; its first chunk is fetched here so errors come before
+   * the status.
+   */
   private InputStream open(String key, BlobId id, long generation) {
     ReadChannel channel = storage.reader(id, BlobSourceOption.generationMatch(generation));
     InputStream media = Channels.newInputStream(channel);
@@ -157,7 +194,8 @@ public final class GcsBackend implements StateBackend {
   }
 
   @Override
-  public void write(String key, InputStream body, long length, boolean exclusive, String contentType) {
+  public void write(
+      String key, InputStream body, long length, boolean exclusive, String contentType) {
     BlobId id = blobId(key);
     byte[] data = KeyRules.readAll(body, length, MAX_WRITE_BYTES);
     Long seen = cas ? generations.get(key) : null;
@@ -169,9 +207,13 @@ public final class GcsBackend implements StateBackend {
     } else {
       condition = new BlobTargetOption[0];
     }
-    BlobInfo info = BlobInfo.newBuilder(id)
-        .setContentType(contentType == null || contentType.isBlank() ? "application/octet-stream" : contentType)
-        .build();
+    BlobInfo info =
+        BlobInfo.newBuilder(id)
+            .setContentType(
+                contentType == null || contentType.isBlank()
+                    ? "application/octet-stream"
+                    : contentType)
+            .build();
     Blob written = call(key, () -> storage.create(info, data, condition));
     if (cas) {
       generations.put(key, written.getGeneration());
@@ -185,9 +227,15 @@ public final class GcsBackend implements StateBackend {
     if (blob != null) {
       return Optional.of(new Stat(blob.getSize(), true));
     }
-    Page<Blob> under = call(key, () -> storage.list(bucket, BlobListOption.prefix(id.getName() + "/"),
-        BlobListOption.pageSize(1)));
-    return under.getValues().iterator().hasNext() ? Optional.of(new Stat(0, false)) : Optional.empty();
+    Page<Blob> under =
+        call(
+            key,
+            () ->
+                storage.list(
+                    bucket, BlobListOption.prefix(id.getName() + "/"), BlobListOption.pageSize(1)));
+    return under.getValues().iterator().hasNext()
+        ? Optional.of(new Stat(0, false))
+        : Optional.empty();
   }
 
   @Override
@@ -195,16 +243,20 @@ public final class GcsBackend implements StateBackend {
     KeyRules.checkListPrefix(listPrefix);
     List<String> keys = new ArrayList<>();
     List<String> prefixes = new ArrayList<>();
-    List<BlobListOption> options = new ArrayList<>(List.of(BlobListOption.prefix(prefix + listPrefix)));
+    List<BlobListOption> options =
+        new ArrayList<>(List.of(BlobListOption.prefix(prefix + listPrefix)));
     if (delimiter != null && !delimiter.isEmpty()) {
       options.add(BlobListOption.delimiter(delimiter));
     }
-    call(listPrefix, () -> {
-      for (Blob blob : storage.list(bucket, options.toArray(BlobListOption[]::new)).iterateAll()) {
-        (blob.isDirectory() ? prefixes : keys).add(blob.getName().substring(prefix.length()));
-      }
-      return null;
-    });
+    call(
+        listPrefix,
+        () -> {
+          for (Blob blob :
+              storage.list(bucket, options.toArray(BlobListOption[]::new)).iterateAll()) {
+            (blob.isDirectory() ? prefixes : keys).add(blob.getName().substring(prefix.length()));
+          }
+          return null;
+        });
     return new Listing(keys, prefixes);
   }
 
@@ -228,8 +280,13 @@ public final class GcsBackend implements StateBackend {
     return switch (name) {
       case "url" -> {
         Blob blob = existing(key);
-        yield host + "/" + bucket + "/" + URLEncoder.encode(blob.getName(), StandardCharsets.UTF_8)
-            .replace("+", "%20").replace("%2F", "/");
+        yield host
+            + "/"
+            + bucket
+            + "/"
+            + URLEncoder.encode(blob.getName(), StandardCharsets.UTF_8)
+                .replace("+", "%20")
+                .replace("%2F", "/");
       }
       case "signed_url" -> signedUrl(key, existing(key));
       case "generation" -> String.valueOf(existing(key).getGeneration());
@@ -241,22 +298,37 @@ public final class GcsBackend implements StateBackend {
 
   private String signedUrl(String key, Blob blob) {
     if (signer == null) {
-      throw new StoreException(Kind.INTERNAL, key + ": signed_url needs service-account credentials "
-          + "(GOOGLE_APPLICATION_CREDENTIALS or the workload's own)");
+      throw new StoreException(
+          Kind.INTERNAL,
+          key
+              + ": signed_url needs service-account credentials "
+              + "(GOOGLE_APPLICATION_CREDENTIALS or the workload's own)");
     }
-    List<SignUrlOption> options = new ArrayList<>(List.of(SignUrlOption.withV4Signature(),
-        SignUrlOption.signWith(signer), SignUrlOption.withPathStyle()));
+    List<SignUrlOption> options =
+        new ArrayList<>(
+            List.of(
+                SignUrlOption.withV4Signature(),
+                SignUrlOption.signWith(signer),
+                SignUrlOption.withPathStyle()));
     if (!DEFAULT_HOST.equals(host)) {
       options.add(SignUrlOption.withHostName(host));
     }
-    return call(key, () -> storage.signUrl(BlobInfo.newBuilder(blob.getBlobId()).build(), signTtl.toSeconds(),
-        TimeUnit.SECONDS, options.toArray(SignUrlOption[]::new))).toString();
+    return call(
+            key,
+            () ->
+                storage.signUrl(
+                    BlobInfo.newBuilder(blob.getBlobId()).build(),
+                    signTtl.toSeconds(),
+                    TimeUnit.SECONDS,
+                    options.toArray(SignUrlOption[]::new)))
+        .toString();
   }
 
   @Override
   public void setAttribute(String key, String name, String value) {
     if (!"content_type".equals(name)) {
-      throw ATTRIBUTES.contains(name) ? new StoreException(Kind.FORBIDDEN, name + " is read-only")
+      throw ATTRIBUTES.contains(name)
+          ? new StoreException(Kind.FORBIDDEN, name + " is read-only")
           : unknownAttribute(name);
     }
     BlobId id = blobId(key);
@@ -294,20 +366,24 @@ public final class GcsBackend implements StateBackend {
   static StoreException translate(Throwable error, String key) {
     StorageException e = find(error, StorageException.class);
     int code = e == null ? 0 : e.getCode();
-    String message = key + ": " + (e == null ? error.getMessage() : "status " + code + " " + e.getMessage());
+    String message =
+        key + ": " + (e == null ? error.getMessage() : "status " + code + " " + e.getMessage());
     return switch (code) {
       case 404 -> new StoreException(Kind.NOT_FOUND, message, error);
-      case 409, 412 -> new StoreException(Kind.CONFLICT, message + " (changed since read, or exists)", error);
+      case 409, 412 ->
+          new StoreException(Kind.CONFLICT, message + " (changed since read, or exists)", error);
       case 401, 403 -> new StoreException(Kind.FORBIDDEN, message, error);
       case 400 -> new StoreException(Kind.BAD_REQUEST, message, error);
       case 413 -> new StoreException(Kind.TOO_LARGE, message, error);
       case 408, 504 -> new StoreException(Kind.TIMEOUT, message, error);
       case 503 -> new StoreException(Kind.UNAVAILABLE, message, error);
-      case 0 -> find(error, SocketTimeoutException.class) != null
-          ? new StoreException(Kind.TIMEOUT, key + ": backend timed out", error)
-          : find(error, IOException.class) != null
-              ? new StoreException(Kind.UNAVAILABLE, key + ": backend unreachable: " + message, error)
-              : new StoreException(Kind.INTERNAL, message, error);
+      case 0 ->
+          find(error, SocketTimeoutException.class) != null
+              ? new StoreException(Kind.TIMEOUT, key + ": backend timed out", error)
+              : find(error, IOException.class) != null
+                  ? new StoreException(
+                      Kind.UNAVAILABLE, key + ": backend unreachable: " + message, error)
+                  : new StoreException(Kind.INTERNAL, message, error);
       default -> new StoreException(Kind.INTERNAL, message, error);
     };
   }

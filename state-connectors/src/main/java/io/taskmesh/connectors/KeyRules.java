@@ -6,7 +6,10 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 
-/** What every backend accepts as a key: a relative path without {@code ..}, at most 1024 bytes with the prefix. */
+/**
+ * What every backend accepts as a key: a relative path without {@code ..}, at most 1024 bytes with
+ * the prefix.
+ */
 final class KeyRules {
   static final int MAX_KEY_BYTES = 1024;
 
@@ -14,7 +17,10 @@ final class KeyRules {
 
   /** The backend's name for {@code key}: {@code prefix + key}; a bad key -> 400. */
   static String stored(String prefix, String key) {
-    if (key.isEmpty() || key.startsWith("/") || key.endsWith("/") || List.of(key.split("/")).contains("..")) {
+    if (key.isEmpty()
+        || key.startsWith("/")
+        || key.endsWith("/")
+        || List.of(key.split("/")).contains("..")) {
       throw new StoreException(Kind.BAD_REQUEST, "bad key: '" + key + "'");
     }
     String full = prefix + key;
@@ -32,7 +38,8 @@ final class KeyRules {
   }
 
   static StoreException unknownAttribute(String name, String family, List<String> known) {
-    return new StoreException(Kind.BAD_REQUEST, "unknown attribute '" + name + "' (" + family + ": " + known + ")");
+    return new StoreException(
+        Kind.BAD_REQUEST, "unknown attribute '" + name + "' (" + family + ": " + known + ")");
   }
 
   /** Reads a request body of known length whole; backends without streaming writes need it so. */

@@ -18,7 +18,8 @@ public final class Main {
     Map<String, String> env = System.getenv();
     ConnectorServer server;
     try {
-      ConnectorType type = ConnectorType.fromSuffix(args.length > 0 ? args[0] : env.get("CONNECTOR_TYPE"));
+      ConnectorType type =
+          ConnectorType.fromSuffix(args.length > 0 ? args[0] : env.get("CONNECTOR_TYPE"));
       ConnectorConfig config = ConnectorConfig.fromEnv(type, env);
       server = new ConnectorServer(config.socket(), Backends.create(config));
     } catch (IllegalArgumentException e) { // a ConfigException, or an unknown type
@@ -28,10 +29,14 @@ public final class Main {
     }
     CountDownLatch stopped = new CountDownLatch(1);
     server.start();
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      server.close();
-      stopped.countDown();
-    }, "connector-shutdown"));
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  server.close();
+                  stopped.countDown();
+                },
+                "connector-shutdown"));
     stopped.await();
     LOG.info("stopped");
   }

@@ -34,22 +34,27 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
 import software.amazon.awssdk.services.s3.presigner.S3Presigner;
 
 /**
- * Object-store connector on the AWS SDK's blocking S3 client. Reads stream from the backend to
- * the caller; a write of known length streams into one PutObject, a chunked one into a
- * multipart upload one part at a time (never the whole object in memory). With {@code cas} the
- * entity tag seen on each read is kept and the next write of that key is conditional on it
- * ({@code If-Match}); a key never read is written unconditionally.
+ * Object-store connector on the AWS SDK's blocking S3 client. Reads stream from the backend to the
+ * caller; a write of known length streams into one PutObject, a chunked one into a multipart upload
+ * one part at a time (never the whole object in memory). With {@code cas} the entity tag seen on
+ * each read is kept and the next write of that key is conditional on it ({@code If-Match}); a key
+ * never read is written unconditionally.
  */
 public final class S3Backend implements StateBackend {
   /** Part size of streamed uploads; S3's minimum for all parts but the last is 5 MiB. */
   static final int PART_SIZE = 8 * 1024 * 1024;
-  static final List<String> ATTRIBUTES = List.of("url", "presigned_url", "etag", "content_type", "version");
+
+  static final List<String> ATTRIBUTES =
+      List.of("url", "presigned_url", "etag", "content_type", "version");
+
   /** Cached in place of an entity tag when a read found no object. */
   private static final String ABSENT = "";
 
   private final S3Client s3;
+
   /** Without retries: a request body read from the caller cannot be read a second time. */
   private final S3Client streamingPuts;
+
   private final S3Presigner presigner;
   private final String bucket;
   private final String prefix;
@@ -57,8 +62,14 @@ public final class S3Backend implements StateBackend {
   private final Duration presignTtl;
   private final Map<String, String> etags = new ConcurrentHashMap<>();
 
-  S3Backend(S3Client s3, S3Client streamingPuts, S3Presigner presigner, String bucket, String prefix, boolean cas,
-            Duration presignTtl) {
+  S3Backend(
+      S3Client s3,
+      S3Client streamingPuts,
+      S3Presigner presigner,
+      String bucket,
+      String prefix,
+      boolean cas,
+      Duration presignTtl) {
     this.s3 = s3;
     this.streamingPuts = streamingPuts;
     this.presigner = presigner;
@@ -71,24 +82,40 @@ public final class S3Backend implements StateBackend {
   public static S3Backend create(ConnectorConfig config) {
     Region region = Region.of(config.region());
     AwsCredentialsProvider credentials = DefaultCredentialsProvider.builder().build();
-    S3Configuration s3Config = S3Configuration.builder()
-        // a custom endpoint (a local server) has no per-bucket host names
-        .pathStyleAccessEnabled(config.endpoint() != null)
-        .build();
-    var clientBuilder = S3Client.builder().region(region).credentialsProvider(credentials)
-        .serviceConfiguration(s3Config);
-    var streamingBuilder = S3Client.builder().region(region).credentialsProvider(credentials)
-        .serviceConfiguration(s3Config)
-        .overrideConfiguration(o -> o.retryStrategy(AwsRetryStrategy.doNotRetry()));
-    var presignerBuilder = S3Presigner.builder().region(region).credentialsProvider(credentials)
-        .serviceConfiguration(s3Config);
+    S3Configuration s3Config =
+        S3Configuration.builder()
+            // a custom endpoint (a local server) has no per-bucket host names
+            .pathStyleAccessEnabled(config.endpoint() != null)
+            .build();
+    var clientBuilder =
+        S3Client.builder()
+            .region(region)
+            .credentialsProvider(credentials)
+            .serviceConfiguration(s3Config);
+    var streamingBuilder =
+        S3Client.builder()
+            .region(region)
+            .credentialsProvider(credentials)
+            .serviceConfiguration(s3Config)
+            .overrideConfiguration(o -> o.retryStrategy(AwsRetryStrategy.doNotRetry()));
+    var presignerBuilder =
+        S3Presigner.builder()
+            .region(region)
+            .credentialsProvider(credentials)
+            .serviceConfiguration(s3Config);
     if (config.endpoint() != null) {
       clientBuilder.endpointOverride(config.endpoint());
       streamingBuilder.endpointOverride(config.endpoint());
       presignerBuilder.endpointOverride(config.endpoint());
     }
-    return new S3Backend(clientBuilder.build(), streamingBuilder.build(), presignerBuilder.build(), config.bucket(), config.prefix(),
-        config.type() == ConnectorType.OBJSTORE_BUFFERED_CAS, config.presignTtl());
+    return new S3Backend(
+        clientBuilder.build(),
+        streamingBuilder.build(),
+        presignerBuilder.build(),
+        config.bucket(),
+        config.prefix(),
+        config.type() == ConnectorType.OBJSTORE_BUFFERED_CAS,
+        config.presignTtl());
   }
 
   @Override
@@ -96,7 +123,10 @@ public final class S3Backend implements StateBackend {
     String objectKey = objectKey(key);
     ResponseInputStream<GetObjectResponse> in;
     try {
-      in = call(key, () -> s3.getObject(GetObjectRequest.builder().bucket(bucket).key(objectKey).build()));
+      in =
+          call(
+              key,
+              () -> s3.getObject(GetObjectRequest.builder().bucket(bucket).key(objectKey).build()));
     } catch (StoreException e) {
       if (cas && e.kind() == Kind.NOT_FOUND) {
         etags.put(key, ABSENT); // seen absent: the next write creates only if still absent
@@ -111,7 +141,8 @@ public final class S3Backend implements StateBackend {
   }
 
   @Override
-  public void write(String key, InputStream body, long length, boolean exclusive, String contentType) {
+  public void write(
+      String key, InputStream body, long length, boolean exclusive, String contentType) {
     String objectKey = objectKey(key);
     String seen = cas ? etags.get(key) : null;
     boolean createOnly = exclusive || ABSENT.equals(seen);
@@ -119,13 +150,32 @@ public final class S3Backend implements StateBackend {
     String newTag;
     try {
       if (length >= 0) {
-        newTag = call(key, () -> streamingPuts.putObject(putRequest(objectKey, createOnly, ifMatch, contentType, length),
-            RequestBody.fromInputStream(body, length))).eTag();
+        newTag =
+            call(
+                    key,
+                    () ->
+                        streamingPuts.putObject(
+                            putRequest(objectKey, createOnly, ifMatch, contentType, length),
+                            RequestBody.fromInputStream(body, length)))
+                .eTag();
       } else {
-        newTag = new StreamedUpload(s3, bucket, objectKey, PART_SIZE).run(body, createOnly, ifMatch, contentType,
-            (first, len) -> call(key, () -> s3.putObject(putRequest(objectKey, createOnly, ifMatch, contentType, len),
-                RequestBody.fromBytes(first))).eTag(),
-            e -> translate(e, key));
+        newTag =
+            new StreamedUpload(s3, bucket, objectKey, PART_SIZE)
+                .run(
+                    body,
+                    createOnly,
+                    ifMatch,
+                    contentType,
+                    (first, len) ->
+                        call(
+                                key,
+                                () ->
+                                    s3.putObject(
+                                        putRequest(
+                                            objectKey, createOnly, ifMatch, contentType, len),
+                                        RequestBody.fromBytes(first)))
+                            .eTag(),
+                    e -> translate(e, key));
       }
     } catch (StoreException e) {
       if (ifMatch != null && e.kind() == Kind.NOT_FOUND) {
@@ -138,10 +188,17 @@ public final class S3Backend implements StateBackend {
     }
   }
 
-  private PutObjectRequest putRequest(String objectKey, boolean exclusive, String ifMatch, String contentType,
-                                      long length) {
-    var b = PutObjectRequest.builder().bucket(bucket).key(objectKey).contentLength(length)
-        .contentType(contentType == null || contentType.isBlank() ? "application/octet-stream" : contentType);
+  private PutObjectRequest putRequest(
+      String objectKey, boolean exclusive, String ifMatch, String contentType, long length) {
+    var b =
+        PutObjectRequest.builder()
+            .bucket(bucket)
+            .key(objectKey)
+            .contentLength(length)
+            .contentType(
+                contentType == null || contentType.isBlank()
+                    ? "application/octet-stream"
+                    : contentType);
     if (exclusive) {
       b.ifNoneMatch("*");
     } else if (ifMatch != null) {
@@ -156,9 +213,19 @@ public final class S3Backend implements StateBackend {
     if (head.isPresent()) {
       return Optional.of(new Stat(head.get().contentLength(), true));
     }
-    ListObjectsV2Response under = call(key, () -> s3.listObjectsV2(ListObjectsV2Request.builder()
-        .bucket(bucket).prefix(objectKey(key) + "/").maxKeys(1).build()));
-    return under.keyCount() != null && under.keyCount() > 0 ? Optional.of(new Stat(0, false)) : Optional.empty();
+    ListObjectsV2Response under =
+        call(
+            key,
+            () ->
+                s3.listObjectsV2(
+                    ListObjectsV2Request.builder()
+                        .bucket(bucket)
+                        .prefix(objectKey(key) + "/")
+                        .maxKeys(1)
+                        .build()));
+    return under.keyCount() != null && under.keyCount() > 0
+        ? Optional.of(new Stat(0, false))
+        : Optional.empty();
   }
 
   private Optional<HeadObjectResponse> head(String key) {
@@ -186,13 +253,15 @@ public final class S3Backend implements StateBackend {
     if (delimiter != null && !delimiter.isEmpty()) {
       request.delimiter(delimiter);
     }
-    call(listPrefix, () -> {
-      for (ListObjectsV2Response page : s3.listObjectsV2Paginator(request.build())) {
-        page.contents().forEach(o -> keys.add(o.key().substring(prefix.length())));
-        page.commonPrefixes().forEach(p -> prefixes.add(p.prefix().substring(prefix.length())));
-      }
-      return null;
-    });
+    call(
+        listPrefix,
+        () -> {
+          for (ListObjectsV2Response page : s3.listObjectsV2Paginator(request.build())) {
+            page.contents().forEach(o -> keys.add(o.key().substring(prefix.length())));
+            page.commonPrefixes().forEach(p -> prefixes.add(p.prefix().substring(prefix.length())));
+          }
+          return null;
+        });
     return new Listing(keys, prefixes);
   }
 
@@ -216,12 +285,19 @@ public final class S3Backend implements StateBackend {
     return switch (name) {
       case "url" -> {
         existing(key);
-        yield s3.utilities().getUrl(GetUrlRequest.builder().bucket(bucket).key(objectKey).build()).toString();
+        yield s3.utilities()
+            .getUrl(GetUrlRequest.builder().bucket(bucket).key(objectKey).build())
+            .toString();
       }
       case "presigned_url" -> {
         existing(key);
-        yield presigner.presignGetObject(p -> p.signatureDuration(presignTtl)
-            .getObjectRequest(g -> g.bucket(bucket).key(objectKey))).url().toString();
+        yield presigner
+            .presignGetObject(
+                p ->
+                    p.signatureDuration(presignTtl)
+                        .getObjectRequest(g -> g.bucket(bucket).key(objectKey)))
+            .url()
+            .toString();
       }
       case "etag" -> existing(key).eTag();
       case "content_type" -> existing(key).contentType();
@@ -236,15 +312,25 @@ public final class S3Backend implements StateBackend {
   @Override
   public void setAttribute(String key, String name, String value) {
     if (!"content_type".equals(name)) {
-      throw ATTRIBUTES.contains(name) ? new StoreException(Kind.FORBIDDEN, name + " is read-only")
+      throw ATTRIBUTES.contains(name)
+          ? new StoreException(Kind.FORBIDDEN, name + " is read-only")
           : unknownAttribute(name);
     }
     String objectKey = objectKey(key);
     HeadObjectResponse head = existing(key);
     // S3 changes metadata only by copying the object onto itself; the user metadata is carried over
-    call(key, () -> s3.copyObject(c -> c.sourceBucket(bucket).sourceKey(objectKey)
-        .destinationBucket(bucket).destinationKey(objectKey)
-        .metadataDirective(MetadataDirective.REPLACE).metadata(head.metadata()).contentType(value)));
+    call(
+        key,
+        () ->
+            s3.copyObject(
+                c ->
+                    c.sourceBucket(bucket)
+                        .sourceKey(objectKey)
+                        .destinationBucket(bucket)
+                        .destinationKey(objectKey)
+                        .metadataDirective(MetadataDirective.REPLACE)
+                        .metadata(head.metadata())
+                        .contentType(value)));
   }
 
   private static StoreException unknownAttribute(String name) {
@@ -268,13 +354,17 @@ public final class S3Backend implements StateBackend {
   static StoreException translate(SdkException e, String key) {
     if (e instanceof S3Exception s) {
       String code = s.awsErrorDetails() == null ? "" : s.awsErrorDetails().errorCode();
-      String message = key + ": " + (code == null || code.isEmpty() ? "status " + s.statusCode() : code);
+      String message =
+          key + ": " + (code == null || code.isEmpty() ? "status " + s.statusCode() : code);
       return switch (s.statusCode()) {
         case 404 -> new StoreException(Kind.NOT_FOUND, message, e);
-        case 409, 412 -> new StoreException(Kind.CONFLICT, message + " (changed since read, or exists)", e);
+        case 409, 412 ->
+            new StoreException(Kind.CONFLICT, message + " (changed since read, or exists)", e);
         case 403 -> new StoreException(Kind.FORBIDDEN, message, e);
-        case 400 -> "EntityTooLarge".equals(code) ? new StoreException(Kind.TOO_LARGE, message, e)
-            : new StoreException(Kind.BAD_REQUEST, message, e);
+        case 400 ->
+            "EntityTooLarge".equals(code)
+                ? new StoreException(Kind.TOO_LARGE, message, e)
+                : new StoreException(Kind.BAD_REQUEST, message, e);
         case 413 -> new StoreException(Kind.TOO_LARGE, message, e);
         case 503 -> new StoreException(Kind.UNAVAILABLE, message, e);
         default -> new StoreException(Kind.INTERNAL, message, e);
@@ -284,7 +374,8 @@ public final class S3Backend implements StateBackend {
       return new StoreException(Kind.TIMEOUT, key + ": backend timed out", e);
     }
     if (e instanceof SdkClientException) {
-      return new StoreException(Kind.UNAVAILABLE, key + ": backend unreachable: " + e.getMessage(), e);
+      return new StoreException(
+          Kind.UNAVAILABLE, key + ": backend unreachable: " + e.getMessage(), e);
     }
     return new StoreException(Kind.INTERNAL, key + ": " + e.getMessage(), e);
   }

@@ -15,9 +15,9 @@ import software.amazon.awssdk.services.s3.model.CompleteMultipartUploadRequest;
 import software.amazon.awssdk.services.s3.model.CompletedPart;
 
 /**
- * A body of unknown length into S3 with one part in memory at a time. A body that ends within
- * the first part goes out as one PutObject; a longer one as a multipart upload whose completion
- * carries the write's condition, so the object changes only when the whole body arrived.
+ * A body of unknown length into S3 with one part in memory at a time. A body that ends within the
+ * first part goes out as one PutObject; a longer one as a multipart upload whose completion carries
+ * the write's condition, so the object changes only when the whole body arrived.
  */
 final class StreamedUpload {
   private final S3Client s3;
@@ -36,8 +36,13 @@ final class StreamedUpload {
    * @param single uploads a body that fitted in one part (bytes, length) and returns its entity tag
    * @return the entity tag of the written object
    */
-  String run(InputStream body, boolean exclusive, String ifMatch, String contentType,
-             BiFunction<byte[], Long, String> single, Function<SdkException, StoreException> translate) {
+  String run(
+      InputStream body,
+      boolean exclusive,
+      String ifMatch,
+      String contentType,
+      BiFunction<byte[], Long, String> single,
+      Function<SdkException, StoreException> translate) {
     byte[] part = new byte[partSize];
     int filled = fill(body, part);
     if (filled < partSize) {
@@ -46,9 +51,16 @@ final class StreamedUpload {
     }
     String uploadId;
     try {
-      uploadId = s3.createMultipartUpload(b -> b.bucket(bucket).key(objectKey)
-          .contentType(contentType == null || contentType.isBlank() ? "application/octet-stream" : contentType))
-          .uploadId();
+      uploadId =
+          s3.createMultipartUpload(
+                  b ->
+                      b.bucket(bucket)
+                          .key(objectKey)
+                          .contentType(
+                              contentType == null || contentType.isBlank()
+                                  ? "application/octet-stream"
+                                  : contentType))
+              .uploadId();
     } catch (SdkException e) {
       throw translate.apply(e);
     }
@@ -58,13 +70,25 @@ final class StreamedUpload {
       while (filled > 0) {
         int partNumber = number++;
         int size = filled;
-        String tag = s3.uploadPart(b -> b.bucket(bucket).key(objectKey).uploadId(uploadId).partNumber(partNumber)
-            .contentLength((long) size), RequestBody.fromBytes(Arrays.copyOf(part, size))).eTag();
+        String tag =
+            s3.uploadPart(
+                    b ->
+                        b.bucket(bucket)
+                            .key(objectKey)
+                            .uploadId(uploadId)
+                            .partNumber(partNumber)
+                            .contentLength((long) size),
+                    RequestBody.fromBytes(Arrays.copyOf(part, size)))
+                .eTag();
         parts.add(CompletedPart.builder().partNumber(partNumber).eTag(tag).build());
         filled = fill(body, part);
       }
-      var complete = CompleteMultipartUploadRequest.builder().bucket(bucket).key(objectKey).uploadId(uploadId)
-          .multipartUpload(m -> m.parts(parts));
+      var complete =
+          CompleteMultipartUploadRequest.builder()
+              .bucket(bucket)
+              .key(objectKey)
+              .uploadId(uploadId)
+              .multipartUpload(m -> m.parts(parts));
       if (exclusive) {
         complete.ifNoneMatch("*");
       } else if (ifMatch != null) {

@@ -31,8 +31,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The blob connector types against the GCS JSON API test server (no GCS emulator installs here;
- * {@link GcsTestServerTest} checks that server against the official client first), over a real
- * Unix socket, with a service-account key made up for the test to sign URLs.
+ * {@link GcsTestServerTest} checks that server against the official client first), over a real Unix
+ * socket, with a service-account key made up for the test to sign URLs.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class BlobConnectorIT {
@@ -69,7 +69,9 @@ class BlobConnectorIT {
     connectors.close();
     List<String> unhandled = List.copyOf(gcs.unhandled());
     gcs.unhandled().clear();
-    assertThat(unhandled).as("every call the connector made is one the test server implements").isEmpty();
+    assertThat(unhandled)
+        .as("every call the connector made is one the test server implements")
+        .isEmpty();
   }
 
   private UnixClient connector(ConnectorType type, String prefix, URI endpoint) throws Exception {
@@ -97,7 +99,9 @@ class BlobConnectorIT {
   }
 
   @ParameterizedTest
-  @EnumSource(value = ConnectorType.class, names = {"BLOB_BUFFERED_LWW", "BLOB_BUFFERED_CAS"})
+  @EnumSource(
+      value = ConnectorType.class,
+      names = {"BLOB_BUFFERED_LWW", "BLOB_BUFFERED_CAS"})
   void writeReadStatListDelete(ConnectorType type) throws Exception {
     String prefix = unique("basic");
     UnixClient c = connector(type, prefix);
@@ -124,7 +128,9 @@ class BlobConnectorIT {
     assertThat(list.get("keys")).extracting(JsonNode::asText).containsExactly("dir/a.txt");
     assertThat(list.get("prefixes")).extracting(JsonNode::asText).containsExactly("dir/sub/");
     JsonNode root = JSON.readTree(c.get("/keys?prefix=&delimiter=/").getContent());
-    assertThat(root.get("keys")).extracting(JsonNode::asText).containsExactly("empty", "top name.txt");
+    assertThat(root.get("keys"))
+        .extracting(JsonNode::asText)
+        .containsExactly("empty", "top name.txt");
     assertThat(root.get("prefixes")).extracting(JsonNode::asText).containsExactly("dir/");
 
     assertThat(c.delete("/keys/dir/a.txt").getStatus()).isEqualTo(204);
@@ -133,11 +139,14 @@ class BlobConnectorIT {
   }
 
   @ParameterizedTest
-  @EnumSource(value = ConnectorType.class, names = {"BLOB_BUFFERED_LWW", "BLOB_BUFFERED_CAS"})
+  @EnumSource(
+      value = ConnectorType.class,
+      names = {"BLOB_BUFFERED_LWW", "BLOB_BUFFERED_CAS"})
   void exclusiveCreateConflicts(ConnectorType type) throws Exception {
     UnixClient c = connector(type, unique("x"));
     assertThat(putExclusive(c, "/keys/once", "first").getStatus()).isEqualTo(204);
-    assertThat(putExclusive(c, "/keys/once", "second").getStatus()).as("ifGenerationMatch=0 -> 412 -> 409")
+    assertThat(putExclusive(c, "/keys/once", "second").getStatus())
+        .as("ifGenerationMatch=0 -> 412 -> 409")
         .isEqualTo(409);
     assertThat(c.get("/keys/once").getContentAsString()).isEqualTo("first");
   }
@@ -148,22 +157,30 @@ class BlobConnectorIT {
     UnixClient c = connector(ConnectorType.BLOB_BUFFERED_CAS, prefix);
     assertThat(c.put("/keys/k", "1").getStatus()).as("never read: unconditional").isEqualTo(204);
     otherWriter(prefix + "k", "other writer");
-    assertThat(c.put("/keys/k", "2").getStatus()).as("its own last write is the base, and it changed").isEqualTo(409);
+    assertThat(c.put("/keys/k", "2").getStatus())
+        .as("its own last write is the base, and it changed")
+        .isEqualTo(409);
     assertThat(c.get("/keys/k").getContentAsString()).isEqualTo("other writer");
     assertThat(c.put("/keys/k", "3").getStatus()).as("read again: write succeeds").isEqualTo(204);
     assertThat(rawRead(prefix + "k")).isEqualTo("3");
-    assertThat(putMeta(c, "k", "content_type", "{\"value\":\"text/plain\"}").getStatus()).isEqualTo(204);
-    assertThat(c.put("/keys/k", "4").getStatus()).as("a metadata patch keeps the generation").isEqualTo(204);
+    assertThat(putMeta(c, "k", "content_type", "{\"value\":\"text/plain\"}").getStatus())
+        .isEqualTo(204);
+    assertThat(c.put("/keys/k", "4").getStatus())
+        .as("a metadata patch keeps the generation")
+        .isEqualTo(204);
     otherWriter(prefix + "unread", "x");
     assertThat(c.put("/keys/unread", "mine").getStatus()).isEqualTo(204);
 
     assertThat(c.get("/keys/fresh").getStatus()).isEqualTo(404);
     otherWriter(prefix + "fresh", "created meanwhile");
-    assertThat(c.put("/keys/fresh", "mine").getStatus()).as("read as absent: create only").isEqualTo(409);
+    assertThat(c.put("/keys/fresh", "mine").getStatus())
+        .as("read as absent: create only")
+        .isEqualTo(409);
     c.get("/keys/fresh");
     gcs.remove(BUCKET, prefix + "fresh");
     assertThat(c.put("/keys/fresh", "mine").getStatus()).as("deleted since read").isEqualTo(409);
-    assertThat(gcs.requests()).anyMatch(r -> r.contains("ifGenerationMatch=0"))
+    assertThat(gcs.requests())
+        .anyMatch(r -> r.contains("ifGenerationMatch=0"))
         .anyMatch(r -> r.matches(".*ifGenerationMatch=[1-9].*"));
   }
 
@@ -181,8 +198,10 @@ class BlobConnectorIT {
   @Test
   void twoConcurrentCasIncrementersEndWithTheAcknowledgedCount() throws Exception {
     String prefix = unique("count");
-    List<UnixClient> clients = List.of(connector(ConnectorType.BLOB_BUFFERED_CAS, prefix),
-        connector(ConnectorType.BLOB_BUFFERED_CAS, prefix));
+    List<UnixClient> clients =
+        List.of(
+            connector(ConnectorType.BLOB_BUFFERED_CAS, prefix),
+            connector(ConnectorType.BLOB_BUFFERED_CAS, prefix));
     assertThat(clients.get(0).put("/keys/counter", "0").getStatus()).isEqualTo(204);
     Connectors.Increments result = Connectors.incrementConcurrently(clients, "/keys/counter", 40);
     assertThat(Integer.parseInt(rawRead(prefix + "counter"))).isEqualTo(result.acknowledged());
@@ -195,22 +214,34 @@ class BlobConnectorIT {
     String prefix = unique("meta");
     UnixClient c = connector(ConnectorType.BLOB_BUFFERED_LWW, prefix);
     c.put("/keys/m.txt", "meta body");
-    assertThat(JSON.readTree(c.get("/meta/m.txt").getContent())).extracting(JsonNode::asText)
-        .containsExactlyInAnyOrder("url", "signed_url", "generation", "content_type", "metageneration");
-    assertThat(attr(c, "m.txt", "generation")).isEqualTo(String.valueOf(gcs.object(BUCKET, prefix + "m.txt").generation()));
-    assertThat(attr(c, "m.txt", "url")).isEqualTo(gcs.endpoint() + "/" + BUCKET + "/" + prefix + "m.txt");
+    assertThat(JSON.readTree(c.get("/meta/m.txt").getContent()))
+        .extracting(JsonNode::asText)
+        .containsExactlyInAnyOrder(
+            "url", "signed_url", "generation", "content_type", "metageneration");
+    assertThat(attr(c, "m.txt", "generation"))
+        .isEqualTo(String.valueOf(gcs.object(BUCKET, prefix + "m.txt").generation()));
+    assertThat(attr(c, "m.txt", "url"))
+        .isEqualTo(gcs.endpoint() + "/" + BUCKET + "/" + prefix + "m.txt");
     assertThat(attr(c, "m.txt", "metageneration")).isEqualTo("1");
     assertThat(attr(c, "m.txt", "content_type")).isEqualTo("application/octet-stream");
 
     String signed = attr(c, "m.txt", "signed_url");
-    assertThat(signed).contains("X-Goog-Expires=120").contains("X-Goog-Algorithm=GOOG4-RSA-SHA256")
+    assertThat(signed)
+        .contains("X-Goog-Expires=120")
+        .contains("X-Goog-Algorithm=GOOG4-RSA-SHA256")
         .contains(TestServiceAccount.EMAIL.replace("@", "%40"));
-    HttpResponse<String> viaUrl = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(signed)).build(),
-        HttpResponse.BodyHandlers.ofString());
-    assertThat(viaUrl.statusCode()).as("the signature verifies with the key's public half").isEqualTo(200);
+    HttpResponse<String> viaUrl =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(URI.create(signed)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    assertThat(viaUrl.statusCode())
+        .as("the signature verifies with the key's public half")
+        .isEqualTo(200);
     assertThat(viaUrl.body()).isEqualTo("meta body");
 
-    assertThat(putMeta(c, "m.txt", "content_type", "{\"value\":\"text/plain\"}").getStatus()).isEqualTo(204);
+    assertThat(putMeta(c, "m.txt", "content_type", "{\"value\":\"text/plain\"}").getStatus())
+        .isEqualTo(204);
     assertThat(attr(c, "m.txt", "content_type")).isEqualTo("text/plain");
     assertThat(attr(c, "m.txt", "metageneration")).isEqualTo("2");
     assertThat(c.get("/keys/m.txt").getContentAsString()).as("content kept").isEqualTo("meta body");
@@ -220,7 +251,8 @@ class BlobConnectorIT {
     assertThat(c.get("/meta/m.txt?attr=etag").getStatus()).as("an objstore name").isEqualTo(400);
     assertThat(c.get("/meta/m.txt?attr=ttl").getStatus()).as("a kv name").isEqualTo(400);
     assertThat(c.get("/meta/absent?attr=generation").getStatus()).isEqualTo(404);
-    assertThat(putMeta(c, "absent", "content_type", "{\"value\":\"a/b\"}").getStatus()).isEqualTo(404);
+    assertThat(putMeta(c, "absent", "content_type", "{\"value\":\"a/b\"}").getStatus())
+        .isEqualTo(404);
   }
 
   @Test

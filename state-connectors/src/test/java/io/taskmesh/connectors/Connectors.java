@@ -33,7 +33,9 @@ final class Connectors implements AutoCloseable {
     return name + "-" + SEQ.incrementAndGet() + "/";
   }
 
-  /** A connector of {@code type} with {@code env} (the socket is added) and a client on its socket. */
+  /**
+   * A connector of {@code type} with {@code env} (the socket is added) and a client on its socket.
+   */
   UnixClient start(ConnectorType type, Map<String, String> env) throws Exception {
     Map<String, String> all = new HashMap<>(env);
     all.put("CONNECTOR_SOCKET", dir.resolve("c" + SEQ.incrementAndGet() + ".sock").toString());
@@ -46,12 +48,17 @@ final class Connectors implements AutoCloseable {
   }
 
   static ContentResponse putExclusive(UnixClient c, String path, String body) throws Exception {
-    return c.send(c.request(HttpMethod.PUT, path).headers(h -> h.put("If-None-Match", "*"))
-        .body(new StringRequestContent(body)));
+    return c.send(
+        c.request(HttpMethod.PUT, path)
+            .headers(h -> h.put("If-None-Match", "*"))
+            .body(new StringRequestContent(body)));
   }
 
-  static ContentResponse putMeta(UnixClient c, String key, String attr, String json) throws Exception {
-    return c.send(c.request(HttpMethod.PUT, "/meta/" + key + "?attr=" + attr).body(new StringRequestContent(json)));
+  static ContentResponse putMeta(UnixClient c, String key, String attr, String json)
+      throws Exception {
+    return c.send(
+        c.request(HttpMethod.PUT, "/meta/" + key + "?attr=" + attr)
+            .body(new StringRequestContent(json)));
   }
 
   static String attr(UnixClient c, String key, String attr) throws Exception {
@@ -60,29 +67,35 @@ final class Connectors implements AutoCloseable {
     return JSON.readTree(r.getContent()).get("value").asText();
   }
 
-  /** Outcome of CAS incrementers: each client reads the counter and writes it plus one, {@code rounds} times. */
+  /**
+   * Outcome of CAS incrementers: each client reads the counter and writes it plus one, {@code
+   * rounds} times.
+   */
   record Increments(int acknowledged, int conflicts) {}
 
-  static Increments incrementConcurrently(List<UnixClient> clients, String path, int rounds) throws Exception {
+  static Increments incrementConcurrently(List<UnixClient> clients, String path, int rounds)
+      throws Exception {
     AtomicInteger acknowledged = new AtomicInteger();
     AtomicInteger conflicts = new AtomicInteger();
     ExecutorService pool = Executors.newFixedThreadPool(clients.size());
     try {
       List<Future<?>> done = new ArrayList<>();
       for (UnixClient c : clients) {
-        done.add(pool.submit(() -> {
-          for (int i = 0; i < rounds; i++) {
-            int value = Integer.parseInt(c.get(path).getContentAsString().trim());
-            int status = c.put(path, String.valueOf(value + 1)).getStatus();
-            if (status == 204) {
-              acknowledged.incrementAndGet();
-            } else {
-              assertThat(status).isEqualTo(409);
-              conflicts.incrementAndGet();
-            }
-          }
-          return null;
-        }));
+        done.add(
+            pool.submit(
+                () -> {
+                  for (int i = 0; i < rounds; i++) {
+                    int value = Integer.parseInt(c.get(path).getContentAsString().trim());
+                    int status = c.put(path, String.valueOf(value + 1)).getStatus();
+                    if (status == 204) {
+                      acknowledged.incrementAndGet();
+                    } else {
+                      assertThat(status).isEqualTo(409);
+                      conflicts.incrementAndGet();
+                    }
+                  }
+                  return null;
+                }));
       }
       for (Future<?> f : done) {
         f.get(120, TimeUnit.SECONDS);

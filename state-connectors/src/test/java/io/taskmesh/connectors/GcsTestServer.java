@@ -42,27 +42,35 @@ import java.util.zip.GZIPInputStream;
 
 /**
  * A Google Cloud Storage JSON API server for tests, implementing exactly the calls the blob
- * connectors make: object insert ({@code uploadType=multipart}) with {@code ifGenerationMatch}
- * (0 = must not exist), object get (metadata, or media with {@code alt=media}, ranges and
- * generation preconditions), list with prefix, delimiter and pages, delete, metadata patch
- * (bumps the metageneration), and the V4-signed download URL, whose signature it verifies
- * with the signer's public key. No GCS emulator installs here; {@code GcsTestServerTest} checks
- * this server against the official client so that it cannot drift from the real API. A request
- * outside these answers 501 and is recorded in {@link #unhandled()}.
+ * connectors make: object insert ({@code uploadType=multipart}) with {@code ifGenerationMatch} (0 =
+ * must not exist), object get (metadata, or media with {@code alt=media}, ranges and generation
+ * preconditions), list with prefix, delimiter and pages, delete, metadata patch (bumps the
+ * metageneration), and the V4-signed download URL, whose signature it verifies with the signer's
+ * public key. No GCS emulator installs here; {@code GcsTestServerTest} checks this server against
+ * the official client so that it cannot drift from the real API. A request outside these answers
+ * 501 and is recorded in {@link #unhandled()}.
  */
 final class GcsTestServer implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final DateTimeFormatter RFC3339 = DateTimeFormatter.ISO_INSTANT;
-  private static final DateTimeFormatter GOOG_DATE = DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'")
-      .withZone(ZoneOffset.UTC);
+  private static final DateTimeFormatter GOOG_DATE =
+      DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'").withZone(ZoneOffset.UTC);
 
-  record Stored(byte[] data, long generation, long metageneration, String contentType, Map<String, String> metadata,
-                Instant created, Instant updated) {}
+  record Stored(
+      byte[] data,
+      long generation,
+      long metageneration,
+      String contentType,
+      Map<String, String> metadata,
+      Instant created,
+      Instant updated) {}
 
   private final HttpServer http;
   private final Map<String, NavigableMap<String, Stored>> buckets = new ConcurrentHashMap<>();
+
   /** Generations grow over the whole server, as GCS's (microsecond timestamps) do. */
   private final AtomicLong generations = new AtomicLong(1_700_000_000_000_000L);
+
   private final List<String> unhandled = new CopyOnWriteArrayList<>();
   private final List<String> requests = new CopyOnWriteArrayList<>();
   private volatile PublicKey signer;
@@ -108,7 +116,9 @@ final class GcsTestServer implements AutoCloseable {
   /** Writes as another client would: a new generation. */
   synchronized Stored put(String bucket, String name, byte[] data) {
     Instant now = Instant.now();
-    Stored s = new Stored(data, generations.incrementAndGet(), 1, "application/octet-stream", Map.of(), now, now);
+    Stored s =
+        new Stored(
+            data, generations.incrementAndGet(), 1, "application/octet-stream", Map.of(), now, now);
     bucket(bucket).put(name, s);
     return s;
   }
@@ -142,14 +152,16 @@ final class GcsTestServer implements AutoCloseable {
     requests.add(ex.getRequestMethod() + " " + rawPath + (rawQuery == null ? "" : "?" + rawQuery));
     Map<String, String> query = query(rawQuery);
     if (rawPath.startsWith("/download/storage/v1/") && "media".equals(query.get("alt"))) {
-      rawPath = rawPath.substring("/download".length()); // the client reads media from the download path
+      rawPath =
+          rawPath.substring("/download".length()); // the client reads media from the download path
     }
     String[] parts = rawPath.split("/", -1);
     try {
       // the JSON API client tunnels PATCH through POST (its HTTP transport has no PATCH)
       String override = ex.getRequestHeaders().getFirst("X-HTTP-Method-Override");
       String method = override != null ? override : ex.getRequestMethod();
-      if (rawPath.matches("/upload/storage/v1/b/[^/]+/o") && method.equals("POST")
+      if (rawPath.matches("/upload/storage/v1/b/[^/]+/o")
+          && method.equals("POST")
           && "multipart".equals(query.get("uploadType"))) {
         insert(ex, decode(parts[5]), query);
       } else if (rawPath.matches("/storage/v1/b/[^/]+/o") && method.equals("GET")) {
@@ -169,8 +181,13 @@ final class GcsTestServer implements AutoCloseable {
           case "PATCH" -> patch(ex, bucket, name, query);
           default -> notHandled(ex);
         }
-      } else if (method.equals("GET") && query.containsKey("X-Goog-Signature") && parts.length >= 3) {
-        signedDownload(ex, decode(parts[1]), decode(String.join("/", Arrays.copyOfRange(parts, 2, parts.length))),
+      } else if (method.equals("GET")
+          && query.containsKey("X-Goog-Signature")
+          && parts.length >= 3) {
+        signedDownload(
+            ex,
+            decode(parts[1]),
+            decode(String.join("/", Arrays.copyOfRange(parts, 2, parts.length))),
             rawQuery);
       } else {
         notHandled(ex);
@@ -194,33 +211,45 @@ final class GcsTestServer implements AutoCloseable {
     String match = query.get("ifGenerationMatch");
     if (match != null) {
       long expected = Long.parseLong(match);
-      boolean ok = expected == 0 ? current == null : current != null && current.generation() == expected;
+      boolean ok =
+          expected == 0 ? current == null : current != null && current.generation() == expected;
       if (!ok) {
-        throw new HttpError(412, "conditionNotMet", "At least one of the pre-conditions you specified did not hold.");
+        throw new HttpError(
+            412,
+            "conditionNotMet",
+            "At least one of the pre-conditions you specified did not hold.");
       }
     }
     String metaMatch = query.get("ifMetagenerationMatch");
-    if (metaMatch != null && (current == null || current.metageneration() != Long.parseLong(metaMatch))) {
-      throw new HttpError(412, "conditionNotMet", "At least one of the pre-conditions you specified did not hold.");
+    if (metaMatch != null
+        && (current == null || current.metageneration() != Long.parseLong(metaMatch))) {
+      throw new HttpError(
+          412, "conditionNotMet", "At least one of the pre-conditions you specified did not hold.");
     }
   }
 
   private synchronized Stored current(String bucket, String name, Map<String, String> query) {
     Stored s = bucket(bucket).get(name);
-    if (s == null || (query.containsKey("generation") && Long.parseLong(query.get("generation")) != s.generation())) {
+    if (s == null
+        || (query.containsKey("generation")
+            && Long.parseLong(query.get("generation")) != s.generation())) {
       throw new HttpError(404, "notFound", "No such object: " + bucket + "/" + name);
     }
     checkPreconditions(s, query);
     return s;
   }
 
-  private void insert(HttpExchange ex, String bucket, Map<String, String> query) throws IOException {
+  private void insert(HttpExchange ex, String bucket, Map<String, String> query)
+      throws IOException {
     byte[] body = body(ex);
     String contentType = ex.getRequestHeaders().getFirst("Content-Type");
     String boundary = contentType.replaceAll(".*boundary=\"?([^\";]+)\"?.*", "$1");
     List<byte[]> multipart = multipart(body, boundary);
     if (multipart.size() != 2) {
-      throw new HttpError(400, "invalid", "multipart upload needs metadata and media, got " + multipart.size() + " parts");
+      throw new HttpError(
+          400,
+          "invalid",
+          "multipart upload needs metadata and media, got " + multipart.size() + " parts");
     }
     JsonNode meta = JSON.readTree(partBody(multipart.get(0)));
     byte[] data = partBody(multipart.get(1));
@@ -235,9 +264,13 @@ final class GcsTestServer implements AutoCloseable {
       checkPreconditions(b.get(name), query);
       Instant now = Instant.now();
       Map<String, String> metadata = new LinkedHashMap<>();
-      meta.path("metadata").fields().forEachRemaining(e -> metadata.put(e.getKey(), e.getValue().asText()));
-      String type = meta.hasNonNull("contentType") ? meta.get("contentType").asText()
-          : partContentType(multipart.get(1));
+      meta.path("metadata")
+          .fields()
+          .forEachRemaining(e -> metadata.put(e.getKey(), e.getValue().asText()));
+      String type =
+          meta.hasNonNull("contentType")
+              ? meta.get("contentType").asText()
+              : partContentType(multipart.get(1));
       stored = new Stored(data, generations.incrementAndGet(), 1, type, metadata, now, now);
       b.put(name, stored);
     }
@@ -254,7 +287,8 @@ final class GcsTestServer implements AutoCloseable {
     }
   }
 
-  private void media(HttpExchange ex, String bucket, String name, Map<String, String> query) throws IOException {
+  private void media(HttpExchange ex, String bucket, String name, Map<String, String> query)
+      throws IOException {
     Stored s = current(bucket, name, query);
     byte[] data = s.data();
     int from = 0;
@@ -269,7 +303,8 @@ final class GcsTestServer implements AutoCloseable {
       }
       if (from >= data.length && data.length > 0) {
         ex.getResponseHeaders().set("Content-Range", "bytes */" + data.length);
-        throw new HttpError(416, "requestedRangeNotSatisfiable", "The requested range cannot be satisfied.");
+        throw new HttpError(
+            416, "requestedRangeNotSatisfiable", "The requested range cannot be satisfied.");
       }
       partial = data.length > 0 && (from > 0 || to < data.length - 1);
     }
@@ -304,8 +339,10 @@ final class GcsTestServer implements AutoCloseable {
       NavigableMap<String, Stored> b = bucket(bucket);
       for (Map.Entry<String, Stored> e : (after == null ? b : b.tailMap(after, false)).entrySet()) {
         String name = e.getKey();
-        if (!name.startsWith(prefix) || (after != null && after.endsWith(delimiter == null ? "\0" : delimiter)
-            && name.startsWith(after))) {
+        if (!name.startsWith(prefix)
+            || (after != null
+                && after.endsWith(delimiter == null ? "\0" : delimiter)
+                && name.startsWith(after))) {
           continue;
         }
         String rest = name.substring(prefix.length());
@@ -339,7 +376,8 @@ final class GcsTestServer implements AutoCloseable {
     sendJson(ex, 200, page);
   }
 
-  private void delete(HttpExchange ex, String bucket, String name, Map<String, String> query) throws IOException {
+  private void delete(HttpExchange ex, String bucket, String name, Map<String, String> query)
+      throws IOException {
     synchronized (this) {
       current(bucket, name, query);
       bucket(bucket).remove(name);
@@ -347,28 +385,46 @@ final class GcsTestServer implements AutoCloseable {
     ex.sendResponseHeaders(204, -1);
   }
 
-  private void patch(HttpExchange ex, String bucket, String name, Map<String, String> query) throws IOException {
+  private void patch(HttpExchange ex, String bucket, String name, Map<String, String> query)
+      throws IOException {
     JsonNode change = JSON.readTree(body(ex));
     Stored updated;
     synchronized (this) {
       Stored s = current(bucket, name, query);
       Map<String, String> metadata = new LinkedHashMap<>(s.metadata());
-      change.path("metadata").fields().forEachRemaining(e -> {
-        if (e.getValue().isNull()) {
-          metadata.remove(e.getKey());
-        } else {
-          metadata.put(e.getKey(), e.getValue().asText());
-        }
-      });
-      String type = change.hasNonNull("contentType") ? change.get("contentType").asText() : s.contentType();
-      updated = new Stored(s.data(), s.generation(), s.metageneration() + 1, type, metadata, s.created(), Instant.now());
+      change
+          .path("metadata")
+          .fields()
+          .forEachRemaining(
+              e -> {
+                if (e.getValue().isNull()) {
+                  metadata.remove(e.getKey());
+                } else {
+                  metadata.put(e.getKey(), e.getValue().asText());
+                }
+              });
+      String type =
+          change.hasNonNull("contentType") ? change.get("contentType").asText() : s.contentType();
+      updated =
+          new Stored(
+              s.data(),
+              s.generation(),
+              s.metageneration() + 1,
+              type,
+              metadata,
+              s.created(),
+              Instant.now());
       bucket(bucket).put(name, updated);
     }
     sendJson(ex, 200, resource(bucket, name, updated));
   }
 
-  /** A V4-signed GET (path style): the signature must verify with the trusted key and the URL must not have expired. */
-  private void signedDownload(HttpExchange ex, String bucket, String name, String rawQuery) throws IOException {
+  /**
+   * A V4-signed GET (path style): the signature must verify with the trusted key and the URL must
+   * not have expired.
+   */
+  private void signedDownload(HttpExchange ex, String bucket, String name, String rawQuery)
+      throws IOException {
     Map<String, String> q = query(rawQuery);
     if (signer == null || !"GOOG4-RSA-SHA256".equals(q.get("X-Goog-Algorithm"))) {
       throw new HttpError(403, "accessDenied", "no trusted signer, or not a V4 RSA signature");
@@ -377,13 +433,31 @@ final class GcsTestServer implements AutoCloseable {
     if (Instant.now().isAfter(signedAt.plusSeconds(Long.parseLong(q.get("X-Goog-Expires"))))) {
       throw new HttpError(400, "ExpiredToken", "Request has expired");
     }
-    String canonicalQuery = String.join("&", Arrays.stream(rawQuery.split("&"))
-        .filter(p -> !p.startsWith("X-Goog-Signature=")).sorted().toList());
-    String canonicalRequest = "GET\n" + ex.getRequestURI().getRawPath() + "\n" + canonicalQuery + "\n"
-        + "host:" + ex.getRequestHeaders().getFirst("Host") + "\n\nhost\nUNSIGNED-PAYLOAD";
+    String canonicalQuery =
+        String.join(
+            "&",
+            Arrays.stream(rawQuery.split("&"))
+                .filter(p -> !p.startsWith("X-Goog-Signature="))
+                .sorted()
+                .toList());
+    String canonicalRequest =
+        "GET\n"
+            + ex.getRequestURI().getRawPath()
+            + "\n"
+            + canonicalQuery
+            + "\n"
+            + "host:"
+            + ex.getRequestHeaders().getFirst("Host")
+            + "\n\nhost\nUNSIGNED-PAYLOAD";
     String credential = decode(q.get("X-Goog-Credential"));
     String scope = credential.substring(credential.indexOf('/') + 1);
-    String toSign = "GOOG4-RSA-SHA256\n" + q.get("X-Goog-Date") + "\n" + scope + "\n" + sha256Hex(canonicalRequest);
+    String toSign =
+        "GOOG4-RSA-SHA256\n"
+            + q.get("X-Goog-Date")
+            + "\n"
+            + scope
+            + "\n"
+            + sha256Hex(canonicalRequest);
     try {
       Signature rsa = Signature.getInstance("SHA256withRSA");
       rsa.initVerify(signer);
@@ -410,24 +484,33 @@ final class GcsTestServer implements AutoCloseable {
 
   private ObjectNode resource(String bucket, String name, Stored s) {
     String base = endpoint() + "/storage/v1/b/" + bucket + "/o/" + encode(name);
-    ObjectNode o = JSON.createObjectNode()
-        .put("kind", "storage#object")
-        .put("id", bucket + "/" + name + "/" + s.generation())
-        .put("selfLink", base)
-        .put("mediaLink", endpoint() + "/download/storage/v1/b/" + bucket + "/o/" + encode(name)
-            + "?generation=" + s.generation() + "&alt=media")
-        .put("name", name)
-        .put("bucket", bucket)
-        .put("generation", String.valueOf(s.generation()))
-        .put("metageneration", String.valueOf(s.metageneration()))
-        .put("contentType", s.contentType())
-        .put("storageClass", "STANDARD")
-        .put("size", String.valueOf(s.data().length))
-        .put("md5Hash", md5(s.data()))
-        .put("crc32c", crc32c(s.data()))
-        .put("etag", etag(s))
-        .put("timeCreated", RFC3339.format(s.created()))
-        .put("updated", RFC3339.format(s.updated()));
+    ObjectNode o =
+        JSON.createObjectNode()
+            .put("kind", "storage#object")
+            .put("id", bucket + "/" + name + "/" + s.generation())
+            .put("selfLink", base)
+            .put(
+                "mediaLink",
+                endpoint()
+                    + "/download/storage/v1/b/"
+                    + bucket
+                    + "/o/"
+                    + encode(name)
+                    + "?generation="
+                    + s.generation()
+                    + "&alt=media")
+            .put("name", name)
+            .put("bucket", bucket)
+            .put("generation", String.valueOf(s.generation()))
+            .put("metageneration", String.valueOf(s.metageneration()))
+            .put("contentType", s.contentType())
+            .put("storageClass", "STANDARD")
+            .put("size", String.valueOf(s.data().length))
+            .put("md5Hash", md5(s.data()))
+            .put("crc32c", crc32c(s.data()))
+            .put("etag", etag(s))
+            .put("timeCreated", RFC3339.format(s.created()))
+            .put("updated", RFC3339.format(s.updated()));
     if (!s.metadata().isEmpty()) {
       ObjectNode m = o.putObject("metadata");
       s.metadata().forEach(m::put);
@@ -436,13 +519,21 @@ final class GcsTestServer implements AutoCloseable {
   }
 
   private static String etag(Stored s) {
-    return Base64.getEncoder().encodeToString((s.generation() + "/" + s.metageneration()).getBytes(StandardCharsets.UTF_8));
+    return Base64.getEncoder()
+        .encodeToString(
+            (s.generation() + "/" + s.metageneration()).getBytes(StandardCharsets.UTF_8));
   }
 
-  private static void error(HttpExchange ex, int status, String reason, String message) throws IOException {
+  private static void error(HttpExchange ex, int status, String reason, String message)
+      throws IOException {
     ObjectNode body = JSON.createObjectNode();
     ObjectNode error = body.putObject("error").put("code", status).put("message", message);
-    error.putArray("errors").addObject().put("domain", "global").put("reason", reason).put("message", message);
+    error
+        .putArray("errors")
+        .addObject()
+        .put("domain", "global")
+        .put("reason", reason)
+        .put("message", message);
     sendJson(ex, status, body);
   }
 
@@ -517,7 +608,9 @@ final class GcsTestServer implements AutoCloseable {
     if (raw != null && !raw.isEmpty()) {
       for (String pair : raw.split("&")) {
         int eq = pair.indexOf('=');
-        q.put(decode(eq < 0 ? pair : pair.substring(0, eq)), eq < 0 ? "" : decode(pair.substring(eq + 1)));
+        q.put(
+            decode(eq < 0 ? pair : pair.substring(0, eq)),
+            eq < 0 ? "" : decode(pair.substring(eq + 1)));
       }
     }
     return q;
@@ -534,7 +627,8 @@ final class GcsTestServer implements AutoCloseable {
   private static String crc32c(byte[] data) {
     CRC32C crc = new CRC32C();
     crc.update(data);
-    return Base64.getEncoder().encodeToString(ByteBuffer.allocate(4).putInt((int) crc.getValue()).array());
+    return Base64.getEncoder()
+        .encodeToString(ByteBuffer.allocate(4).putInt((int) crc.getValue()).array());
   }
 
   private static String md5(byte[] data) {

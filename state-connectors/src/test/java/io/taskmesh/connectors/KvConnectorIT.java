@@ -52,7 +52,9 @@ class KvConnectorIT {
   }
 
   private UnixClient connector(String prefix, URI url) throws Exception {
-    return connectors.start(ConnectorType.KV_BUFFERED_CAS, Map.of("KVSTORE_URL", url.toString(), "STATE_PREFIX", prefix));
+    return connectors.start(
+        ConnectorType.KV_BUFFERED_CAS,
+        Map.of("KVSTORE_URL", url.toString(), "STATE_PREFIX", prefix));
   }
 
   private UnixClient connector(String prefix) throws Exception {
@@ -60,7 +62,8 @@ class KvConnectorIT {
   }
 
   private static String rawRead(String key) {
-    byte[] data = raw.hget(key.getBytes(StandardCharsets.UTF_8), "data".getBytes(StandardCharsets.UTF_8));
+    byte[] data =
+        raw.hget(key.getBytes(StandardCharsets.UTF_8), "data".getBytes(StandardCharsets.UTF_8));
     return data == null ? null : new String(data, StandardCharsets.UTF_8);
   }
 
@@ -92,7 +95,9 @@ class KvConnectorIT {
     assertThat(root.get("keys")).extracting(JsonNode::asText).containsExactly("top name*.txt");
     assertThat(root.get("prefixes")).extracting(JsonNode::asText).containsExactly("dir/");
     JsonNode flat = JSON.readTree(c.get("/keys?prefix=dir/").getContent());
-    assertThat(flat.get("keys")).extracting(JsonNode::asText).containsExactly("dir/a.txt", "dir/sub/b.txt");
+    assertThat(flat.get("keys"))
+        .extracting(JsonNode::asText)
+        .containsExactly("dir/a.txt", "dir/sub/b.txt");
 
     assertThat(c.delete("/keys/dir/a.txt").getStatus()).isEqualTo(204);
     assertThat(c.delete("/keys/dir/a.txt").getStatus()).isEqualTo(404);
@@ -114,19 +119,25 @@ class KvConnectorIT {
     UnixClient other = connector(prefix);
     assertThat(c.put("/keys/k", "1").getStatus()).as("never read: unconditional").isEqualTo(204);
     assertThat(other.put("/keys/k", "other writer").getStatus()).isEqualTo(204);
-    assertThat(c.put("/keys/k", "2").getStatus()).as("its own last write is the base, and it changed").isEqualTo(409);
+    assertThat(c.put("/keys/k", "2").getStatus())
+        .as("its own last write is the base, and it changed")
+        .isEqualTo(409);
     assertThat(c.get("/keys/k").getContentAsString()).isEqualTo("other writer");
     assertThat(c.put("/keys/k", "3").getStatus()).as("read again: write succeeds").isEqualTo(204);
     assertThat(rawRead(prefix + "k")).isEqualTo("3");
 
     assertThat(c.get("/keys/fresh").getStatus()).isEqualTo(404);
     assertThat(other.put("/keys/fresh", "created meanwhile").getStatus()).isEqualTo(204);
-    assertThat(c.put("/keys/fresh", "mine").getStatus()).as("read as absent: create only").isEqualTo(409);
+    assertThat(c.put("/keys/fresh", "mine").getStatus())
+        .as("read as absent: create only")
+        .isEqualTo(409);
     c.get("/keys/fresh");
     assertThat(other.delete("/keys/fresh").getStatus()).isEqualTo(204);
     assertThat(c.put("/keys/fresh", "mine").getStatus()).as("deleted since read").isEqualTo(409);
     assertThat(other.put("/keys/fresh", "again").getStatus()).isEqualTo(204);
-    assertThat(c.put("/keys/fresh", "mine").getStatus()).as("deleted and written again: a new version").isEqualTo(409);
+    assertThat(c.put("/keys/fresh", "mine").getStatus())
+        .as("deleted and written again: a new version")
+        .isEqualTo(409);
   }
 
   @Test
@@ -145,13 +156,17 @@ class KvConnectorIT {
     String prefix = unique("ttl");
     UnixClient c = connector(prefix);
     c.put("/keys/t", "v");
-    assertThat(JSON.readTree(c.get("/meta/t").getContent())).extracting(JsonNode::asText).containsExactly("ttl");
+    assertThat(JSON.readTree(c.get("/meta/t").getContent()))
+        .extracting(JsonNode::asText)
+        .containsExactly("ttl");
     assertThat(attr(c, "t", "ttl")).isEqualTo("-1");
     assertThat(putMeta(c, "t", "ttl", "{\"value\":\"120\"}").getStatus()).isEqualTo(204);
     assertThat(raw.ttl(prefix + "t")).isBetween(1L, 120L);
     assertThat(Long.parseLong(attr(c, "t", "ttl"))).isBetween(1L, 120L);
     assertThat(c.put("/keys/t", "rewritten").getStatus()).isEqualTo(204);
-    assertThat(raw.ttl(prefix + "t")).as("kept over a rewrite, like a file's xattrs").isBetween(1L, 120L);
+    assertThat(raw.ttl(prefix + "t"))
+        .as("kept over a rewrite, like a file's xattrs")
+        .isBetween(1L, 120L);
     assertThat(putMeta(c, "t", "ttl", "{\"value\":\"-1\"}").getStatus()).isEqualTo(204);
     assertThat(raw.ttl(prefix + "t")).isEqualTo(-1L);
     assertThat(putMeta(c, "t", "ttl", "{\"value\":\"soon\"}").getStatus()).isEqualTo(400);

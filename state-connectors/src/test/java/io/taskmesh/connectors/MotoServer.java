@@ -15,7 +15,10 @@ import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 
-/** A real S3 server for tests: moto as a child process on a free port (stopped and started again on the same port). */
+/**
+ * A real S3 server for tests: moto as a child process on a free port (stopped and started again on
+ * the same port).
+ */
 final class MotoServer implements AutoCloseable {
   static final String ACCESS_KEY = "test";
   static final String SECRET_KEY = "test";
@@ -32,8 +35,12 @@ final class MotoServer implements AutoCloseable {
   }
 
   MotoServer start() throws IOException, InterruptedException {
-    process = new ProcessBuilder("python3", "-m", "moto.server", "-H", "127.0.0.1", "-p", String.valueOf(port))
-        .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    process =
+        new ProcessBuilder(
+                "python3", "-m", "moto.server", "-H", "127.0.0.1", "-p", String.valueOf(port))
+            .redirectErrorStream(true)
+            .redirectOutput(log.toFile())
+            .start();
     Instant deadline = Instant.now().plus(Duration.ofSeconds(30));
     while (!accepting()) {
       if (!process.isAlive() || Instant.now().isAfter(deadline)) {
@@ -69,8 +76,12 @@ final class MotoServer implements AutoCloseable {
 
   /** The backend's own client, to check what the connector stored. */
   S3Client client() {
-    return S3Client.builder().region(Region.US_EAST_1).endpointOverride(endpoint()).forcePathStyle(true)
-        .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(ACCESS_KEY, SECRET_KEY)))
+    return S3Client.builder()
+        .region(Region.US_EAST_1)
+        .endpointOverride(endpoint())
+        .forcePathStyle(true)
+        .credentialsProvider(
+            StaticCredentialsProvider.create(AwsBasicCredentials.create(ACCESS_KEY, SECRET_KEY)))
         .build();
   }
 

@@ -100,7 +100,9 @@ class ObjectStoreConnectorIT {
   }
 
   @ParameterizedTest
-  @EnumSource(value = ConnectorType.class, names = {"OBJSTORE_BUFFERED_LWW", "OBJSTORE_PASSTHROUGH", "OBJSTORE_BUFFERED_CAS"})
+  @EnumSource(
+      value = ConnectorType.class,
+      names = {"OBJSTORE_BUFFERED_LWW", "OBJSTORE_PASSTHROUGH", "OBJSTORE_BUFFERED_CAS"})
   void writeReadStatListDelete(ConnectorType type) throws Exception {
     String prefix = unique("basic");
     UnixClient c = connector(type, prefix);
@@ -139,13 +141,23 @@ class ObjectStoreConnectorIT {
   }
 
   @ParameterizedTest
-  @EnumSource(value = ConnectorType.class, names = {"OBJSTORE_BUFFERED_LWW", "OBJSTORE_PASSTHROUGH", "OBJSTORE_BUFFERED_CAS"})
+  @EnumSource(
+      value = ConnectorType.class,
+      names = {"OBJSTORE_BUFFERED_LWW", "OBJSTORE_PASSTHROUGH", "OBJSTORE_BUFFERED_CAS"})
   void exclusiveCreateConflicts(ConnectorType type) throws Exception {
     UnixClient c = connector(type, unique("x"));
-    assertThat(c.send(c.request(HttpMethod.PUT, "/keys/once").headers(h -> h.put("If-None-Match", "*"))
-        .body(new StringRequestContent("first"))).getStatus()).isEqualTo(204);
-    ContentResponse second = c.send(c.request(HttpMethod.PUT, "/keys/once").headers(h -> h.put("If-None-Match", "*"))
-        .body(new StringRequestContent("second")));
+    assertThat(
+            c.send(
+                    c.request(HttpMethod.PUT, "/keys/once")
+                        .headers(h -> h.put("If-None-Match", "*"))
+                        .body(new StringRequestContent("first")))
+                .getStatus())
+        .isEqualTo(204);
+    ContentResponse second =
+        c.send(
+            c.request(HttpMethod.PUT, "/keys/once")
+                .headers(h -> h.put("If-None-Match", "*"))
+                .body(new StringRequestContent("second")));
     assertThat(second.getStatus()).isEqualTo(409);
     assertThat(c.get("/keys/once").getContentAsString()).isEqualTo("first");
   }
@@ -155,14 +167,19 @@ class ObjectStoreConnectorIT {
     UnixClient c = connector(ConnectorType.OBJSTORE_PASSTHROUGH, unique("stream"));
     byte[] big = new byte[S3Backend.PART_SIZE * 2 + 12345]; // three parts
     new Random(7).nextBytes(big);
-    assertThat(c.putChunked("/keys/big.bin", new ByteArrayInputStream(big)).getStatus()).isEqualTo(204);
+    assertThat(c.putChunked("/keys/big.bin", new ByteArrayInputStream(big)).getStatus())
+        .isEqualTo(204);
     ContentResponse read = c.getLarge("/keys/big.bin", big.length);
     assertThat(read.getHeaders().get("Content-Length")).isEqualTo(String.valueOf(big.length));
     assertThat(read.getContent()).isEqualTo(big);
 
-    assertThat(c.putChunked("/keys/small.bin", new ByteArrayInputStream("tiny".getBytes())).getStatus()).isEqualTo(204);
+    assertThat(
+            c.putChunked("/keys/small.bin", new ByteArrayInputStream("tiny".getBytes()))
+                .getStatus())
+        .isEqualTo(204);
     assertThat(c.get("/keys/small.bin").getContentAsString()).isEqualTo("tiny");
-    assertThat(c.head("/keys/big.bin").getHeaders().get("Content-Length")).isEqualTo(String.valueOf(big.length));
+    assertThat(c.head("/keys/big.bin").getHeaders().get("Content-Length"))
+        .isEqualTo(String.valueOf(big.length));
   }
 
   @Test
@@ -171,18 +188,24 @@ class ObjectStoreConnectorIT {
     UnixClient c = connector(ConnectorType.OBJSTORE_BUFFERED_CAS, prefix);
     assertThat(c.put("/keys/k", "1").getStatus()).as("never read: unconditional").isEqualTo(204);
     raw.putObject(b -> b.bucket(BUCKET).key(prefix + "k"), RequestBody.fromString("other writer"));
-    assertThat(c.put("/keys/k", "2").getStatus()).as("its own last write is the base, and it changed").isEqualTo(409);
+    assertThat(c.put("/keys/k", "2").getStatus())
+        .as("its own last write is the base, and it changed")
+        .isEqualTo(409);
     assertThat(c.get("/keys/k").getContentAsString()).isEqualTo("other writer");
     assertThat(c.put("/keys/k", "3").getStatus()).as("read again: write succeeds").isEqualTo(204);
     raw.putObject(b -> b.bucket(BUCKET).key(prefix + "k"), RequestBody.fromString("other again"));
-    assertThat(c.putChunked("/keys/k", new ByteArrayInputStream("4".getBytes())).getStatus()).isEqualTo(409);
+    assertThat(c.putChunked("/keys/k", new ByteArrayInputStream("4".getBytes())).getStatus())
+        .isEqualTo(409);
     assertThat(rawRead(prefix + "k")).isEqualTo("other again");
     raw.putObject(b -> b.bucket(BUCKET).key(prefix + "unread"), RequestBody.fromString("x"));
     assertThat(c.put("/keys/unread", "mine").getStatus()).isEqualTo(204);
 
     assertThat(c.get("/keys/fresh").getStatus()).isEqualTo(404);
-    raw.putObject(b -> b.bucket(BUCKET).key(prefix + "fresh"), RequestBody.fromString("created meanwhile"));
-    assertThat(c.put("/keys/fresh", "mine").getStatus()).as("read as absent: create only").isEqualTo(409);
+    raw.putObject(
+        b -> b.bucket(BUCKET).key(prefix + "fresh"), RequestBody.fromString("created meanwhile"));
+    assertThat(c.put("/keys/fresh", "mine").getStatus())
+        .as("read as absent: create only")
+        .isEqualTo(409);
     c.get("/keys/fresh");
     raw.deleteObject(b -> b.bucket(BUCKET).key(prefix + "fresh"));
     assertThat(c.put("/keys/fresh", "mine").getStatus()).as("deleted since read").isEqualTo(409);
@@ -203,33 +226,39 @@ class ObjectStoreConnectorIT {
   void twoConcurrentCasIncrementersEndWithTheAcknowledgedCount() throws Exception {
     String prefix = unique("count");
     // two runtimes, each with its own connector, on one key
-    List<UnixClient> clients = List.of(connector(ConnectorType.OBJSTORE_BUFFERED_CAS, prefix),
-        connector(ConnectorType.OBJSTORE_BUFFERED_CAS, prefix));
+    List<UnixClient> clients =
+        List.of(
+            connector(ConnectorType.OBJSTORE_BUFFERED_CAS, prefix),
+            connector(ConnectorType.OBJSTORE_BUFFERED_CAS, prefix));
     assertThat(clients.get(0).put("/keys/counter", "0").getStatus()).isEqualTo(204);
     AtomicInteger acknowledged = new AtomicInteger();
     AtomicInteger conflicts = new AtomicInteger();
     // moto sometimes answers a racing conditional write with 500 (InternalError): the write may or
-    // may not have landed, as with S3's own 5xx, so such a write bounds the count instead of fixing it
+    // may not have landed, as with S3's own 5xx, so such a write bounds the count instead of fixing
+    // it
     AtomicInteger indeterminate = new AtomicInteger();
     ExecutorService pool = Executors.newFixedThreadPool(2);
     try {
       List<Future<?>> done = new ArrayList<>();
       for (UnixClient c : clients) {
-        done.add(pool.submit(() -> {
-          for (int i = 0; i < 30; i++) {
-            int value = Integer.parseInt(c.get("/keys/counter").getContentAsString().trim());
-            int status = c.put("/keys/counter", String.valueOf(value + 1)).getStatus();
-            if (status == 204) {
-              acknowledged.incrementAndGet();
-            } else if (status == 500) {
-              indeterminate.incrementAndGet();
-            } else {
-              assertThat(status).isEqualTo(409);
-              conflicts.incrementAndGet();
-            }
-          }
-          return null;
-        }));
+        done.add(
+            pool.submit(
+                () -> {
+                  for (int i = 0; i < 30; i++) {
+                    int value =
+                        Integer.parseInt(c.get("/keys/counter").getContentAsString().trim());
+                    int status = c.put("/keys/counter", String.valueOf(value + 1)).getStatus();
+                    if (status == 204) {
+                      acknowledged.incrementAndGet();
+                    } else if (status == 500) {
+                      indeterminate.incrementAndGet();
+                    } else {
+                      assertThat(status).isEqualTo(409);
+                      conflicts.incrementAndGet();
+                    }
+                  }
+                  return null;
+                }));
       }
       for (Future<?> f : done) {
         f.get(120, TimeUnit.SECONDS);
@@ -239,7 +268,9 @@ class ObjectStoreConnectorIT {
     }
     int stored = Integer.parseInt(rawRead(prefix + "counter"));
     assertThat(stored).isBetween(acknowledged.get(), acknowledged.get() + indeterminate.get());
-    assertThat(indeterminate.get()).as("backend errors, not conflicts, decided most writes").isLessThan(10);
+    assertThat(indeterminate.get())
+        .as("backend errors, not conflicts, decided most writes")
+        .isLessThan(10);
     assertThat(acknowledged.get() + conflicts.get() + indeterminate.get()).isEqualTo(60);
   }
 
@@ -248,29 +279,46 @@ class ObjectStoreConnectorIT {
     String prefix = unique("meta");
     UnixClient c = connector(ConnectorType.OBJSTORE_BUFFERED_LWW, prefix);
     c.put("/keys/m.txt", "meta body");
-    assertThat(JSON.readTree(c.get("/meta/m.txt").getContent())).extracting(JsonNode::asText)
+    assertThat(JSON.readTree(c.get("/meta/m.txt").getContent()))
+        .extracting(JsonNode::asText)
         .containsExactlyInAnyOrder("url", "presigned_url", "etag", "content_type", "version");
     String etag = value(c, "m.txt", "etag");
     assertThat(etag).isEqualTo(raw.headObject(b -> b.bucket(BUCKET).key(prefix + "m.txt")).eTag());
-    assertThat(value(c, "m.txt", "url")).isEqualTo(moto.endpoint() + "/" + BUCKET + "/" + prefix + "m.txt");
+    assertThat(value(c, "m.txt", "url"))
+        .isEqualTo(moto.endpoint() + "/" + BUCKET + "/" + prefix + "m.txt");
     assertThat(value(c, "m.txt", "version")).isEqualTo("null");
 
     String presigned = value(c, "m.txt", "presigned_url");
     assertThat(presigned).contains("X-Amz-Expires=120");
-    HttpResponse<String> viaUrl = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(presigned)).build(),
-        HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> viaUrl =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(URI.create(presigned)).build(),
+                HttpResponse.BodyHandlers.ofString());
     assertThat(viaUrl.body()).isEqualTo("meta body");
 
-    assertThat(c.send(c.request(HttpMethod.PUT, "/meta/m.txt?attr=content_type")
-        .body(new StringRequestContent("{\"value\":\"text/plain\"}"))).getStatus()).isEqualTo(204);
+    assertThat(
+            c.send(
+                    c.request(HttpMethod.PUT, "/meta/m.txt?attr=content_type")
+                        .body(new StringRequestContent("{\"value\":\"text/plain\"}")))
+                .getStatus())
+        .isEqualTo(204);
     assertThat(value(c, "m.txt", "content_type")).isEqualTo("text/plain");
     assertThat(c.get("/keys/m.txt").getContentAsString()).as("content kept").isEqualTo("meta body");
 
-    assertThat(c.send(c.request(HttpMethod.PUT, "/meta/m.txt?attr=etag")
-        .body(new StringRequestContent("{\"value\":\"x\"}"))).getStatus()).isEqualTo(403);
+    assertThat(
+            c.send(
+                    c.request(HttpMethod.PUT, "/meta/m.txt?attr=etag")
+                        .body(new StringRequestContent("{\"value\":\"x\"}")))
+                .getStatus())
+        .isEqualTo(403);
     assertThat(c.get("/meta/m.txt?attr=nope").getStatus()).isEqualTo(400);
-    assertThat(c.send(c.request(HttpMethod.PUT, "/meta/m.txt?attr=content_type")
-        .body(new StringRequestContent("not json"))).getStatus()).isEqualTo(400);
+    assertThat(
+            c.send(
+                    c.request(HttpMethod.PUT, "/meta/m.txt?attr=content_type")
+                        .body(new StringRequestContent("not json")))
+                .getStatus())
+        .isEqualTo(400);
     assertThat(c.get("/meta/absent?attr=etag").getStatus()).isEqualTo(404);
   }
 
@@ -279,13 +327,19 @@ class ObjectStoreConnectorIT {
     UnixClient c = connector(ConnectorType.OBJSTORE_BUFFERED_LWW, unique("bad"));
     assertThat(c.put("/keys/a/../b", "x").getStatus()).isIn(400, 404);
     assertThat(c.put("/keys/" + "k".repeat(1100), "x").getStatus()).isEqualTo(400);
-    assertThat(c.send(c.request(HttpMethod.PUT, "/keys/k").headers(h -> h.put("If-None-Match", "\"abc\""))
-        .body(new StringRequestContent("x"))).getStatus()).isEqualTo(400);
+    assertThat(
+            c.send(
+                    c.request(HttpMethod.PUT, "/keys/k")
+                        .headers(h -> h.put("If-None-Match", "\"abc\""))
+                        .body(new StringRequestContent("x")))
+                .getStatus())
+        .isEqualTo(400);
   }
 
   @Test
   void backendDownAnswers503AndRecoversWithoutRestart() throws Exception {
-    try (MotoServer own = new MotoServer().start(); S3Client ownRaw = own.client()) {
+    try (MotoServer own = new MotoServer().start();
+        S3Client ownRaw = own.client()) {
       ownRaw.createBucket(b -> b.bucket(BUCKET));
       UnixClient c = connector(ConnectorType.OBJSTORE_BUFFERED_CAS, "down/", own.endpoint());
       assertThat(c.put("/keys/k", "before").getStatus()).isEqualTo(204);

@@ -15,10 +15,11 @@ import java.time.Instant;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A real Redis for tests, as a child process on a free loopback port (stopped and started again
- * on the same port). The binary is the linux-amd64 {@code redis-server} that the test dependency
+ * A real Redis for tests, as a child process on a free loopback port (stopped and started again on
+ * the same port). The binary is the linux-amd64 {@code redis-server} that the test dependency
  * {@code com.github.codemonstur:embedded-redis} carries, so a fresh machine needs nothing but
- * Maven; {@code TASKMESH_REDIS_SERVER} names another binary (e.g. Debian's {@code /usr/bin/redis-server}).
+ * Maven; {@code TASKMESH_REDIS_SERVER} names another binary (e.g. Debian's {@code
+ * /usr/bin/redis-server}).
  */
 final class RedisServerProcess implements AutoCloseable {
   private static final String BUNDLED = "/redis-server-6.2.6-v5-linux-amd64";
@@ -42,7 +43,8 @@ final class RedisServerProcess implements AutoCloseable {
   private static Path extractBundled(Path dir) throws IOException {
     try (InputStream in = RedisServerProcess.class.getResourceAsStream(BUNDLED)) {
       if (in == null) {
-        throw new IllegalStateException(BUNDLED + " is not on the test class path (embedded-redis dependency)");
+        throw new IllegalStateException(
+            BUNDLED + " is not on the test class path (embedded-redis dependency)");
       }
       Path target = dir.resolve("redis-server");
       Files.copy(in, target, StandardCopyOption.REPLACE_EXISTING);
@@ -53,9 +55,22 @@ final class RedisServerProcess implements AutoCloseable {
 
   RedisServerProcess start() throws IOException, InterruptedException {
     // no persistence: a restart starts empty, as a lost cache node would
-    process = new ProcessBuilder(binary.toString(), "--port", String.valueOf(port), "--bind", "127.0.0.1",
-        "--save", "", "--appendonly", "no", "--dir", dir.toString())
-        .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    process =
+        new ProcessBuilder(
+                binary.toString(),
+                "--port",
+                String.valueOf(port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                dir.toString())
+            .redirectErrorStream(true)
+            .redirectOutput(log.toFile())
+            .start();
     Instant deadline = Instant.now().plus(Duration.ofSeconds(30));
     while (!accepting()) {
       if (!process.isAlive() || Instant.now().isAfter(deadline)) {

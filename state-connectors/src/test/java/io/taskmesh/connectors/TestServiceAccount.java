@@ -30,17 +30,23 @@ final class TestServiceAccount {
   }
 
   ServiceAccountCredentials credentials() {
-    return ServiceAccountCredentials.newBuilder().setClientEmail(EMAIL).setPrivateKey(keys.getPrivate())
-        .setPrivateKeyId("test-key").setProjectId("local-project")
+    return ServiceAccountCredentials.newBuilder()
+        .setClientEmail(EMAIL)
+        .setPrivateKey(keys.getPrivate())
+        .setPrivateKeyId("test-key")
+        .setProjectId("local-project")
         // never contacted: with an emulator host the client sends no tokens; the key only signs
-        .setTokenServerUri(URI.create("http://127.0.0.1:9/token")).build();
+        .setTokenServerUri(URI.create("http://127.0.0.1:9/token"))
+        .build();
   }
 
   /** The key file format of {@code GOOGLE_APPLICATION_CREDENTIALS}. */
   Path writeKeyFile(Path dir) throws IOException {
-    String pem = "-----BEGIN PRIVATE KEY-----\n"
-        + Base64.getMimeEncoder(64, "\n".getBytes()).encodeToString(keys.getPrivate().getEncoded())
-        + "\n-----END PRIVATE KEY-----\n";
+    String pem =
+        "-----BEGIN PRIVATE KEY-----\n"
+            + Base64.getMimeEncoder(64, "\n".getBytes())
+                .encodeToString(keys.getPrivate().getEncoded())
+            + "\n-----END PRIVATE KEY-----\n";
     Map<String, String> file = new LinkedHashMap<>();
     file.put("type", "service_account");
     file.put("project_id", "local-project");

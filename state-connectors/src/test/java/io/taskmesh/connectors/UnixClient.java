@@ -25,7 +25,9 @@ final class UnixClient implements AutoCloseable {
   }
 
   Request request(HttpMethod method, String pathAndQuery) {
-    return http.newRequest("http://localhost" + pathAndQuery).method(method).transport(transport)
+    return http.newRequest("http://localhost" + pathAndQuery)
+        .method(method)
+        .transport(transport)
         .timeout(60, TimeUnit.SECONDS);
   }
 
@@ -39,7 +41,9 @@ final class UnixClient implements AutoCloseable {
 
   /** A GET whose body may exceed the client's default 2 MiB. */
   ContentResponse getLarge(String path, int maxBytes) throws Exception {
-    return new CompletableResponseListener(request(HttpMethod.GET, path), maxBytes).send().get(60, TimeUnit.SECONDS);
+    return new CompletableResponseListener(request(HttpMethod.GET, path), maxBytes)
+        .send()
+        .get(60, TimeUnit.SECONDS);
   }
 
   ContentResponse head(String path) throws Exception {
@@ -56,12 +60,16 @@ final class UnixClient implements AutoCloseable {
 
   /** A body with Content-Length (buffered mode). */
   ContentResponse put(String path, byte[] body) throws Exception {
-    return send(request(HttpMethod.PUT, path).body(new BytesRequestContent("application/octet-stream", body)));
+    return send(
+        request(HttpMethod.PUT, path)
+            .body(new BytesRequestContent("application/octet-stream", body)));
   }
 
   /** A chunked body (passthrough mode). */
   ContentResponse putChunked(String path, InputStream body) throws Exception {
-    return send(request(HttpMethod.PUT, path).body(new InputStreamRequestContent("application/octet-stream", body)));
+    return send(
+        request(HttpMethod.PUT, path)
+            .body(new InputStreamRequestContent("application/octet-stream", body)));
   }
 
   @Override

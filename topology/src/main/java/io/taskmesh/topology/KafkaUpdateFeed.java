@@ -6,9 +6,9 @@ import java.util.function.Consumer;
 import org.apache.kafka.common.serialization.Deserializer;
 
 /**
- * The update topic as an {@link UpdateFeed}: every partition read (no consumer group, from the
- * end) and each update handed to the in-process subscribers of its task, so an SSE client on any
- * replica gets updates folded on any other.
+ * The update topic as an {@link UpdateFeed}: every partition read (no consumer group, from the end)
+ * and each update handed to the in-process subscribers of its task, so an SSE client on any replica
+ * gets updates folded on any other.
  *
  * <p>The fan-out reads uncommitted records: a live update reaches SSE as soon as the fold produced
  * it, not at the next exactly-once commit (up to commit.interval.ms + the commit later). Safe
@@ -21,7 +21,9 @@ final class KafkaUpdateFeed implements UpdateFeed, AutoCloseable {
   KafkaUpdateFeed(String bootstrapServers, TaskTopics.Topic<TaskUpdate> updates) {
     Deserializer<TaskUpdate> values = updates.valueSerde().deserializer();
     String topic = updates.name();
-    this.fanout = new TopicFanout<>(bootstrapServers, topic, "task-update-feed", v -> values.deserialize(topic, v));
+    this.fanout =
+        new TopicFanout<>(
+            bootstrapServers, topic, "task-update-feed", v -> values.deserialize(topic, v));
   }
 
   /** Positions at the end of every partition before returning, so no later update is missed. */

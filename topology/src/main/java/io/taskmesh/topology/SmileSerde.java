@@ -19,10 +19,11 @@ import org.apache.kafka.common.serialization.Serializer;
  * Topics other than the changelogs keep JSON.
  */
 final class SmileSerde<T> implements Serde<T> {
-  private static final ObjectMapper SMILE = SmileMapper.builder()
-      .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-      .serializationInclusion(JsonInclude.Include.NON_NULL)
-      .build();
+  private static final ObjectMapper SMILE =
+      SmileMapper.builder()
+          .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+          .serializationInclusion(JsonInclude.Include.NON_NULL)
+          .build();
 
   private final Class<T> type;
 
@@ -39,7 +40,8 @@ final class SmileSerde<T> implements Serde<T> {
       try {
         return SMILE.writeValueAsBytes(value);
       } catch (IOException e) {
-        throw new IllegalArgumentException("cannot serialize a " + type.getSimpleName() + ": " + e.getMessage(), e);
+        throw new IllegalArgumentException(
+            "cannot serialize a " + type.getSimpleName() + ": " + e.getMessage(), e);
       }
     };
   }
@@ -56,7 +58,8 @@ final class SmileSerde<T> implements Serde<T> {
       try {
         return SMILE.readValue(bytes, type);
       } catch (IOException e) {
-        throw new IllegalArgumentException("invalid stored " + type.getSimpleName() + ": " + e.getMessage(), e);
+        throw new IllegalArgumentException(
+            "invalid stored " + type.getSimpleName() + ": " + e.getMessage(), e);
       }
     };
   }

@@ -15,22 +15,23 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The task state machine as a pure function: (state, event) -> new state and the update it
- * emits, or empty when the event changes nothing (duplicate, stale, for an unknown task, or
- * after a terminal status).
+ * The task state machine as a pure function: (state, event) -> new state and the update it emits,
+ * or empty when the event changes nothing (duplicate, stale, for an unknown task, or after a
+ * terminal status).
  *
  * <p>Transitions (first spec, "Transitions (gateway task)"): {@code created}/{@code child_created}
  * -> pending; progress: pending|running -> running (progress never decreases); {@code final}:
- * pending|running|paused -> succeeded|failed; {@code paused}: pending|running -> paused;
- * {@code canceled}: any non-final -> canceled; {@code deadline_expired}: any non-final -> failed
- * with a timeout error; {@code resumed}: paused -> running (the gateway records it before it hands
- * the new input to x-pause). Progress while paused is ignored (mesh-api's order pending < running
- * < paused < terminal says running never overwrites paused; only a resume leaves paused). Terminal
- * statuses (succeeded, failed, canceled) are never overwritten.
+ * pending|running|paused -> succeeded|failed; {@code paused}: pending|running -> paused; {@code
+ * canceled}: any non-final -> canceled; {@code deadline_expired}: any non-final -> failed with a
+ * timeout error; {@code resumed}: paused -> running (the gateway records it before it hands the new
+ * input to x-pause). Progress while paused is ignored (mesh-api's order pending < running < paused
+ * < terminal says running never overwrites paused; only a resume leaves paused). Terminal statuses
+ * (succeeded, failed, canceled) are never overwritten.
  */
 public final class TaskFold {
   /** How many updates a task keeps for SSE replay, and how many event ids for de-duplication. */
   static final int MAX_HISTORY = 256;
+
   static final int MAX_EVENT_IDS = 64;
 
   public record Result(TaskState state, TaskUpdate update) {}
@@ -42,7 +43,8 @@ public final class TaskFold {
       return Optional.empty();
     }
     if (state == null) {
-      boolean creates = TaskEvent.CREATED.equals(event.type()) || TaskEvent.CHILD_CREATED.equals(event.type());
+      boolean creates =
+          TaskEvent.CREATED.equals(event.type()) || TaskEvent.CHILD_CREATED.equals(event.type());
       return creates ? Optional.of(create(event)) : Optional.empty();
     }
     if (state.isFinal()) {
@@ -67,10 +69,15 @@ public final class TaskFold {
       throw new IllegalArgumentException(event.type() + ": 'created.route' is required");
     }
     Route route = c.route();
-    String message = TaskEvent.CHILD_CREATED.equals(event.type()) ? "Child task created" : "Task created";
+    String message =
+        TaskEvent.CHILD_CREATED.equals(event.type()) ? "Child task created" : "Task created";
     // a fan-out child starts part-way along its route: its actor index counts the actors before it
-    TaskUpdate update = TaskUpdate.of(event.taskId(), 1, TaskStatus.PENDING, message, event.timestamp())
-        .withProgress(0.0).withActorIdx(route.prev().size()).withActor(route.curr()).withActors(route.actors());
+    TaskUpdate update =
+        TaskUpdate.of(event.taskId(), 1, TaskStatus.PENDING, message, event.timestamp())
+            .withProgress(0.0)
+            .withActorIdx(route.prev().size())
+            .withActor(route.curr())
+            .withActors(route.actors());
     return new Result(TaskState.created(event.taskId(), c, update, event.eventId()), update);
   }
 
@@ -86,27 +93,40 @@ public final class TaskFold {
       throw new IllegalArgumentException("progress: 'progress' is required");
     }
     double percent = Progress.percent(r);
-    Route route = r.indexForm() ? routeAt(r.actors(), r.currentActorIdx()) : new Route(r.prev(), r.curr(), r.next());
+    Route route =
+        r.indexForm()
+            ? routeAt(r.actors(), r.currentActorIdx())
+            : new Route(r.prev(), r.curr(), r.next());
     int idx = route.prev().size();
     ActorState actorState = ActorState.find(r.status()).orElseThrow(); // checked by percent()
     if (s.status() == TaskStatus.RUNNING && !furtherAlong(idx, actorState, s)) {
-      return Optional.empty(); // stale or duplicate: an earlier point of the route than the one shown
+      return Optional
+          .empty(); // stale or duplicate: an earlier point of the route than the one shown
     }
     percent = Math.max(percent, s.progressPercent());
     List<String> actors = route.actors();
     String actor = idx < actors.size() ? actors.get(idx) : null;
     int completed = idx + (actorState == ActorState.COMPLETED ? 1 : 0);
     String message = r.message() != null ? r.message() : actor + ": " + r.status();
-    TaskUpdate update = next(s, TaskStatus.RUNNING, message, event).withProgress(percent).withActorIdx(idx)
-        .withActorState(r.status()).withActor(actor).withActors(actors);
-    TaskState at = s.withRoute(route).withCurrentActor(idx, actor, actorState.wire())
-        .withActorsCompleted(Math.max(completed, s.actorsCompleted())).withTotalActors(actors.size());
+    TaskUpdate update =
+        next(s, TaskStatus.RUNNING, message, event)
+            .withProgress(percent)
+            .withActorIdx(idx)
+            .withActorState(r.status())
+            .withActor(actor)
+            .withActors(actors);
+    TaskState at =
+        s.withRoute(route)
+            .withCurrentActor(idx, actor, actorState.wire())
+            .withActorsCompleted(Math.max(completed, s.actorsCompleted()))
+            .withTotalActors(actors.size());
     return Optional.of(apply(at, update, event));
   }
 
   /** The index form's route: the actors before {@code idx}, the one at it, the ones after. */
   private static Route routeAt(List<String> actors, int idx) {
-    return new Route(actors.subList(0, idx), actors.get(idx), actors.subList(idx + 1, actors.size()));
+    return new Route(
+        actors.subList(0, idx), actors.get(idx), actors.subList(idx + 1, actors.size()));
   }
 
   /** Whether (actor index, actor state) comes after the point the task has reached. */
@@ -114,7 +134,8 @@ public final class TaskFold {
     if (idx != s.currentActorIdx()) {
       return idx > s.currentActorIdx();
     }
-    ActorState shown = s.currentActorState() == null ? null : ActorState.find(s.currentActorState()).orElse(null);
+    ActorState shown =
+        s.currentActorState() == null ? null : ActorState.find(s.currentActorState()).orElse(null);
     return shown == null || actorState.weight() > shown.weight();
   }
 
@@ -141,15 +162,21 @@ public final class TaskFold {
     FinalReport f = event.finalReport();
     TaskStatus status = f == null ? null : f.status();
     if (status == null || !status.isOutcome()) {
-      throw new IllegalArgumentException("final: 'status' must be succeeded or failed, not '" + status + "'");
+      throw new IllegalArgumentException(
+          "final: 'status' must be succeeded or failed, not '" + status + "'");
     }
     boolean ok = status == TaskStatus.SUCCEEDED;
-    String message = ok ? "Task completed" : "Task failed: " + (f.error() == null ? "unknown error" : f.error());
-    TaskUpdate update = next(s, status, message, event).withProgress(ok ? 100.0 : s.progressPercent())
-        .withResult(ok ? f.result() : null).withError(ok ? null : f.error());
+    String message =
+        ok ? "Task completed" : "Task failed: " + (f.error() == null ? "unknown error" : f.error());
+    TaskUpdate update =
+        next(s, status, message, event)
+            .withProgress(ok ? 100.0 : s.progressPercent())
+            .withResult(ok ? f.result() : null)
+            .withError(ok ? null : f.error());
     String actor = f.currentActorName() != null ? f.currentActorName() : s.currentActorName();
-    TaskState at = s.withCurrentActor(indexOf(s, actor), actor, s.currentActorState())
-        .withActorsCompleted(ok ? s.totalActors() : s.actorsCompleted());
+    TaskState at =
+        s.withCurrentActor(indexOf(s, actor), actor, s.currentActorState())
+            .withActorsCompleted(ok ? s.totalActors() : s.actorsCompleted());
     if (ok && s.route() != null) { // every actor ran: the route is exhausted
       at = at.withRoute(new Route(s.route().actors(), "", List.of()));
     }
@@ -159,34 +186,49 @@ public final class TaskFold {
   /** pending|running -> paused, by the actor that paused it. */
   private static Result pause(TaskState s, TaskEvent event) {
     FinalReport f = event.finalReport();
-    String actor = f != null && f.currentActorName() != null ? f.currentActorName() : s.currentActorName();
+    String actor =
+        f != null && f.currentActorName() != null ? f.currentActorName() : s.currentActorName();
     String message = "Task paused" + (actor == null ? "" : " by " + actor);
     int idx = indexOf(s, actor);
-    TaskUpdate update = next(s, TaskStatus.PAUSED, message, event).withProgress(s.progressPercent())
-        .withActorIdx(idx).withActor(actor);
+    TaskUpdate update =
+        next(s, TaskStatus.PAUSED, message, event)
+            .withProgress(s.progressPercent())
+            .withActorIdx(idx)
+            .withActor(actor);
     // no actor has reported at the paused position yet: the next actor's first report is newer
     return apply(s.withCurrentActor(idx, actor, null), update, event);
   }
 
   /** paused -> running, at the same actor. */
   private static Result resume(TaskState s, TaskEvent event) {
-    String message = "Task resumed" + (event.reason() == null || event.reason().isBlank() ? "" : ": " + event.reason());
-    TaskUpdate update = next(s, TaskStatus.RUNNING, message, event).withProgress(s.progressPercent())
-        .withActorIdx(s.currentActorIdx()).withActor(s.currentActorName());
+    String message =
+        "Task resumed"
+            + (event.reason() == null || event.reason().isBlank() ? "" : ": " + event.reason());
+    TaskUpdate update =
+        next(s, TaskStatus.RUNNING, message, event)
+            .withProgress(s.progressPercent())
+            .withActorIdx(s.currentActorIdx())
+            .withActor(s.currentActorName());
     return apply(s, update, event);
   }
 
   /** any non-final -> canceled. */
   private static Result cancel(TaskState s, TaskEvent event) {
-    String message = "Task canceled" + (event.reason() == null || event.reason().isBlank() ? "" : ": " + event.reason());
-    return apply(s, next(s, TaskStatus.CANCELED, message, event).withProgress(s.progressPercent()), event);
+    String message =
+        "Task canceled"
+            + (event.reason() == null || event.reason().isBlank() ? "" : ": " + event.reason());
+    return apply(
+        s, next(s, TaskStatus.CANCELED, message, event).withProgress(s.progressPercent()), event);
   }
 
   /** any non-final -> failed with a timeout error. */
   private static Result expire(TaskState s, TaskEvent event) {
-    String error = event.reason() != null ? event.reason() : "timeout: no final report by " + s.deadlineAt();
-    TaskUpdate update = next(s, TaskStatus.FAILED, "Task failed: " + error, event).withProgress(s.progressPercent())
-        .withError(error);
+    String error =
+        event.reason() != null ? event.reason() : "timeout: no final report by " + s.deadlineAt();
+    TaskUpdate update =
+        next(s, TaskStatus.FAILED, "Task failed: " + error, event)
+            .withProgress(s.progressPercent())
+            .withError(error);
     return apply(s, update, event);
   }
 
@@ -195,11 +237,14 @@ public final class TaskFold {
     return TaskUpdate.of(s.id(), s.seq() + 1, status, message, event.timestamp());
   }
 
-  /** {@code s} after {@code update}, which joins the bounded history; the event id is remembered. */
+  /**
+   * {@code s} after {@code update}, which joins the bounded history; the event id is remembered.
+   */
   private static Result apply(TaskState s, TaskUpdate update, TaskEvent event) {
-    TaskState state = s.withUpdate(update)
-        .withHistory(append(s.history(), update, MAX_HISTORY))
-        .withRecentEventIds(append(s.recentEventIds(), event.eventId(), MAX_EVENT_IDS));
+    TaskState state =
+        s.withUpdate(update)
+            .withHistory(append(s.history(), update, MAX_HISTORY))
+            .withRecentEventIds(append(s.recentEventIds(), event.eventId(), MAX_EVENT_IDS));
     return new Result(state, update);
   }
 

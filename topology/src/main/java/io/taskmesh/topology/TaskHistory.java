@@ -11,10 +11,10 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
 /**
  * The last {@link TaskFold#MAX_HISTORY} updates of every task (what SSE replays), kept in a store
- * of their own, keyed {@code <task id>|<seq, 19 digits>}, beside the task's state. Inside the
- * state they were rewritten whole at every event, so a task's events cost more the longer it ran
- * (100 tasks at 1,000 events/s fell 20-30 s behind); here each event writes one update.
- * The fold itself never reads them.
+ * of their own, keyed {@code <task id>|<seq, 19 digits>}, beside the task's state. Inside the state
+ * they were rewritten whole at every event, so a task's events cost more the longer it ran (100
+ * tasks at 1,000 events/s fell 20-30 s behind); here each event writes one update. The fold itself
+ * never reads them.
  */
 final class TaskHistory {
   private static final int SEQ_DIGITS = 19; // Long.MAX_VALUE
@@ -41,10 +41,12 @@ final class TaskHistory {
     }
     List<TaskUpdate> stored = new ArrayList<>();
     int keyLength = s.id().length() + 1 + SEQ_DIGITS;
-    try (KeyValueIterator<String, TaskUpdate> it = store.range(key(s.id(), 0), key(s.id(), s.seq()))) {
+    try (KeyValueIterator<String, TaskUpdate> it =
+        store.range(key(s.id(), 0), key(s.id(), s.seq()))) {
       while (it.hasNext()) {
         KeyValue<String, TaskUpdate> kv = it.next();
-        if (kv.value != null && kv.key.length() == keyLength) { // not another id that starts with "<id>|"
+        if (kv.value != null
+            && kv.key.length() == keyLength) { // not another id that starts with "<id>|"
           stored.add(kv.value);
         }
       }

@@ -1,19 +1,19 @@
 package io.taskmesh.topology;
 
 import io.taskmesh.schemas.TaskState;
+import io.taskmesh.schemas.Times;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
 import java.util.function.Predicate;
-import io.taskmesh.schemas.Times;
-import java.time.Instant;
 
 /**
- * Lists the tasks of one owner (A2A {@code tasks/list}) across every replica
- * ({@link TaskQueries#tasksOf}), newest first ({@code created_at}, then id), one page by offset.
- * Each replica scans its own stores linearly; the pages are cut here.
+ * Lists the tasks of one owner (A2A {@code tasks/list}) across every replica ({@link
+ * TaskQueries#tasksOf}), newest first ({@code created_at}, then id), one page by offset. Each
+ * replica scans its own stores linearly; the pages are cut here.
  */
 public final class TaskListing {
   /** One page and the number of matching tasks in all. */
@@ -30,8 +30,8 @@ public final class TaskListing {
   }
 
   /**
-   * The page of {@code owner}'s tasks (null owner = tasks created without one) that pass
-   * {@code filter}, starting at {@code offset}, at most {@code limit} long.
+   * The page of {@code owner}'s tasks (null owner = tasks created without one) that pass {@code
+   * filter}, starting at {@code offset}, at most {@code limit} long.
    *
    * @throws ViewUnavailableException while the store is rebalancing or restoring
    */
@@ -51,9 +51,8 @@ public final class TaskListing {
     return new Page(List.copyOf(matching.subList(from, to)), matching.size(), from);
   }
 
-  static final Comparator<TaskState> NEWEST_FIRST = Comparator
-      .comparing(TaskListing::createdAt).reversed()
-      .thenComparing(TaskState::id);
+  static final Comparator<TaskState> NEWEST_FIRST =
+      Comparator.comparing(TaskListing::createdAt).reversed().thenComparing(TaskState::id);
 
   private static Instant createdAt(TaskState s) {
     try {

@@ -7,8 +7,8 @@ import java.util.Optional;
 /** The read side the HTTP layer sees: the folded state of one task. */
 public interface TaskQueries {
   /**
-   * The task, or empty when no task has that id; asks the replica that owns the key when that
-   * is not this one.
+   * The task, or empty when no task has that id; asks the replica that owns the key when that is
+   * not this one.
    *
    * @throws ViewUnavailableException while the store is rebalancing or restoring, or the owner
    *     cannot be reached
@@ -33,8 +33,8 @@ public interface TaskQueries {
   }
 
   /**
-   * The tasks of one owner (null: tasks created without one) in this replica's own store only
-   * (what a replica answers to a forwarded listing).
+   * The tasks of one owner (null: tasks created without one) in this replica's own store only (what
+   * a replica answers to a forwarded listing).
    *
    * @throws ViewUnavailableException while the store is rebalancing or restoring
    */

@@ -27,12 +27,14 @@ import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 /**
  * Rebuilds every task view from the event log: {@link #reset} forgets everything derived (the
  * Streams application's committed offsets, its changelog and repartition topics, this machine's
- * local state), {@link #rebuild} runs the fold from the earliest event until it reaches the log
- * end measured at its start. Every gateway replica must be stopped first: a reset refuses to run
- * while the application's consumer group has members.
+ * local state), {@link #rebuild} runs the fold from the earliest event until it reaches the log end
+ * measured at its start. Every gateway replica must be stopped first: a reset refuses to run while
+ * the application's consumer group has members.
  */
 public final class TaskReplay {
-  /** What a rebuild did: events in the log (offsets, incl. transaction markers), tasks folded, time. */
+  /**
+   * What a rebuild did: events in the log (offsets, incl. transaction markers), tasks folded, time.
+   */
   public record Result(long events, int tasks, Duration took) {}
 
   private TaskReplay() {}
@@ -42,11 +44,15 @@ public final class TaskReplay {
     try (Admin admin = admin(config)) {
       long deadline = System.nanoTime() + timeout.toNanos();
       try {
-        ConsumerGroupDescription group = admin.describeConsumerGroups(List.of(app)).all()
-            .get(30, TimeUnit.SECONDS).get(app);
+        ConsumerGroupDescription group =
+            admin.describeConsumerGroups(List.of(app)).all().get(30, TimeUnit.SECONDS).get(app);
         if (group != null && !group.members().isEmpty()) {
-          throw new IllegalStateException("application " + app + " still has " + group.members().size()
-              + " running member(s): stop every gateway replica before a replay");
+          throw new IllegalStateException(
+              "application "
+                  + app
+                  + " still has "
+                  + group.members().size()
+                  + " running member(s): stop every gateway replica before a replay");
         }
       } catch (ExecutionException e) {
         if (!(e.getCause() instanceof GroupIdNotFoundException)) {
@@ -57,7 +63,8 @@ public final class TaskReplay {
         admin.deleteConsumerGroups(List.of(app)).all().get(30, TimeUnit.SECONDS);
       } catch (ExecutionException e) {
         if (!(e.getCause() instanceof GroupIdNotFoundException)) {
-          throw new IllegalStateException("cannot delete the offsets of " + app + ": " + e.getCause(), e);
+          throw new IllegalStateException(
+              "cannot delete the offsets of " + app + ": " + e.getCause(), e);
         }
       }
       Set<String> internal = internalTopics(admin, app);
@@ -72,7 +79,8 @@ public final class TaskReplay {
       }
       while (!internalTopics(admin, app).isEmpty()) { // deletion is asynchronous
         if (System.nanoTime() > deadline) {
-          throw new IllegalStateException("internal topics of " + app + " still present after " + timeout);
+          throw new IllegalStateException(
+              "internal topics of " + app + " still present after " + timeout);
         }
         TimeUnit.MILLISECONDS.sleep(100);
       }
@@ -85,21 +93,29 @@ public final class TaskReplay {
     deleteRecursively(config.stateDir().resolve(app));
   }
 
-  /** Starts the view on the reset application, waits until it has folded the whole log, stops it. */
+  /**
+   * Starts the view on the reset application, waits until it has folded the whole log, stops it.
+   */
   public static Result rebuild(TaskViewConfig config, TaskTopics topics, Duration timeout) {
     long start = System.nanoTime();
     Map<TopicPartition, Long> end;
     long events;
     try (Admin admin = admin(config)) {
       end = offsets(admin, topics.events().name(), OffsetSpec.latest());
-      Map<TopicPartition, Long> earliest = offsets(admin, topics.events().name(), OffsetSpec.earliest());
-      events = end.entrySet().stream().mapToLong(e -> e.getValue() - earliest.getOrDefault(e.getKey(), 0L)).sum();
+      Map<TopicPartition, Long> earliest =
+          offsets(admin, topics.events().name(), OffsetSpec.earliest());
+      events =
+          end.entrySet().stream()
+              .mapToLong(e -> e.getValue() - earliest.getOrDefault(e.getKey(), 0L))
+              .sum();
     }
-    try (TaskView view = TaskView.startFoldOnly(config, topics, timeout); Admin admin = admin(config)) {
+    try (TaskView view = TaskView.startFoldOnly(config, topics, timeout);
+        Admin admin = admin(config)) {
       long deadline = start + timeout.toNanos();
       while (!caughtUp(admin, config.applicationId(), end)) {
         if (System.nanoTime() > deadline) {
-          throw new IllegalStateException("replay did not reach the end of " + topics.events().name() + " in " + timeout);
+          throw new IllegalStateException(
+              "replay did not reach the end of " + topics.events().name() + " in " + timeout);
         }
         TimeUnit.MILLISECONDS.sleep(50);
       }
@@ -113,10 +129,17 @@ public final class TaskReplay {
 
   static boolean caughtUp(Admin admin, String app, Map<TopicPartition, Long> end) {
     try {
-      Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(app)
-          .partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
-      return end.entrySet().stream().allMatch(e -> e.getValue() == 0
-          || (committed.get(e.getKey()) != null && committed.get(e.getKey()).offset() >= e.getValue()));
+      Map<TopicPartition, OffsetAndMetadata> committed =
+          admin
+              .listConsumerGroupOffsets(app)
+              .partitionsToOffsetAndMetadata()
+              .get(30, TimeUnit.SECONDS);
+      return end.entrySet().stream()
+          .allMatch(
+              e ->
+                  e.getValue() == 0
+                      || (committed.get(e.getKey()) != null
+                          && committed.get(e.getKey()).offset() >= e.getValue()));
     } catch (ExecutionException | TimeoutException e) {
       return false; // the group is still forming
     } catch (InterruptedException e) {
@@ -127,8 +150,14 @@ public final class TaskReplay {
 
   private static Map<TopicPartition, Long> offsets(Admin admin, String topic, OffsetSpec spec) {
     try {
-      int partitions = admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS)
-          .get(topic).partitions().size();
+      int partitions =
+          admin
+              .describeTopics(List.of(topic))
+              .allTopicNames()
+              .get(30, TimeUnit.SECONDS)
+              .get(topic)
+              .partitions()
+              .size();
       Map<TopicPartition, OffsetSpec> request = new HashMap<>();
       for (int p = 0; p < partitions; p++) {
         request.put(new TopicPartition(topic, p), spec);
@@ -147,7 +176,10 @@ public final class TaskReplay {
       throws InterruptedException, TimeoutException {
     try {
       return admin.listTopics().names().get(30, TimeUnit.SECONDS).stream()
-          .filter(t -> t.startsWith(app + "-") && (t.endsWith("-changelog") || t.endsWith("-repartition")))
+          .filter(
+              t ->
+                  t.startsWith(app + "-")
+                      && (t.endsWith("-changelog") || t.endsWith("-repartition")))
           .collect(Collectors.toSet());
     } catch (ExecutionException e) {
       throw new IllegalStateException("cannot list topics: " + e.getCause(), e);
@@ -155,7 +187,8 @@ public final class TaskReplay {
   }
 
   private static Admin admin(TaskViewConfig config) {
-    return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers()));
+    return Admin.create(
+        Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers()));
   }
 
   private static void deleteRecursively(Path dir) {

@@ -11,9 +11,9 @@ import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
 
 /**
- * The topics and store of the task view, each a value carrying its name and serdes. The names
- * come from the environment ({@link #fromEnv}), so the gateway and {@code ./taskmesh replay} read
- * the same ones.
+ * The topics and store of the task view, each a value carrying its name and serdes. The names come
+ * from the environment ({@link #fromEnv}), so the gateway and {@code ./taskmesh replay} read the
+ * same ones.
  */
 public record TaskTopics(Topic<TaskEvent> events, Topic<TaskUpdate> updates, String storeName) {
 

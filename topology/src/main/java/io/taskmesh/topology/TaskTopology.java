@@ -32,14 +32,15 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Deadline backstop: the same processor keeps a deadline index ({@code <store>-deadlines}, key
  * {@code <epoch-ms, 16 digits>|<task id>}) of the non-final tasks of its partition that have a
- * {@code deadline_at}. A wall-clock punctuator scans the index for due entries and appends a
- * {@code deadline_expired} event for each still non-final task to the task event log (in the same
+ * {@code deadline_at}. A wall-clock punctuator scans the index for due entries and appends a {@code
+ * deadline_expired} event for each still non-final task to the task event log (in the same
  * exactly-once transaction as the index delete); the fold applies it like any other event. Going
  * through the log keeps replay deterministic: the log order alone decides whether a late final
  * report or the timeout won.
  */
 public final class TaskTopology {
   public static final Duration DEFAULT_DEADLINE_SCAN = Duration.ofMillis(250);
+
   /** How many deserialized task states each fold processor (one per partition) keeps at hand. */
   static final int RECENT_STATES = 4096;
 
@@ -49,38 +50,56 @@ public final class TaskTopology {
     return build(builder, topics, DEFAULT_DEADLINE_SCAN, false);
   }
 
-  public static StreamsBuilder build(StreamsBuilder builder, TaskTopics topics, Duration deadlineScan) {
+  public static StreamsBuilder build(
+      StreamsBuilder builder, TaskTopics topics, Duration deadlineScan) {
     return build(builder, topics, deadlineScan, false);
   }
 
   /**
    * @param cacheStates put Streams' record cache in front of the state and deadline stores: the
-   *     writes of one task between two commits then reach RocksDB and the changelog once (a
-   *     replay folds each task's events back to back: 1M events ~30 -> ~25 s). Off for the live
-   *     view: the cache is flushed inside each commit, and those longer commits stall the fold
-   *     (event -> SSE p99 at 1,000 events/s: 18-40 ms in six runs without, 44 and 58 ms in two with).
+   *     writes of one task between two commits then reach RocksDB and the changelog once (a replay
+   *     folds each task's events back to back: 1M events ~30 -> ~25 s). Off for the live view: the
+   *     cache is flushed inside each commit, and those longer commits stall the fold (event -> SSE
+   *     p99 at 1,000 events/s: 18-40 ms in six runs without, 44 and 58 ms in two with).
    */
-  public static StreamsBuilder build(StreamsBuilder builder, TaskTopics topics, Duration deadlineScan,
-      boolean cacheStates) {
+  public static StreamsBuilder build(
+      StreamsBuilder builder, TaskTopics topics, Duration deadlineScan, boolean cacheStates) {
     String deadlines = deadlineStoreName(topics);
-    StoreBuilder<KeyValueStore<String, TaskState>> states = Stores.keyValueStoreBuilder(
-        Stores.persistentKeyValueStore(topics.storeName()), Serdes.String(), TaskTopics.STATE_SERDE);
-    StoreBuilder<KeyValueStore<String, String>> deadlineIndex = Stores.keyValueStoreBuilder(
-        Stores.persistentKeyValueStore(deadlines), Serdes.String(), Serdes.String());
+    StoreBuilder<KeyValueStore<String, TaskState>> states =
+        Stores.keyValueStoreBuilder(
+            Stores.persistentKeyValueStore(topics.storeName()),
+            Serdes.String(),
+            TaskTopics.STATE_SERDE);
+    StoreBuilder<KeyValueStore<String, String>> deadlineIndex =
+        Stores.keyValueStoreBuilder(
+            Stores.persistentKeyValueStore(deadlines), Serdes.String(), Serdes.String());
     builder.addStateStore(cacheStates ? states.withCachingEnabled() : states.withCachingDisabled());
-    builder.addStateStore(cacheStates ? deadlineIndex.withCachingEnabled() : deadlineIndex.withCachingDisabled());
+    builder.addStateStore(
+        cacheStates ? deadlineIndex.withCachingEnabled() : deadlineIndex.withCachingDisabled());
     String history = TaskHistory.storeName(topics);
     // never cached: each key is written once, so a cache only adds work (measured: slower)
-    builder.addStateStore(Stores.keyValueStoreBuilder(
-        Stores.persistentKeyValueStore(history), Serdes.String(), TaskTopics.HISTORY_SERDE));
-    KStream<String, Output> out = builder.stream(topics.events().name(),
-            Consumed.with(topics.events().keySerde(), topics.events().valueSerde()))
-        .process(() -> new FoldProcessor(topics.storeName(), deadlines, history, deadlineScan),
-            topics.storeName(), deadlines, history);
-    out.filter((k, v) -> v.update() != null).mapValues(Output::update)
-        .to(topics.updates().name(), Produced.with(topics.updates().keySerde(), topics.updates().valueSerde()));
-    out.filter((k, v) -> v.event() != null).mapValues(Output::event)
-        .to(topics.events().name(), Produced.with(topics.events().keySerde(), topics.events().valueSerde()));
+    builder.addStateStore(
+        Stores.keyValueStoreBuilder(
+            Stores.persistentKeyValueStore(history), Serdes.String(), TaskTopics.HISTORY_SERDE));
+    KStream<String, Output> out =
+        builder.stream(
+                topics.events().name(),
+                Consumed.with(topics.events().keySerde(), topics.events().valueSerde()))
+            .process(
+                () -> new FoldProcessor(topics.storeName(), deadlines, history, deadlineScan),
+                topics.storeName(),
+                deadlines,
+                history);
+    out.filter((k, v) -> v.update() != null)
+        .mapValues(Output::update)
+        .to(
+            topics.updates().name(),
+            Produced.with(topics.updates().keySerde(), topics.updates().valueSerde()));
+    out.filter((k, v) -> v.event() != null)
+        .mapValues(Output::event)
+        .to(
+            topics.events().name(),
+            Produced.with(topics.events().keySerde(), topics.events().valueSerde()));
     return builder;
   }
 
@@ -106,21 +125,27 @@ public final class TaskTopology {
     private KeyValueStore<String, TaskState> store;
     private KeyValueStore<String, String> deadlines;
     private KeyValueStore<String, TaskUpdate> history;
-    /**
-     * The deserialized states of the tasks folded last. The store keeps bytes, and reading a
-     * task's whole state back from them for each of its events cost about as much as writing it
-     * (a replay profile: a third of the stream thread). Every write goes through {@link #put}, so
-     * the entries equal the store's; {@link #init} (also run when Streams revives a task after a
-     * dirty close) starts empty.
-     */
-    private final Map<String, TaskState> recent = new LinkedHashMap<>(1024, 0.75f, true) {
-      @Override
-      protected boolean removeEldestEntry(Map.Entry<String, TaskState> eldest) {
-        return size() > RECENT_STATES;
-      }
-    };
 
-    FoldProcessor(String storeName, String deadlineStoreName, String historyStoreName, Duration scanInterval) {
+    /**
+     * The deserialized states of the tasks folded last. The store keeps bytes, and reading a task's
+     * whole state back from them for each of its events cost about as much as writing it (a replay
+     * profile: a third of the stream thread). Every write goes through {@link #put}, so the entries
+     * equal the store's; {@link #init} (also run when Streams revives a task after a dirty close)
+     * starts empty.
+     */
+    private final Map<String, TaskState> recent =
+        new LinkedHashMap<>(1024, 0.75f, true) {
+          @Override
+          protected boolean removeEldestEntry(Map.Entry<String, TaskState> eldest) {
+            return size() > RECENT_STATES;
+          }
+        };
+
+    FoldProcessor(
+        String storeName,
+        String deadlineStoreName,
+        String historyStoreName,
+        Duration scanInterval) {
       this.storeName = storeName;
       this.deadlineStoreName = deadlineStoreName;
       this.historyStoreName = historyStoreName;
@@ -144,14 +169,20 @@ public final class TaskTopology {
         return;
       }
       try {
-        TaskFold.apply(state(record.key()), event).ifPresent(result -> {
-          put(record.key(), result.state());
-          index(result.state());
-          context.forward(record.withValue(new Output(result.update(), null)));
-        });
+        TaskFold.apply(state(record.key()), event)
+            .ifPresent(
+                result -> {
+                  put(record.key(), result.state());
+                  index(result.state());
+                  context.forward(record.withValue(new Output(result.update(), null)));
+                });
       } catch (IllegalArgumentException bad) {
         // a malformed event must not stop the fold of every other task
-        LOG.warn("skipping task event {} of task {}: {}", event.eventId(), record.key(), bad.getMessage());
+        LOG.warn(
+            "skipping task event {} of task {}: {}",
+            event.eventId(),
+            record.key(),
+            bad.getMessage());
       }
     }
 
@@ -161,9 +192,9 @@ public final class TaskTopology {
     }
 
     /**
-     * The state goes to the store without its history; its updates (the new one; all of them
-     * once for a state an earlier version stored with its history inline) go to the history
-     * store first, so a reader that sees the state's seq finds its update there.
+     * The state goes to the store without its history; its updates (the new one; all of them once
+     * for a state an earlier version stored with its history inline) go to the history store first,
+     * so a reader that sees the state's seq finds its update there.
      */
     private void put(String taskId, TaskState state) {
       for (TaskUpdate u : state.history()) {
@@ -205,7 +236,8 @@ public final class TaskTopology {
 
     void fireDue(long now) {
       List<KeyValue<String, String>> due = new ArrayList<>();
-      try (KeyValueIterator<String, String> it = deadlines.range(null, deadlineKey(now, "\uffff"))) {
+      try (KeyValueIterator<String, String> it =
+          deadlines.range(null, deadlineKey(now, "\uffff"))) {
         while (it.hasNext()) {
           due.add(it.next());
         }
@@ -214,7 +246,11 @@ public final class TaskTopology {
         deadlines.delete(entry.key);
         TaskState s = state(entry.value);
         if (s != null && !s.isFinal()) {
-          context.forward(new Record<>(s.id(), new Output(null, TaskEvent.deadlineExpired(s.id(), s.deadlineAt())), now));
+          context.forward(
+              new Record<>(
+                  s.id(),
+                  new Output(null, TaskEvent.deadlineExpired(s.id(), s.deadlineAt())),
+                  now));
         }
       }
     }

@@ -5,13 +5,17 @@ import io.taskmesh.schemas.TaskState;
 import io.taskmesh.schemas.TaskUpdate;
 import io.taskmesh.servicekit.TopicCreator;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -20,21 +24,17 @@ import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyQueryMetadata;
-import org.apache.kafka.streams.state.HostInfo;
 import org.apache.kafka.streams.StoreQueryParameters;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.state.HostInfo;
 import org.apache.kafka.streams.state.QueryableStoreTypes;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
-import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.Objects;
-import java.util.function.Consumer;
 
 /**
- * The running task view of one gateway process: the Streams fold, the producer that appends
- * events, and the live update feed. Implements the ports the HTTP layer uses.
+ * The running task view of one gateway process: the Streams fold, the producer that appends events,
+ * and the live update feed. Implements the ports the HTTP layer uses.
  */
 public final class TaskView implements TaskQueries, TaskCommands, AutoCloseable {
   private final TaskViewConfig config;
@@ -47,27 +47,49 @@ public final class TaskView implements TaskQueries, TaskCommands, AutoCloseable 
 
   /** Live: consumers of the update topic that read committed see an update at most this late. */
   static final int LIVE_COMMIT_INTERVAL_MS = 100;
-  /** Replay: nobody waits for the updates, and fewer transactions fold faster (1M events: ~62 -> ~58 s). */
+
+  /**
+   * Replay: nobody waits for the updates, and fewer transactions fold faster (1M events: ~62 -> ~58
+   * s).
+   */
   static final int REPLAY_COMMIT_INTERVAL_MS = 1000;
 
   private TaskView(TaskViewConfig config, TaskTopics topics, boolean replay) {
     this.config = config;
     this.topics = topics;
     this.remote = new RemoteTaskQueries(config.internalToken());
-    this.producer = new KafkaProducer<>(Map.of(
-        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers(),
-        ProducerConfig.ACKS_CONFIG, "all",
-        ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,
-        ProducerConfig.LINGER_MS_CONFIG, 0,
-        ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000,
-        ProducerConfig.MAX_BLOCK_MS_CONFIG, 10_000),
-        topics.events().keySerde().serializer(), topics.events().valueSerde().serializer());
+    this.producer =
+        new KafkaProducer<>(
+            Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                config.bootstrapServers(),
+                ProducerConfig.ACKS_CONFIG,
+                "all",
+                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
+                true,
+                ProducerConfig.LINGER_MS_CONFIG,
+                0,
+                ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG,
+                30_000,
+                ProducerConfig.MAX_BLOCK_MS_CONFIG,
+                10_000),
+            topics.events().keySerde().serializer(),
+            topics.events().valueSerde().serializer());
     Properties props = streamsProps(config);
-    props.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, replay ? REPLAY_COMMIT_INTERVAL_MS : LIVE_COMMIT_INTERVAL_MS);
-    this.streams = new KafkaStreams(TaskTopology.build(new StreamsBuilder(), topics,
-        TaskTopology.DEFAULT_DEADLINE_SCAN, replay).build(), props);
+    props.put(
+        StreamsConfig.COMMIT_INTERVAL_MS_CONFIG,
+        replay ? REPLAY_COMMIT_INTERVAL_MS : LIVE_COMMIT_INTERVAL_MS);
+    this.streams =
+        new KafkaStreams(
+            TaskTopology.build(
+                    new StreamsBuilder(), topics, TaskTopology.DEFAULT_DEADLINE_SCAN, replay)
+                .build(),
+            props);
     this.feed = new KafkaUpdateFeed(config.bootstrapServers(), topics.updates());
-    this.self = config.applicationServer() == null ? null : HostInfo.buildFromEndpoint(config.applicationServer());
+    this.self =
+        config.applicationServer() == null
+            ? null
+            : HostInfo.buildFromEndpoint(config.applicationServer());
   }
 
   /** Creates the topics when missing, starts the fold and the feed, and waits until both run. */
@@ -76,14 +98,15 @@ public final class TaskView implements TaskQueries, TaskCommands, AutoCloseable 
   }
 
   /**
-   * The fold alone, without the live update feed and with a longer commit interval: for a
-   * replay, where nobody subscribes and the feed would only read back every update the fold writes.
+   * The fold alone, without the live update feed and with a longer commit interval: for a replay,
+   * where nobody subscribes and the feed would only read back every update the fold writes.
    */
   static TaskView startFoldOnly(TaskViewConfig config, TaskTopics topics, Duration timeout) {
     return start(config, topics, timeout, true);
   }
 
-  private static TaskView start(TaskViewConfig config, TaskTopics topics, Duration timeout, boolean replay) {
+  private static TaskView start(
+      TaskViewConfig config, TaskTopics topics, Duration timeout, boolean replay) {
     ensureTopics(config, topics);
     TaskView view = new TaskView(config, topics, replay);
     try {
@@ -127,8 +150,13 @@ public final class TaskView implements TaskQueries, TaskCommands, AutoCloseable 
     }
     KeyQueryMetadata md = metadata(taskId);
     if (!self.equals(md.activeHost())) {
-      throw new ViewUnavailableException("task " + taskId + " is owned by " + md.activeHost()
-          + ", not by this replica; retry shortly", null);
+      throw new ViewUnavailableException(
+          "task "
+              + taskId
+              + " is owned by "
+              + md.activeHost()
+              + ", not by this replica; retry shortly",
+          null);
     }
     return local(taskId, md.partition());
   }
@@ -152,7 +180,9 @@ public final class TaskView implements TaskQueries, TaskCommands, AutoCloseable 
     } catch (IllegalStateException | org.apache.kafka.streams.errors.StreamsException e) {
       throw new ViewUnavailableException("task view is not running, retry shortly", e);
     }
-    if (md == null || KeyQueryMetadata.NOT_AVAILABLE.equals(md) || md.activeHost() == null
+    if (md == null
+        || KeyQueryMetadata.NOT_AVAILABLE.equals(md)
+        || md.activeHost() == null
         || md.activeHost().port() < 0) {
       throw new ViewUnavailableException("task view is rebalancing, retry shortly", null);
     }
@@ -162,15 +192,18 @@ public final class TaskView implements TaskQueries, TaskCommands, AutoCloseable 
   private Optional<TaskState> local(String taskId, Integer partition) {
     try {
       StoreQueryParameters<ReadOnlyKeyValueStore<String, TaskState>> params =
-          StoreQueryParameters.fromNameAndType(topics.storeName(), QueryableStoreTypes.keyValueStore());
+          StoreQueryParameters.fromNameAndType(
+              topics.storeName(), QueryableStoreTypes.keyValueStore());
       StoreQueryParameters<ReadOnlyKeyValueStore<String, TaskUpdate>> historyParams =
-          StoreQueryParameters.fromNameAndType(TaskHistory.storeName(topics), QueryableStoreTypes.keyValueStore());
+          StoreQueryParameters.fromNameAndType(
+              TaskHistory.storeName(topics), QueryableStoreTypes.keyValueStore());
       if (partition != null) {
         params = params.withPartition(partition);
         historyParams = historyParams.withPartition(partition);
       }
       TaskState s = streams.store(params).get(taskId);
-      return Optional.ofNullable(s == null ? null : TaskHistory.attach(streams.store(historyParams), s));
+      return Optional.ofNullable(
+          s == null ? null : TaskHistory.attach(streams.store(historyParams), s));
     } catch (InvalidStateStoreException e) {
       throw new ViewUnavailableException("task view is rebalancing, retry shortly", e);
     }
@@ -179,12 +212,15 @@ public final class TaskView implements TaskQueries, TaskCommands, AutoCloseable 
   @Override
   public void append(TaskEvent event) {
     try {
-      producer.send(new ProducerRecord<>(topics.events().name(), event.taskId(), event)).get(30, TimeUnit.SECONDS);
+      producer
+          .send(new ProducerRecord<>(topics.events().name(), event.taskId(), event))
+          .get(30, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new EventLogException("interrupted while appending a task event", e);
     } catch (ExecutionException | TimeoutException | org.apache.kafka.common.KafkaException e) {
-      throw new EventLogException("cannot append to " + topics.events().name() + ": " + e.getMessage(), e);
+      throw new EventLogException(
+          "cannot append to " + topics.events().name() + ": " + e.getMessage(), e);
     }
   }
 
@@ -196,8 +232,8 @@ public final class TaskView implements TaskQueries, TaskCommands, AutoCloseable 
   }
 
   /**
-   * Every task in this replica's local stores (the partitions it owns), sorted by id: for
-   * checks and tools (replay verification), linear in the number of tasks.
+   * Every task in this replica's local stores (the partitions it owns), sorted by id: for checks
+   * and tools (replay verification), linear in the number of tasks.
    */
   public List<TaskState> localTasks() {
     List<TaskState> out = new ArrayList<>();
@@ -211,23 +247,27 @@ public final class TaskView implements TaskQueries, TaskCommands, AutoCloseable 
   public List<TaskState> localTasksOf(String owner) {
     List<TaskState> out = new ArrayList<>();
     ReadOnlyKeyValueStore<String, TaskUpdate> history = store(TaskHistory.storeName(topics));
-    scanLocal(s -> {
-      if (Objects.equals(owner, s.owner())) {
-        out.add(TaskHistory.attach(history, s));
-      }
-    });
+    scanLocal(
+        s -> {
+          if (Objects.equals(owner, s.owner())) {
+            out.add(TaskHistory.attach(history, s));
+          }
+        });
     return out;
   }
 
-  /** Hands every task state of this replica's local stores (without its history) to {@code each}. */
+  /**
+   * Hands every task state of this replica's local stores (without its history) to {@code each}.
+   */
   private void scanLocal(Consumer<TaskState> each) {
     ReadOnlyKeyValueStore<String, TaskState> states = store(topics.storeName());
     try (org.apache.kafka.streams.state.KeyValueIterator<String, TaskState> it = states.all()) {
-      it.forEachRemaining(kv -> {
-        if (kv.value != null) {
-          each.accept(kv.value);
-        }
-      });
+      it.forEachRemaining(
+          kv -> {
+            if (kv.value != null) {
+              each.accept(kv.value);
+            }
+          });
     } catch (InvalidStateStoreException e) {
       throw new ViewUnavailableException("task view is rebalancing, retry shortly", e);
     }
@@ -236,7 +276,9 @@ public final class TaskView implements TaskQueries, TaskCommands, AutoCloseable 
   /** A store of every partition this replica owns. */
   private <V> ReadOnlyKeyValueStore<String, V> store(String name) {
     try {
-      return streams.store(StoreQueryParameters.fromNameAndType(name, QueryableStoreTypes.<String, V>keyValueStore()));
+      return streams.store(
+          StoreQueryParameters.fromNameAndType(
+              name, QueryableStoreTypes.<String, V>keyValueStore()));
     } catch (InvalidStateStoreException e) {
       throw new ViewUnavailableException("task view is rebalancing, retry shortly", e);
     }
@@ -270,17 +312,21 @@ public final class TaskView implements TaskQueries, TaskCommands, AutoCloseable 
     feed.close();
     // leave the group at once so another replica takes the partitions over now, not after the
     // session timeout (Streams does not leave on a plain close)
-    streams.close(org.apache.kafka.streams.CloseOptions.groupMembershipOperation(
-        org.apache.kafka.streams.CloseOptions.GroupMembershipOperation.LEAVE_GROUP).withTimeout(Duration.ofSeconds(20)));
+    streams.close(
+        org.apache.kafka.streams.CloseOptions.groupMembershipOperation(
+                org.apache.kafka.streams.CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
+            .withTimeout(Duration.ofSeconds(20)));
     producer.close(Duration.ofSeconds(5));
   }
 
   private void awaitRunning(Duration timeout) {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (streams.state() != KafkaStreams.State.RUNNING) {
-      if (streams.state() == KafkaStreams.State.ERROR || streams.state() == KafkaStreams.State.NOT_RUNNING
+      if (streams.state() == KafkaStreams.State.ERROR
+          || streams.state() == KafkaStreams.State.NOT_RUNNING
           || System.nanoTime() > deadline) {
-        throw new IllegalStateException("task view did not reach RUNNING (state " + streams.state() + ")");
+        throw new IllegalStateException(
+            "task view did not reach RUNNING (state " + streams.state() + ")");
       }
       try {
         Thread.sleep(20); // Streams offers a state listener, but one waiter at start-up is simpler
@@ -299,22 +345,34 @@ public final class TaskView implements TaskQueries, TaskCommands, AutoCloseable 
     p.put(StreamsConfig.STATE_DIR_CONFIG, config.stateDir().toString());
     p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
     p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, LIVE_COMMIT_INTERVAL_MS);
-    // the record cache of the stores a replay caches (TaskTopology.build, cacheStates): it collapses
-    // the writes of a task's burst of events into one per commit; the live view's stores are uncached
+    // the record cache of the stores a replay caches (TaskTopology.build, cacheStates): it
+    // collapses
+    // the writes of a task's burst of events into one per commit; the live view's stores are
+    // uncached
     p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 32L * 1024 * 1024);
-    p.put(StreamsConfig.producerPrefix(org.apache.kafka.clients.producer.ProducerConfig.COMPRESSION_TYPE_CONFIG), "lz4");
+    p.put(
+        StreamsConfig.producerPrefix(
+            org.apache.kafka.clients.producer.ProducerConfig.COMPRESSION_TYPE_CONFIG),
+        "lz4");
     // Streams' own producer default is linger.ms=100: every update would wait up to 100 ms
     // before it is even sent; 5 ms keeps batching under load without a fixed delay
-    p.put(StreamsConfig.producerPrefix(org.apache.kafka.clients.producer.ProducerConfig.LINGER_MS_CONFIG), 5);
+    p.put(
+        StreamsConfig.producerPrefix(
+            org.apache.kafka.clients.producer.ProducerConfig.LINGER_MS_CONFIG),
+        5);
     // An exactly-once commit every 100 ms: the next transaction's first requests (offsets, new
     // partitions) meet CONCURRENT_TRANSACTIONS while the coordinator is still writing the last
     // commit's markers, and are retried after retry.backoff.ms (default 100 ms), which stalled the
     // fold (event -> fold lag p50 16 ms, p99 80 ms at 100 events/s; 4 / 30 ms with 5 ms). The
     // backoff still grows exponentially up to retry.backoff.max.ms on repeated failures.
-    p.put(StreamsConfig.producerPrefix(org.apache.kafka.clients.producer.ProducerConfig.RETRY_BACKOFF_MS_CONFIG), 5);
+    p.put(
+        StreamsConfig.producerPrefix(
+            org.apache.kafka.clients.producer.ProducerConfig.RETRY_BACKOFF_MS_CONFIG),
+        5);
     p.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, (int) config.replicationFactor());
     // the changelog and repartition topics Streams creates: the same majority as our own topics
-    p.put(StreamsConfig.topicPrefix(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG),
+    p.put(
+        StreamsConfig.topicPrefix(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG),
         TopicCreator.Spec.minInsyncReplicas(config.replicationFactor()));
     p.put(StreamsConfig.consumerPrefix(ConsumerConfig.MAX_POLL_RECORDS_CONFIG), 2000);
     // a replica that dies without leaving (kill -9, lost node) hands its partitions over after
@@ -328,7 +386,9 @@ public final class TaskView implements TaskQueries, TaskCommands, AutoCloseable 
   }
 
   private static void ensureTopics(TaskViewConfig config, TaskTopics topics) {
-    TopicCreator.ensure(config.bootstrapServers(), List.of(topics.events().name(), topics.updates().name()),
+    TopicCreator.ensure(
+        config.bootstrapServers(),
+        List.of(topics.events().name(), topics.updates().name()),
         TopicCreator.Spec.of(config.partitions(), config.replicationFactor()));
   }
 }

@@ -35,17 +35,28 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class ReplayIT {
   private static final int TASKS = 300;
+
   /** Every 10th task (i % 10 == 1) that reaches progress (i % 7 != 0) has one fan-out child. */
-  private static final int EXPECTED = TASKS + (int) java.util.stream.IntStream.range(0, TASKS)
-      .filter(i -> i % 10 == 1 && i % 7 != 0).count();
+  private static final int EXPECTED =
+      TASKS
+          + (int)
+              java.util.stream.IntStream.range(0, TASKS)
+                  .filter(i -> i % 10 == 1 && i % 7 != 0)
+                  .count();
+
   @TempDir Path dir;
 
   @Test
   void theRebuiltViewEqualsTheViewBefore() throws Exception {
     String prefix = "replay-" + UUID.randomUUID().toString().substring(0, 8);
     TaskTopics topics = TaskTopics.named(prefix + ".events", prefix + ".updates", "tasks");
-    TaskViewConfig config = new TaskViewConfig(LocalKafka.shared().bootstrapServers(), prefix + "-app",
-        dir.resolve("state"), 3, (short) 1);
+    TaskViewConfig config =
+        new TaskViewConfig(
+            LocalKafka.shared().bootstrapServers(),
+            prefix + "-app",
+            dir.resolve("state"),
+            3,
+            (short) 1);
     List<TaskState> before;
     try (TaskView view = TaskView.start(config, topics, Duration.ofSeconds(60))) {
       for (int i = 0; i < TASKS; i++) {
@@ -53,16 +64,20 @@ class ReplayIT {
       }
       before = awaitSettled(view);
       assertThatThrownBy(() -> TaskReplay.reset(config, Duration.ofSeconds(30)))
-          .as("a running replica blocks the reset").hasMessageContaining("stop every gateway");
+          .as("a running replica blocks the reset")
+          .hasMessageContaining("stop every gateway");
     }
     assertThat(before).hasSize(EXPECTED);
-    assertThat(before).extracting(TaskState::status)
+    assertThat(before)
+        .extracting(TaskState::status)
         .contains(PENDING, RUNNING, SUCCEEDED, FAILED, PAUSED, CANCELED);
 
     TaskReplay.reset(config, Duration.ofSeconds(60));
     assertThat(Files.exists(dir.resolve("state").resolve(config.applicationId()))).isFalse();
-    try (Admin admin = Admin.create(java.util.Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
-        config.bootstrapServers()))) {
+    try (Admin admin =
+        Admin.create(
+            java.util.Map.of(
+                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers()))) {
       assertThat(admin.listTopics().names().get(30, TimeUnit.SECONDS))
           .noneMatch(t -> t.startsWith(config.applicationId() + "-"));
     }
@@ -83,27 +98,50 @@ class ReplayIT {
   private static void writeTask(TaskView view, String id, int i) {
     Route route = Route.start("a", List.of("b", "c"));
     String deadline = i % 7 == 0 ? Times.iso(Instant.now().minusSeconds(1)) : null;
-    view.append(TaskEvent.created(id, new TaskEvent.Created("flow", route,
-        JsonNodeFactory.instance.objectNode().put("n", i), null, id, deadline, null)));
+    view.append(
+        TaskEvent.created(
+            id,
+            new TaskEvent.Created(
+                "flow",
+                route,
+                JsonNodeFactory.instance.objectNode().put("n", i),
+                null,
+                id,
+                deadline,
+                null)));
     if (i % 7 == 0) {
       return; // left to the deadline backstop
     }
-    TaskEvent received = TaskEvent.progress(id, ProgressReport.routeForm(route, ActorState.RECEIVED, null));
+    TaskEvent received =
+        TaskEvent.progress(id, ProgressReport.routeForm(route, ActorState.RECEIVED, null));
     view.append(received);
     view.append(received); // re-delivery
-    view.append(TaskEvent.progress(id, new ProgressReport(null, null, null, List.of("a", "b", "c"), 1, "processing", null)));
-    view.append(TaskEvent.progress(id, ProgressReport.routeForm(route, ActorState.COMPLETED, null))); // stale
+    view.append(
+        TaskEvent.progress(
+            id,
+            new ProgressReport(null, null, null, List.of("a", "b", "c"), 1, "processing", null)));
+    view.append(
+        TaskEvent.progress(
+            id, ProgressReport.routeForm(route, ActorState.COMPLETED, null))); // stale
     if (i % 10 == 1) {
-      view.append(TaskEvent.childCreated(id + "-1", new TaskEvent.Created(null,
-          new Route(List.of("a"), "b", List.of("c")), null, id, id, null, null)));
+      view.append(
+          TaskEvent.childCreated(
+              id + "-1",
+              new TaskEvent.Created(
+                  null, new Route(List.of("a"), "b", List.of("c")), null, id, id, null, null)));
     }
     switch (i % 5) {
-      case 0 -> view.append(TaskEvent.finished(id, FinalReport.succeeded(id,
-          JsonNodeFactory.instance.objectNode().put("r", i), "x-sink", null)));
-      case 1 -> view.append(TaskEvent.finished(id, FinalReport.failed(id, "boom " + i, "x-sump", null)));
+      case 0 ->
+          view.append(
+              TaskEvent.finished(
+                  id,
+                  FinalReport.succeeded(
+                      id, JsonNodeFactory.instance.objectNode().put("r", i), "x-sink", null)));
+      case 1 ->
+          view.append(TaskEvent.finished(id, FinalReport.failed(id, "boom " + i, "x-sump", null)));
       case 2 -> view.append(TaskEvent.paused(id, FinalReport.paused(id, "b", null)));
       case 3 -> view.cancel(id, "test");
-      default -> { } // still running
+      default -> {} // still running
     }
     if (i % 5 == 0) {
       view.append(TaskEvent.finished(id, FinalReport.failed(id, "late", "x-sump", null)));
@@ -114,10 +152,18 @@ class ReplayIT {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
     while (true) {
       List<TaskState> all = view.localTasks();
-      boolean settled = all.size() == EXPECTED && all.stream()
-          .filter(s -> s.deadlineAt() != null).allMatch(s -> s.status() == FAILED)
-          && all.stream().filter(s -> s.id().matches("t\\d+") && Integer.parseInt(s.id().substring(1)) % 5 == 0
-              && Integer.parseInt(s.id().substring(1)) % 7 != 0).allMatch(s -> s.status() == SUCCEEDED);
+      boolean settled =
+          all.size() == EXPECTED
+              && all.stream()
+                  .filter(s -> s.deadlineAt() != null)
+                  .allMatch(s -> s.status() == FAILED)
+              && all.stream()
+                  .filter(
+                      s ->
+                          s.id().matches("t\\d+")
+                              && Integer.parseInt(s.id().substring(1)) % 5 == 0
+                              && Integer.parseInt(s.id().substring(1)) % 7 != 0)
+                  .allMatch(s -> s.status() == SUCCEEDED);
       if (settled) {
         return all;
       }

@@ -22,19 +22,44 @@ class SmileSerdeTest {
 
   private static TaskState folded() {
     Route route = Route.start("a", List.of("b"));
-    TaskState s = TaskFold.apply(null, TaskEvent.created("t1", new TaskEvent.Created("flow", route,
-        JsonNodeFactory.instance.objectNode().put("text", "h\u00e9llo"), null, "alice", null, "2026-11-23T10:00:00Z")))
-        .orElseThrow().state();
-    s = TaskFold.apply(s, TaskEvent.progress("t1", ProgressReport.routeForm(route, ActorState.COMPLETED, null))).orElseThrow().state();
-    return TaskFold.apply(s, TaskEvent.finished("t1", FinalReport.succeeded("t1",
-        JsonNodeFactory.instance.objectNode().put("n", 1.5), "b", null))).orElseThrow().state();
+    TaskState s =
+        TaskFold.apply(
+                null,
+                TaskEvent.created(
+                    "t1",
+                    new TaskEvent.Created(
+                        "flow",
+                        route,
+                        JsonNodeFactory.instance.objectNode().put("text", "h\u00e9llo"),
+                        null,
+                        "alice",
+                        null,
+                        "2026-11-23T10:00:00Z")))
+            .orElseThrow()
+            .state();
+    s =
+        TaskFold.apply(
+                s,
+                TaskEvent.progress(
+                    "t1", ProgressReport.routeForm(route, ActorState.COMPLETED, null)))
+            .orElseThrow()
+            .state();
+    return TaskFold.apply(
+            s,
+            TaskEvent.finished(
+                "t1",
+                FinalReport.succeeded(
+                    "t1", JsonNodeFactory.instance.objectNode().put("n", 1.5), "b", null)))
+        .orElseThrow()
+        .state();
   }
 
   @Test
   void writesSmileAndReadsItBackEqual() {
     TaskState s = folded();
     byte[] bytes = serde.serializer().serialize("t", s);
-    assertThat(new String(bytes, 0, 3, java.nio.charset.StandardCharsets.US_ASCII)).isEqualTo(":)\n");
+    assertThat(new String(bytes, 0, 3, java.nio.charset.StandardCharsets.US_ASCII))
+        .isEqualTo(":)\n");
     assertThat(serde.deserializer().deserialize("t", bytes)).isEqualTo(s);
     assertThat(bytes.length).isLessThan(Json.bytes(s).length);
   }

@@ -16,12 +16,16 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** The fold on routes that grow at run time, and the actor index kept consistent with the actor name. */
+/**
+ * The fold on routes that grow at run time, and the actor index kept consistent with the actor
+ * name.
+ */
 @Timeout(value = 10, unit = TimeUnit.SECONDS)
 class TaskFoldTest {
   private static final Route START = Route.start("a", List.of("b"));
 
-  private TaskState state = TaskFold.apply(null, TaskEvent.created("t", created(START, null))).orElseThrow().state();
+  private TaskState state =
+      TaskFold.apply(null, TaskEvent.created("t", created(START, null))).orElseThrow().state();
 
   @Test
   void progressOfActorsAHandlerAddedIsAppliedAndPercentStaysMonotonic() {
@@ -37,7 +41,9 @@ class TaskFoldTest {
     assertThat(state.totalActors()).isEqualTo(4);
     assertThat(state.route()).isEqualTo(grown);
 
-    TaskUpdate atC = report(new Route(List.of("a", "b"), "c", List.of("d")), ActorState.PROCESSING).orElseThrow();
+    TaskUpdate atC =
+        report(new Route(List.of("a", "b"), "c", List.of("d")), ActorState.PROCESSING)
+            .orElseThrow();
     assertThat(atC.progressPercent()).isEqualTo(62.5);
     assertThat(atC.actor()).isEqualTo("c");
     assertThat(atC.currentActorIdx()).isEqualTo(2);
@@ -51,7 +57,8 @@ class TaskFoldTest {
     Route grown = new Route(List.of("a"), "b", List.of("c", "d"));
     report(START, ActorState.RECEIVED);
     report(grown, ActorState.PROCESSING);
-    // a late "a completed" of the short route says 50 %, more than b processing's 37.5 %: still stale
+    // a late "a completed" of the short route says 50 %, more than b processing's 37.5 %: still
+    // stale
     assertThat(report(START, ActorState.COMPLETED)).isEmpty();
     assertThat(report(grown, ActorState.RECEIVED)).isEmpty();
     assertThat(report(grown, ActorState.PROCESSING)).isEmpty();
@@ -61,7 +68,8 @@ class TaskFoldTest {
 
   @Test
   void theIndexFormFollowsTheRouteItCarries() {
-    ProgressReport r = new ProgressReport(null, null, null, List.of("a", "b", "c"), 2, "received", null);
+    ProgressReport r =
+        new ProgressReport(null, null, null, List.of("a", "b", "c"), 2, "received", null);
     TaskUpdate u = apply(TaskEvent.progress("t", r)).orElseThrow();
     assertThat(u.currentActorIdx()).isEqualTo(2);
     assertThat(u.actor()).isEqualTo("c");
@@ -71,7 +79,8 @@ class TaskFoldTest {
   @Test
   void aChildCreatedPartWayAlongItsRouteStartsAtItsOwnActorIndex() {
     Route route = new Route(List.of("split"), "work", List.of("collect"));
-    Optional<TaskFold.Result> child = TaskFold.apply(null, TaskEvent.childCreated("t-1", created(route, "t")));
+    Optional<TaskFold.Result> child =
+        TaskFold.apply(null, TaskEvent.childCreated("t-1", created(route, "t")));
     TaskState s = child.orElseThrow().state();
     assertThat(s.currentActorIdx()).isEqualTo(1);
     assertThat(s.currentActorName()).isEqualTo("work");
@@ -105,11 +114,13 @@ class TaskFoldTest {
   @Test
   void afterAPauseTheNextActorsReportsCountAgain() {
     report(START, ActorState.COMPLETED);
-    TaskUpdate paused = apply(TaskEvent.paused("t", FinalReport.paused("t", "x-pause", null))).orElseThrow();
+    TaskUpdate paused =
+        apply(TaskEvent.paused("t", FinalReport.paused("t", "x-pause", null))).orElseThrow();
     assertThat(paused.actor()).isEqualTo("x-pause");
     assertThat(paused.currentActorIdx()).isEqualTo(1); // where b, the next actor, stands
     apply(TaskEvent.resumed("t", "input")).orElseThrow();
-    TaskUpdate atB = report(new Route(List.of("a"), "b", List.of()), ActorState.RECEIVED).orElseThrow();
+    TaskUpdate atB =
+        report(new Route(List.of("a"), "b", List.of()), ActorState.RECEIVED).orElseThrow();
     assertThat(atB.actor()).isEqualTo("b");
     assertThat(atB.currentActorIdx()).isEqualTo(1);
     assertThat(atB.progressPercent()).isEqualTo(55.0);

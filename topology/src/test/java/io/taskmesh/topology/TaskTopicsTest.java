@@ -20,8 +20,15 @@ class TaskTopicsTest {
 
   @Test
   void environmentNamesEachTopicAndTheStore() {
-    TaskTopics topics = TaskTopics.fromEnv(Map.of("SVC_TASK_EVENTS_TOPIC", "e", "SVC_TASK_UPDATES_TOPIC", "u",
-        "SVC_TASK_STORE", "s"));
+    TaskTopics topics =
+        TaskTopics.fromEnv(
+            Map.of(
+                "SVC_TASK_EVENTS_TOPIC",
+                "e",
+                "SVC_TASK_UPDATES_TOPIC",
+                "u",
+                "SVC_TASK_STORE",
+                "s"));
     assertThat(topics.events().name()).isEqualTo("e");
     assertThat(topics.updates().name()).isEqualTo("u");
     assertThat(topics.storeName()).isEqualTo("s");

@@ -31,8 +31,8 @@ import org.apache.kafka.streams.state.KeyValueStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class TaskTopologyTest {
@@ -53,11 +53,18 @@ class TaskTopologyTest {
     // own state dir: the default (/tmp/kafka-streams/<app id>) is shared by concurrent test JVMs,
     // whose RocksDB locks then collide
     props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
-    driver = new TopologyTestDriver(TaskTopology.build(new StreamsBuilder(), topics).build(), props);
-    events = driver.createInputTopic(topics.events().name(), topics.events().keySerde().serializer(),
-        topics.events().valueSerde().serializer());
-    updates = driver.createOutputTopic(topics.updates().name(), topics.updates().keySerde().deserializer(),
-        topics.updates().valueSerde().deserializer());
+    driver =
+        new TopologyTestDriver(TaskTopology.build(new StreamsBuilder(), topics).build(), props);
+    events =
+        driver.createInputTopic(
+            topics.events().name(),
+            topics.events().keySerde().serializer(),
+            topics.events().valueSerde().serializer());
+    updates =
+        driver.createOutputTopic(
+            topics.updates().name(),
+            topics.updates().keySerde().deserializer(),
+            topics.updates().valueSerde().deserializer());
     store = driver.getKeyValueStore(topics.storeName());
     deadlines = driver.getKeyValueStore(TaskTopology.deadlineStoreName(topics));
     history = driver.getKeyValueStore(TaskHistory.storeName(topics));
@@ -84,7 +91,9 @@ class TaskTopologyTest {
     assertThat(out).extracting(TaskUpdate::seq).containsExactly(3L);
     assertThat(out.get(0).progressPercent()).isEqualTo(50.0);
     assertThat(store.get("old").seq()).isEqualTo(3L);
-    assertThat(withHistory("old").history()).extracting(TaskUpdate::seq).containsExactly(1L, 2L, 3L);
+    assertThat(withHistory("old").history())
+        .extracting(TaskUpdate::seq)
+        .containsExactly(1L, 2L, 3L);
   }
 
   @Test
@@ -95,13 +104,19 @@ class TaskTopologyTest {
     send(progress("t1", route, ActorState.COMPLETED));
     Route second = new Route(List.of("a"), "b", List.of());
     send(progress("t1", second, ActorState.PROCESSING));
-    send(TaskEvent.finished("t1", FinalReport.succeeded("t1",
-        JsonNodeFactory.instance.objectNode().put("text", "done"), "b", null)));
+    send(
+        TaskEvent.finished(
+            "t1",
+            FinalReport.succeeded(
+                "t1", JsonNodeFactory.instance.objectNode().put("text", "done"), "b", null)));
 
     List<TaskUpdate> out = updates.readValuesToList();
-    assertThat(out).extracting(TaskUpdate::status)
+    assertThat(out)
+        .extracting(TaskUpdate::status)
         .containsExactly(PENDING, RUNNING, RUNNING, RUNNING, SUCCEEDED);
-    assertThat(out).extracting(TaskUpdate::progressPercent).containsExactly(0.0, 5.0, 50.0, 75.0, 100.0);
+    assertThat(out)
+        .extracting(TaskUpdate::progressPercent)
+        .containsExactly(0.0, 5.0, 50.0, 75.0, 100.0);
     assertThat(out).extracting(TaskUpdate::seq).containsExactly(1L, 2L, 3L, 4L, 5L);
 
     TaskState state = store.get("t1");
@@ -110,7 +125,9 @@ class TaskTopologyTest {
     assertThat(state.progressPercent()).isEqualTo(100.0);
     assertThat(state.totalActors()).isEqualTo(2);
     assertThat(state.actorsCompleted()).isEqualTo(2);
-    assertThat(withHistory("t1").history()).extracting(TaskUpdate::seq).containsExactly(1L, 2L, 3L, 4L, 5L);
+    assertThat(withHistory("t1").history())
+        .extracting(TaskUpdate::seq)
+        .containsExactly(1L, 2L, 3L, 4L, 5L);
     assertThat(state.history()).as("the state store keeps no history").isEmpty();
   }
 
@@ -126,7 +143,8 @@ class TaskTopologyTest {
     send(TaskEvent.finished("t2", FinalReport.succeeded("t2", null, "a", null))); // after terminal
     send(progress("t2", route, ActorState.COMPLETED)); // after terminal
 
-    assertThat(updates.readValuesToList()).extracting(TaskUpdate::status)
+    assertThat(updates.readValuesToList())
+        .extracting(TaskUpdate::status)
         .containsExactly(PENDING, RUNNING, FAILED);
     assertThat(store.get("t2").status()).isEqualTo(FAILED);
     assertThat(store.get("t2").error()).isEqualTo("boom");
@@ -134,20 +152,33 @@ class TaskTopologyTest {
 
   @Test
   void progressForAnUnknownTaskAndMalformedEventsAreSkipped() {
-    send(TaskEvent.progress("ghost", ProgressReport.routeForm(Route.start("a", List.of()), ActorState.RECEIVED, null)));
+    send(
+        TaskEvent.progress(
+            "ghost",
+            ProgressReport.routeForm(Route.start("a", List.of()), ActorState.RECEIVED, null)));
     send(created("t3", Route.start("a", List.of())));
-    send(TaskEvent.progress("t3", new ProgressReport(List.of(), "a", List.of(), null, null, "bogus", null)));
-    send(TaskEvent.progress("t3", ProgressReport.routeForm(Route.start("a", List.of()), ActorState.RECEIVED, null)));
+    send(
+        TaskEvent.progress(
+            "t3", new ProgressReport(List.of(), "a", List.of(), null, null, "bogus", null)));
+    send(
+        TaskEvent.progress(
+            "t3",
+            ProgressReport.routeForm(Route.start("a", List.of()), ActorState.RECEIVED, null)));
 
     assertThat(store.get("ghost")).isNull();
-    assertThat(updates.readValuesToList()).extracting(TaskUpdate::status).containsExactly(PENDING, RUNNING);
+    assertThat(updates.readValuesToList())
+        .extracting(TaskUpdate::status)
+        .containsExactly(PENDING, RUNNING);
   }
 
   @Test
   void indexFormUsesTheIndexFormula() {
     send(created("t4", Route.start("a", List.of("b", "c", "d"))));
-    send(TaskEvent.progress("t4", new ProgressReport(null, null, null, List.of("a", "b", "c", "d"), 2,
-        "processing", null)));
+    send(
+        TaskEvent.progress(
+            "t4",
+            new ProgressReport(
+                null, null, null, List.of("a", "b", "c", "d"), 2, "processing", null)));
     TaskUpdate last = updates.readValuesToList().get(1);
     assertThat(last.progressPercent()).isEqualTo((2 * 100 + 50) / 4.0);
     assertThat(last.actor()).isEqualTo("c");
@@ -158,11 +189,20 @@ class TaskTopologyTest {
   void progressNeverDecreasesAcrossForms() {
     Route route = Route.start("a", List.of("b"));
     send(created("p1", route));
-    send(TaskEvent.progress("p1", new ProgressReport(null, null, null, List.of("a", "b"), 1, "received", null)));
+    send(
+        TaskEvent.progress(
+            "p1", new ProgressReport(null, null, null, List.of("a", "b"), 1, "received", null)));
     send(progress("p1", route, ActorState.COMPLETED)); // 50 < 55: stale
-    send(TaskEvent.progress("p1", new ProgressReport(null, null, null, List.of("a", "b"), 1, "received", null)));
-    send(TaskEvent.progress("p1", new ProgressReport(List.of("a"), "b", List.of(), null, null, "processing", null)));
-    assertThat(updates.readValuesToList()).extracting(TaskUpdate::progressPercent).containsExactly(0.0, 55.0, 75.0);
+    send(
+        TaskEvent.progress(
+            "p1", new ProgressReport(null, null, null, List.of("a", "b"), 1, "received", null)));
+    send(
+        TaskEvent.progress(
+            "p1",
+            new ProgressReport(List.of("a"), "b", List.of(), null, null, "processing", null)));
+    assertThat(updates.readValuesToList())
+        .extracting(TaskUpdate::progressPercent)
+        .containsExactly(0.0, 55.0, 75.0);
     assertThat(store.get("p1").progressPercent()).isEqualTo(75.0);
   }
 
@@ -189,7 +229,8 @@ class TaskTopologyTest {
     assertThat(paused.progressPercent()).isEqualTo(25.0);
     assertThat(paused.isFinal()).isFalse();
     send(TaskEvent.finished("q1", FinalReport.failed("q1", "declined", "x-sump", null)));
-    assertThat(updates.readValuesToList()).extracting(TaskUpdate::status)
+    assertThat(updates.readValuesToList())
+        .extracting(TaskUpdate::status)
         .containsExactly(PENDING, RUNNING, PAUSED, FAILED);
 
     send(created("q2", route));
@@ -219,7 +260,8 @@ class TaskTopologyTest {
     assertThat(store.get("r1").progressPercent()).isGreaterThan(25.0);
     send(TaskEvent.finished("r1", FinalReport.succeeded("r1", null, "x-sink", null)));
     send(TaskEvent.resumed("r1", "after the end")); // terminal: no-op
-    assertThat(updates.readValuesToList()).extracting(TaskUpdate::status)
+    assertThat(updates.readValuesToList())
+        .extracting(TaskUpdate::status)
         .containsExactly(PENDING, RUNNING, PAUSED, RUNNING, RUNNING, SUCCEEDED);
   }
 
@@ -245,13 +287,20 @@ class TaskTopologyTest {
   void terminalIsNeverOverwritten() {
     Route route = Route.start("a", List.of());
     send(created("f1", route));
-    send(TaskEvent.finished("f1", FinalReport.succeeded("f1", JsonNodeFactory.instance.textNode("ok"), "x-sink", null)));
+    send(
+        TaskEvent.finished(
+            "f1",
+            FinalReport.succeeded("f1", JsonNodeFactory.instance.textNode("ok"), "x-sink", null)));
     send(TaskEvent.finished("f1", FinalReport.failed("f1", "late", "x-sump", null)));
     send(TaskEvent.canceled("f1", null));
     send(TaskEvent.deadlineExpired("f1", Times.now()));
     send(created("f1", Route.start("b", List.of())));
-    send(TaskEvent.childCreated("f1", new TaskEvent.Created(null, route, null, "p", "p", null, null)));
-    assertThat(updates.readValuesToList()).extracting(TaskUpdate::status).containsExactly(PENDING, SUCCEEDED);
+    send(
+        TaskEvent.childCreated(
+            "f1", new TaskEvent.Created(null, route, null, "p", "p", null, null)));
+    assertThat(updates.readValuesToList())
+        .extracting(TaskUpdate::status)
+        .containsExactly(PENDING, SUCCEEDED);
     assertThat(store.get("f1").result().asText()).isEqualTo("ok");
     // the route ran to its end (not the one of the late "created" at b)
     assertThat(store.get("f1").route()).isEqualTo(new Route(List.of("a"), "", List.of()));
@@ -260,7 +309,9 @@ class TaskTopologyTest {
   @Test
   void childCreatedStartsAChildWithItsParent() {
     Route route = new Route(List.of("a"), "b", List.of("c"));
-    send(TaskEvent.childCreated("parent-1", new TaskEvent.Created(null, route, null, "parent", "ctx", null, null)));
+    send(
+        TaskEvent.childCreated(
+            "parent-1", new TaskEvent.Created(null, route, null, "parent", "ctx", null, null)));
     TaskState child = store.get("parent-1");
     assertThat(child.status()).isEqualTo(PENDING);
     assertThat(child.parentId()).isEqualTo("parent");
@@ -329,15 +380,26 @@ class TaskTopologyTest {
 
   @Test
   void anUnreadableDeadlineIsNoBackstopAndNoCrash() {
-    send(TaskEvent.created("u1", new TaskEvent.Created("flow", Route.start("a", List.of()), null, null, "u1",
-        "tomorrow", null)));
+    send(
+        TaskEvent.created(
+            "u1",
+            new TaskEvent.Created(
+                "flow", Route.start("a", List.of()), null, null, "u1", "tomorrow", null)));
     driver.advanceWallClockTime(Duration.ofSeconds(1));
     assertThat(store.get("u1").status()).isEqualTo(PENDING);
   }
 
   private static TaskEvent createdWithDeadline(String id, Route route, Instant deadline) {
-    return TaskEvent.created(id, new TaskEvent.Created("flow", route,
-        JsonNodeFactory.instance.objectNode(), null, id, Times.iso(deadline), null));
+    return TaskEvent.created(
+        id,
+        new TaskEvent.Created(
+            "flow",
+            route,
+            JsonNodeFactory.instance.objectNode(),
+            null,
+            id,
+            Times.iso(deadline),
+            null));
   }
 
   private List<String> indexed() {
@@ -351,10 +413,13 @@ class TaskTopologyTest {
   @Test
   void theHistoryStoreKeepsTheLastUpdatesOfATaskAndTheStateNone() {
     int reports = TaskFold.MAX_HISTORY + 44;
-    List<String> actors = java.util.stream.IntStream.range(0, reports).mapToObj(i -> "a" + i).toList();
+    List<String> actors =
+        java.util.stream.IntStream.range(0, reports).mapToObj(i -> "a" + i).toList();
     send(created("long", Route.start("a0", actors.subList(1, actors.size()))));
     for (int i = 0; i < reports; i++) {
-      send(TaskEvent.progress("long", new ProgressReport(null, null, null, actors, i, "completed", null)));
+      send(
+          TaskEvent.progress(
+              "long", new ProgressReport(null, null, null, actors, i, "completed", null)));
     }
     long last = reports + 1; // created is seq 1
     assertThat(store.get("long").seq()).isEqualTo(last);
@@ -363,8 +428,14 @@ class TaskTopologyTest {
     try (var it = history.all()) {
       it.forEachRemaining(kv -> seqs.add(kv.value.seq()));
     }
-    assertThat(seqs).hasSize(TaskFold.MAX_HISTORY).first().isEqualTo(last - TaskFold.MAX_HISTORY + 1);
-    assertThat(withHistory("long").history()).extracting(TaskUpdate::seq).isEqualTo(seqs).isSorted();
+    assertThat(seqs)
+        .hasSize(TaskFold.MAX_HISTORY)
+        .first()
+        .isEqualTo(last - TaskFold.MAX_HISTORY + 1);
+    assertThat(withHistory("long").history())
+        .extracting(TaskUpdate::seq)
+        .isEqualTo(seqs)
+        .isSorted();
   }
 
   @Test
@@ -372,14 +443,18 @@ class TaskTopologyTest {
     Route route = Route.start("a", List.of("b"));
     // folded by the pure function, so the history is inline, as an earlier version stored it
     TaskState folded = TaskFold.apply(null, created("legacy", route)).orElseThrow().state();
-    folded = TaskFold.apply(folded, progress("legacy", route, ActorState.RECEIVED))
-        .orElseThrow().state();
+    folded =
+        TaskFold.apply(folded, progress("legacy", route, ActorState.RECEIVED))
+            .orElseThrow()
+            .state();
     store.put("legacy", folded);
     assertThat(withHistory("legacy").history()).extracting(TaskUpdate::seq).containsExactly(1L, 2L);
 
     send(progress("legacy", route, ActorState.COMPLETED));
     assertThat(store.get("legacy").history()).isEmpty();
-    assertThat(withHistory("legacy").history()).extracting(TaskUpdate::seq).containsExactly(1L, 2L, 3L);
+    assertThat(withHistory("legacy").history())
+        .extracting(TaskUpdate::seq)
+        .containsExactly(1L, 2L, 3L);
   }
 
   @Test
@@ -408,7 +483,9 @@ class TaskTopologyTest {
   }
 
   private static TaskEvent created(String id, Route route) {
-    return TaskEvent.created(id, new TaskEvent.Created("flow", route,
-        JsonNodeFactory.instance.objectNode(), null, id, null, null));
+    return TaskEvent.created(
+        id,
+        new TaskEvent.Created(
+            "flow", route, JsonNodeFactory.instance.objectNode(), null, id, null, null));
   }
 }

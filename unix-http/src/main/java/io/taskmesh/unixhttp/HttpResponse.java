@@ -1,12 +1,12 @@
 package io.taskmesh.unixhttp;
 
 import java.nio.charset.StandardCharsets;
-import java.util.Map;
 import java.util.Locale;
+import java.util.Map;
 
 /**
- * One HTTP response. Header names are lower case (repeated headers joined with ", ").
- * {@code reusable}: the connection may carry another request.
+ * One HTTP response. Header names are lower case (repeated headers joined with ", "). {@code
+ * reusable}: the connection may carry another request.
  */
 public record HttpResponse(int status, Map<String, String> headers, byte[] body, boolean reusable) {
   public String bodyString() {

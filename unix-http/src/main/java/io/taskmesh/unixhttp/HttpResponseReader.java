@@ -11,9 +11,9 @@ import java.util.Map;
 
 /**
  * Reads one HTTP/1.1 response from a byte stream (no I/O of its own, so it is unit-tested on byte
- * arrays): status line, headers, then a body framed by {@code Content-Length}, by
- * {@code Transfer-Encoding: chunked} (trailers skipped), or by the end of the stream. Interim
- * {@code 1xx} responses are skipped. Responses to HEAD and {@code 204}/{@code 304} have no body.
+ * arrays): status line, headers, then a body framed by {@code Content-Length}, by {@code
+ * Transfer-Encoding: chunked} (trailers skipped), or by the end of the stream. Interim {@code 1xx}
+ * responses are skipped. Responses to HEAD and {@code 204}/{@code 304} have no body.
  */
 public final class HttpResponseReader {
   static final int MAX_LINE = 16 * 1024;
@@ -36,19 +36,25 @@ public final class HttpResponseReader {
     }
   }
 
-  /** The stream ended before the first byte of a response (e.g. the server closed an idle connection). */
+  /**
+   * The stream ended before the first byte of a response (e.g. the server closed an idle
+   * connection).
+   */
   public static final class NoResponseException extends EOFException {
     public NoResponseException() {
       super("connection closed before the response");
     }
   }
 
-  /** A response's status line and headers; {@code close}: the connection cannot carry another request. */
+  /**
+   * A response's status line and headers; {@code close}: the connection cannot carry another
+   * request.
+   */
   public record Head(int status, Map<String, String> headers, boolean close) {}
 
   /**
-   * Reads the next response. {@link NoResponseException} when the stream ends before the first byte (a
-   * server that closed an idle connection); {@link HttpResponse#reusable()} false when the
+   * Reads the next response. {@link NoResponseException} when the stream ends before the first byte
+   * (a server that closed an idle connection); {@link HttpResponse#reusable()} false when the
    * connection cannot carry another request.
    */
   public HttpResponse read(boolean headRequest) throws IOException {
@@ -58,7 +64,9 @@ public final class HttpResponseReader {
     return new HttpResponse(head.status(), head.headers(), body, !head.close() && !toEnd);
   }
 
-  /** Reads the status line and headers of the next final response (interim 1xx responses skipped). */
+  /**
+   * Reads the status line and headers of the next final response (interim 1xx responses skipped).
+   */
   public Head readHead() throws IOException {
     while (true) {
       String statusLine = readLine(true);
@@ -70,9 +78,10 @@ public final class HttpResponseReader {
         }
         continue; // interim response (100 Continue, 102, 103): the real one follows
       }
-      boolean close = statusLine.startsWith("HTTP/1.0")
-          ? !"keep-alive".equalsIgnoreCase(headers.get("connection"))
-          : hasToken(headers.get("connection"), "close");
+      boolean close =
+          statusLine.startsWith("HTTP/1.0")
+              ? !"keep-alive".equalsIgnoreCase(headers.get("connection"))
+              : hasToken(headers.get("connection"), "close");
       return new Head(status, headers, close);
     }
   }
@@ -98,7 +107,8 @@ public final class HttpResponseReader {
         throw new ProtocolException("bad Content-Length: " + cl);
       }
       if (n < 0 || n > maxBody) {
-        throw new ProtocolException("Content-Length " + n + " out of range (limit " + maxBody + ")");
+        throw new ProtocolException(
+            "Content-Length " + n + " out of range (limit " + maxBody + ")");
       }
       return readExactly((int) n);
     }
@@ -106,7 +116,10 @@ public final class HttpResponseReader {
     return readToEnd();
   }
 
-  /** The bytes after the head, as they arrive: for a body read while it is written (an event stream). */
+  /**
+   * The bytes after the head, as they arrive: for a body read while it is written (an event
+   * stream).
+   */
   public InputStream rest() {
     return in;
   }
@@ -117,12 +130,15 @@ public final class HttpResponseReader {
 
   private static boolean isToEnd(Head head) {
     String te = head.headers().get("transfer-encoding");
-    return (te == null || te.equalsIgnoreCase("identity")) && head.headers().get("content-length") == null;
+    return (te == null || te.equalsIgnoreCase("identity"))
+        && head.headers().get("content-length") == null;
   }
 
   static int parseStatus(String statusLine) throws ProtocolException {
     // HTTP/1.1 200 OK
-    if (!statusLine.startsWith("HTTP/1.") || statusLine.length() < 12 || statusLine.charAt(8) != ' ') {
+    if (!statusLine.startsWith("HTTP/1.")
+        || statusLine.length() < 12
+        || statusLine.charAt(8) != ' ') {
       throw new ProtocolException("bad status line: " + abbreviate(statusLine));
     }
     int status = 0;
@@ -206,7 +222,10 @@ public final class HttpResponseReader {
     return b;
   }
 
-  /** A line without its CRLF (a bare LF is accepted). {@code first}: EOF before any byte is an EOFException. */
+  /**
+   * A line without its CRLF (a bare LF is accepted). {@code first}: EOF before any byte is an
+   * EOFException.
+   */
   private String readLine(boolean first) throws IOException {
     line.setLength(0);
     while (true) {

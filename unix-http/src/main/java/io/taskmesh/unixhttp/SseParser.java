@@ -6,9 +6,9 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Parses a {@code text/event-stream} body as it arrives: {@code id:}, {@code event:},
- * {@code data:} (several lines joined with a newline) and comment lines, each event ended by an
- * empty line (CRLF or LF). Unknown fields are ignored, as the SSE format asks.
+ * Parses a {@code text/event-stream} body as it arrives: {@code id:}, {@code event:}, {@code data:}
+ * (several lines joined with a newline) and comment lines, each event ended by an empty line (CRLF
+ * or LF). Unknown fields are ignored, as the SSE format asks.
  */
 public final class SseParser {
   /** One event; {@code event} is {@code message} when the stream named none. */
@@ -22,7 +22,7 @@ public final class SseParser {
   private final ByteArrayOutputStream line = new ByteArrayOutputStream(256);
 
   /**
-   * @param in       the body, buffered (it is read one byte at a time)
+   * @param in the body, buffered (it is read one byte at a time)
    * @param comments whether comment lines come back as {@link #COMMENT} events or are skipped
    */
   public SseParser(InputStream in, boolean comments) {
@@ -38,7 +38,8 @@ public final class SseParser {
     for (String l = readLine(); l != null; l = readLine()) {
       if (l.isEmpty()) {
         if (data != null || event != null) {
-          return new Event(id, event == null ? "message" : event, data == null ? "" : data.toString());
+          return new Event(
+              id, event == null ? "message" : event, data == null ? "" : data.toString());
         }
         id = null;
       } else if (l.startsWith(":")) {
@@ -55,8 +56,9 @@ public final class SseParser {
         switch (field) {
           case "id" -> id = value;
           case "event" -> event = value;
-          case "data" -> data = data == null ? new StringBuilder(value) : data.append('\n').append(value);
-          default -> { } // unknown fields are ignored
+          case "data" ->
+              data = data == null ? new StringBuilder(value) : data.append('\n').append(value);
+          default -> {} // unknown fields are ignored
         }
       }
     }
@@ -71,7 +73,8 @@ public final class SseParser {
       if (b == '\n') {
         int n = line.size();
         byte[] bytes = line.toByteArray();
-        return new String(bytes, 0, n > 0 && bytes[n - 1] == '\r' ? n - 1 : n, StandardCharsets.UTF_8);
+        return new String(
+            bytes, 0, n > 0 && bytes[n - 1] == '\r' ? n - 1 : n, StandardCharsets.UTF_8);
       }
       line.write(b);
     }

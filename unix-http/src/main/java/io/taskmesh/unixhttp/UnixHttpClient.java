@@ -2,9 +2,11 @@ package io.taskmesh.unixhttp;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.UnixDomainSocketAddress;
 import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedByInterruptException;
+import java.nio.channels.ClosedChannelException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
@@ -12,31 +14,30 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.nio.channels.ClosedByInterruptException;
-import java.nio.channels.ClosedChannelException;
-import java.util.Locale;
 
 /**
- * A small blocking HTTP/1.1 client over a Unix domain socket (JDK {@link SocketChannel} +
- * {@link UnixDomainSocketAddress}, no native code) with a keep-alive connection pool. Thread-safe:
- * each call takes an idle connection (or opens one), sends the request, reads the whole response
- * ({@link HttpResponseReader}: Content-Length, chunked, to-EOF, 1xx skipped) and gives the
- * connection back when the response allows reuse.
+ * A small blocking HTTP/1.1 client over a Unix domain socket (JDK {@link SocketChannel} + {@link
+ * UnixDomainSocketAddress}, no native code) with a keep-alive connection pool. Thread-safe: each
+ * call takes an idle connection (or opens one), sends the request, reads the whole response ({@link
+ * HttpResponseReader}: Content-Length, chunked, to-EOF, 1xx skipped) and gives the connection back
+ * when the response allows reuse.
  *
  * <p>A pooled connection the server has closed meanwhile (idle timeout, restart) fails before any
- * response byte arrives; such a request is sent again once on a new connection, but only when it
- * is retryable (by default GET and HEAD; callers may mark a read-only POST retryable). Other
- * requests fail with the I/O error, since the server may have acted on them. Connections idle
- * longer than {@link Options#maxIdle} are closed instead of reused, so the server's idle timeout
- * (longer) rarely hits a pooled one.
+ * response byte arrives; such a request is sent again once on a new connection, but only when it is
+ * retryable (by default GET and HEAD; callers may mark a read-only POST retryable). Other requests
+ * fail with the I/O error, since the server may have acted on them. Connections idle longer than
+ * {@link Options#maxIdle} are closed instead of reused, so the server's idle timeout (longer)
+ * rarely hits a pooled one.
  */
 public final class UnixHttpClient implements AutoCloseable {
   /** Client settings. */
-  public record Options(Duration timeout, Duration maxIdle, int maxIdleConnections, int maxResponseBytes) {
+  public record Options(
+      Duration timeout, Duration maxIdle, int maxIdleConnections, int maxResponseBytes) {
     public static Options defaults() {
       return new Options(Duration.ofSeconds(10), Duration.ofSeconds(20), 64, 64 * 1024 * 1024);
     }
@@ -60,7 +61,9 @@ public final class UnixHttpClient implements AutoCloseable {
     }
   }
 
-  /** Reads one response on its own connection: its head is read, its body is the handler's to read. */
+  /**
+   * Reads one response on its own connection: its head is read, its body is the handler's to read.
+   */
   @FunctionalInterface
   public interface ResponseHandler<T> {
     T handle(HttpResponseReader.Head head, HttpResponseReader body) throws IOException;
@@ -98,8 +101,9 @@ public final class UnixHttpClient implements AutoCloseable {
    * Sends one request. {@code target} is the path and query, already percent-encoded (ASCII).
    * {@code retryable}: may be sent again when a pooled connection turns out to be closed.
    */
-  public HttpResponse send(String method, String target, Map<String, String> headers, byte[] body,
-      boolean retryable) throws IOException {
+  public HttpResponse send(
+      String method, String target, Map<String, String> headers, byte[] body, boolean retryable)
+      throws IOException {
     if (closed) {
       throw new IOException("client closed");
     }
@@ -143,8 +147,14 @@ public final class UnixHttpClient implements AutoCloseable {
    * @throws NotConnectedException when no connection could be made
    * @throws TimeoutException when the deadline passed
    */
-  public <T> T exchange(String method, String target, Map<String, String> headers, byte[] body, Duration timeout,
-      ResponseHandler<T> handler) throws IOException {
+  public <T> T exchange(
+      String method,
+      String target,
+      Map<String, String> headers,
+      byte[] body,
+      Duration timeout,
+      ResponseHandler<T> handler)
+      throws IOException {
     Map<String, String> all = new LinkedHashMap<>(headers == null ? Map.of() : headers);
     all.put("Connection", "close");
     byte[] head = head(method, target, all, body);
@@ -159,13 +169,17 @@ public final class UnixHttpClient implements AutoCloseable {
       c.write(head, body == null ? EMPTY : body);
       return handler.handle(c.reader.readHead(), c.reader);
     } catch (DeadlinePassed e) {
-      throw new TimeoutException(method + " " + target + ": no complete answer within " + timeout.toMillis() + " ms");
+      throw new TimeoutException(
+          method + " " + target + ": no complete answer within " + timeout.toMillis() + " ms");
     } finally {
       c.close();
     }
   }
 
-  /** A connection's wait reached the exchange's deadline ({@link #send} names the request in the {@link TimeoutException}). */
+  /**
+   * A connection's wait reached the exchange's deadline ({@link #send} names the request in the
+   * {@link TimeoutException}).
+   */
   private static final class DeadlinePassed extends IOException {
     DeadlinePassed() {
       super("deadline passed");
@@ -173,7 +187,8 @@ public final class UnixHttpClient implements AutoCloseable {
   }
 
   private TimeoutException timeout(String method, String target) {
-    return new TimeoutException(method + " " + target + ": no answer within " + options.timeout().toMillis() + " ms");
+    return new TimeoutException(
+        method + " " + target + ": no answer within " + options.timeout().toMillis() + " ms");
   }
 
   private static boolean isStale(Throwable e) {
@@ -186,7 +201,9 @@ public final class UnixHttpClient implements AutoCloseable {
     return "GET".equals(method) || "HEAD".equals(method) || "OPTIONS".equals(method);
   }
 
-  /** The request line and headers; {@code Host} and {@code Content-Length} (for a body) are added. */
+  /**
+   * The request line and headers; {@code Host} and {@code Content-Length} (for a body) are added.
+   */
   static byte[] head(String method, String target, Map<String, String> headers, byte[] body) {
     StringBuilder sb = new StringBuilder(128 + target.length());
     sb.append(method).append(' ').append(target).append(" HTTP/1.1\r\nHost: localhost\r\n");
@@ -213,7 +230,8 @@ public final class UnixHttpClient implements AutoCloseable {
     for (int i = 0; i < target.length(); i++) {
       char ch = target.charAt(i);
       if (ch <= ' ' || ch >= 0x7f) {
-        throw new IllegalArgumentException("request target must be percent-encoded ASCII: " + target);
+        throw new IllegalArgumentException(
+            "request target must be percent-encoded ASCII: " + target);
       }
     }
     return sb.toString().getBytes(StandardCharsets.ISO_8859_1);
@@ -234,7 +252,8 @@ public final class UnixHttpClient implements AutoCloseable {
     }
   }
 
-  private HttpResponse exchange(Conn c, byte[] head, byte[] body, boolean headRequest) throws IOException {
+  private HttpResponse exchange(Conn c, byte[] head, byte[] body, boolean headRequest)
+      throws IOException {
     c.deadline = System.nanoTime() + options.timeout().toNanos();
     c.write(head, body);
     return c.reader.read(headRequest);
@@ -302,10 +321,10 @@ public final class UnixHttpClient implements AutoCloseable {
 
   /**
    * One connection: the channel, a read buffer and the parser on top of it. The channel is
-   * non-blocking and waits on its own {@link Selector} (epoll) for the response. A thread asleep
-   * in a blocking {@code read} on a Unix socket is also woken each time the server reads the
-   * request (the kernel's write-space wake-up of the client's socket, which carries no data): an
-   * extra pair of context switches per exchange. epoll only wakes for the readiness asked for.
+   * non-blocking and waits on its own {@link Selector} (epoll) for the response. A thread asleep in
+   * a blocking {@code read} on a Unix socket is also woken each time the server reads the request
+   * (the kernel's write-space wake-up of the client's socket, which carries no data): an extra pair
+   * of context switches per exchange. epoll only wakes for the readiness asked for.
    */
   private static final class Conn {
     final SocketChannel ch;
@@ -313,8 +332,10 @@ public final class UnixHttpClient implements AutoCloseable {
     final SelectionKey key;
     final ByteBuffer in = ByteBuffer.allocate(16 * 1024);
     final HttpResponseReader reader;
+
     /** System.nanoTime() by which the current exchange must end. */
     long deadline;
+
     boolean gotBytes;
     long lastUsed;
 

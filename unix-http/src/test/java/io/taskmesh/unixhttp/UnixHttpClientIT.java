@@ -30,23 +30,25 @@ class UnixHttpClientIT {
   void staleConnectionIsRetriedForGetButNotForPut() throws Exception {
     Path sock = Files.createTempDirectory("uhc").resolve("s.sock");
     try (ServerSocketChannel server = listeningOn(sock);
-         UnixHttpClient c = new UnixHttpClient(sock)) {
+        UnixHttpClient c = new UnixHttpClient(sock)) {
       // peer 1 answers one request, then closes the (pooled) connection without a word
-      Thread peer = new Thread(() -> {
-        try {
-          try (SocketChannel s = server.accept()) {
-            readRequest(s);
-            s.write(ByteBuffer.wrap(utf8("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\na")));
-          }
-          try (SocketChannel s = server.accept()) { // the GET retried on a new connection
-            readRequest(s);
-            s.write(ByteBuffer.wrap(utf8("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nb")));
-            Thread.sleep(100);
-          }
-        } catch (Exception ignored) {
-          // the test fails on its own
-        }
-      });
+      Thread peer =
+          new Thread(
+              () -> {
+                try {
+                  try (SocketChannel s = server.accept()) {
+                    readRequest(s);
+                    s.write(ByteBuffer.wrap(utf8("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\na")));
+                  }
+                  try (SocketChannel s = server.accept()) { // the GET retried on a new connection
+                    readRequest(s);
+                    s.write(ByteBuffer.wrap(utf8("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nb")));
+                    Thread.sleep(100);
+                  }
+                } catch (Exception ignored) {
+                  // the test fails on its own
+                }
+              });
       peer.start();
       assertThat(c.send("GET", "/x", null, null).bodyString()).isEqualTo("a");
       Thread.sleep(100); // the peer has closed the pooled connection by now
@@ -55,21 +57,24 @@ class UnixHttpClientIT {
       peer.join();
 
       // same again with a PUT on the stale connection: not retried, the error reaches the caller
-      Thread peer2 = new Thread(() -> {
-        try (SocketChannel s = server.accept()) {
-          readRequest(s);
-          s.write(ByteBuffer.wrap(utf8("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nc")));
-        } catch (Exception ignored) {
-          // the test fails on its own
-        }
-      });
+      Thread peer2 =
+          new Thread(
+              () -> {
+                try (SocketChannel s = server.accept()) {
+                  readRequest(s);
+                  s.write(ByteBuffer.wrap(utf8("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nc")));
+                } catch (Exception ignored) {
+                  // the test fails on its own
+                }
+              });
       peer2.start();
       c.close();
       try (UnixHttpClient c2 = new UnixHttpClient(sock)) {
         assertThat(c2.send("GET", "/x", null, null).bodyString()).isEqualTo("c");
         peer2.join();
         Thread.sleep(100);
-        assertThatThrownBy(() -> c2.send("PUT", "/x", null, utf8("{}"))).isInstanceOf(IOException.class);
+        assertThatThrownBy(() -> c2.send("PUT", "/x", null, utf8("{}")))
+            .isInstanceOf(IOException.class);
         assertThat(c2.connectionsOpened()).isEqualTo(1);
       }
     }
@@ -79,9 +84,12 @@ class UnixHttpClientIT {
   void aSilentServerTimesOut() throws Exception {
     Path sock = Files.createTempDirectory("uhc").resolve("s.sock");
     try (ServerSocketChannel server = listeningOn(sock);
-         UnixHttpClient c = new UnixHttpClient(sock, UnixHttpClient.Options.defaults().withTimeout(Duration.ofMillis(300)))) {
+        UnixHttpClient c =
+            new UnixHttpClient(
+                sock, UnixHttpClient.Options.defaults().withTimeout(Duration.ofMillis(300)))) {
       long t0 = System.nanoTime();
-      assertThatThrownBy(() -> c.send("GET", "/x", null, null)).isInstanceOf(UnixHttpClient.TimeoutException.class);
+      assertThatThrownBy(() -> c.send("GET", "/x", null, null))
+          .isInstanceOf(UnixHttpClient.TimeoutException.class);
       assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(10));
     }
   }
@@ -90,18 +98,21 @@ class UnixHttpClientIT {
   void anInterruptedCallerStopsWaitingAndTheConnectionIsNotReused() throws Exception {
     Path sock = Files.createTempDirectory("uhc").resolve("s.sock");
     try (ServerSocketChannel server = listeningOn(sock);
-         UnixHttpClient c = new UnixHttpClient(sock)) {
+        UnixHttpClient c = new UnixHttpClient(sock)) {
       AtomicReference<Throwable> failure = new AtomicReference<>();
-      Thread caller = new Thread(() -> {
-        try {
-          c.send("GET", "/x", null, null);
-        } catch (Throwable e) {
-          failure.set(e);
-        }
-      });
+      Thread caller =
+          new Thread(
+              () -> {
+                try {
+                  c.send("GET", "/x", null, null);
+                } catch (Throwable e) {
+                  failure.set(e);
+                }
+              });
       caller.start();
       try (SocketChannel peer = server.accept()) {
-        readRequest(peer); // the request arrived: the caller now waits for an answer that never comes
+        readRequest(
+            peer); // the request arrived: the caller now waits for an answer that never comes
         caller.interrupt();
         caller.join(5_000);
         assertThat(caller.isAlive()).as("the caller still waits after its interrupt").isFalse();

@@ -18,17 +18,20 @@ import java.util.function.Consumer;
 
 /**
  * The gateway as a person's tools see it: only its public HTTP API ({@code POST /tools/call},
- * {@code GET /tasks}, {@code GET /tasks/{id}}, {@code POST /tasks/{id}/cancel},
- * {@code GET /stream/{id}}, and MCP {@code tools/list} on {@code /mcp} for the flows and their
- * input schemas). Every failure is a one-line {@link ClientException}.
+ * {@code GET /tasks}, {@code GET /tasks/{id}}, {@code POST /tasks/{id}/cancel}, {@code GET
+ * /stream/{id}}, and MCP {@code tools/list} on {@code /mcp} for the flows and their input schemas).
+ * Every failure is a one-line {@link ClientException}.
  */
 public final class GatewayClient {
   private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);
-  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private final HttpClient http =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   private final String base;
   private final String token;
 
-  /** @param token the bearer key or access token; null or blank sends none */
+  /**
+   * @param token the bearer key or access token; null or blank sends none
+   */
   public GatewayClient(String baseUrl, String token) {
     this.base = baseUrl.endsWith("/") ? baseUrl.substring(0, baseUrl.length() - 1) : baseUrl;
     this.token = token == null || token.isBlank() ? null : token.trim();
@@ -43,13 +46,18 @@ public final class GatewayClient {
     ObjectNode body = Json.MAPPER.createObjectNode();
     body.put("name", flow);
     body.set("arguments", arguments);
-    JsonNode answer = json(send(request("/tools/call").POST(HttpRequest.BodyPublishers.ofString(Json.write(body)))
-        .header("Content-Type", "application/json")));
+    JsonNode answer =
+        json(
+            send(
+                request("/tools/call")
+                    .POST(HttpRequest.BodyPublishers.ofString(Json.write(body)))
+                    .header("Content-Type", "application/json")));
     JsonNode text = answer.at("/content/0/text");
     try {
       return Json.MAPPER.readTree(text.asText()).get("task_id").asText();
     } catch (IOException | NullPointerException e) {
-      throw new ClientException(ClientException.GATEWAY, "unexpected answer to a tool call: " + answer);
+      throw new ClientException(
+          ClientException.GATEWAY, "unexpected answer to a tool call: " + answer);
     }
   }
 
@@ -70,7 +78,9 @@ public final class GatewayClient {
   }
 
   public JsonNode cancel(String id) {
-    return json(send(request("/tasks/" + encode(id) + "/cancel").POST(HttpRequest.BodyPublishers.noBody())));
+    return json(
+        send(
+            request("/tasks/" + encode(id) + "/cancel").POST(HttpRequest.BodyPublishers.noBody())));
   }
 
   /**
@@ -100,9 +110,18 @@ public final class GatewayClient {
   /** The flow named {@code name}, or a one-line error naming the flows there are. */
   public JsonNode flow(String name) {
     List<JsonNode> all = flows();
-    return all.stream().filter(t -> name.equals(t.path("name").asText())).findFirst()
-        .orElseThrow(() -> new ClientException(ClientException.INVALID_INPUT, "unknown flow '" + name + "'; flows: "
-            + String.join(", ", all.stream().map(t -> t.path("name").asText()).toList())));
+    return all.stream()
+        .filter(t -> name.equals(t.path("name").asText()))
+        .findFirst()
+        .orElseThrow(
+            () ->
+                new ClientException(
+                    ClientException.INVALID_INPUT,
+                    "unknown flow '"
+                        + name
+                        + "'; flows: "
+                        + String.join(
+                            ", ", all.stream().map(t -> t.path("name").asText()).toList())));
   }
 
   /**
@@ -112,8 +131,10 @@ public final class GatewayClient {
    * @throws IOException when the connection drops (the caller resumes)
    */
   public void stream(String id, String lastEventId, Consumer<SseEvent> onEvent) throws IOException {
-    HttpRequest.Builder b = authorized(HttpRequest.newBuilder(uri("/stream/" + encode(id))))
-        .header("Accept", "text/event-stream").GET();
+    HttpRequest.Builder b =
+        authorized(HttpRequest.newBuilder(uri("/stream/" + encode(id))))
+            .header("Accept", "text/event-stream")
+            .GET();
     if (lastEventId != null) {
       b.header("Last-Event-ID", lastEventId);
     }
@@ -141,8 +162,13 @@ public final class GatewayClient {
     try {
       r = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
     } catch (IOException e) {
-      throw new ClientException(ClientException.GATEWAY, "cannot reach the gateway at " + base + ": "
-          + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()), e);
+      throw new ClientException(
+          ClientException.GATEWAY,
+          "cannot reach the gateway at "
+              + base
+              + ": "
+              + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()),
+          e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new ClientException(ClientException.GATEWAY, "interrupted", e);
@@ -173,7 +199,8 @@ public final class GatewayClient {
       text = text.substring(0, newline);
     }
     String hint = status == 401 ? " (pass --token or set TASKMESH_TOKEN)" : "";
-    return new ClientException(status == 400 ? ClientException.INVALID_INPUT : ClientException.GATEWAY,
+    return new ClientException(
+        status == 400 ? ClientException.INVALID_INPUT : ClientException.GATEWAY,
         "gateway answered " + status + (text.isEmpty() ? "" : ": " + text) + hint);
   }
 
@@ -181,8 +208,10 @@ public final class GatewayClient {
     try {
       return Json.MAPPER.readTree(r.body());
     } catch (IOException e) {
-      throw new ClientException(ClientException.GATEWAY, "the gateway answered something other than JSON: "
-          + r.body().lines().findFirst().orElse(""));
+      throw new ClientException(
+          ClientException.GATEWAY,
+          "the gateway answered something other than JSON: "
+              + r.body().lines().findFirst().orElse(""));
     }
   }
 

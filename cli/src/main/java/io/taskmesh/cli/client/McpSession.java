@@ -45,17 +45,23 @@ final class McpSession implements AutoCloseable {
     sessionId = r.headers().firstValue("Mcp-Session-Id").orElse(sessionId);
     JsonNode answer = answerOf(r);
     if (answer.has("error")) {
-      throw new ClientException(ClientException.GATEWAY, "MCP " + method + " failed: "
-          + answer.at("/error/message").asText(answer.get("error").toString()));
+      throw new ClientException(
+          ClientException.GATEWAY,
+          "MCP "
+              + method
+              + " failed: "
+              + answer.at("/error/message").asText(answer.get("error").toString()));
     }
     return answer.path("result");
   }
 
   private HttpResponse<String> post(JsonNode message) {
-    HttpRequest.Builder b = gateway.request("/mcp")
-        .header("Content-Type", "application/json")
-        .header("Accept", "application/json, text/event-stream")
-        .POST(HttpRequest.BodyPublishers.ofString(Json.write(message)));
+    HttpRequest.Builder b =
+        gateway
+            .request("/mcp")
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream")
+            .POST(HttpRequest.BodyPublishers.ofString(Json.write(message)));
     if (sessionId != null) {
       b.header("Mcp-Session-Id", sessionId);
       b.header("MCP-Protocol-Version", PROTOCOL_VERSION);
@@ -65,25 +71,29 @@ final class McpSession implements AutoCloseable {
 
   /** The JSON-RPC response in a JSON body or in the first {@code data:} event of a stream. */
   static JsonNode answerOf(HttpResponse<String> r) {
-    boolean stream = r.headers().firstValue("Content-Type").orElse("").startsWith("text/event-stream");
+    boolean stream =
+        r.headers().firstValue("Content-Type").orElse("").startsWith("text/event-stream");
     if (!stream) {
       return GatewayClient.json(r);
     }
     AtomicReference<JsonNode> found = new AtomicReference<>();
     try {
-      EventStreams.read(new ByteArrayInputStream(r.body().getBytes(StandardCharsets.UTF_8)), e -> {
-        try {
-          JsonNode message = Json.MAPPER.readTree(e.data());
-          if (message.has("result") || message.has("error")) {
-            found.set(message);
-            throw new EventStreams.StopReading();
-          }
-        } catch (IOException notJson) {
-          // a stream may carry other messages; only the response matters here
-        }
-      });
+      EventStreams.read(
+          new ByteArrayInputStream(r.body().getBytes(StandardCharsets.UTF_8)),
+          e -> {
+            try {
+              JsonNode message = Json.MAPPER.readTree(e.data());
+              if (message.has("result") || message.has("error")) {
+                found.set(message);
+                throw new EventStreams.StopReading();
+              }
+            } catch (IOException notJson) {
+              // a stream may carry other messages; only the response matters here
+            }
+          });
     } catch (IOException e) {
-      throw new ClientException(ClientException.GATEWAY, "unreadable MCP answer: " + e.getMessage());
+      throw new ClientException(
+          ClientException.GATEWAY, "unreadable MCP answer: " + e.getMessage());
     }
     if (found.get() == null) {
       throw new ClientException(ClientException.GATEWAY, "MCP answered without a response");

@@ -13,11 +13,11 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A flow's arguments from the command line: {@code --json '{...}'} first, then each
- * {@code --arg key=value} on top. A value is read as the JSON the schema asks for (a number,
- * boolean, array, object) and stays text where the schema wants a string or says nothing, so
- * {@code --arg text=42} is the string "42" for a string field. Checked against the flow's
- * {@code inputSchema} with the validator the gateway uses, so its error is the schema's own.
+ * A flow's arguments from the command line: {@code --json '{...}'} first, then each {@code --arg
+ * key=value} on top. A value is read as the JSON the schema asks for (a number, boolean, array,
+ * object) and stays text where the schema wants a string or says nothing, so {@code --arg text=42}
+ * is the string "42" for a string field. Checked against the flow's {@code inputSchema} with the
+ * validator the gateway uses, so its error is the schema's own.
  */
 public final class CallArguments {
   private static final TypeReference<Map<String, Object>> MAP = new TypeReference<>() {};
@@ -33,21 +33,26 @@ public final class CallArguments {
       try {
         JsonNode parsed = Json.MAPPER.readTree(json);
         if (parsed == null || !parsed.isObject()) {
-          throw new ClientException(ClientException.INVALID_INPUT, "--json must be a JSON object, got: " + json);
+          throw new ClientException(
+              ClientException.INVALID_INPUT, "--json must be a JSON object, got: " + json);
         }
         arguments = (ObjectNode) parsed;
       } catch (IOException e) {
-        throw new ClientException(ClientException.INVALID_INPUT, "--json is not valid JSON: "
-            + e.getMessage().lines().findFirst().orElse(""));
+        throw new ClientException(
+            ClientException.INVALID_INPUT,
+            "--json is not valid JSON: " + e.getMessage().lines().findFirst().orElse(""));
       }
     }
     for (String arg : args) {
       int eq = arg.indexOf('=');
       if (eq <= 0) {
-        throw new ClientException(ClientException.INVALID_INPUT, "--arg wants key=value, got: " + arg);
+        throw new ClientException(
+            ClientException.INVALID_INPUT, "--arg wants key=value, got: " + arg);
       }
       String key = arg.substring(0, eq);
-      arguments.set(key, value(arg.substring(eq + 1), schema == null ? null : schema.at("/properties/" + key)));
+      arguments.set(
+          key,
+          value(arg.substring(eq + 1), schema == null ? null : schema.at("/properties/" + key)));
     }
     return arguments;
   }
@@ -71,10 +76,12 @@ public final class CallArguments {
     if (schema == null || !schema.isObject()) {
       return;
     }
-    JsonSchemaValidator.ValidationResponse r = VALIDATOR.validate(Json.MAPPER.convertValue(schema, MAP), arguments);
+    JsonSchemaValidator.ValidationResponse r =
+        VALIDATOR.validate(Json.MAPPER.convertValue(schema, MAP), arguments);
     if (!r.valid()) {
-      throw new ClientException(ClientException.INVALID_INPUT, "invalid arguments for flow '" + flow + "': "
-          + r.errorMessage());
+      throw new ClientException(
+          ClientException.INVALID_INPUT,
+          "invalid arguments for flow '" + flow + "': " + r.errorMessage());
     }
   }
 }

@@ -10,8 +10,11 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /** {@code ./taskmesh flows}: the flows a client may start, with their input schemas. */
-@Command(name = "flows", mixinStandardHelpOptions = true,
-    description = "List the flows the gateway offers as tools, each with its description and inputSchema.")
+@Command(
+    name = "flows",
+    mixinStandardHelpOptions = true,
+    description =
+        "List the flows the gateway offers as tools, each with its description and inputSchema.")
 public final class FlowsCommand extends RemoteCommand {
   @Option(names = "--json", description = "the MCP tool list as JSON")
   boolean json;
@@ -26,7 +29,9 @@ public final class FlowsCommand extends RemoteCommand {
       out.println("no flows are offered as tools (a flow needs an mcp section)");
     } else {
       for (JsonNode f : flows) {
-        out.println(f.path("name").asText() + (f.hasNonNull("description") ? "  " + f.get("description").asText() : ""));
+        out.println(
+            f.path("name").asText()
+                + (f.hasNonNull("description") ? "  " + f.get("description").asText() : ""));
         out.println("  input: " + Tables.compact(f.get("inputSchema")));
       }
     }

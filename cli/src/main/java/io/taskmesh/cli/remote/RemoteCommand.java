@@ -9,15 +9,13 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 /**
- * A command that talks to a running gateway: a failure is one line on stderr
- * ({@code taskmesh: ...}) and a non-zero exit, never a stack trace.
+ * A command that talks to a running gateway: a failure is one line on stderr ({@code taskmesh:
+ * ...}) and a non-zero exit, never a stack trace.
  */
 abstract class RemoteCommand implements Callable<Integer> {
-  @Mixin
-  GatewayOptions gateway;
+  @Mixin GatewayOptions gateway;
 
-  @Spec
-  CommandSpec spec;
+  @Spec CommandSpec spec;
 
   @Override
   public final Integer call() {

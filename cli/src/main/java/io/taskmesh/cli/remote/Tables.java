@@ -7,7 +7,8 @@ import java.util.Locale;
 
 /** Text tables for people: columns as wide as their widest cell, two spaces apart. */
 final class Tables {
-  static final List<String> TASK_COLUMNS = List.of("ID", "FLOW", "STATUS", "PROGRESS", "ACTOR", "CREATED");
+  static final List<String> TASK_COLUMNS =
+      List.of("ID", "FLOW", "STATUS", "PROGRESS", "ACTOR", "CREATED");
 
   private Tables() {}
 
@@ -16,9 +17,14 @@ final class Tables {
     List<List<String>> rows = new ArrayList<>();
     rows.add(TASK_COLUMNS);
     for (JsonNode t : page.path("tasks")) {
-      rows.add(List.of(t.path("id").asText(), t.path("flow").asText("-"), t.path("status").asText(),
-          String.format(Locale.ROOT, "%.0f%%", t.path("progress_percent").asDouble()),
-          t.path("current_actor_name").asText("-"), t.path("created_at").asText("-")));
+      rows.add(
+          List.of(
+              t.path("id").asText(),
+              t.path("flow").asText("-"),
+              t.path("status").asText(),
+              String.format(Locale.ROOT, "%.0f%%", t.path("progress_percent").asDouble()),
+              t.path("current_actor_name").asText("-"),
+              t.path("created_at").asText("-")));
     }
     return render(rows);
   }
@@ -35,7 +41,10 @@ final class Tables {
     for (List<String> row : rows) {
       StringBuilder line = new StringBuilder();
       for (int c = 0; c < columns; c++) {
-        line.append(c == columns - 1 ? row.get(c) : String.format(Locale.ROOT, "%-" + width[c] + "s  ", row.get(c)));
+        line.append(
+            c == columns - 1
+                ? row.get(c)
+                : String.format(Locale.ROOT, "%-" + width[c] + "s  ", row.get(c)));
       }
       out.append(line.toString().stripTrailing()).append('\n');
     }

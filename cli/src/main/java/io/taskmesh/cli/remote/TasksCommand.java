@@ -13,29 +13,45 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code ./taskmesh tasks ...}: the caller's tasks on a running gateway. */
-@Command(name = "tasks", mixinStandardHelpOptions = true,
+@Command(
+    name = "tasks",
+    mixinStandardHelpOptions = true,
     description = "List, read, watch and cancel your tasks on a running gateway.",
-    subcommands = {TasksCommand.ListTasks.class, TasksCommand.GetTask.class, TasksCommand.WatchTask.class,
-        TasksCommand.CancelTask.class})
+    subcommands = {
+      TasksCommand.ListTasks.class,
+      TasksCommand.GetTask.class,
+      TasksCommand.WatchTask.class,
+      TasksCommand.CancelTask.class
+    })
 public final class TasksCommand implements Runnable {
-  @CommandLine.Spec
-  CommandLine.Model.CommandSpec spec;
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   @Override
   public void run() {
-    throw new CommandLine.ParameterException(spec.commandLine(), "tasks needs a subcommand: list, get, watch or cancel");
+    throw new CommandLine.ParameterException(
+        spec.commandLine(), "tasks needs a subcommand: list, get, watch or cancel");
   }
 
-  @Command(name = "list", mixinStandardHelpOptions = true, description = "Your tasks as a table, newest first.")
+  @Command(
+      name = "list",
+      mixinStandardHelpOptions = true,
+      description = "Your tasks as a table, newest first.")
   static final class ListTasks extends RemoteCommand {
-    @Option(names = "--status", paramLabel = "S",
-        description = "only tasks in this status (pending, running, paused, succeeded, failed, canceled, auth_required)")
+    @Option(
+        names = "--status",
+        paramLabel = "S",
+        description =
+            "only tasks in this status (pending, running, paused, succeeded, failed, canceled, auth_required)")
     String status;
 
     @Option(names = "--flow", paramLabel = "F", description = "only tasks of this flow")
     String flow;
 
-    @Option(names = "--limit", paramLabel = "N", defaultValue = "20", description = "at most N tasks (default ${DEFAULT-VALUE})")
+    @Option(
+        names = "--limit",
+        paramLabel = "N",
+        defaultValue = "20",
+        description = "at most N tasks (default ${DEFAULT-VALUE})")
     int limit;
 
     @Override
@@ -54,7 +70,10 @@ public final class TasksCommand implements Runnable {
     }
   }
 
-  @Command(name = "get", mixinStandardHelpOptions = true, description = "One task as the gateway reads it (JSON).")
+  @Command(
+      name = "get",
+      mixinStandardHelpOptions = true,
+      description = "One task as the gateway reads it (JSON).")
   static final class GetTask extends RemoteCommand {
     @Parameters(paramLabel = "ID", description = "the task id")
     String id;
@@ -67,14 +86,20 @@ public final class TasksCommand implements Runnable {
     }
   }
 
-  @Command(name = "watch", mixinStandardHelpOptions = true,
-      description = {"Follow a task live, as ./taskmesh call does: bars per actor, FLY tokens, the result.",
-          "A dropped connection is resumed with Last-Event-ID. Exit code 0 when the task succeeded, else 1."})
+  @Command(
+      name = "watch",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Follow a task live, as ./taskmesh call does: bars per actor, FLY tokens, the result.",
+        "A dropped connection is resumed with Last-Event-ID. Exit code 0 when the task succeeded, else 1."
+      })
   static final class WatchTask extends RemoteCommand {
     @Parameters(paramLabel = "ID", description = "the task id")
     String id;
 
-    @Option(names = "--plain", description = "plain lines even on a terminal (automatic when output is piped)")
+    @Option(
+        names = "--plain",
+        description = "plain lines even on a terminal (automatic when output is piped)")
     boolean plain;
 
     @Override
@@ -86,7 +111,9 @@ public final class TasksCommand implements Runnable {
     }
   }
 
-  @Command(name = "cancel", mixinStandardHelpOptions = true,
+  @Command(
+      name = "cancel",
+      mixinStandardHelpOptions = true,
       description = "Cancel a task that has not ended, and wait until it is canceled.")
   static final class CancelTask extends RemoteCommand {
     @Parameters(paramLabel = "ID", description = "the task id")

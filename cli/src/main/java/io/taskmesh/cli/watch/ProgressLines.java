@@ -8,8 +8,8 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * The text of a task's progress: one bar line per actor, the overall line, the ending. Pure, so
- * the terminal view and the tests read the same lines.
+ * The text of a task's progress: one bar line per actor, the overall line, the ending. Pure, so the
+ * terminal view and the tests read the same lines.
  */
 public final class ProgressLines {
   static final int BAR_WIDTH = 20;
@@ -26,20 +26,27 @@ public final class ProgressLines {
     };
   }
 
-  /** {@code "  upper    [##############......] processing"}: the names padded to the widest. */
+  /** {@code " upper [##############......] processing"}: the names padded to the widest. */
   public static List<String> bars(TaskProgress p) {
     int width = p.actors().stream().mapToInt(a -> a.name().length()).max().orElse(0);
     List<String> lines = new ArrayList<>();
     for (TaskProgress.Actor a : p.actors()) {
-      lines.add(String.format(Locale.ROOT, "  %-" + width + "s %s %s", a.name(), bar(fill(a.state())), a.state()));
+      lines.add(
+          String.format(
+              Locale.ROOT, "  %-" + width + "s %s %s", a.name(), bar(fill(a.state())), a.state()));
     }
     lines.add(overall(p));
     return lines;
   }
 
-  /** {@code "task 1a2b  running  [#######.............]  33%"} */
+  /** {@code "task 1a2b running [#######.............] 33%"} */
   public static String overall(TaskProgress p) {
-    return String.format(Locale.ROOT, "task %s  %s  %s %3.0f%%", p.taskId(), p.status(), bar(p.percent() / 100),
+    return String.format(
+        Locale.ROOT,
+        "task %s  %s  %s %3.0f%%",
+        p.taskId(),
+        p.status(),
+        bar(p.percent() / 100),
         p.percent());
   }
 
@@ -51,10 +58,17 @@ public final class ProgressLines {
   /** A plain line for one update, for output that is not a terminal. */
   public static String plain(JsonNode update) {
     StringBuilder line = new StringBuilder();
-    line.append(String.format(Locale.ROOT, "%3.0f%% %s", update.path("progress_percent").asDouble(0),
-        update.path("status").asText("?")));
+    line.append(
+        String.format(
+            Locale.ROOT,
+            "%3.0f%% %s",
+            update.path("progress_percent").asDouble(0),
+            update.path("status").asText("?")));
     if (update.hasNonNull("actor") && update.hasNonNull("actor_state")) {
-      line.append(' ').append(update.get("actor").asText()).append(' ').append(update.get("actor_state").asText());
+      line.append(' ')
+          .append(update.get("actor").asText())
+          .append(' ')
+          .append(update.get("actor_state").asText());
     }
     if (update.hasNonNull("message")) {
       line.append(": ").append(update.get("message").asText());
@@ -68,7 +82,9 @@ public final class ProgressLines {
       return "succeeded; result:\n" + pretty(p.result());
     }
     if (p.isWaiting()) {
-      return p.status() + ": the task waits" + (p.message() == null ? "" : " (" + p.message() + ")");
+      return p.status()
+          + ": the task waits"
+          + (p.message() == null ? "" : " (" + p.message() + ")");
     }
     String why = p.error() != null ? p.error() : p.message();
     return p.status() + (why == null ? "" : ": " + why);

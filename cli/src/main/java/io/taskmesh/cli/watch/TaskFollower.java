@@ -2,9 +2,9 @@ package io.taskmesh.cli.watch;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.taskmesh.cli.client.ClientException;
+import io.taskmesh.cli.client.EventStreams;
 import io.taskmesh.cli.client.GatewayClient;
 import io.taskmesh.cli.client.SseEvent;
-import io.taskmesh.cli.client.EventStreams;
 import io.taskmesh.schemas.Json;
 import java.io.IOException;
 import java.time.Duration;
@@ -12,13 +12,14 @@ import java.util.Objects;
 
 /**
  * Follows one task on {@code GET /stream/{id}} into a {@link TaskView} until it ends or waits for
- * input. A dropped connection (or a stream closed before the end) is resumed with
- * {@code Last-Event-ID} = the last update seen, so no update is shown twice or lost; FLY events
- * are not stored and those sent while disconnected are gone.
+ * input. A dropped connection (or a stream closed before the end) is resumed with {@code
+ * Last-Event-ID} = the last update seen, so no update is shown twice or lost; FLY events are not
+ * stored and those sent while disconnected are gone.
  */
 public final class TaskFollower {
   /** How long to keep trying to get the stream back before giving up. */
   static final Duration GIVE_UP_AFTER = Duration.ofSeconds(60);
+
   private static final long RETRY_PAUSE_MS = 500;
 
   private final GatewayClient gateway;
@@ -31,7 +32,9 @@ public final class TaskFollower {
     return follow(taskId, view, true);
   }
 
-  /** @param stopWhenWaiting end at a paused or auth_required task too (else only at its end) */
+  /**
+   * @param stopWhenWaiting end at a paused or auth_required task too (else only at its end)
+   */
   public TaskProgress follow(String taskId, TaskView view, boolean stopWhenWaiting) {
     TaskProgress progress = new TaskProgress(taskId);
     long lostSince = 0;
@@ -39,11 +42,16 @@ public final class TaskFollower {
       String resumeAfter = progress.lastEventId();
       String lost;
       try {
-        gateway.stream(taskId, resumeAfter, event -> onEvent(event, progress, view, stopWhenWaiting));
+        gateway.stream(
+            taskId, resumeAfter, event -> onEvent(event, progress, view, stopWhenWaiting));
         lost = "the stream closed before the task ended";
       } catch (IOException dropped) {
-        lost = "connection lost (" + (dropped.getMessage() == null ? dropped.getClass().getSimpleName()
-            : dropped.getMessage()) + ")";
+        lost =
+            "connection lost ("
+                + (dropped.getMessage() == null
+                    ? dropped.getClass().getSimpleName()
+                    : dropped.getMessage())
+                + ")";
       }
       if (done(progress, stopWhenWaiting)) {
         break;
@@ -54,10 +62,20 @@ public final class TaskFollower {
       }
       lostSince = lostSince == 0 ? now : lostSince;
       if (Duration.ofNanos(now - lostSince).compareTo(GIVE_UP_AFTER) > 0) {
-        throw new ClientException(ClientException.GATEWAY, "could not resume the stream of task " + taskId
-            + " for " + GIVE_UP_AFTER.toSeconds() + " s: " + lost);
+        throw new ClientException(
+            ClientException.GATEWAY,
+            "could not resume the stream of task "
+                + taskId
+                + " for "
+                + GIVE_UP_AFTER.toSeconds()
+                + " s: "
+                + lost);
       }
-      view.note(lost + "; resuming after event " + Objects.requireNonNullElse(progress.lastEventId(), "0") + "...");
+      view.note(
+          lost
+              + "; resuming after event "
+              + Objects.requireNonNullElse(progress.lastEventId(), "0")
+              + "...");
       pause();
     }
     view.end(progress);
@@ -68,7 +86,8 @@ public final class TaskFollower {
     return progress.isOver() || (stopWhenWaiting && progress.isWaiting());
   }
 
-  private static void onEvent(SseEvent event, TaskProgress progress, TaskView view, boolean stopWhenWaiting) {
+  private static void onEvent(
+      SseEvent event, TaskProgress progress, TaskView view, boolean stopWhenWaiting) {
     JsonNode data;
     try {
       data = Json.MAPPER.readTree(event.data());

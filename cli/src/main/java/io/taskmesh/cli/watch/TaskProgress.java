@@ -6,8 +6,8 @@ import java.util.List;
 
 /**
  * What a person watching a task knows, folded from its {@code update} events: the route's actors
- * each with its state (waiting, received, processing, completed), the overall percent, the
- * status, and the result or error once it ends. Pure: rendering lives in the views.
+ * each with its state (waiting, received, processing, completed), the overall percent, the status,
+ * and the result or error once it ends. Pure: rendering lives in the views.
  */
 public final class TaskProgress {
   /** An actor's place in the route and how far it got. */
@@ -29,7 +29,10 @@ public final class TaskProgress {
     this.taskId = taskId;
   }
 
-  /** Folds one {@code update} event's data; an update already seen (a resumed stream) changes nothing. */
+  /**
+   * Folds one {@code update} event's data; an update already seen (a resumed stream) changes
+   * nothing.
+   */
   public void apply(JsonNode update) {
     long seq = update.path("seq").asLong(0);
     if (seq != 0 && seq <= lastSeq) {

@@ -25,9 +25,12 @@ import org.jline.utils.InfoCmp.Capability;
 public final class TerminalView implements TaskView {
   private final Terminal terminal;
   private final PrintWriter out;
+
   /** The token line not ended yet: part of the block until a newline (or the width) ends it. */
   private final StringBuilder openLine = new StringBuilder();
+
   private List<AttributedString> bars = List.of();
+
   /** Rows from the block's first row down to the cursor's row. */
   private int blockRows;
 
@@ -61,8 +64,9 @@ public final class TerminalView implements TaskView {
 
   @Override
   public void update(TaskProgress progress, JsonNode update) {
-    AttributedStyle style = AttributedStyle.DEFAULT.foreground(progress.status().equals("failed")
-        ? AttributedStyle.RED : AttributedStyle.CYAN);
+    AttributedStyle style =
+        AttributedStyle.DEFAULT.foreground(
+            progress.status().equals("failed") ? AttributedStyle.RED : AttributedStyle.CYAN);
     bars = ProgressLines.bars(progress).stream().map(l -> new AttributedString(l, style)).toList();
     erase();
     draw();

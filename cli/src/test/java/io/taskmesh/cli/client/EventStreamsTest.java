@@ -16,22 +16,27 @@ class EventStreamsTest {
 
   @Test
   void readsIdsTypesMultiLineDataAndSkipsComments() throws Exception {
-    String stream = ": keepalive\n\nid: 1\nevent: update\ndata: {\"a\":1}\n\nevent: partial\ndata:x\ndata: y\n\n";
+    String stream =
+        ": keepalive\n\nid: 1\nevent: update\ndata: {\"a\":1}\n\nevent: partial\ndata:x\ndata: y\n\n";
     List<SseEvent> events = new ArrayList<>();
 
     EventStreams.read(bytes(stream), events::add);
 
-    assertThat(events).containsExactly(new SseEvent("1", "update", "{\"a\":1}"), new SseEvent(null, "partial", "x\ny"));
+    assertThat(events)
+        .containsExactly(
+            new SseEvent("1", "update", "{\"a\":1}"), new SseEvent(null, "partial", "x\ny"));
   }
 
   @Test
   void aConsumerStopsReadingEarly() throws Exception {
     List<SseEvent> events = new ArrayList<>();
 
-    EventStreams.read(bytes("data: 1\n\ndata: 2\n\n"), e -> {
-      events.add(e);
-      throw new EventStreams.StopReading();
-    });
+    EventStreams.read(
+        bytes("data: 1\n\ndata: 2\n\n"),
+        e -> {
+          events.add(e);
+          throw new EventStreams.StopReading();
+        });
 
     assertThat(events).extracting(SseEvent::data).containsExactly("1");
   }
@@ -43,7 +48,9 @@ class EventStreamsTest {
   @Test
   void aRefusalIsOneLineWithAHintFor401() {
     assertThat(GatewayClient.refused(401, "missing or invalid bearer token\nmore").getMessage())
-        .isEqualTo("gateway answered 401: missing or invalid bearer token (pass --token or set TASKMESH_TOKEN)");
-    assertThat(GatewayClient.refused(400, "bad").exitCode()).isEqualTo(ClientException.INVALID_INPUT);
+        .isEqualTo(
+            "gateway answered 401: missing or invalid bearer token (pass --token or set TASKMESH_TOKEN)");
+    assertThat(GatewayClient.refused(400, "bad").exitCode())
+        .isEqualTo(ClientException.INVALID_INPUT);
   }
 }

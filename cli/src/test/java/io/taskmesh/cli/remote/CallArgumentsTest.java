@@ -14,8 +14,9 @@ import org.junit.jupiter.api.Timeout;
 /** Arguments from --json and --arg, typed by the flow's schema and checked against it. */
 @Timeout(value = 10, unit = TimeUnit.SECONDS)
 class CallArgumentsTest {
-  private static final String SCHEMA = "{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"},"
-      + "\"n\":{\"type\":\"integer\"},\"tags\":{\"type\":\"array\"}},\"required\":[\"text\"]}";
+  private static final String SCHEMA =
+      "{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"},"
+          + "\"n\":{\"type\":\"integer\"},\"tags\":{\"type\":\"array\"}},\"required\":[\"text\"]}";
 
   private static JsonNode schema() throws Exception {
     return Json.MAPPER.readTree(SCHEMA);
@@ -23,9 +24,14 @@ class CallArgumentsTest {
 
   @Test
   void argValuesFollowTheSchemasTypes() throws Exception {
-    JsonNode args = CallArguments.build(null, List.of("text=42", "n=7", "tags=[\"a\",\"b\"]", "free=true"), schema());
+    JsonNode args =
+        CallArguments.build(
+            null, List.of("text=42", "n=7", "tags=[\"a\",\"b\"]", "free=true"), schema());
 
-    assertThat(args).isEqualTo(Json.MAPPER.readTree("{\"text\":\"42\",\"n\":7,\"tags\":[\"a\",\"b\"],\"free\":\"true\"}"));
+    assertThat(args)
+        .isEqualTo(
+            Json.MAPPER.readTree(
+                "{\"text\":\"42\",\"n\":7,\"tags\":[\"a\",\"b\"],\"free\":\"true\"}"));
   }
 
   @Test
@@ -38,8 +44,10 @@ class CallArgumentsTest {
   @Test
   void badInputIsOneClearLine() {
     assertThatThrownBy(() -> CallArguments.build("{oops", List.of(), null))
-        .isInstanceOf(ClientException.class).hasMessageStartingWith("--json is not valid JSON");
-    assertThatThrownBy(() -> CallArguments.build("[1]", List.of(), null)).hasMessageContaining("must be a JSON object");
+        .isInstanceOf(ClientException.class)
+        .hasMessageStartingWith("--json is not valid JSON");
+    assertThatThrownBy(() -> CallArguments.build("[1]", List.of(), null))
+        .hasMessageContaining("must be a JSON object");
     assertThatThrownBy(() -> CallArguments.build(null, List.of("novalue"), null))
         .hasMessage("--arg wants key=value, got: novalue");
   }
@@ -50,9 +58,13 @@ class CallArgumentsTest {
     JsonNode wrongType = CallArguments.build(null, List.of("text=x", "n=many"), schema());
 
     assertThatThrownBy(() -> CallArguments.check("shout", schema(), missing))
-        .isInstanceOfSatisfying(ClientException.class, e -> assertThat(e.exitCode()).isEqualTo(ClientException.INVALID_INPUT))
-        .hasMessageStartingWith("invalid arguments for flow 'shout': ").hasMessageContaining("text");
-    assertThatThrownBy(() -> CallArguments.check("shout", schema(), wrongType)).hasMessageContaining("n");
+        .isInstanceOfSatisfying(
+            ClientException.class,
+            e -> assertThat(e.exitCode()).isEqualTo(ClientException.INVALID_INPUT))
+        .hasMessageStartingWith("invalid arguments for flow 'shout': ")
+        .hasMessageContaining("text");
+    assertThatThrownBy(() -> CallArguments.check("shout", schema(), wrongType))
+        .hasMessageContaining("n");
     CallArguments.check("shout", schema(), CallArguments.build(null, List.of("text=ok"), schema()));
   }
 }

@@ -18,28 +18,36 @@ class TaskProgressTest {
 
   private static TaskProgress threeActors() throws Exception {
     TaskProgress p = new TaskProgress("t1");
-    p.apply(json("{\"seq\":1,\"status\":\"pending\",\"progress_percent\":0,\"actors\":[\"upper\",\"reverse\",\"count\"]}"));
+    p.apply(
+        json(
+            "{\"seq\":1,\"status\":\"pending\",\"progress_percent\":0,\"actors\":[\"upper\",\"reverse\",\"count\"]}"));
     return p;
   }
 
   @Test
   void theRouteIsKnownFromTheFirstUpdateAndEveryActorWaits() throws Exception {
-    assertThat(threeActors().actors()).extracting(TaskProgress.Actor::state).containsOnly(TaskProgress.WAITING);
+    assertThat(threeActors().actors())
+        .extracting(TaskProgress.Actor::state)
+        .containsOnly(TaskProgress.WAITING);
   }
 
   @Test
   void anActorsStateMovesItsBarAndEarlierActorsAreDone() throws Exception {
     TaskProgress p = threeActors();
-    p.apply(json("{\"seq\":2,\"status\":\"running\",\"progress_percent\":50,\"current_actor_idx\":1,"
-        + "\"actor\":\"reverse\",\"actor_state\":\"processing\"}"));
+    p.apply(
+        json(
+            "{\"seq\":2,\"status\":\"running\",\"progress_percent\":50,\"current_actor_idx\":1,"
+                + "\"actor\":\"reverse\",\"actor_state\":\"processing\"}"));
 
-    assertThat(p.actors()).extracting(TaskProgress.Actor::state)
+    assertThat(p.actors())
+        .extracting(TaskProgress.Actor::state)
         .containsExactly("completed", "processing", "waiting");
-    assertThat(ProgressLines.bars(p)).containsExactly(
-        "  upper   [####################] completed",
-        "  reverse [#############.......] processing",
-        "  count   [....................] waiting",
-        "task t1  running  [##########..........]  50%");
+    assertThat(ProgressLines.bars(p))
+        .containsExactly(
+            "  upper   [####################] completed",
+            "  reverse [#############.......] processing",
+            "  count   [....................] waiting",
+            "task t1  running  [##########..........]  50%");
   }
 
   @Test
@@ -55,7 +63,9 @@ class TaskProgressTest {
   @Test
   void successFillsEveryBarAndTheEndingPrettyPrintsTheResult() throws Exception {
     TaskProgress p = threeActors();
-    p.apply(json("{\"seq\":5,\"status\":\"succeeded\",\"progress_percent\":100,\"result\":{\"text\":\"FED\"}}"));
+    p.apply(
+        json(
+            "{\"seq\":5,\"status\":\"succeeded\",\"progress_percent\":100,\"result\":{\"text\":\"FED\"}}"));
 
     assertThat(p.isOver()).isTrue();
     assertThat(p.succeeded()).isTrue();
@@ -66,7 +76,8 @@ class TaskProgressTest {
   @Test
   void aFailureEndsWithItsError() throws Exception {
     TaskProgress p = threeActors();
-    p.apply(json("{\"seq\":4,\"status\":\"failed\",\"error\":\"boom\",\"message\":\"actor failed\"}"));
+    p.apply(
+        json("{\"seq\":4,\"status\":\"failed\",\"error\":\"boom\",\"message\":\"actor failed\"}"));
 
     assertThat(p.isOver()).isTrue();
     assertThat(p.succeeded()).isFalse();
@@ -85,8 +96,12 @@ class TaskProgressTest {
 
   @Test
   void plainLinesNameTheActorAndItsState() throws Exception {
-    assertThat(ProgressLines.plain(json("{\"status\":\"running\",\"progress_percent\":33.3,\"actor\":\"upper\","
-        + "\"actor_state\":\"completed\",\"message\":\"done\"}"))).isEqualTo(" 33% running upper completed: done");
+    assertThat(
+            ProgressLines.plain(
+                json(
+                    "{\"status\":\"running\",\"progress_percent\":33.3,\"actor\":\"upper\","
+                        + "\"actor_state\":\"completed\",\"message\":\"done\"}")))
+        .isEqualTo(" 33% running upper completed: done");
   }
 
   @Test

@@ -13,9 +13,9 @@ import java.util.Enumeration;
 import java.util.List;
 
 /**
- * Javalin's SSE handler only streams to requests that accept {@code text/event-stream}; whether
- * an A2A POST streams depends on its JSON-RPC method, known only after the body is read. So the
- * POST is presented as accepting event streams and the client's own {@code Accept} is kept in the
+ * Javalin's SSE handler only streams to requests that accept {@code text/event-stream}; whether an
+ * A2A POST streams depends on its JSON-RPC method, known only after the body is read. So the POST
+ * is presented as accepting event streams and the client's own {@code Accept} is kept in the
  * request attribute {@value #ORIGINAL_ACCEPT}.
  */
 final class A2aAcceptFilter implements Filter {
@@ -32,17 +32,20 @@ final class A2aAcceptFilter implements Filter {
     }
     String accept = http.getHeader("Accept");
     http.setAttribute(ORIGINAL_ACCEPT, accept == null ? "" : accept);
-    chain.doFilter(new HttpServletRequestWrapper(http) {
-      @Override
-      public String getHeader(String name) {
-        return "Accept".equalsIgnoreCase(name) ? EVENT_STREAM : super.getHeader(name);
-      }
+    chain.doFilter(
+        new HttpServletRequestWrapper(http) {
+          @Override
+          public String getHeader(String name) {
+            return "Accept".equalsIgnoreCase(name) ? EVENT_STREAM : super.getHeader(name);
+          }
 
-      @Override
-      public Enumeration<String> getHeaders(String name) {
-        return "Accept".equalsIgnoreCase(name) ? Collections.enumeration(List.of(EVENT_STREAM))
-            : super.getHeaders(name);
-      }
-    }, response);
+          @Override
+          public Enumeration<String> getHeaders(String name) {
+            return "Accept".equalsIgnoreCase(name)
+                ? Collections.enumeration(List.of(EVENT_STREAM))
+                : super.getHeaders(name);
+          }
+        },
+        response);
   }
 }

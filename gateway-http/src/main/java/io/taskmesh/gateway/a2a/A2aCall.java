@@ -10,8 +10,8 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * One JSON-RPC call being answered: its params, its caller, whether it answers as SSE, and the
- * ways to answer (one JSON response now or later, or a stream).
+ * One JSON-RPC call being answered: its params, its caller, whether it answers as SSE, and the ways
+ * to answer (one JSON response now or later, or a stream).
  */
 final class A2aCall {
   private final Context ctx;
@@ -21,7 +21,13 @@ final class A2aCall {
   private final A2aSse sse;
   private final A2aWire wire;
 
-  A2aCall(Context ctx, JsonRpc.Request request, String principal, boolean streaming, A2aSse sse, A2aWire wire) {
+  A2aCall(
+      Context ctx,
+      JsonRpc.Request request,
+      String principal,
+      boolean streaming,
+      A2aSse sse,
+      A2aWire wire) {
     this.ctx = ctx;
     this.request = request;
     this.principal = principal;
@@ -39,7 +45,9 @@ final class A2aCall {
     return principal;
   }
 
-  /** Whether the answer is SSE: message/stream, tasks/resubscribe, message/send to an SSE client. */
+  /**
+   * Whether the answer is SSE: message/stream, tasks/resubscribe, message/send to an SSE client.
+   */
   boolean streaming() {
     return streaming;
   }
@@ -62,18 +70,24 @@ final class A2aCall {
     wire.error(ctx, request.id(), new A2aException(code, message));
   }
 
-  /** Answers when {@code answered} completes (it replies itself); the request stays open till then. */
+  /**
+   * Answers when {@code answered} completes (it replies itself); the request stays open till then.
+   */
   void replyWhen(CompletableFuture<?> answered) {
     ctx.future(() -> answered);
   }
 
-  void stream(String taskId, List<? extends StreamResult> first, StreamMapper mapper) throws Exception {
+  void stream(String taskId, List<? extends StreamResult> first, StreamMapper mapper)
+      throws Exception {
     sse.stream(ctx, wire, request.id(), taskId, first, mapper);
   }
 
   /** An error: one SSE event when the call streams to an SSE client, else a JSON-RPC error. */
   void fail(A2aException e) {
-    if (streaming && wire.errorsAsEvents() && acceptsEventStream(ctx) && sse.error(ctx, wire, request.id(), e)) {
+    if (streaming
+        && wire.errorsAsEvents()
+        && acceptsEventStream(ctx)
+        && sse.error(ctx, wire, request.id(), e)) {
       return;
     }
     wire.error(ctx, request.id(), e);
@@ -87,7 +101,10 @@ final class A2aCall {
   /** The client's own Accept (before {@link A2aAcceptFilter}) names {@code text/event-stream}. */
   static boolean acceptsEventStream(Context ctx) {
     Object original = ctx.attribute(A2aAcceptFilter.ORIGINAL_ACCEPT);
-    String accept = original != null ? original.toString() : Objects.requireNonNullElse(ctx.header("Accept"), "");
+    String accept =
+        original != null
+            ? original.toString()
+            : Objects.requireNonNullElse(ctx.header("Accept"), "");
     return accept.toLowerCase(Locale.ROOT).contains("text/event-stream");
   }
 }

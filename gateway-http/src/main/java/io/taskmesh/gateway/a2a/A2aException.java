@@ -12,8 +12,10 @@ public final class A2aException extends RuntimeException {
   public static final int PUSH_NOT_SUPPORTED = -32003;
   public static final int UNSUPPORTED_OPERATION = -32004;
   public static final int CONTENT_TYPE_NOT_SUPPORTED = -32005;
+
   /** A2A 1.0 codes; -32007 is also 0.3's AuthenticatedExtendedCardNotConfiguredError. */
   public static final int INVALID_AGENT_RESPONSE = -32006;
+
   public static final int EXTENDED_CARD_NOT_CONFIGURED = -32007;
   public static final int EXTENSION_SUPPORT_REQUIRED = -32008;
   public static final int VERSION_NOT_SUPPORTED = -32009;

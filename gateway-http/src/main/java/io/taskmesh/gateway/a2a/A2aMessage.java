@@ -7,7 +7,8 @@ import java.util.Objects;
 
 /** An A2A {@code Message} of a task: the user's input rebuilt, or an agent's status text. */
 @JsonPropertyOrder({"kind", "role", "messageId", "taskId", "contextId", "parts"})
-public record A2aMessage(String role, String messageId, String taskId, String contextId, List<A2aPart> parts) {
+public record A2aMessage(
+    String role, String messageId, String taskId, String contextId, List<A2aPart> parts) {
   public static final String USER = "user";
   public static final String AGENT = "agent";
 

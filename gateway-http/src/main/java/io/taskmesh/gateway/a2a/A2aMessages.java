@@ -20,9 +20,9 @@ import java.util.Set;
  * {@code text} field (it wins over a data part's {@code text}). File parts are refused with
  * ContentTypeNotSupported (-32005): flows take JSON.
  *
- * <p>Skill choice: {@code params.metadata.skill} or {@code message.metadata.skill} (also
- * {@code skillId}) names the flow; a message that names none goes to the default skill, or to the
- * only skill when there is one ({@link #chooseSkill}).
+ * <p>Skill choice: {@code params.metadata.skill} or {@code message.metadata.skill} (also {@code
+ * skillId}) names the flow; a message that names none goes to the default skill, or to the only
+ * skill when there is one ({@link #chooseSkill}).
  */
 final class A2aMessages {
   private static final Set<String> SKILL_KEYS = Set.of("skill", "skillId");
@@ -30,8 +30,15 @@ final class A2aMessages {
   private A2aMessages() {}
 
   /** What a valid send request carries. */
-  record Send(JsonNode message, ObjectNode payload, String taskId, String contextId, String skill,
-      Boolean blocking, JsonNode pushConfig, Integer historyLength) {}
+  record Send(
+      JsonNode message,
+      ObjectNode payload,
+      String taskId,
+      String contextId,
+      String skill,
+      Boolean blocking,
+      JsonNode pushConfig,
+      Integer historyLength) {}
 
   static Send parseSend(ObjectNode params) {
     JsonNode message = params.get("message");
@@ -47,7 +54,8 @@ final class A2aMessages {
       throw A2aException.params("Invalid params: 'message.role' is required (\"user\")");
     }
     if (!"user".equals(role.asText())) {
-      throw A2aException.params("Invalid params: 'message.role' must be \"user\", not \"" + role.asText() + "\"");
+      throw A2aException.params(
+          "Invalid params: 'message.role' must be \"user\", not \"" + role.asText() + "\"");
     }
     JsonNode messageId = message.get("messageId");
     if (messageId == null || !messageId.isTextual() || messageId.asText().isBlank()) {
@@ -76,18 +84,27 @@ final class A2aMessages {
         }
         blocking = b.asBoolean();
       }
-      historyLength = historyLength(configuration.get("historyLength"), "configuration.historyLength");
+      historyLength =
+          historyLength(configuration.get("historyLength"), "configuration.historyLength");
       JsonNode modes = configuration.get("acceptedOutputModes");
       if (modes != null && !modes.isNull() && !modes.isArray()) {
-        throw A2aException.params("Invalid params: 'configuration.acceptedOutputModes' must be a list");
+        throw A2aException.params(
+            "Invalid params: 'configuration.acceptedOutputModes' must be a list");
       }
       JsonNode push = configuration.get("pushNotificationConfig");
       if (push != null && !push.isNull()) {
         pushConfig = push;
       }
     }
-    return new Send(message, payload, taskId, contextId, skill != null ? skill : messageSkill, blocking,
-        pushConfig, historyLength);
+    return new Send(
+        message,
+        payload,
+        taskId,
+        contextId,
+        skill != null ? skill : messageSkill,
+        blocking,
+        pushConfig,
+        historyLength);
   }
 
   /** The payload of a message's parts (rule in the class comment). */
@@ -109,7 +126,8 @@ final class A2aMessages {
       JsonNode kind = part.get("kind");
       String k = kind == null || !kind.isTextual() ? null : kind.asText();
       if (k == null) {
-        throw A2aException.params("Invalid params: '" + where + ".kind' is required (text, data or file)");
+        throw A2aException.params(
+            "Invalid params: '" + where + ".kind' is required (text, data or file)");
       }
       switch (k) {
         case "text" -> {
@@ -130,10 +148,19 @@ final class A2aMessages {
             payload.set(f.getKey(), f.getValue());
           }
         }
-        case "file" -> throw new A2aException(A2aException.CONTENT_TYPE_NOT_SUPPORTED,
-            "Content type not supported: file parts are not accepted, send text or data parts ('" + where + "')");
-        default -> throw A2aException.params("Invalid params: '" + where + ".kind' must be text, data or file, not \""
-            + k + "\"");
+        case "file" ->
+            throw new A2aException(
+                A2aException.CONTENT_TYPE_NOT_SUPPORTED,
+                "Content type not supported: file parts are not accepted, send text or data parts ('"
+                    + where
+                    + "')");
+        default ->
+            throw A2aException.params(
+                "Invalid params: '"
+                    + where
+                    + ".kind' must be text, data or file, not \""
+                    + k
+                    + "\"");
       }
     }
     if (!texts.isEmpty()) {
@@ -150,8 +177,12 @@ final class A2aMessages {
     if (requested != null) {
       FlowConfig flow = skills.get(requested);
       if (flow == null) {
-        throw A2aException.params("Invalid params: 'metadata.skill' names an unknown skill \"" + requested
-            + "\" (skills: " + skills.keySet() + ")");
+        throw A2aException.params(
+            "Invalid params: 'metadata.skill' names an unknown skill \""
+                + requested
+                + "\" (skills: "
+                + skills.keySet()
+                + ")");
       }
       return flow;
     }
@@ -164,11 +195,14 @@ final class A2aMessages {
       return skills.values().iterator().next();
     }
     if (skills.isEmpty()) {
-      throw new A2aException(A2aException.UNSUPPORTED_OPERATION, "This agent has no skills configured");
+      throw new A2aException(
+          A2aException.UNSUPPORTED_OPERATION, "This agent has no skills configured");
     }
-    throw A2aException.params("Invalid params: this agent has several skills " + skills.keySet()
-        + " and no default: name one in 'metadata.skill', or mark one flow's skill as the default in the flow"
-        + " config ('a2a: {default: true}')");
+    throw A2aException.params(
+        "Invalid params: this agent has several skills "
+            + skills.keySet()
+            + " and no default: name one in 'metadata.skill', or mark one flow's skill as the default in the flow"
+            + " config ('a2a: {default: true}')");
   }
 
   /** {@code historyLength}: absent, or an integer >= 0. */

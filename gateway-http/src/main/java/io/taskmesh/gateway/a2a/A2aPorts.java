@@ -21,13 +21,25 @@ import java.util.function.Supplier;
  * @param listing one owner's tasks, page by page ({@code tasks/list})
  * @param pushConfigs where push-notification configs are kept for every replica
  */
-public record A2aPorts(Supplier<Map<String, FlowConfig>> flows, TaskStarter starter, FlyFeed fly,
-    TaskQueries queries, TaskCommands commands, UpdateFeed feed, TaskListing listing,
+public record A2aPorts(
+    Supplier<Map<String, FlowConfig>> flows,
+    TaskStarter starter,
+    FlyFeed fly,
+    TaskQueries queries,
+    TaskCommands commands,
+    UpdateFeed feed,
+    TaskListing listing,
     PushConfigStore pushConfigs) {
 
   /** Push configs in this process's memory only. */
-  public A2aPorts(Supplier<Map<String, FlowConfig>> flows, TaskStarter starter, FlyFeed fly,
-      TaskQueries queries, TaskCommands commands, UpdateFeed feed, TaskListing listing) {
+  public A2aPorts(
+      Supplier<Map<String, FlowConfig>> flows,
+      TaskStarter starter,
+      FlyFeed fly,
+      TaskQueries queries,
+      TaskCommands commands,
+      UpdateFeed feed,
+      TaskListing listing) {
     this(flows, starter, fly, queries, commands, feed, listing, PushConfigStore.inMemory());
   }
 

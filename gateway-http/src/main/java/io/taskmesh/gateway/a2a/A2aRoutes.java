@@ -15,7 +15,6 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadFactory;
 import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
@@ -23,21 +22,21 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The A2A 0.3 JSON-RPC face of the gateway (api and testing modes), as a transport: the agent
- * card at {@code /.well-known/agent.json} and {@code /.well-known/agent-card.json} (public), and
- * {@code POST /a2a/} (A2A auth), which parses the envelope, authenticates, and hands the call to
- * the method of its name; domain failures become JSON-RPC errors here. The methods answer under
- * their spec names and their A2A 0.3 names ({@code agent/getAuthenticatedExtendedCard},
- * {@code tasks/pushNotificationConfig/*}).
+ * The A2A 0.3 JSON-RPC face of the gateway (api and testing modes), as a transport: the agent card
+ * at {@code /.well-known/agent.json} and {@code /.well-known/agent-card.json} (public), and {@code
+ * POST /a2a/} (A2A auth), which parses the envelope, authenticates, and hands the call to the
+ * method of its name; domain failures become JSON-RPC errors here. The methods answer under their
+ * spec names and their A2A 0.3 names ({@code agent/getAuthenticatedExtendedCard}, {@code
+ * tasks/pushNotificationConfig/*}).
  *
  * <p>{@code message/stream} and {@code tasks/resubscribe} always stream; {@code message/send}
  * streams when the client accepts {@code text/event-stream} (spec), else it answers one JSON-RPC
  * response (the a2a-js client's non-streaming send, plain JSON clients).
  *
  * <p>Every answer to a request that reached the method dispatch is JSON-RPC, HTTP 200 (as the A2A
- * SDKs' JSON-RPC servers answer errors), including a body over the gateway's limit: Invalid
- * Request (-32600) with a null id (the body is not read, so its id is unknown), the code the
- * A2A SDK servers use for an oversized payload. Only auth failures (401) stay HTTP statuses.
+ * SDKs' JSON-RPC servers answer errors), including a body over the gateway's limit: Invalid Request
+ * (-32600) with a null id (the body is not read, so its id is unknown), the code the A2A SDK
+ * servers use for an oversized payload. Only auth failures (401) stay HTTP statuses.
  */
 public final class A2aRoutes implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(A2aRoutes.class);
@@ -57,12 +56,19 @@ public final class A2aRoutes implements AutoCloseable {
    * {@code a2a.v1}) maps its method names or routes to these and shares the method classes.
    */
   public enum Operation {
-    SEND, GET, LIST, CANCEL,
+    SEND,
+    GET,
+    LIST,
+    CANCEL,
     /** 0.3 {@code tasks/resubscribe}: a task whose stream is over gets its closing events. */
     RESUBSCRIBE,
     /** 1.0 {@code SubscribeToTask}: a task in a terminal state is UnsupportedOperation. */
     SUBSCRIBE,
-    PUSH_SET, PUSH_GET, PUSH_LIST, PUSH_DELETE, EXTENDED_CARD
+    PUSH_SET,
+    PUSH_GET,
+    PUSH_LIST,
+    PUSH_DELETE,
+    EXTENDED_CARD
   }
 
   /** One JSON-RPC method. */
@@ -74,8 +80,13 @@ public final class A2aRoutes implements AutoCloseable {
   A2aRoutes(A2aSettings settings, A2aPorts ports) {
     this.auth = new A2aAuth(settings);
     this.cards = new AgentCards(settings, ports.flows());
-    this.push = new PushNotifier(ports.queries(), ports.feed(), settings.pushAllowPrivate(), ports.pushConfigs(),
-        PushNotifier.Retry.DEFAULT);
+    this.push =
+        new PushNotifier(
+            ports.queries(),
+            ports.feed(),
+            settings.pushAllowPrivate(),
+            ports.pushConfigs(),
+            PushNotifier.Retry.DEFAULT);
     this.sse = new A2aSse(ports.queries(), ports.feed(), ports.fly(), writers, timers);
     OwnedTasks tasks = new OwnedTasks(ports.queries());
     TaskWaiter waiter = new TaskWaiter(tasks, ports.feed(), writers, timers);
@@ -90,12 +101,30 @@ public final class A2aRoutes implements AutoCloseable {
     method(Operation.CANCEL, cancel::cancel, "tasks/cancel");
     method(Operation.RESUBSCRIBE, resubscribe::resubscribe, "tasks/resubscribe");
     method(Operation.SUBSCRIBE, resubscribe::subscribe);
-    method(Operation.EXTENDED_CARD, cards::extendedCard, "agent/authenticatedExtendedCard",
+    method(
+        Operation.EXTENDED_CARD,
+        cards::extendedCard,
+        "agent/authenticatedExtendedCard",
         "agent/getAuthenticatedExtendedCard");
-    method(Operation.PUSH_SET, pushConfigs::set, "pushNotification/set", "tasks/pushNotificationConfig/set");
-    method(Operation.PUSH_GET, pushConfigs::get, "pushNotification/get", "tasks/pushNotificationConfig/get");
-    method(Operation.PUSH_LIST, pushConfigs::list, "pushNotification/list", "tasks/pushNotificationConfig/list");
-    method(Operation.PUSH_DELETE, pushConfigs::delete, "pushNotification/delete",
+    method(
+        Operation.PUSH_SET,
+        pushConfigs::set,
+        "pushNotification/set",
+        "tasks/pushNotificationConfig/set");
+    method(
+        Operation.PUSH_GET,
+        pushConfigs::get,
+        "pushNotification/get",
+        "tasks/pushNotificationConfig/get");
+    method(
+        Operation.PUSH_LIST,
+        pushConfigs::list,
+        "pushNotification/list",
+        "tasks/pushNotificationConfig/list");
+    method(
+        Operation.PUSH_DELETE,
+        pushConfigs::delete,
+        "pushNotification/delete",
         "tasks/pushNotificationConfig/delete");
   }
 
@@ -123,8 +152,12 @@ public final class A2aRoutes implements AutoCloseable {
 
   void mount(JavalinConfig cfg) {
     for (String path : new String[] {"/a2a/*", "/a2a"}) {
-      cfg.jetty.modifyServletContextHandler(h -> h.addFilter(new FilterHolder(new A2aAcceptFilter()), path,
-          EnumSet.of(DispatcherType.REQUEST)));
+      cfg.jetty.modifyServletContextHandler(
+          h ->
+              h.addFilter(
+                  new FilterHolder(new A2aAcceptFilter()),
+                  path,
+                  EnumSet.of(DispatcherType.REQUEST)));
     }
     cfg.routes.get("/.well-known/agent.json", cards::publicCard);
     cfg.routes.get("/.well-known/agent-card.json", cards::publicCard);
@@ -133,14 +166,16 @@ public final class A2aRoutes implements AutoCloseable {
   }
 
   /**
-   * Authenticates an A2A request (every binding takes the same credentials). Answers 401 itself
-   * and returns false when the credentials are missing or wrong; else {@code owner} gets the task
-   * owner of the caller (null while A2A auth is off).
+   * Authenticates an A2A request (every binding takes the same credentials). Answers 401 itself and
+   * returns false when the credentials are missing or wrong; else {@code owner} gets the task owner
+   * of the caller (null while A2A auth is off).
    */
   public boolean authenticate(Context ctx, Consumer<String> owner) {
     A2aAuth.Result who = auth.authenticate(ctx.header("X-API-Key"), ctx.header("Authorization"));
     if (!who.ok()) {
-      ctx.status(HttpStatus.UNAUTHORIZED).contentType("text/plain").result("missing or invalid A2A credentials");
+      ctx.status(HttpStatus.UNAUTHORIZED)
+          .contentType("text/plain")
+          .result("missing or invalid A2A credentials");
       return false;
     }
     owner.accept(who.principal() == null ? null : PRINCIPAL_PREFIX + who.principal());
@@ -159,8 +194,9 @@ public final class A2aRoutes implements AutoCloseable {
       if (e.getStatus() != HttpStatus.CONTENT_TOO_LARGE.getCode()) {
         throw e;
       }
-      A2aCall.json(ctx, JsonRpc.error(null, A2aException.INVALID_REQUEST,
-          "Invalid Request: payload too large"));
+      A2aCall.json(
+          ctx,
+          JsonRpc.error(null, A2aException.INVALID_REQUEST, "Invalid Request: payload too large"));
       return;
     }
     JsonRpc.Request req;
@@ -170,14 +206,17 @@ public final class A2aRoutes implements AutoCloseable {
       A2aCall.json(ctx, JsonRpc.error(JsonRpc.idOf(body), e.code(), e.getMessage()));
       return;
     }
-    boolean streaming = switch (req.method()) {
-      case "message/stream", "tasks/resubscribe" -> true;
-      case "message/send" -> A2aCall.acceptsEventStream(ctx);
-      default -> false;
-    };
+    boolean streaming =
+        switch (req.method()) {
+          case "message/stream", "tasks/resubscribe" -> true;
+          case "message/send" -> A2aCall.acceptsEventStream(ctx);
+          default -> false;
+        };
     Operation operation = names.get(req.method());
     if (operation == null) {
-      A2aWire.JSON_RPC_03.error(ctx, req.id(),
+      A2aWire.JSON_RPC_03.error(
+          ctx,
+          req.id(),
           new A2aException(A2aException.METHOD_NOT_FOUND, "Method not found: " + req.method()));
       return;
     }
@@ -191,15 +230,22 @@ public final class A2aRoutes implements AutoCloseable {
    * @param request the call as a JSON-RPC request whose params have the 0.3 shape
    * @param streaming whether the answer is SSE
    */
-  public void serve(Context ctx, Operation operation, JsonRpc.Request request, String principal, boolean streaming,
-      A2aWire wire) throws Exception {
+  public void serve(
+      Context ctx,
+      Operation operation,
+      JsonRpc.Request request,
+      String principal,
+      boolean streaming,
+      A2aWire wire)
+      throws Exception {
     A2aCall call = new A2aCall(ctx, request, principal, streaming, sse, wire);
     try {
       methods.get(operation).call(call);
     } catch (A2aException e) {
       call.fail(e);
     } catch (ViewUnavailableException e) {
-      call.fail(new A2aException(A2aException.INTERNAL_ERROR, "Task view unavailable, retry shortly"));
+      call.fail(
+          new A2aException(A2aException.INTERNAL_ERROR, "Task view unavailable, retry shortly"));
     } catch (EventLogException e) {
       LOG.error("A2A: task log write failed: {}", e.getMessage());
       call.fail(new A2aException(A2aException.INTERNAL_ERROR, "Task log unavailable"));

@@ -14,13 +14,13 @@ import java.util.Map;
  * @param jwksUrl {@code SVC_A2A_JWT_JWKS_URL}: key set of the JWT issuer; null disables JWT
  * @param issuer {@code SVC_A2A_JWT_ISSUER}: expected {@code iss}; required with the JWKS URL
  * @param audience {@code SVC_A2A_JWT_AUDIENCE}: expected {@code aud}; required with the JWKS URL
- * @param publicUrl {@code SVC_A2A_PUBLIC_URL}: absolute base URL clients reach the gateway at;
- *     null = derived from each request's scheme and Host header
+ * @param publicUrl {@code SVC_A2A_PUBLIC_URL}: absolute base URL clients reach the gateway at; null
+ *     = derived from each request's scheme and Host header
  * @param agentName {@code SVC_A2A_AGENT_NAME} (default {@code taskmesh})
  * @param agentDescription {@code SVC_A2A_AGENT_DESCRIPTION}
  * @param agentVersion {@code SVC_A2A_AGENT_VERSION} (default {@code 0.1.0})
- * @param pushAllowPrivate {@code SVC_A2A_PUSH_ALLOW_PRIVATE}: allow push URLs on loopback,
- *     private, link-local and other non-public addresses (default false)
+ * @param pushAllowPrivate {@code SVC_A2A_PUSH_ALLOW_PRIVATE}: allow push URLs on loopback, private,
+ *     link-local and other non-public addresses (default false)
  */
 public record A2aSettings(
     String apiKey,
@@ -47,13 +47,21 @@ public record A2aSettings(
       throw new ConfigException("SVC_A2A_JWT_ISSUER", "required when SVC_A2A_JWT_JWKS_URL is set");
     }
     if (jwks != null && audience == null) {
-      throw new ConfigException("SVC_A2A_JWT_AUDIENCE", "required when SVC_A2A_JWT_JWKS_URL is set");
+      throw new ConfigException(
+          "SVC_A2A_JWT_AUDIENCE", "required when SVC_A2A_JWT_JWKS_URL is set");
     }
     if (jwks == null && (issuer != null || audience != null)) {
-      throw new ConfigException("SVC_A2A_JWT_JWKS_URL", "required when SVC_A2A_JWT_ISSUER or SVC_A2A_JWT_AUDIENCE is set");
+      throw new ConfigException(
+          "SVC_A2A_JWT_JWKS_URL",
+          "required when SVC_A2A_JWT_ISSUER or SVC_A2A_JWT_AUDIENCE is set");
     }
     URI publicUrl = httpUrl(env, "SVC_A2A_PUBLIC_URL");
-    return new A2aSettings(apiKey, jwks, issuer, audience, publicUrl,
+    return new A2aSettings(
+        apiKey,
+        jwks,
+        issuer,
+        audience,
+        publicUrl,
         env.string("SVC_A2A_AGENT_NAME", "taskmesh"),
         env.string("SVC_A2A_AGENT_DESCRIPTION", "taskmesh flows exposed as A2A skills"),
         env.string("SVC_A2A_AGENT_VERSION", "0.1.0"),

@@ -18,9 +18,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The SSE answers of the A2A edge: a task's stream (first results, then live updates and FLY
- * events until the mapper is done) and an error as a one-event stream. Every open stream gets a
- * keepalive comment every {@value #KEEPALIVE_SECONDS} s (spec).
+ * The SSE answers of the A2A edge: a task's stream (first results, then live updates and FLY events
+ * until the mapper is done) and an error as a one-event stream. Every open stream gets a keepalive
+ * comment every {@value #KEEPALIVE_SECONDS} s (spec).
  */
 final class A2aSse {
   private static final Logger LOG = LoggerFactory.getLogger(A2aSse.class);
@@ -32,68 +32,94 @@ final class A2aSse {
   private final Executor writers;
   private final Set<A2aStream> open = ConcurrentHashMap.newKeySet();
 
-  A2aSse(TaskQueries queries, UpdateFeed feed, FlyFeed fly, Executor writers, ScheduledExecutorService timers) {
+  A2aSse(
+      TaskQueries queries,
+      UpdateFeed feed,
+      FlyFeed fly,
+      Executor writers,
+      ScheduledExecutorService timers) {
     this.queries = queries;
     this.feed = feed;
     this.fly = fly;
     this.writers = writers;
-    timers.scheduleAtFixedRate(() -> open.forEach(s -> s.comment("keepalive")),
-        KEEPALIVE_SECONDS, KEEPALIVE_SECONDS, TimeUnit.SECONDS);
+    timers.scheduleAtFixedRate(
+        () -> open.forEach(s -> s.comment("keepalive")),
+        KEEPALIVE_SECONDS,
+        KEEPALIVE_SECONDS,
+        TimeUnit.SECONDS);
   }
 
   /**
-   * Streams a task: the {@code first} results, then the mapper's events for every live update
-   * and FLY event, until the mapper is done. Subscribes before reading the stored state so
-   * nothing falls between the two.
+   * Streams a task: the {@code first} results, then the mapper's events for every live update and
+   * FLY event, until the mapper is done. Subscribes before reading the stored state so nothing
+   * falls between the two.
    */
-  void stream(Context ctx, A2aWire wire, JsonNode requestId, String taskId, List<? extends StreamResult> first,
-      StreamMapper mapper) throws Exception {
-    new SseHandler(client -> {
-      client.keepAlive();
-      A2aStream s = new A2aStream(client, wire, requestId, writers);
-      List<AutoCloseable> subs = new ArrayList<>();
-      client.onClose(() -> {
-        open.remove(s);
-        subs.forEach(Subscriptions::closeQuietly);
-      });
-      open.add(s);
-      // one at a time (feed, FLY and the stored state arrive on different threads): an update that
-      // ends the stream must queue its events before another source sees the mapper done and closes
-      Consumer<Supplier<List<StreamResult>>> emit = next -> {
-        synchronized (s) { // the stream's lock, then the mapper's: the order every path takes
-          List<StreamResult> events = next.get();
-          if (!events.isEmpty()) {
-            s.send(events);
-          }
-          if (mapper.done()) {
-            s.finish();
-          }
-        }
-      };
-      // holding the stream's lock keeps the writer from sending the first event before the
-      // subscriptions exist: a client that reacts to it (posts FLY) is then never too early
-      synchronized (s) {
-        s.send(first);
-        subs.add(feed.subscribe(taskId, u -> emit.accept(() -> mapper.onUpdate(u))));
-        subs.add(fly.subscribe(taskId, f -> emit.accept(() -> mapper.onFly(f))));
-      }
-      try {
-        queries.get(taskId).ifPresent(st -> emit.accept(() -> mapper.onState(st)));
-      } catch (RuntimeException e) {
-        LOG.debug("A2A stream of {}: state not readable yet ({}); live updates follow", taskId, e.toString());
-      }
-    }).handle(ctx);
+  void stream(
+      Context ctx,
+      A2aWire wire,
+      JsonNode requestId,
+      String taskId,
+      List<? extends StreamResult> first,
+      StreamMapper mapper)
+      throws Exception {
+    new SseHandler(
+            client -> {
+              client.keepAlive();
+              A2aStream s = new A2aStream(client, wire, requestId, writers);
+              List<AutoCloseable> subs = new ArrayList<>();
+              client.onClose(
+                  () -> {
+                    open.remove(s);
+                    subs.forEach(Subscriptions::closeQuietly);
+                  });
+              open.add(s);
+              // one at a time (feed, FLY and the stored state arrive on different threads): an
+              // update that
+              // ends the stream must queue its events before another source sees the mapper done
+              // and closes
+              Consumer<Supplier<List<StreamResult>>> emit =
+                  next -> {
+                    synchronized (
+                        s) { // the stream's lock, then the mapper's: the order every path takes
+                      List<StreamResult> events = next.get();
+                      if (!events.isEmpty()) {
+                        s.send(events);
+                      }
+                      if (mapper.done()) {
+                        s.finish();
+                      }
+                    }
+                  };
+              // holding the stream's lock keeps the writer from sending the first event before the
+              // subscriptions exist: a client that reacts to it (posts FLY) is then never too early
+              synchronized (s) {
+                s.send(first);
+                subs.add(feed.subscribe(taskId, u -> emit.accept(() -> mapper.onUpdate(u))));
+                subs.add(fly.subscribe(taskId, f -> emit.accept(() -> mapper.onFly(f))));
+              }
+              try {
+                queries.get(taskId).ifPresent(st -> emit.accept(() -> mapper.onState(st)));
+              } catch (RuntimeException e) {
+                LOG.debug(
+                    "A2A stream of {}: state not readable yet ({}); live updates follow",
+                    taskId,
+                    e.toString());
+              }
+            })
+        .handle(ctx);
   }
 
   /** The error as the one event of a stream; false when the stream could not be opened. */
   boolean error(Context ctx, A2aWire wire, JsonNode requestId, A2aException e) {
     try {
-      new SseHandler(client -> {
-        client.keepAlive();
-        A2aStream s = new A2aStream(client, wire, requestId, writers);
-        s.sendError(e);
-        s.finish();
-      }).handle(ctx);
+      new SseHandler(
+              client -> {
+                client.keepAlive();
+                A2aStream s = new A2aStream(client, wire, requestId, writers);
+                s.sendError(e);
+                s.finish();
+              })
+          .handle(ctx);
       return true;
     } catch (Exception failed) {
       LOG.debug("A2A: could not answer an error as SSE: {}", failed.toString());

@@ -7,8 +7,8 @@ import io.taskmesh.schemas.TaskStatus;
  * A2A 0.3 task states with their wire values, and the mapping from gateway statuses (spec):
  * succeeded -> completed, failed -> failed, canceled -> canceled, paused -> input-required,
  * auth_required -> auth-required; plus pending -> submitted, running -> working, anything else ->
- * unknown. A2A 0.3 writes states in kebab case ({@code input-required}); the spec's
- * {@code input_required} is the same state.
+ * unknown. A2A 0.3 writes states in kebab case ({@code input-required}); the spec's {@code
+ * input_required} is the same state.
  */
 public enum A2aState {
   SUBMITTED("submitted"),

@@ -28,13 +28,17 @@ final class A2aStream {
     this.requestId = requestId;
     // a caller holding this stream's lock (A2aSse, while it subscribes) holds the writing back
     // too: a client reacting to the first event is then never ahead of the subscriptions
-    Executor afterCaller = task -> writers.execute(() -> {
-      synchronized (this) {
-        // only waits for the caller to let go
-      }
-      task.run();
-    });
-    this.writer = new SseWriter(new JavalinSseSink(client), afterCaller, SsePolicy.A2A_STREAM, () -> {});
+    Executor afterCaller =
+        task ->
+            writers.execute(
+                () -> {
+                  synchronized (this) {
+                    // only waits for the caller to let go
+                  }
+                  task.run();
+                });
+    this.writer =
+        new SseWriter(new JavalinSseSink(client), afterCaller, SsePolicy.A2A_STREAM, () -> {});
   }
 
   /** Queues A2A results (Task, status-update, artifact-update), in order. */

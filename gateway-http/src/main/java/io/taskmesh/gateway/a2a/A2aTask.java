@@ -10,8 +10,14 @@ import java.util.Objects;
  * null (a task just launched has none; {@code historyLength: 0} asks for no history).
  */
 @JsonPropertyOrder({"kind", "id", "contextId", "status", "artifacts", "history", "metadata"})
-public record A2aTask(String id, String contextId, A2aTaskStatus status, List<A2aArtifact> artifacts,
-    List<A2aMessage> history, TaskMetadata metadata) implements StreamResult {
+public record A2aTask(
+    String id,
+    String contextId,
+    A2aTaskStatus status,
+    List<A2aArtifact> artifacts,
+    List<A2aMessage> history,
+    TaskMetadata metadata)
+    implements StreamResult {
 
   public A2aTask {
     Objects.requireNonNull(id, "id");

@@ -10,9 +10,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Gateway tasks as A2A 0.3 objects: {@code Task}, {@code TaskStatus},
- * {@code TaskStatusUpdateEvent} and {@code TaskArtifactUpdateEvent} of stored states and
- * updates (the state mapping is {@link A2aState}'s). Pure: no I/O.
+ * Gateway tasks as A2A 0.3 objects: {@code Task}, {@code TaskStatus}, {@code TaskStatusUpdateEvent}
+ * and {@code TaskArtifactUpdateEvent} of stored states and updates (the state mapping is {@link
+ * A2aState}'s). Pure: no I/O.
  */
 public final class A2aTasks {
   public static final String FLY_ARTIFACT = "fly-stream";
@@ -26,36 +26,58 @@ public final class A2aTasks {
   }
 
   /**
-   * The {@code Task} of a stored task. {@code history} (when {@code historyLength} is not 0) is
-   * the first user message rebuilt from the payload (one data part) followed by one agent message
-   * per stored update, the last {@code historyLength} of them; a completed task carries its result
-   * as the artifact {@code result}.
+   * The {@code Task} of a stored task. {@code history} (when {@code historyLength} is not 0) is the
+   * first user message rebuilt from the payload (one data part) followed by one agent message per
+   * stored update, the last {@code historyLength} of them; a completed task carries its result as
+   * the artifact {@code result}.
    */
   public static A2aTask task(TaskState s, Integer historyLength) {
     String contextId = contextId(s);
     List<A2aArtifact> artifacts = null;
     if (s.status() == TaskStatus.SUCCEEDED && s.result() != null && !s.result().isNull()) {
-      artifacts = List.of(new A2aArtifact(RESULT_ARTIFACT, "result", List.of(resultPart(s.result()))));
+      artifacts =
+          List.of(new A2aArtifact(RESULT_ARTIFACT, "result", List.of(resultPart(s.result()))));
     }
     List<A2aMessage> history = null;
     if (historyLength == null || historyLength > 0) {
       List<A2aMessage> all = new ArrayList<>();
       if (s.payload() != null && s.payload().isObject()) {
-        all.add(message(A2aMessage.USER, s.id() + "-input", s.id(), contextId, new A2aPart.Data(s.payload())));
+        all.add(
+            message(
+                A2aMessage.USER,
+                s.id() + "-input",
+                s.id(),
+                contextId,
+                new A2aPart.Data(s.payload())));
       }
       for (TaskUpdate u : s.history()) {
         if (u.message() != null) {
-          all.add(message(A2aMessage.AGENT, s.id() + "-" + u.seq(), s.id(), contextId, new A2aPart.Text(u.message())));
+          all.add(
+              message(
+                  A2aMessage.AGENT,
+                  s.id() + "-" + u.seq(),
+                  s.id(),
+                  contextId,
+                  new A2aPart.Text(u.message())));
         }
       }
       int from = historyLength == null ? 0 : Math.max(0, all.size() - historyLength);
       history = all.subList(from, all.size());
     }
-    TaskMetadata metadata = new TaskMetadata(s.flow(), s.status() == null ? null : s.status().wire(),
-        s.progressPercent(), s.createdAt(), s.updatedAt());
-    return new A2aTask(s.id(), contextId,
+    TaskMetadata metadata =
+        new TaskMetadata(
+            s.flow(),
+            s.status() == null ? null : s.status().wire(),
+            s.progressPercent(),
+            s.createdAt(),
+            s.updatedAt());
+    return new A2aTask(
+        s.id(),
+        contextId,
         status(s.id(), contextId, s.status(), s.message(), s.error(), s.updatedAt(), s.seq()),
-        artifacts, history, metadata);
+        artifacts,
+        history,
+        metadata);
   }
 
   /** The Task of a task just created as its own context, before its state is folded. */
@@ -65,16 +87,27 @@ public final class A2aTasks {
 
   /** The Task of a task just created in {@code contextId}, before its state is folded. */
   static A2aTask submitted(String taskId, String contextId, String timestamp) {
-    return A2aTask.bare(taskId, contextId,
+    return A2aTask.bare(
+        taskId,
+        contextId,
         status(taskId, contextId, TaskStatus.PENDING, "Task created", null, timestamp, 1));
   }
 
   /** The status of a task at update {@code seq}; a failed task's message is its error. */
-  static A2aTaskStatus status(String taskId, String contextId, TaskStatus gatewayStatus, String message, String error,
-      String timestamp, long seq) {
+  static A2aTaskStatus status(
+      String taskId,
+      String contextId,
+      TaskStatus gatewayStatus,
+      String message,
+      String error,
+      String timestamp,
+      long seq) {
     String text = error != null && gatewayStatus == TaskStatus.FAILED ? error : message;
-    A2aMessage said = text == null ? null
-        : message(A2aMessage.AGENT, taskId + "-" + seq, taskId, contextId, new A2aPart.Text(text));
+    A2aMessage said =
+        text == null
+            ? null
+            : message(
+                A2aMessage.AGENT, taskId + "-" + seq, taskId, contextId, new A2aPart.Text(text));
     return new A2aTaskStatus(A2aState.of(gatewayStatus), said, timestamp);
   }
 
@@ -88,10 +121,14 @@ public final class A2aTasks {
   }
 
   /** A chunk of the {@code fly-stream} artifact. */
-  static ArtifactUpdateEvent artifactEvent(String taskId, String contextId, A2aPart part, boolean append,
-      boolean lastChunk) {
-    return new ArtifactUpdateEvent(taskId, contextId, new A2aArtifact(FLY_ARTIFACT, FLY_ARTIFACT, List.of(part)),
-        append, lastChunk);
+  static ArtifactUpdateEvent artifactEvent(
+      String taskId, String contextId, A2aPart part, boolean append, boolean lastChunk) {
+    return new ArtifactUpdateEvent(
+        taskId,
+        contextId,
+        new A2aArtifact(FLY_ARTIFACT, FLY_ARTIFACT, List.of(part)),
+        append,
+        lastChunk);
   }
 
   /**
@@ -108,7 +145,9 @@ public final class A2aTasks {
     return new A2aPart.Data(fly);
   }
 
-  /** A result as a data part; a result that is not an object is wrapped as {@code {"result": ...}}. */
+  /**
+   * A result as a data part; a result that is not an object is wrapped as {@code {"result": ...}}.
+   */
   static A2aPart resultPart(JsonNode result) {
     if (result.isObject()) {
       return new A2aPart.Data(result);
@@ -118,11 +157,15 @@ public final class A2aTasks {
     return new A2aPart.Data(wrapped);
   }
 
-  private static A2aMessage message(String role, String messageId, String taskId, String contextId, A2aPart part) {
+  private static A2aMessage message(
+      String role, String messageId, String taskId, String contextId, A2aPart part) {
     return new A2aMessage(role, messageId, taskId, contextId, List.of(part));
   }
 
-  /** The task's conversation: the client's contextId, or (tasks created before it was kept) the task id. */
+  /**
+   * The task's conversation: the client's contextId, or (tasks created before it was kept) the task
+   * id.
+   */
   static String contextId(TaskState s) {
     return s.contextId() != null ? s.contextId() : s.id();
   }

@@ -16,13 +16,17 @@ public interface A2aWire {
 
   void error(Context ctx, JsonNode requestId, A2aException e);
 
-  /** The data of one SSE event carrying {@code result} (a Task, status-update or artifact-update). */
+  /**
+   * The data of one SSE event carrying {@code result} (a Task, status-update or artifact-update).
+   */
   String event(JsonNode requestId, JsonNode result);
 
   /** The data of an SSE event carrying an error. */
   String errorEvent(JsonNode requestId, A2aException e);
 
-  /** Whether an error of a streaming call is sent as a one-event stream (else as a plain answer). */
+  /**
+   * Whether an error of a streaming call is sent as a one-event stream (else as a plain answer).
+   */
   boolean errorsAsEvents();
 
   /** The payload form of push notifications for configs registered over this binding. */
@@ -31,30 +35,31 @@ public interface A2aWire {
   }
 
   /** A2A 0.3 JSON-RPC: every answer and every event is a JSON-RPC response. */
-  A2aWire JSON_RPC_03 = new A2aWire() {
-    @Override
-    public void reply(Context ctx, JsonNode requestId, JsonNode result) {
-      A2aCall.json(ctx, JsonRpc.result(requestId, result));
-    }
+  A2aWire JSON_RPC_03 =
+      new A2aWire() {
+        @Override
+        public void reply(Context ctx, JsonNode requestId, JsonNode result) {
+          A2aCall.json(ctx, JsonRpc.result(requestId, result));
+        }
 
-    @Override
-    public void error(Context ctx, JsonNode requestId, A2aException e) {
-      A2aCall.json(ctx, JsonRpc.error(requestId, e.code(), e.getMessage()));
-    }
+        @Override
+        public void error(Context ctx, JsonNode requestId, A2aException e) {
+          A2aCall.json(ctx, JsonRpc.error(requestId, e.code(), e.getMessage()));
+        }
 
-    @Override
-    public String event(JsonNode requestId, JsonNode result) {
-      return Json.write(JsonRpc.result(requestId, result));
-    }
+        @Override
+        public String event(JsonNode requestId, JsonNode result) {
+          return Json.write(JsonRpc.result(requestId, result));
+        }
 
-    @Override
-    public String errorEvent(JsonNode requestId, A2aException e) {
-      return Json.write(JsonRpc.error(requestId, e.code(), e.getMessage()));
-    }
+        @Override
+        public String errorEvent(JsonNode requestId, A2aException e) {
+          return Json.write(JsonRpc.error(requestId, e.code(), e.getMessage()));
+        }
 
-    @Override
-    public boolean errorsAsEvents() {
-      return true;
-    }
-  };
+        @Override
+        public boolean errorsAsEvents() {
+          return true;
+        }
+      };
 }

@@ -10,17 +10,20 @@ import java.util.Collection;
 /**
  * The agent card: the spec's fields ({@code name}, {@code version}, {@code supportedInterfaces},
  * {@code capabilities.streaming/extendedAgentCard}, {@code securitySchemes} in the spec's form,
- * {@code security}, {@code skills}) plus what A2A 0.3 clients read ({@code url},
- * {@code preferredTransport}, {@code protocolVersion}, {@code description},
- * {@code defaultInputModes/defaultOutputModes}, {@code supportsAuthenticatedExtendedCard}, and the
- * 0.3 keys {@code type/in/name} / {@code type/scheme/bearerFormat} in each security scheme). One
- * skill per flow with an {@code a2a} section. It says only what is configured: security schemes
- * and the extended card appear when A2A auth is on ({@link A2aSettings}). Pure: no I/O.
+ * {@code security}, {@code skills}) plus what A2A 0.3 clients read ({@code url}, {@code
+ * preferredTransport}, {@code protocolVersion}, {@code description}, {@code
+ * defaultInputModes/defaultOutputModes}, {@code supportsAuthenticatedExtendedCard}, and the 0.3
+ * keys {@code type/in/name} / {@code type/scheme/bearerFormat} in each security scheme). One skill
+ * per flow with an {@code a2a} section. It says only what is configured: security schemes and the
+ * extended card appear when A2A auth is on ({@link A2aSettings}). Pure: no I/O.
  */
 final class AgentCard {
   static final String PROTOCOL_VERSION = "0.3.0";
   static final String TRANSPORT = "JSONRPC";
-  /** The A2A 1.0 interfaces (JSON-RPC and HTTP+JSON), relative to the 0.3 endpoint {@code /a2a/}. */
+
+  /**
+   * The A2A 1.0 interfaces (JSON-RPC and HTTP+JSON), relative to the 0.3 endpoint {@code /a2a/}.
+   */
   static final String V1_PATH = "v1";
 
   private AgentCard() {}
@@ -29,7 +32,8 @@ final class AgentCard {
    * @param endpoint absolute URL of {@code POST /a2a/}
    * @param extended the authenticated extended card (same content, marked in {@code metadata})
    */
-  static ObjectNode build(A2aSettings settings, String endpoint, Collection<FlowConfig> skills, boolean extended) {
+  static ObjectNode build(
+      A2aSettings settings, String endpoint, Collection<FlowConfig> skills, boolean extended) {
     ObjectNode card = Json.MAPPER.createObjectNode();
     card.put("name", settings.agentName());
     card.put("description", settings.agentDescription());
@@ -68,9 +72,9 @@ final class AgentCard {
   }
 
   /**
-   * The schemes of the configured mechanisms only ({@code SVC_A2A_API_KEY}: {@code apiKey},
-   * {@code SVC_A2A_JWT_JWKS_URL}: {@code bearer}); {@code security} lists each as an alternative
-   * (either passes, {@link A2aAuth}). With auth off both are left out: every request passes.
+   * The schemes of the configured mechanisms only ({@code SVC_A2A_API_KEY}: {@code apiKey}, {@code
+   * SVC_A2A_JWT_JWKS_URL}: {@code bearer}); {@code security} lists each as an alternative (either
+   * passes, {@link A2aAuth}). With auth off both are left out: every request passes.
    */
   private static void securitySchemes(ObjectNode card, A2aSettings settings) {
     if (!settings.authEnabled()) {
@@ -100,7 +104,10 @@ final class AgentCard {
     }
   }
 
-  /** The skill a message naming none runs (the rule of {@link A2aMessages#chooseSkill}); null for none. */
+  /**
+   * The skill a message naming none runs (the rule of {@link A2aMessages#chooseSkill}); null for
+   * none.
+   */
   static String defaultSkill(Collection<FlowConfig> skills) {
     for (FlowConfig flow : skills) {
       if (flow.isDefaultA2aSkill()) {
@@ -110,12 +117,15 @@ final class AgentCard {
     return skills.size() == 1 ? skills.iterator().next().name() : null;
   }
 
-  /** One skill; its description ends with how a client selects it, so any client can read the rule. */
+  /**
+   * One skill; its description ends with how a client selects it, so any client can read the rule.
+   */
   static ObjectNode skill(FlowConfig flow, String defaultSkill) {
     ObjectNode s = Json.MAPPER.createObjectNode();
     s.put("id", flow.name());
     s.put("name", flow.name());
-    String description = flow.description() != null ? flow.description() : "Runs the flow " + flow.name() + ".";
+    String description =
+        flow.description() != null ? flow.description() : "Runs the flow " + flow.name() + ".";
     s.put("description", description + " " + selectionRule(flow.name(), defaultSkill));
     JsonNode a2a = flow.a2a();
     ArrayNode tags = s.putArray("tags");
@@ -136,7 +146,8 @@ final class AgentCard {
     return s;
   }
 
-  private static void addInterface(ArrayNode interfaces, String url, String binding, String version) {
+  private static void addInterface(
+      ArrayNode interfaces, String url, String binding, String version) {
     ObjectNode iface = interfaces.addObject();
     iface.put("url", url);
     iface.put("protocolBinding", binding);
@@ -148,8 +159,11 @@ final class AgentCard {
       return "This is the default skill: a message that names no skill runs it (name another in the message's"
           + " metadata.skill).";
     }
-    return "To run it, name it in the message's metadata.skill (\"skill\": \"" + skill + "\"); a message that names"
-        + " no skill runs " + (defaultSkill == null
+    return "To run it, name it in the message's metadata.skill (\"skill\": \""
+        + skill
+        + "\"); a message that names"
+        + " no skill runs "
+        + (defaultSkill == null
             ? "the default skill, and this agent has none (a flow config sets one with a2a: {default: true})."
             : "the default skill, " + defaultSkill + ".");
   }

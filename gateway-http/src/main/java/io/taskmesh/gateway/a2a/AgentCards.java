@@ -8,8 +8,8 @@ import java.util.Map;
 import java.util.function.Supplier;
 
 /**
- * Serves the agent card: public at {@code /.well-known/agent.json} and
- * {@code /.well-known/agent-card.json}, and the authenticated extended card as an RPC method.
+ * Serves the agent card: public at {@code /.well-known/agent.json} and {@code
+ * /.well-known/agent-card.json}, and the authenticated extended card as an RPC method.
  */
 final class AgentCards {
   private final A2aSettings settings;
@@ -21,8 +21,8 @@ final class AgentCards {
   }
 
   void publicCard(Context ctx) {
-    ctx.contentType("application/json").result(Json.write(AgentCard.build(settings, endpoint(ctx),
-        skills().values(), false)));
+    ctx.contentType("application/json")
+        .result(Json.write(AgentCard.build(settings, endpoint(ctx), skills().values(), false)));
   }
 
   /**
@@ -31,7 +31,8 @@ final class AgentCards {
    */
   void extendedCard(A2aCall call) {
     if (!settings.authEnabled()) {
-      throw new A2aException(A2aException.EXTENDED_CARD_NOT_CONFIGURED,
+      throw new A2aException(
+          A2aException.EXTENDED_CARD_NOT_CONFIGURED,
           "Authenticated Extended Card is not configured: A2A auth is off, so there is none");
     }
     call.reply(AgentCard.build(settings, endpoint(call.context()), skills().values(), true));
@@ -40,15 +41,20 @@ final class AgentCards {
   /** Flows with an {@code a2a} section, by name. */
   Map<String, FlowConfig> skills() {
     Map<String, FlowConfig> out = new LinkedHashMap<>();
-    flows.get().forEach((name, flow) -> {
-      if (flow.isA2aSkill()) {
-        out.put(name, flow);
-      }
-    });
+    flows
+        .get()
+        .forEach(
+            (name, flow) -> {
+              if (flow.isA2aSkill()) {
+                out.put(name, flow);
+              }
+            });
     return out;
   }
 
-  /** The absolute URL of {@code POST /a2a/}: the configured public URL, else what the client called. */
+  /**
+   * The absolute URL of {@code POST /a2a/}: the configured public URL, else what the client called.
+   */
   private String endpoint(Context ctx) {
     if (settings.publicUrl() != null) {
       String base = settings.publicUrl().toString();

@@ -6,8 +6,9 @@ import java.util.Objects;
 
 /** An A2A {@code TaskArtifactUpdateEvent}: one chunk of an artifact. */
 @JsonPropertyOrder({"kind", "taskId", "contextId", "artifact", "append", "lastChunk"})
-public record ArtifactUpdateEvent(String taskId, String contextId, A2aArtifact artifact, boolean append,
-    boolean lastChunk) implements StreamResult {
+public record ArtifactUpdateEvent(
+    String taskId, String contextId, A2aArtifact artifact, boolean append, boolean lastChunk)
+    implements StreamResult {
 
   public ArtifactUpdateEvent {
     Objects.requireNonNull(taskId, "taskId");

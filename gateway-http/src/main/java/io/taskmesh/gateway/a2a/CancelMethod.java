@@ -26,17 +26,22 @@ final class CancelMethod {
     String id = A2aMessages.requiredString(call.params(), "id");
     A2aState before = A2aState.of(tasks.visible(id, call.principal()).status());
     if (before.isTerminal()) {
-      throw new A2aException(A2aException.TASK_NOT_CANCELABLE, "Task cannot be canceled: it is " + before);
+      throw new A2aException(
+          A2aException.TASK_NOT_CANCELABLE, "Task cannot be canceled: it is " + before);
     }
     CompletableFuture<TaskState> ended = waiter.until(id, TaskState::isFinal, CANCEL_WAIT_MS);
     commands.append(TaskEvent.canceled(id, "canceled by the A2A client"));
-    call.replyWhen(ended.thenAccept(t -> {
-      A2aState state = A2aState.of(t.status());
-      if (state.isTerminal() && state != A2aState.CANCELED) {
-        call.replyError(A2aException.TASK_NOT_CANCELABLE, "Task cannot be canceled: it became " + state + " first");
-      } else {
-        call.reply(A2aTasks.task(t, null));
-      }
-    }));
+    call.replyWhen(
+        ended.thenAccept(
+            t -> {
+              A2aState state = A2aState.of(t.status());
+              if (state.isTerminal() && state != A2aState.CANCELED) {
+                call.replyError(
+                    A2aException.TASK_NOT_CANCELABLE,
+                    "Task cannot be canceled: it became " + state + " first");
+              } else {
+                call.reply(A2aTasks.task(t, null));
+              }
+            }));
   }
 }

@@ -10,10 +10,14 @@ import java.io.IOException;
 public final class JsonRpc {
   private JsonRpc() {}
 
-  /** A parsed request; {@code id} keeps its JSON type (string or number) so it is echoed as sent. */
+  /**
+   * A parsed request; {@code id} keeps its JSON type (string or number) so it is echoed as sent.
+   */
   public record Request(JsonNode id, String method, JsonNode params) {
     public ObjectNode paramsObject() {
-      return params == null || params.isNull() ? Json.MAPPER.createObjectNode() : (ObjectNode) params;
+      return params == null || params.isNull()
+          ? Json.MAPPER.createObjectNode()
+          : (ObjectNode) params;
     }
   }
 
@@ -32,24 +36,31 @@ public final class JsonRpc {
       throw new A2aException(A2aException.PARSE_ERROR, "Parse error: empty body");
     }
     if (!node.isObject()) {
-      throw new A2aException(A2aException.INVALID_REQUEST,
-          node.isArray() ? "Invalid Request: batch requests are not supported" : "Invalid Request: not an object");
+      throw new A2aException(
+          A2aException.INVALID_REQUEST,
+          node.isArray()
+              ? "Invalid Request: batch requests are not supported"
+              : "Invalid Request: not an object");
     }
     JsonNode version = node.get("jsonrpc");
     if (version == null || !version.isTextual() || !"2.0".equals(version.asText())) {
-      throw new A2aException(A2aException.INVALID_REQUEST, "Invalid Request: 'jsonrpc' must be \"2.0\"");
+      throw new A2aException(
+          A2aException.INVALID_REQUEST, "Invalid Request: 'jsonrpc' must be \"2.0\"");
     }
     JsonNode id = node.get("id");
     if (id == null || !(id.isTextual() || id.isIntegralNumber())) {
-      throw new A2aException(A2aException.INVALID_REQUEST, "Invalid Request: 'id' must be a string or an integer");
+      throw new A2aException(
+          A2aException.INVALID_REQUEST, "Invalid Request: 'id' must be a string or an integer");
     }
     JsonNode method = node.get("method");
     if (method == null || !method.isTextual() || method.asText().isEmpty()) {
-      throw new A2aException(A2aException.INVALID_REQUEST, "Invalid Request: 'method' must be a non-empty string");
+      throw new A2aException(
+          A2aException.INVALID_REQUEST, "Invalid Request: 'method' must be a non-empty string");
     }
     JsonNode params = node.get("params");
     if (params != null && !params.isNull() && !params.isObject()) {
-      throw new A2aException(A2aException.INVALID_PARAMS, "Invalid params: 'params' must be an object");
+      throw new A2aException(
+          A2aException.INVALID_PARAMS, "Invalid params: 'params' must be an object");
     }
     return new Request(id, method.asText(), params);
   }
@@ -65,7 +76,10 @@ public final class JsonRpc {
     }
   }
 
-  /** A result response; {@code result} is a JSON tree or a typed A2A object (null is written as null). */
+  /**
+   * A result response; {@code result} is a JSON tree or a typed A2A object (null is written as
+   * null).
+   */
   public static ObjectNode result(JsonNode id, Object result) {
     ObjectNode out = Json.MAPPER.createObjectNode();
     out.put("jsonrpc", "2.0");

@@ -13,7 +13,9 @@ final class PageToken {
   private PageToken() {}
 
   static String encode(int offset) {
-    return Base64.getUrlEncoder().withoutPadding().encodeToString((PREFIX + offset).getBytes(StandardCharsets.UTF_8));
+    return Base64.getUrlEncoder()
+        .withoutPadding()
+        .encodeToString((PREFIX + offset).getBytes(StandardCharsets.UTF_8));
   }
 
   /** The offset of a token; 0 for none; InvalidParams for a token this server did not issue. */

@@ -22,18 +22,29 @@ final class PushConfigMethods {
   void set(A2aCall call) {
     ObjectNode params = call.params();
     String taskId = A2aMessages.requiredString(params, "taskId");
-    ObjectNode stored = push.set(tasks.visible(taskId, call.principal()),
-        push.validate(params.get("pushNotificationConfig"), taskId), call.pushForm());
+    ObjectNode stored =
+        push.set(
+            tasks.visible(taskId, call.principal()),
+            push.validate(params.get("pushNotificationConfig"), taskId),
+            call.pushForm());
     call.reply(new TaskPushConfig(taskId, stored));
   }
 
   void get(A2aCall call) {
     ObjectNode params = call.params();
     String taskId = ownTaskId(call);
-    String configId = A2aMessages.optionalString(params, "pushNotificationConfigId", "pushNotificationConfigId");
-    call.reply(push.get(taskId, configId).map(c -> new TaskPushConfig(taskId, c)).orElseThrow(() -> A2aException.params(
-        "Invalid params: no push notification config" + (configId == null ? "" : " '" + configId + "'")
-            + " for task " + taskId)));
+    String configId =
+        A2aMessages.optionalString(params, "pushNotificationConfigId", "pushNotificationConfigId");
+    call.reply(
+        push.get(taskId, configId)
+            .map(c -> new TaskPushConfig(taskId, c))
+            .orElseThrow(
+                () ->
+                    A2aException.params(
+                        "Invalid params: no push notification config"
+                            + (configId == null ? "" : " '" + configId + "'")
+                            + " for task "
+                            + taskId)));
   }
 
   void list(A2aCall call) {
@@ -45,16 +56,21 @@ final class PushConfigMethods {
     String taskId = ownTaskId(call);
     String configId = A2aMessages.requiredString(call.params(), "pushNotificationConfigId");
     if (!push.delete(taskId, configId)) {
-      throw A2aException.params("Invalid params: no push notification config '" + configId + "' for task " + taskId);
+      throw A2aException.params(
+          "Invalid params: no push notification config '" + configId + "' for task " + taskId);
     }
     call.reply(null);
   }
 
-  /** The task of a get, list or delete ({@code id}, or {@code taskId}), checked to be the caller's. */
+  /**
+   * The task of a get, list or delete ({@code id}, or {@code taskId}), checked to be the caller's.
+   */
   private String ownTaskId(A2aCall call) {
     ObjectNode params = call.params();
-    String taskId = params.has("id") || !params.has("taskId") ? A2aMessages.requiredString(params, "id")
-        : A2aMessages.requiredString(params, "taskId");
+    String taskId =
+        params.has("id") || !params.has("taskId")
+            ? A2aMessages.requiredString(params, "id")
+            : A2aMessages.requiredString(params, "taskId");
     tasks.visible(taskId, call.principal());
     return taskId;
   }

@@ -10,8 +10,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 public interface PushConfigStore extends AutoCloseable {
 
   /**
-   * One stored config: the task, the config as the client sees it, the payload form of the
-   * protocol it was registered over, and the task's A2A state then (pushes start at the next change).
+   * One stored config: the task, the config as the client sees it, the payload form of the protocol
+   * it was registered over, and the task's A2A state then (pushes start at the next change).
    */
   record Entry(String taskId, ObjectNode config, String form, String state) {
     public String configId() {
@@ -30,7 +30,9 @@ public interface PushConfigStore extends AutoCloseable {
 
   void remove(String taskId, String configId);
 
-  /** Replays what is stored to {@code listener}, then follows changes; called once, before serving. */
+  /**
+   * Replays what is stored to {@code listener}, then follows changes; called once, before serving.
+   */
   void follow(Listener listener);
 
   @Override

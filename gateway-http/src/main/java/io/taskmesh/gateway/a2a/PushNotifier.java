@@ -33,20 +33,20 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Push notifications ({@code pushNotification/*}, {@code tasks/pushNotificationConfig/*} and
- * {@code configuration.pushNotificationConfig} of a send): for every change of a task's A2A state
- * after a config is registered (progress within a state is not pushed), the gateway POSTs the
- * task to each registered URL in the form of the protocol the config was registered with (0.3:
- * the {@code Task} object; 1.0: a {@code StreamResponse} holding the task), with the config's
- * {@code token} in {@code X-A2A-Notification-Token} and, when {@code authentication} is given,
- * {@code Authorization: <first scheme> <credentials>}. A failed POST (connection error, timeout,
- * 429 or 5xx) is retried after each of {@link Retry#backoff()} while {@link Retry#within()} has not
- * passed since the first attempt; other 4xx answers are not retried.
+ * Push notifications ({@code pushNotification/*}, {@code tasks/pushNotificationConfig/*} and {@code
+ * configuration.pushNotificationConfig} of a send): for every change of a task's A2A state after a
+ * config is registered (progress within a state is not pushed), the gateway POSTs the task to each
+ * registered URL in the form of the protocol the config was registered with (0.3: the {@code Task}
+ * object; 1.0: a {@code StreamResponse} holding the task), with the config's {@code token} in
+ * {@code X-A2A-Notification-Token} and, when {@code authentication} is given, {@code Authorization:
+ * <first scheme> <credentials>}. A failed POST (connection error, timeout, 429 or 5xx) is retried
+ * after each of {@link Retry#backoff()} while {@link Retry#within()} has not passed since the first
+ * attempt; other 4xx answers are not retried.
  *
- * <p>Targets: only {@code http}/{@code https} URLs whose host resolves to public addresses; loopback,
- * private (RFC 1918, fc00::/7), link-local, wildcard, multicast and CGNAT addresses are refused
- * unless {@code SVC_A2A_PUSH_ALLOW_PRIVATE=true}. The check runs when the config is set and again
- * before each POST (a DNS answer may change).
+ * <p>Targets: only {@code http}/{@code https} URLs whose host resolves to public addresses;
+ * loopback, private (RFC 1918, fc00::/7), link-local, wildcard, multicast and CGNAT addresses are
+ * refused unless {@code SVC_A2A_PUSH_ALLOW_PRIVATE=true}. The check runs when the config is set and
+ * again before each POST (a DNS answer may change).
  *
  * <p>Configs live in a {@link PushConfigStore} that every replica follows, so each replica knows
  * every config and watches the task's updates (every replica sees every update); only the replica
@@ -56,10 +56,13 @@ import org.slf4j.LoggerFactory;
 final class PushNotifier implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(PushNotifier.class);
   static final String TOKEN_HEADER = "X-A2A-Notification-Token";
+
   /** The payload form of configs registered over A2A 0.3: the Task object itself. */
   static final String FORM_03 = "a2a-0.3";
+
   /** While the fold rebalances nobody knows the owner: ask again this often, this many times. */
   private static final long OWNER_RETRY_MS = 500;
+
   private static final int OWNER_RETRIES = 60;
 
   /**
@@ -67,9 +70,15 @@ final class PushNotifier implements AutoCloseable {
    * has not passed since the first attempt; each attempt waits at most {@code timeout}.
    */
   record Retry(List<Duration> backoff, Duration within, Duration timeout) {
-    static final Retry DEFAULT = new Retry(
-        List.of(Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(4)),
-        Duration.ofSeconds(30), Duration.ofSeconds(10));
+    static final Retry DEFAULT =
+        new Retry(
+            List.of(
+                Duration.ofMillis(500),
+                Duration.ofSeconds(1),
+                Duration.ofSeconds(2),
+                Duration.ofSeconds(4)),
+            Duration.ofSeconds(30),
+            Duration.ofSeconds(10));
 
     Retry {
       backoff = List.copyOf(backoff);
@@ -81,12 +90,15 @@ final class PushNotifier implements AutoCloseable {
   private final boolean allowPrivate;
   private final PushConfigStore store;
   private final Retry retry;
-  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5))
-      .followRedirects(HttpClient.Redirect.NEVER).build();
+  private final HttpClient http =
+      HttpClient.newBuilder()
+          .connectTimeout(Duration.ofSeconds(5))
+          .followRedirects(HttpClient.Redirect.NEVER)
+          .build();
   private final ScheduledExecutorService scheduler = Threads.scheduler("a2a-push", 2);
   private final Map<String, Watch> watches = new ConcurrentHashMap<>();
-  private final Map<String, UnaryOperator<JsonNode>> forms = new ConcurrentHashMap<>(
-      Map.of(FORM_03, UnaryOperator.identity()));
+  private final Map<String, UnaryOperator<JsonNode>> forms =
+      new ConcurrentHashMap<>(Map.of(FORM_03, UnaryOperator.identity()));
 
   /** The configs of one task and its feed subscription. */
   private final class Watch {
@@ -101,34 +113,43 @@ final class PushNotifier implements AutoCloseable {
     }
   }
 
-  PushNotifier(TaskQueries queries, UpdateFeed feed, boolean allowPrivate, PushConfigStore store, Retry retry) {
+  PushNotifier(
+      TaskQueries queries,
+      UpdateFeed feed,
+      boolean allowPrivate,
+      PushConfigStore store,
+      Retry retry) {
     this.queries = queries;
     this.feed = feed;
     this.allowPrivate = allowPrivate;
     this.store = store;
     this.retry = retry;
-    store.follow(new PushConfigStore.Listener() {
-      @Override
-      public void stored(PushConfigStore.Entry entry) {
-        apply(entry);
-      }
+    store.follow(
+        new PushConfigStore.Listener() {
+          @Override
+          public void stored(PushConfigStore.Entry entry) {
+            apply(entry);
+          }
 
-      @Override
-      public void removed(String taskId, String configId) {
-        unapply(taskId, configId);
-      }
-    });
+          @Override
+          public void removed(String taskId, String configId) {
+            unapply(taskId, configId);
+          }
+        });
   }
 
-  /** Another binding's payload: {@code form} names it in stored configs, {@code payload} maps the 0.3 Task to it. */
+  /**
+   * Another binding's payload: {@code form} names it in stored configs, {@code payload} maps the
+   * 0.3 Task to it.
+   */
   void addForm(String form, UnaryOperator<JsonNode> payload) {
     forms.put(form, payload);
   }
 
   /** Stores a config checked by {@link #validate} for every replica; returns it as stored. */
   ObjectNode set(TaskState task, ObjectNode stored, String form) {
-    PushConfigStore.Entry entry = new PushConfigStore.Entry(task.id(), stored, form,
-        A2aState.of(task.status()).wire());
+    PushConfigStore.Entry entry =
+        new PushConfigStore.Entry(task.id(), stored, form, A2aState.of(task.status()).wire());
     store.put(entry);
     apply(entry); // read-your-writes on this replica; the store's echo is the same entry
     return stored;
@@ -208,33 +229,53 @@ final class PushNotifier implements AutoCloseable {
         Subscriptions.closeQuietly(w.subscription);
         w.subscription = null;
       }
-      w.chain = w.chain.thenComposeAsync(v -> owner(u.id(), 0), scheduler).thenComposeAsync(mine -> {
-        if (!mine) {
-          return CompletableFuture.completedFuture(null);
-        }
-        JsonNode task = Json.tree(taskBody(u));
-        return CompletableFuture.allOf(targets.stream()
-            .map(c -> post(c.config(), forms.getOrDefault(c.form(), UnaryOperator.identity()).apply(task),
-                0, System.nanoTime()))
-            .toArray(CompletableFuture[]::new));
-      }, scheduler);
+      w.chain =
+          w.chain
+              .thenComposeAsync(v -> owner(u.id(), 0), scheduler)
+              .thenComposeAsync(
+                  mine -> {
+                    if (!mine) {
+                      return CompletableFuture.completedFuture(null);
+                    }
+                    JsonNode task = Json.tree(taskBody(u));
+                    return CompletableFuture.allOf(
+                        targets.stream()
+                            .map(
+                                c ->
+                                    post(
+                                        c.config(),
+                                        forms
+                                            .getOrDefault(c.form(), UnaryOperator.identity())
+                                            .apply(task),
+                                        0,
+                                        System.nanoTime()))
+                            .toArray(CompletableFuture[]::new));
+                  },
+                  scheduler);
     }
   }
 
-  /** Whether this replica delivers for the task: the owner of its key; asks again while that is unknown. */
+  /**
+   * Whether this replica delivers for the task: the owner of its key; asks again while that is
+   * unknown.
+   */
   private CompletableFuture<Boolean> owner(String taskId, int asked) {
     Optional<Boolean> owns = queries.ownsLocally(taskId);
     if (owns.isPresent()) {
       return CompletableFuture.completedFuture(owns.get());
     }
     if (asked >= OWNER_RETRIES) {
-      LOG.warn("push for task {}: its owner stayed unknown for {} s; this replica does not deliver", taskId,
+      LOG.warn(
+          "push for task {}: its owner stayed unknown for {} s; this replica does not deliver",
+          taskId,
           OWNER_RETRIES * OWNER_RETRY_MS / 1000);
       return CompletableFuture.completedFuture(false);
     }
     CompletableFuture<Boolean> next = new CompletableFuture<>();
-    scheduler.schedule(() -> owner(taskId, asked + 1).whenComplete((v, e) -> next.complete(e == null && v)),
-        OWNER_RETRY_MS, TimeUnit.MILLISECONDS);
+    scheduler.schedule(
+        () -> owner(taskId, asked + 1).whenComplete((v, e) -> next.complete(e == null && v)),
+        OWNER_RETRY_MS,
+        TimeUnit.MILLISECONDS);
     return next;
   }
 
@@ -246,7 +287,8 @@ final class PushNotifier implements AutoCloseable {
       }
       if (s.isPresent() && s.get().seq() > u.seq()) {
         // the task moved on before this push went out: the Task as of this update
-        return A2aTasks.task(s.get(), 0).withoutArtifacts()
+        return A2aTasks.task(s.get(), 0)
+            .withoutArtifacts()
             .withStatus(A2aTasks.status(u.id(), A2aTasks.contextId(s.get()), u));
       }
     } catch (RuntimeException e) {
@@ -256,7 +298,8 @@ final class PushNotifier implements AutoCloseable {
   }
 
   /** One POST with retries; completes (never exceptionally) when delivered or given up. */
-  private CompletableFuture<Void> post(ObjectNode config, JsonNode body, int attempt, long startNanos) {
+  private CompletableFuture<Void> post(
+      ObjectNode config, JsonNode body, int attempt, long startNanos) {
     URI url = URI.create(config.get("url").asText());
     try {
       checkTarget(url, allowPrivate);
@@ -264,38 +307,53 @@ final class PushNotifier implements AutoCloseable {
       LOG.warn("push to {} skipped: {}", url, e.getMessage());
       return CompletableFuture.completedFuture(null);
     }
-    HttpRequest.Builder req = HttpRequest.newBuilder(url).timeout(retry.timeout())
-        .header("Content-Type", "application/json")
-        .POST(HttpRequest.BodyPublishers.ofString(Json.write(body)));
+    HttpRequest.Builder req =
+        HttpRequest.newBuilder(url)
+            .timeout(retry.timeout())
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(Json.write(body)));
     JsonNode token = config.get("token");
     if (token != null && token.isTextual()) {
       req.header(TOKEN_HEADER, token.asText());
     }
     JsonNode auth = config.get("authentication");
-    if (auth != null && auth.isObject() && auth.path("credentials").isTextual() && auth.path("schemes").size() > 0) {
-      req.header("Authorization", auth.get("schemes").get(0).asText() + " " + auth.get("credentials").asText());
+    if (auth != null
+        && auth.isObject()
+        && auth.path("credentials").isTextual()
+        && auth.path("schemes").size() > 0) {
+      req.header(
+          "Authorization",
+          auth.get("schemes").get(0).asText() + " " + auth.get("credentials").asText());
     }
-    return http.sendAsync(req.build(), HttpResponse.BodyHandlers.discarding()).handle((resp, err) -> {
-      boolean again = err != null || resp.statusCode() == 429 || resp.statusCode() >= 500;
-      if (!again && resp.statusCode() >= 300) {
-        LOG.warn("push to {} refused with {}; not retried", url, resp.statusCode());
-      }
-      return again;
-    }).thenCompose(again -> {
-      if (!again) {
-        return CompletableFuture.completedFuture(null);
-      }
-      long elapsed = System.nanoTime() - startNanos;
-      if (attempt >= retry.backoff().size()
-          || elapsed + retry.backoff().get(attempt).toNanos() > retry.within().toNanos()) {
-        LOG.warn("push to {} failed {} times; giving up", url, attempt + 1);
-        return CompletableFuture.completedFuture(null);
-      }
-      CompletableFuture<Void> next = new CompletableFuture<>();
-      scheduler.schedule(() -> post(config, body, attempt + 1, startNanos).whenComplete((v, e) -> next.complete(null)),
-          retry.backoff().get(attempt).toMillis(), TimeUnit.MILLISECONDS);
-      return next;
-    });
+    return http.sendAsync(req.build(), HttpResponse.BodyHandlers.discarding())
+        .handle(
+            (resp, err) -> {
+              boolean again = err != null || resp.statusCode() == 429 || resp.statusCode() >= 500;
+              if (!again && resp.statusCode() >= 300) {
+                LOG.warn("push to {} refused with {}; not retried", url, resp.statusCode());
+              }
+              return again;
+            })
+        .thenCompose(
+            again -> {
+              if (!again) {
+                return CompletableFuture.completedFuture(null);
+              }
+              long elapsed = System.nanoTime() - startNanos;
+              if (attempt >= retry.backoff().size()
+                  || elapsed + retry.backoff().get(attempt).toNanos() > retry.within().toNanos()) {
+                LOG.warn("push to {} failed {} times; giving up", url, attempt + 1);
+                return CompletableFuture.completedFuture(null);
+              }
+              CompletableFuture<Void> next = new CompletableFuture<>();
+              scheduler.schedule(
+                  () ->
+                      post(config, body, attempt + 1, startNanos)
+                          .whenComplete((v, e) -> next.complete(null)),
+                  retry.backoff().get(attempt).toMillis(),
+                  TimeUnit.MILLISECONDS);
+              return next;
+            });
   }
 
   /** A config as the client sent it, checked; {@code id} defaults to a new UUID. */
@@ -305,7 +363,8 @@ final class PushNotifier implements AutoCloseable {
     }
     JsonNode url = config.get("url");
     if (url == null || !url.isTextual() || url.asText().isBlank()) {
-      throw A2aException.params("Invalid params: 'pushNotificationConfig.url' (a string) is required");
+      throw A2aException.params(
+          "Invalid params: 'pushNotificationConfig.url' (a string) is required");
     }
     URI uri;
     try {
@@ -326,14 +385,17 @@ final class PushNotifier implements AutoCloseable {
     if (auth != null && !auth.isNull()) {
       JsonNode schemes = auth.get("schemes");
       if (!auth.isObject() || schemes == null || !schemes.isArray()) {
-        throw A2aException.params("Invalid params: 'pushNotificationConfig.authentication.schemes' must be a list");
+        throw A2aException.params(
+            "Invalid params: 'pushNotificationConfig.authentication.schemes' must be a list");
       }
       for (JsonNode s : schemes) {
         if (!s.isTextual()) {
-          throw A2aException.params("Invalid params: 'pushNotificationConfig.authentication.schemes' must hold strings");
+          throw A2aException.params(
+              "Invalid params: 'pushNotificationConfig.authentication.schemes' must hold strings");
         }
       }
-      A2aMessages.optionalString(auth, "credentials", "pushNotificationConfig.authentication.credentials");
+      A2aMessages.optionalString(
+          auth, "credentials", "pushNotificationConfig.authentication.credentials");
       out.set("authentication", auth.deepCopy());
     }
     return out;
@@ -343,34 +405,48 @@ final class PushNotifier implements AutoCloseable {
   static void checkTarget(URI uri, boolean allowPrivate) {
     String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
     if (!scheme.equals("http") && !scheme.equals("https")) {
-      throw A2aException.params("Invalid params: 'pushNotificationConfig.url' must be http or https, not '" + scheme + "'");
+      throw A2aException.params(
+          "Invalid params: 'pushNotificationConfig.url' must be http or https, not '"
+              + scheme
+              + "'");
     }
     String host = uri.getHost();
     if (host == null || host.isBlank()) {
       throw A2aException.params("Invalid params: 'pushNotificationConfig.url' has no host");
     }
     if (uri.getUserInfo() != null) {
-      throw A2aException.params("Invalid params: 'pushNotificationConfig.url' must not carry user info");
+      throw A2aException.params(
+          "Invalid params: 'pushNotificationConfig.url' must not carry user info");
     }
     if (allowPrivate) {
       return;
     }
     InetAddress[] addresses;
     try {
-      addresses = InetAddress.getAllByName(host.startsWith("[") ? host.substring(1, host.length() - 1) : host);
+      addresses =
+          InetAddress.getAllByName(
+              host.startsWith("[") ? host.substring(1, host.length() - 1) : host);
     } catch (UnknownHostException e) {
-      throw A2aException.params("Invalid params: 'pushNotificationConfig.url' host does not resolve: " + host);
+      throw A2aException.params(
+          "Invalid params: 'pushNotificationConfig.url' host does not resolve: " + host);
     }
     for (InetAddress a : addresses) {
       if (!isPublic(a)) {
-        throw A2aException.params("Invalid params: 'pushNotificationConfig.url' must not target a loopback, private or local address ("
-            + host + " -> " + a.getHostAddress() + ")");
+        throw A2aException.params(
+            "Invalid params: 'pushNotificationConfig.url' must not target a loopback, private or local address ("
+                + host
+                + " -> "
+                + a.getHostAddress()
+                + ")");
       }
     }
   }
 
   static boolean isPublic(InetAddress a) {
-    if (a.isLoopbackAddress() || a.isAnyLocalAddress() || a.isLinkLocalAddress() || a.isSiteLocalAddress()
+    if (a.isLoopbackAddress()
+        || a.isAnyLocalAddress()
+        || a.isLinkLocalAddress()
+        || a.isSiteLocalAddress()
         || a.isMulticastAddress()) {
       return false;
     }
@@ -394,8 +470,11 @@ final class PushNotifier implements AutoCloseable {
     }
     int first = b[0] & 0xff;
     int second = b[1] & 0xff;
-    return !(first == 0 || (first == 100 && second >= 64 && second <= 127) || first >= 240
-        || (first == 192 && second == 0 && (b[2] & 0xff) == 0) || (first == 198 && (second == 18 || second == 19)));
+    return !(first == 0
+        || (first == 100 && second >= 64 && second <= 127)
+        || first >= 240
+        || (first == 192 && second == 0 && (b[2] & 0xff) == 0)
+        || (first == 198 && (second == 18 || second == 19)));
   }
 
   @Override

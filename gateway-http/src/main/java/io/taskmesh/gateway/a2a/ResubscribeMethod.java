@@ -5,8 +5,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * {@code tasks/resubscribe}: the Task as stored, then its stream from there; a task whose stream
- * is already over gets its closing events at once.
+ * {@code tasks/resubscribe}: the Task as stored, then its stream from there; a task whose stream is
+ * already over gets its closing events at once.
  */
 final class ResubscribeMethod {
   private final OwnedTasks tasks;
@@ -15,13 +15,21 @@ final class ResubscribeMethod {
     this.tasks = tasks;
   }
 
-  /** A2A 1.0 {@code SubscribeToTask}: as resubscribe, but a task in a terminal state is refused (spec 9.4.6). */
+  /**
+   * A2A 1.0 {@code SubscribeToTask}: as resubscribe, but a task in a terminal state is refused
+   * (spec 9.4.6).
+   */
   void subscribe(A2aCall call) throws Exception {
     String id = A2aMessages.requiredString(call.params(), "id");
     A2aState state = A2aState.of(tasks.visible(id, call.principal()).status());
     if (state.isTerminal()) {
-      throw new A2aException(A2aException.UNSUPPORTED_OPERATION,
-          "Task " + id + " is in a terminal state (" + state + "): there is nothing to subscribe to");
+      throw new A2aException(
+          A2aException.UNSUPPORTED_OPERATION,
+          "Task "
+              + id
+              + " is in a terminal state ("
+              + state
+              + "): there is nothing to subscribe to");
     }
     resubscribe(call);
   }

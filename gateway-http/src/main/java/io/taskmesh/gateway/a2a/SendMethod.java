@@ -11,9 +11,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
 /**
- * {@code message/send} and {@code message/stream}: a message without a task id starts a task of
- * the chosen skill in the client's {@code contextId} (kept; none: the task is its own context);
- * one with the id of the caller's input-required task resumes it, however often it asks.
+ * {@code message/send} and {@code message/stream}: a message without a task id starts a task of the
+ * chosen skill in the client's {@code contextId} (kept; none: the task is its own context); one
+ * with the id of the caller's input-required task resumes it, however often it asks.
  *
  * <p>The answer streams SSE until the task is completed, failed, canceled, input-required or
  * auth-required when the call streams; otherwise it is one JSON-RPC response with the Task in that
@@ -29,7 +29,11 @@ final class SendMethod {
   private final OwnedTasks tasks;
   private final TaskWaiter waiter;
 
-  SendMethod(Supplier<Map<String, FlowConfig>> skills, TaskStarter starter, PushNotifier push, OwnedTasks tasks,
+  SendMethod(
+      Supplier<Map<String, FlowConfig>> skills,
+      TaskStarter starter,
+      PushNotifier push,
+      OwnedTasks tasks,
       TaskWaiter waiter) {
     this.skills = skills;
     this.starter = starter;
@@ -45,14 +49,17 @@ final class SendMethod {
       return;
     }
     FlowConfig flow = A2aMessages.chooseSkill(send.skill(), skills.get());
-    ObjectNode pushConfig = send.pushConfig() == null ? null : push.validate(send.pushConfig(), null);
+    ObjectNode pushConfig =
+        send.pushConfig() == null ? null : push.validate(send.pushConfig(), null);
     String id = starter.start(flow, send.payload(), call.principal(), send.contextId());
     String contextId = send.contextId() != null ? send.contextId() : id;
     if (pushConfig != null) {
       push.set(pending(id, contextId, call.principal()), pushConfig, call.pushForm());
     }
     if (call.streaming()) {
-      call.stream(id, List.of(A2aTasks.submitted(id, contextId, Times.now())),
+      call.stream(
+          id,
+          List.of(A2aTasks.submitted(id, contextId, Times.now())),
           new StreamMapper(id, contextId, 0, A2aState.SUBMITTED));
       return;
     }
@@ -62,42 +69,68 @@ final class SendMethod {
       // tasks/cancel sent right after this answer finds the task (after VISIBLE_WAIT_MS without
       // it, the answer is the submitted task as launched)
       CompletableFuture<TaskState> folded = waiter.until(id, s -> true, VISIBLE_WAIT_MS);
-      call.replyWhen(folded.handle((s, notYet) -> {
-        call.reply(s != null ? A2aTasks.task(s, historyLength) : A2aTasks.submitted(id, contextId, Times.now()));
-        return null;
-      }));
+      call.replyWhen(
+          folded.handle(
+              (s, notYet) -> {
+                call.reply(
+                    s != null
+                        ? A2aTasks.task(s, historyLength)
+                        : A2aTasks.submitted(id, contextId, Times.now()));
+                return null;
+              }));
       return;
     }
-    CompletableFuture<TaskState> ended = waiter.until(id, s -> A2aState.of(s.status()).endsStream(), 0);
+    CompletableFuture<TaskState> ended =
+        waiter.until(id, s -> A2aState.of(s.status()).endsStream(), 0);
     call.replyWhen(ended.thenAccept(s -> call.reply(A2aTasks.task(s, historyLength))));
   }
 
   /**
    * {@code message/send} with the id of the caller's task: an input-required (paused) task resumes
-   * with the message as its new input (the payload rule of a new task; x-pause sets it as
-   * {@code payload.input} of the parked envelope) and the answer follows it like a new send
-   * from there: SSE from {@code working} on, or one JSON answer (at once when not blocking, else at
-   * the next terminal or interrupted state). Any other state: -32004.
+   * with the message as its new input (the payload rule of a new task; x-pause sets it as {@code
+   * payload.input} of the parked envelope) and the answer follows it like a new send from there:
+   * SSE from {@code working} on, or one JSON answer (at once when not blocking, else at the next
+   * terminal or interrupted state). Any other state: -32004.
    */
   private void resume(A2aCall call, A2aMessages.Send send, TaskState existing) throws Exception {
     A2aState state = A2aState.of(existing.status());
     if (state != A2aState.INPUT_REQUIRED) {
-      throw new A2aException(A2aException.UNSUPPORTED_OPERATION, state.isTerminal()
-          ? "Task " + send.taskId() + " is in a terminal state (" + state + ")"
-          : "Task " + send.taskId() + " does not take further messages while " + state);
+      throw new A2aException(
+          A2aException.UNSUPPORTED_OPERATION,
+          state.isTerminal()
+              ? "Task " + send.taskId() + " is in a terminal state (" + state + ")"
+              : "Task " + send.taskId() + " does not take further messages while " + state);
     }
     String id = existing.id();
     String contextId = A2aTasks.contextId(existing);
     if (send.contextId() != null && !send.contextId().equals(contextId)) {
-      throw A2aException.params("Invalid params: 'message.contextId' \"" + send.contextId() + "\" is not the context of task "
-          + id + " (\"" + contextId + "\")");
+      throw A2aException.params(
+          "Invalid params: 'message.contextId' \""
+              + send.contextId()
+              + "\" is not the context of task "
+              + id
+              + " (\""
+              + contextId
+              + "\")");
     }
     starter.resume(id, send.payload());
-    A2aTask working = A2aTasks.task(existing, send.historyLength()).withStatus(A2aTasks.status(id, contextId,
-        TaskStatus.RUNNING, "Task resumed: new input", null, Times.now(), existing.seq() + 1));
+    A2aTask working =
+        A2aTasks.task(existing, send.historyLength())
+            .withStatus(
+                A2aTasks.status(
+                    id,
+                    contextId,
+                    TaskStatus.RUNNING,
+                    "Task resumed: new input",
+                    null,
+                    Times.now(),
+                    existing.seq() + 1));
     if (call.streaming()) {
       // updates after the pause only: the resumed one (seq + 1) is what `working` already says
-      call.stream(id, List.of(working), new StreamMapper(id, contextId, existing.seq() + 1, A2aState.WORKING));
+      call.stream(
+          id,
+          List.of(working),
+          new StreamMapper(id, contextId, existing.seq() + 1, A2aState.WORKING));
       return;
     }
     if (Boolean.FALSE.equals(send.blocking())) {
@@ -105,13 +138,14 @@ final class SendMethod {
       return;
     }
     long pausedAt = existing.seq();
-    CompletableFuture<TaskState> ended = waiter.until(id,
-        s -> s.seq() > pausedAt + 1 && A2aState.of(s.status()).endsStream(), 0);
+    CompletableFuture<TaskState> ended =
+        waiter.until(id, s -> s.seq() > pausedAt + 1 && A2aState.of(s.status()).endsStream(), 0);
     call.replyWhen(ended.thenAccept(s -> call.reply(A2aTasks.task(s, send.historyLength()))));
   }
 
   /** A task just created, before its created event is folded (for push bookkeeping). */
   private static TaskState pending(String id, String contextId, String owner) {
-    return TaskState.announced(id, contextId, owner, TaskStatus.PENDING, "Task created", Times.now());
+    return TaskState.announced(
+        id, contextId, owner, TaskStatus.PENDING, "Task created", Times.now());
   }
 }

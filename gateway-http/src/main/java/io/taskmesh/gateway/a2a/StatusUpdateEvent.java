@@ -6,8 +6,9 @@ import java.util.Objects;
 
 /** An A2A {@code TaskStatusUpdateEvent}; {@code final} closes the stream. */
 @JsonPropertyOrder({"kind", "taskId", "contextId", "status", "final"})
-public record StatusUpdateEvent(String taskId, String contextId, A2aTaskStatus status,
-    @JsonProperty("final") boolean last) implements StreamResult {
+public record StatusUpdateEvent(
+    String taskId, String contextId, A2aTaskStatus status, @JsonProperty("final") boolean last)
+    implements StreamResult {
 
   public StatusUpdateEvent {
     Objects.requireNonNull(taskId, "taskId");

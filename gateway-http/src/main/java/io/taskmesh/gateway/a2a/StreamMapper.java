@@ -6,21 +6,21 @@ import io.taskmesh.schemas.TaskUpdate;
 import java.util.List;
 
 /**
- * The A2A events of one stream of one task (spec, "A2A mapping"), as a pure state machine fed
- * with task updates and FLY events:
+ * The A2A events of one stream of one task (spec, "A2A mapping"), as a pure state machine fed with
+ * task updates and FLY events:
  *
  * <ul>
- *   <li>an update whose A2A state differs from the last one sent becomes a status-update
- *       ({@code final: false}); progress within the same state is not forwarded;
- *   <li>a FLY event becomes a chunk of the artifact {@code fly-stream}: the first with
- *       {@code append: false}, the next ones {@code append: true}, all {@code lastChunk: false};
+ *   <li>an update whose A2A state differs from the last one sent becomes a status-update ({@code
+ *       final: false}); progress within the same state is not forwarded;
+ *   <li>a FLY event becomes a chunk of the artifact {@code fly-stream}: the first with {@code
+ *       append: false}, the next ones {@code append: true}, all {@code lastChunk: false};
  *   <li>a terminal state (completed, failed, canceled) yields a last chunk of {@code fly-stream}
  *       ({@code lastChunk: true}: the result as a data part when completed, else an empty text
  *       part) and then the final status-update ({@code final: true});
- *   <li>input-required and auth-required end the stream with a final status-update only (the
- *       task is not over);
- *   <li>after the final event nothing more is emitted; updates at or below the last seen
- *       sequence number are duplicates and are ignored.
+ *   <li>input-required and auth-required end the stream with a final status-update only (the task
+ *       is not over);
+ *   <li>after the final event nothing more is emitted; updates at or below the last seen sequence
+ *       number are duplicates and are ignored.
  * </ul>
  */
 final class StreamMapper {
@@ -46,9 +46,12 @@ final class StreamMapper {
     A2aState state = A2aState.of(u.status());
     if (state.isTerminal()) {
       done = true;
-      A2aPart part = state == A2aState.COMPLETED && u.result() != null && !u.result().isNull()
-          ? A2aTasks.resultPart(u.result()) : new A2aPart.Text("");
-      return List.of(A2aTasks.artifactEvent(taskId, contextId, part, flySent, true),
+      A2aPart part =
+          state == A2aState.COMPLETED && u.result() != null && !u.result().isNull()
+              ? A2aTasks.resultPart(u.result())
+              : new A2aPart.Text("");
+      return List.of(
+          A2aTasks.artifactEvent(taskId, contextId, part, flySent, true),
           A2aTasks.statusEvent(taskId, contextId, u, true));
     }
     if (state.isInterrupted()) {
@@ -66,7 +69,8 @@ final class StreamMapper {
     if (done || fly == null || !fly.isObject()) {
       return List.of();
     }
-    StreamResult event = A2aTasks.artifactEvent(taskId, contextId, A2aTasks.flyPart(fly), flySent, false);
+    StreamResult event =
+        A2aTasks.artifactEvent(taskId, contextId, A2aTasks.flyPart(fly), flySent, false);
     flySent = true;
     return List.of(event);
   }
@@ -81,7 +85,10 @@ final class StreamMapper {
   }
 
   static TaskUpdate asUpdate(TaskState s) {
-    return TaskUpdate.of(s.id(), s.seq(), s.status(), s.message(), s.updatedAt()).withProgress(s.progressPercent())
-        .withActor(s.currentActorName()).withResult(s.result()).withError(s.error());
+    return TaskUpdate.of(s.id(), s.seq(), s.status(), s.message(), s.updatedAt())
+        .withProgress(s.progressPercent())
+        .withActor(s.currentActorName())
+        .withResult(s.result())
+        .withError(s.error());
   }
 }

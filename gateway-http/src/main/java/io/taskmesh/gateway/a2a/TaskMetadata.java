@@ -4,8 +4,8 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 
 /**
- * The gateway's own view of a task in the A2A {@code metadata}: every field is written, a null
- * one as {@code null}, so a client sees which facts the gateway does not have yet.
+ * The gateway's own view of a task in the A2A {@code metadata}: every field is written, a null one
+ * as {@code null}, so a client sees which facts the gateway does not have yet.
  */
 @JsonInclude(JsonInclude.Include.ALWAYS)
 public record TaskMetadata(

@@ -42,22 +42,33 @@ final class TaskReadMethods {
     Integer historyLength = A2aMessages.historyLength(params.get("historyLength"), "historyLength");
     // parentId (ours): the fan-out children of one task
     String parentId = A2aMessages.optionalString(params, "parentId", "parentId");
-    Predicate<TaskState> filter = s -> (wanted == null || wanted == s.status())
-        && (contextId == null || contextId.equals(A2aTasks.contextId(s)))
-        && (parentId == null || parentId.equals(s.parentId()));
+    Predicate<TaskState> filter =
+        s ->
+            (wanted == null || wanted == s.status())
+                && (contextId == null || contextId.equals(A2aTasks.contextId(s)))
+                && (parentId == null || parentId.equals(s.parentId()));
     TaskListing.Page page = listing.list(call.principal(), filter, offset, pageSize);
     int next = page.offset() + page.tasks().size();
-    call.reply(new TaskPage(
-        page.tasks().stream().map(s -> A2aTasks.task(s, historyLength == null ? 0 : historyLength)).toList(),
-        next < page.total() ? PageToken.encode(next) : "", pageSize, page.total()));
+    call.reply(
+        new TaskPage(
+            page.tasks().stream()
+                .map(s -> A2aTasks.task(s, historyLength == null ? 0 : historyLength))
+                .toList(),
+            next < page.total() ? PageToken.encode(next) : "",
+            pageSize,
+            page.total()));
   }
 
   private static int pageSize(JsonNode size) {
     if (size == null || size.isNull()) {
       return DEFAULT_PAGE_SIZE;
     }
-    if (!size.isIntegralNumber() || !size.canConvertToInt() || size.asInt() < 1 || size.asInt() > MAX_PAGE_SIZE) {
-      throw A2aException.params("Invalid params: 'pageSize' must be an integer from 1 to " + MAX_PAGE_SIZE);
+    if (!size.isIntegralNumber()
+        || !size.canConvertToInt()
+        || size.asInt() < 1
+        || size.asInt() > MAX_PAGE_SIZE) {
+      throw A2aException.params(
+          "Invalid params: 'pageSize' must be an integer from 1 to " + MAX_PAGE_SIZE);
     }
     return size.asInt();
   }

@@ -4,8 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.taskmesh.schemas.FlowConfig;
 
 /**
- * Starts and resumes tasks for the A2A edge. A failure to hand the work on is an
- * {@link A2aException} (the gateway's adapter says which), so this package needs no gateway class.
+ * Starts and resumes tasks for the A2A edge. A failure to hand the work on is an {@link
+ * A2aException} (the gateway's adapter says which), so this package needs no gateway class.
  */
 public interface TaskStarter {
   /** Starts a task of {@code flow} with {@code payload} for {@code owner}; returns its id. */

@@ -10,7 +10,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 
-/** Waits, without a thread, for a task to reach a state: blocking sends, cancel, read-your-writes. */
+/**
+ * Waits, without a thread, for a task to reach a state: blocking sends, cancel, read-your-writes.
+ */
 final class TaskWaiter {
   private final OwnedTasks tasks;
   private final UpdateFeed feed;
@@ -29,30 +31,37 @@ final class TaskWaiter {
   }
 
   /**
-   * Completes with the task's state once it satisfies {@code until} (checked on every live
-   * update and once right after subscribing); after {@code timeoutMs} (0 = no limit) with
-   * whatever state it has then, or TaskNotFound when it has none.
+   * Completes with the task's state once it satisfies {@code until} (checked on every live update
+   * and once right after subscribing); after {@code timeoutMs} (0 = no limit) with whatever state
+   * it has then, or TaskNotFound when it has none.
    */
   CompletableFuture<TaskState> until(String id, Predicate<TaskState> until, long timeoutMs) {
     CompletableFuture<TaskState> done = new CompletableFuture<>();
-    Consumer<TaskUpdate> check = u -> {
-      if (!done.isDone()) {
-        TaskState fromUpdate = tasks.read(id).filter(s -> s.seq() >= u.seq()).orElse(null);
-        if (fromUpdate != null && until.test(fromUpdate)) {
-          done.complete(fromUpdate);
-        }
-      }
-    };
+    Consumer<TaskUpdate> check =
+        u -> {
+          if (!done.isDone()) {
+            TaskState fromUpdate = tasks.read(id).filter(s -> s.seq() >= u.seq()).orElse(null);
+            if (fromUpdate != null && until.test(fromUpdate)) {
+              done.complete(fromUpdate);
+            }
+          }
+        };
     AutoCloseable sub = feed.subscribe(id, u -> checks.execute(() -> check.accept(u)));
     done.whenComplete((s, e) -> Subscriptions.closeQuietly(sub));
     tasks.read(id).filter(until).ifPresent(done::complete);
     if (timeoutMs > 0) {
-      timers.schedule(() -> {
-        if (!done.isDone()) {
-          tasks.read(id).ifPresentOrElse(done::complete,
-              () -> done.completeExceptionally(A2aException.taskNotFound(id)));
-        }
-      }, timeoutMs, TimeUnit.MILLISECONDS);
+      timers.schedule(
+          () -> {
+            if (!done.isDone()) {
+              tasks
+                  .read(id)
+                  .ifPresentOrElse(
+                      done::complete,
+                      () -> done.completeExceptionally(A2aException.taskNotFound(id)));
+            }
+          },
+          timeoutMs,
+          TimeUnit.MILLISECONDS);
     }
     return done;
   }

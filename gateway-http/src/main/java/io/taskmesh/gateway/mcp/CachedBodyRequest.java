@@ -9,7 +9,9 @@ import java.io.ByteArrayInputStream;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 
-/** A request whose body the guard has already read (to check it) and hands on to the SDK unchanged. */
+/**
+ * A request whose body the guard has already read (to check it) and hands on to the SDK unchanged.
+ */
 final class CachedBodyRequest extends HttpServletRequestWrapper {
   private final byte[] body;
 
@@ -51,7 +53,8 @@ final class CachedBodyRequest extends HttpServletRequestWrapper {
 
   @Override
   public BufferedReader getReader() {
-    return new BufferedReader(new InputStreamReader(new ByteArrayInputStream(body), StandardCharsets.UTF_8));
+    return new BufferedReader(
+        new InputStreamReader(new ByteArrayInputStream(body), StandardCharsets.UTF_8));
   }
 
   @Override

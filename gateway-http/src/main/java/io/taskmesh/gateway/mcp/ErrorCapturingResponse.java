@@ -13,18 +13,20 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Holds back the body of an error response (status 4xx/5xx set before the body, as the SDK and
- * our filters do) so {@link McpErrorResponses} can answer a JSON-RPC error instead; every other
+ * Holds back the body of an error response (status 4xx/5xx set before the body, as the SDK and our
+ * filters do) so {@link McpErrorResponses} can answer a JSON-RPC error instead; every other
  * response streams through, with the SDK's unknown-tool placeholder replaced on the way.
  */
 final class ErrorCapturingResponse extends HttpServletResponseWrapper {
   /**
-   * The SDK 2.1.0 answers a call of an unknown tool with the fixed message
-   * {@code "Unknown tool: invalid_tool_name"} and the real name only in {@code data}; it has no
-   * hook for that answer, so the message is rewritten to name the tool, on both transports.
+   * The SDK 2.1.0 answers a call of an unknown tool with the fixed message {@code "Unknown tool:
+   * invalid_tool_name"} and the real name only in {@code data}; it has no hook for that answer, so
+   * the message is rewritten to name the tool, on both transports.
    */
-  private static final Pattern UNKNOWN_TOOL = Pattern.compile(
-      "\"message\":\"Unknown tool: invalid_tool_name\",\"data\":\"Tool not found: ((?:[^\"\\\\]|\\\\.)*)\"");
+  private static final Pattern UNKNOWN_TOOL =
+      Pattern.compile(
+          "\"message\":\"Unknown tool: invalid_tool_name\",\"data\":\"Tool not found: ((?:[^\"\\\\]|\\\\.)*)\"");
+
   private static final String PLACEHOLDER = "invalid_tool_name";
 
   private int failedStatus;
@@ -98,7 +100,10 @@ final class ErrorCapturingResponse extends HttpServletResponseWrapper {
     };
   }
 
-  /** The SDK writes each JSON-RPC message with one {@code write(String)}, so the rewrite sees it whole. */
+  /**
+   * The SDK writes each JSON-RPC message with one {@code write(String)}, so the rewrite sees it
+   * whole.
+   */
   private static final class UnknownToolRewriter extends PrintWriter {
     UnknownToolRewriter(PrintWriter out) {
       super(out);
@@ -110,7 +115,8 @@ final class ErrorCapturingResponse extends HttpServletResponseWrapper {
         String part = s.substring(off, off + len);
         Matcher m = UNKNOWN_TOOL.matcher(part);
         if (m.find()) {
-          String rewritten = m.replaceAll("\"message\":\"Unknown tool: $1\",\"data\":{\"name\":\"$1\"}");
+          String rewritten =
+              m.replaceAll("\"message\":\"Unknown tool: $1\",\"data\":{\"name\":\"$1\"}");
           super.write(rewritten, 0, rewritten.length());
           return;
         }

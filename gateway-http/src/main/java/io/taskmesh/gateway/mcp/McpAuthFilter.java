@@ -16,9 +16,9 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Authenticates MCP transport requests before the SDK sees them (Javalin's before-handlers do
- * not run for servlets), and binds each Streamable HTTP session to the principal that opened
- * it: the SDK does not, so without this another client could use a session id it learnt.
+ * Authenticates MCP transport requests before the SDK sees them (Javalin's before-handlers do not
+ * run for servlets), and binds each Streamable HTTP session to the principal that opened it: the
+ * SDK does not, so without this another client could use a session id it learnt.
  */
 final class McpAuthFilter implements Filter {
   static final String SESSION_HEADER = "Mcp-Session-Id";
@@ -44,7 +44,9 @@ final class McpAuthFilter implements Filter {
     }
     String who = principal.get();
     String session = request.getHeader(SESSION_HEADER);
-    if (session != null && sessionOwners.containsKey(session) && !Objects.equals(sessionOwners.get(session), who)) {
+    if (session != null
+        && sessionOwners.containsKey(session)
+        && !Objects.equals(sessionOwners.get(session), who)) {
       response.setStatus(404); // as for an unknown session: do not reveal that it exists
       response.setContentType("text/plain");
       response.getWriter().write("session not found");
@@ -54,19 +56,21 @@ final class McpAuthFilter implements Filter {
       sessionOwners.remove(session);
     }
     request.setAttribute(McpPrincipal.ATTRIBUTE, who);
-    chain.doFilter(request, new HttpServletResponseWrapper(response) {
-      @Override
-      public void setHeader(String name, String value) {
-        bind(name, value, who);
-        super.setHeader(name, value);
-      }
+    chain.doFilter(
+        request,
+        new HttpServletResponseWrapper(response) {
+          @Override
+          public void setHeader(String name, String value) {
+            bind(name, value, who);
+            super.setHeader(name, value);
+          }
 
-      @Override
-      public void addHeader(String name, String value) {
-        bind(name, value, who);
-        super.addHeader(name, value);
-      }
-    });
+          @Override
+          public void addHeader(String name, String value) {
+            bind(name, value, who);
+            super.addHeader(name, value);
+          }
+        });
   }
 
   private void bind(String header, String value, String who) {

@@ -14,17 +14,18 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The outermost filter of every MCP path: whatever answers an error behind it (the auth filter,
- * the request guard, the MCP SDK's servlets, Jetty's {@code sendError}), the client gets a
- * JSON-RPC error object with the same HTTP status. The SDK 2.1.0 servlets serialize their
- * {@code McpError} exception itself (~8 KB with its stack trace) as the body of a 4xx; this
- * replaces such bodies with their message, and an exception escaping the chain with a bare
- * -32603, so no class name, file name or stack frame reaches a client.
+ * The outermost filter of every MCP path: whatever answers an error behind it (the auth filter, the
+ * request guard, the MCP SDK's servlets, Jetty's {@code sendError}), the client gets a JSON-RPC
+ * error object with the same HTTP status. The SDK 2.1.0 servlets serialize their {@code McpError}
+ * exception itself (~8 KB with its stack trace) as the body of a 4xx; this replaces such bodies
+ * with their message, and an exception escaping the chain with a bare -32603, so no class name,
+ * file name or stack frame reaches a client.
  */
 final class McpErrorResponses implements Filter {
   private static final Logger LOG = LoggerFactory.getLogger(McpErrorResponses.class);
   private static final int MAX_MESSAGE_CHARS = 300;
-  private static final Pattern INTERNALS = Pattern.compile("Exception|\\.java|\\tat |\\bat io\\.|\\bat java\\.");
+  private static final Pattern INTERNALS =
+      Pattern.compile("Exception|\\.java|\\tat |\\bat io\\.|\\bat java\\.");
 
   @Override
   public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain)
@@ -37,7 +38,8 @@ final class McpErrorResponses implements Filter {
       LOG.error("MCP request failed", e);
       if (!response.isCommitted()) {
         response.reset();
-        JsonRpcError.transport(500, JsonRpcError.INTERNAL_ERROR, "internal error").writeTo(response);
+        JsonRpcError.transport(500, JsonRpcError.INTERNAL_ERROR, "internal error")
+            .writeTo(response);
       }
       return;
     }
@@ -47,19 +49,30 @@ final class McpErrorResponses implements Filter {
     }
   }
 
-  /** The error for a captured body: kept when it already is a JSON-RPC error, else its message re-wrapped. */
+  /**
+   * The error for a captured body: kept when it already is a JSON-RPC error, else its message
+   * re-wrapped.
+   */
   static JsonRpcError toJsonRpc(int status, String body) {
     JsonNode json = parse(body);
-    if (json != null && json.path("jsonrpc").asText("").equals("2.0") && json.path("error").isObject()) {
+    if (json != null
+        && json.path("jsonrpc").asText("").equals("2.0")
+        && json.path("error").isObject()) {
       JsonNode error = json.get("error");
-      return new JsonRpcError(status, json.get("id"), error.path("code").asInt(codeFor(status)),
+      return new JsonRpcError(
+          status,
+          json.get("id"),
+          error.path("code").asInt(codeFor(status)),
           safe(error.path("message").asText(""), status));
     }
     String message;
     if (json != null) {
       // the SDK's serialized McpError: its JSON-RPC error's message, else the exception's message
       JsonNode rpc = json.path("jsonRpcError");
-      message = rpc.path("message").isTextual() ? rpc.get("message").asText() : json.path("message").asText("");
+      message =
+          rpc.path("message").isTextual()
+              ? rpc.get("message").asText()
+              : json.path("message").asText("");
     } else {
       message = body.strip(); // our own filters answer short plain text
     }
@@ -72,7 +85,9 @@ final class McpErrorResponses implements Filter {
   }
 
   private static String safe(String message, int status) {
-    if (message == null || message.isBlank() || message.length() > MAX_MESSAGE_CHARS
+    if (message == null
+        || message.isBlank()
+        || message.length() > MAX_MESSAGE_CHARS
         || INTERNALS.matcher(message).find()) {
       return reason(status);
     }

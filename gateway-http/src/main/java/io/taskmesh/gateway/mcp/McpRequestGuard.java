@@ -25,7 +25,10 @@ import java.util.Optional;
 final class McpRequestGuard implements Filter {
   private final String streamablePath;
   private final String messagePath;
-  /** The most a refused request body is read before answering; past it the connection just closes. */
+
+  /**
+   * The most a refused request body is read before answering; past it the connection just closes.
+   */
   private static final long DRAIN_CAP = 16L * 1024 * 1024;
 
   private final long maxBodyBytes;
@@ -43,11 +46,15 @@ final class McpRequestGuard implements Filter {
     HttpServletResponse response = (HttpServletResponse) res;
     boolean streamable = streamablePath.equals(request.getServletPath());
     if ("GET".equals(request.getMethod()) && streamable && !accepts(request, "text/event-stream")) {
-      JsonRpcError.transport(406, JsonRpcError.INVALID_REQUEST,
-          "Accept must list text/event-stream to open the stream").writeTo(response);
+      JsonRpcError.transport(
+              406,
+              JsonRpcError.INVALID_REQUEST,
+              "Accept must list text/event-stream to open the stream")
+          .writeTo(response);
       return;
     }
-    if (!"POST".equals(request.getMethod()) || !(streamable || messagePath.equals(request.getServletPath()))) {
+    if (!"POST".equals(request.getMethod())
+        || !(streamable || messagePath.equals(request.getServletPath()))) {
       chain.doFilter(request, response);
       return;
     }
@@ -59,8 +66,11 @@ final class McpRequestGuard implements Filter {
     }
     byte[] body = readBody(request);
     if (body == null) {
-      JsonRpcError.transport(413, JsonRpcError.INVALID_REQUEST,
-          "request body is over the limit of " + maxBodyBytes + " bytes").writeTo(response);
+      JsonRpcError.transport(
+              413,
+              JsonRpcError.INVALID_REQUEST,
+              "request body is over the limit of " + maxBodyBytes + " bytes")
+          .writeTo(response);
       return;
     }
     refusal = messageFault(body, streamable);
@@ -78,7 +88,9 @@ final class McpRequestGuard implements Filter {
    */
   private static void drainQuietly(HttpServletRequest request) {
     try {
-      request.getInputStream().skipNBytes(Math.min(Math.max(request.getContentLengthLong(), 0), DRAIN_CAP));
+      request
+          .getInputStream()
+          .skipNBytes(Math.min(Math.max(request.getContentLengthLong(), 0), DRAIN_CAP));
     } catch (IOException | RuntimeException e) {
       // the client went away or sent less than it announced: the refusal is written all the same
     }
@@ -86,18 +98,26 @@ final class McpRequestGuard implements Filter {
 
   private Optional<JsonRpcError> headerFault(HttpServletRequest request, boolean streamable) {
     if (request.getContentLengthLong() > maxBodyBytes) {
-      return Optional.of(JsonRpcError.transport(413, JsonRpcError.INVALID_REQUEST,
-          "request body is over the limit of " + maxBodyBytes + " bytes"));
+      return Optional.of(
+          JsonRpcError.transport(
+              413,
+              JsonRpcError.INVALID_REQUEST,
+              "request body is over the limit of " + maxBodyBytes + " bytes"));
     }
     String type = request.getContentType();
     String mediaType = type == null ? "" : type.split(";", 2)[0].trim().toLowerCase(Locale.ROOT);
     if (!mediaType.equals("application/json")) {
-      return Optional.of(JsonRpcError.transport(415, JsonRpcError.INVALID_REQUEST,
-          "Content-Type must be application/json"));
+      return Optional.of(
+          JsonRpcError.transport(
+              415, JsonRpcError.INVALID_REQUEST, "Content-Type must be application/json"));
     }
-    if (streamable && !(accepts(request, "application/json") && accepts(request, "text/event-stream"))) {
-      return Optional.of(JsonRpcError.transport(406, JsonRpcError.INVALID_REQUEST,
-          "Accept must list both application/json and text/event-stream"));
+    if (streamable
+        && !(accepts(request, "application/json") && accepts(request, "text/event-stream"))) {
+      return Optional.of(
+          JsonRpcError.transport(
+              406,
+              JsonRpcError.INVALID_REQUEST,
+              "Accept must list both application/json and text/event-stream"));
     }
     return Optional.empty();
   }
@@ -116,23 +136,36 @@ final class McpRequestGuard implements Filter {
       message = null;
     }
     if (message == null || message.isMissingNode()) {
-      return Optional.of(JsonRpcError.transport(400, JsonRpcError.PARSE_ERROR, "Parse error: the body is not valid JSON"));
+      return Optional.of(
+          JsonRpcError.transport(
+              400, JsonRpcError.PARSE_ERROR, "Parse error: the body is not valid JSON"));
     }
     if (!message.isObject() || !"2.0".equals(message.path("jsonrpc").asText(null))) {
-      return Optional.of(JsonRpcError.transport(400, JsonRpcError.INVALID_REQUEST,
-          "Invalid Request: the body must be one JSON-RPC 2.0 message object"));
+      return Optional.of(
+          JsonRpcError.transport(
+              400,
+              JsonRpcError.INVALID_REQUEST,
+              "Invalid Request: the body must be one JSON-RPC 2.0 message object"));
     }
     JsonNode method = message.get("method");
-    boolean response = method == null && message.has("id") && (message.has("result") || message.has("error"));
+    boolean response =
+        method == null && message.has("id") && (message.has("result") || message.has("error"));
     if (!response && (method == null || !method.isTextual() || method.asText().isEmpty())) {
-      return Optional.of(JsonRpcError.transport(400, JsonRpcError.INVALID_REQUEST,
-          "Invalid Request: 'method' must be a non-empty string"));
+      return Optional.of(
+          JsonRpcError.transport(
+              400,
+              JsonRpcError.INVALID_REQUEST,
+              "Invalid Request: 'method' must be a non-empty string"));
     }
     if (!response && "tools/call".equals(method.asText()) && message.hasNonNull("id")) {
       String fault = toolCallParamsFault(message.get("params"));
       if (fault != null) {
-        return Optional.of(new JsonRpcError(streamable ? 200 : 400, message.get("id"), JsonRpcError.INVALID_PARAMS,
-            "Invalid params: " + fault));
+        return Optional.of(
+            new JsonRpcError(
+                streamable ? 200 : 400,
+                message.get("id"),
+                JsonRpcError.INVALID_PARAMS,
+                "Invalid params: " + fault));
       }
     }
     return Optional.empty();
@@ -153,7 +186,10 @@ final class McpRequestGuard implements Filter {
     return null;
   }
 
-  /** The body, or null when it is longer than the limit (a chunked body has no Content-Length to check first). */
+  /**
+   * The body, or null when it is longer than the limit (a chunked body has no Content-Length to
+   * check first).
+   */
   private byte[] readBody(HttpServletRequest request) throws IOException {
     try (InputStream in = request.getInputStream()) {
       byte[] body = in.readNBytes((int) maxBodyBytes + 1);
@@ -161,9 +197,12 @@ final class McpRequestGuard implements Filter {
     }
   }
 
-  /** Whether Accept lists the type itself: the transport specification asks clients to name both types. */
+  /**
+   * Whether Accept lists the type itself: the transport specification asks clients to name both
+   * types.
+   */
   private static boolean accepts(HttpServletRequest request, String type) {
-    for (var values = request.getHeaders("Accept"); values.hasMoreElements();) {
+    for (var values = request.getHeaders("Accept"); values.hasMoreElements(); ) {
       for (String range : values.nextElement().split(",")) {
         if (range.split(";", 2)[0].trim().equalsIgnoreCase(type)) {
           return true;

@@ -20,9 +20,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Keeps the tools of every MCP server (one per transport) equal to the flows that have an
- * {@code mcp} section: adding/removing a tool on a server built with {@code tools(true)} sends
- * {@code notifications/tools/list_changed} to its sessions.
+ * Keeps the tools of every MCP server (one per transport) equal to the flows that have an {@code
+ * mcp} section: adding/removing a tool on a server built with {@code tools(true)} sends {@code
+ * notifications/tools/list_changed} to its sessions.
  */
 final class McpTools {
   private static final Logger LOG = LoggerFactory.getLogger(McpTools.class);
@@ -71,30 +71,49 @@ final class McpTools {
 
   private SyncToolSpecification spec(FlowConfig flow) {
     JsonNode schema = flow.mcp().get("inputSchema");
-    Map<String, Object> inputSchema = schema != null && schema.isObject()
-        ? Json.MAPPER.convertValue(schema, MAP) : Map.of("type", "object");
-    McpSchema.Tool tool = McpSchema.Tool.builder()
-        .name(flow.name())
-        .description(flow.description() == null ? "Runs the flow " + flow.name() : flow.description())
-        .inputSchema(inputSchema)
-        .outputSchema(ToolCalls.RESULT_SCHEMA)
+    Map<String, Object> inputSchema =
+        schema != null && schema.isObject()
+            ? Json.MAPPER.convertValue(schema, MAP)
+            : Map.of("type", "object");
+    McpSchema.Tool tool =
+        McpSchema.Tool.builder()
+            .name(flow.name())
+            .description(
+                flow.description() == null ? "Runs the flow " + flow.name() : flow.description())
+            .inputSchema(inputSchema)
+            .outputSchema(ToolCalls.RESULT_SCHEMA)
+            .build();
+    return SyncToolSpecification.builder()
+        .tool(tool)
+        .callHandler(
+            (exchange, request) -> {
+              String owner = McpPrincipal.of(exchange.transportContext());
+              try {
+                String id =
+                    calls.start(
+                        request.name(),
+                        Json.MAPPER.valueToTree(
+                            request.arguments() == null ? Map.of() : request.arguments()),
+                        owner);
+                // the spec's text for clients that read content, the same object for those that
+                // read structuredContent
+                return McpSchema.CallToolResult.builder()
+                    .addTextContent(ToolCalls.resultText(id))
+                    .structuredContent(ToolCalls.result(id))
+                    .isError(false)
+                    .build();
+              } catch (ToolCalls.UnknownTool
+                  | ToolArguments.InvalidArguments
+                  | ToolCalls.ArgumentsTooLarge e) {
+                // argument problems are tool execution errors (MCP tools, "Error Handling"): the
+                // model can correct them
+                return error(e.getMessage());
+              } catch (EventLogException | DispatchException e) {
+                LOG.error("tool {} could not start a task: {}", request.name(), e.getMessage());
+                return error("the task could not be started: task log unavailable");
+              }
+            })
         .build();
-    return SyncToolSpecification.builder().tool(tool).callHandler((exchange, request) -> {
-      String owner = McpPrincipal.of(exchange.transportContext());
-      try {
-        String id = calls.start(request.name(), Json.MAPPER.valueToTree(
-            request.arguments() == null ? Map.of() : request.arguments()), owner);
-        // the spec's text for clients that read content, the same object for those that read structuredContent
-        return McpSchema.CallToolResult.builder().addTextContent(ToolCalls.resultText(id))
-            .structuredContent(ToolCalls.result(id)).isError(false).build();
-      } catch (ToolCalls.UnknownTool | ToolArguments.InvalidArguments | ToolCalls.ArgumentsTooLarge e) {
-        // argument problems are tool execution errors (MCP tools, "Error Handling"): the model can correct them
-        return error(e.getMessage());
-      } catch (EventLogException | DispatchException e) {
-        LOG.error("tool {} could not start a task: {}", request.name(), e.getMessage());
-        return error("the task could not be started: task log unavailable");
-      }
-    }).build();
   }
 
   private static McpSchema.CallToolResult error(String message) {

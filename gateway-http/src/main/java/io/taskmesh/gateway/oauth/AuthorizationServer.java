@@ -15,10 +15,10 @@ import java.util.Optional;
 import java.util.UUID;
 
 /**
- * The gateway as its own OAuth 2.1 authorization server: registration (RFC 7591), the
- * authorization endpoint (registered public clients are approved without a login page; PKCE S256
- * required; exact redirect URI), the token endpoint (code exchange and refresh rotation) and the
- * metadata documents (RFC 8414, RFC 9728). HTTP lives in {@link OAuthRoutes}; this class decides.
+ * The gateway as its own OAuth 2.1 authorization server: registration (RFC 7591), the authorization
+ * endpoint (registered public clients are approved without a login page; PKCE S256 required; exact
+ * redirect URI), the token endpoint (code exchange and refresh rotation) and the metadata documents
+ * (RFC 8414, RFC 9728). HTTP lives in {@link OAuthRoutes}; this class decides.
  */
 public final class AuthorizationServer {
   private static final SecureRandom RANDOM = new SecureRandom();
@@ -30,7 +30,10 @@ public final class AuthorizationServer {
   private final Clock clock;
   private final RevokedFamilies revoked;
 
-  public AuthorizationServer(OAuthConfig config, OAuthStore store, TokenService tokens,
+  public AuthorizationServer(
+      OAuthConfig config,
+      OAuthStore store,
+      TokenService tokens,
       ClientMetadataDocuments documents) {
     this.config = config;
     this.store = store;
@@ -44,7 +47,10 @@ public final class AuthorizationServer {
     return config;
   }
 
-  /** RFC 8414 authorization server metadata: every field the spec lists, plus RFC 9207 and CIMD support. */
+  /**
+   * RFC 8414 authorization server metadata: every field the spec lists, plus RFC 9207 and CIMD
+   * support.
+   */
   public Map<String, Object> metadata() {
     String iss = config.issuer();
     Map<String, Object> m = new LinkedHashMap<>();
@@ -62,7 +68,10 @@ public final class AuthorizationServer {
     return m;
   }
 
-  /** RFC 9728 protected resource metadata for {@code resource} (the gateway or one of its MCP paths). */
+  /**
+   * RFC 9728 protected resource metadata for {@code resource} (the gateway or one of its MCP
+   * paths).
+   */
   public Map<String, Object> resourceMetadata(String resource) {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("resource", resource);
@@ -79,19 +88,26 @@ public final class AuthorizationServer {
    */
   public OAuthClient register(JsonNode body, String bearer) {
     String required = config.registrationToken();
-    if (required != null && (bearer == null || !MessageDigest.isEqual(required.getBytes(StandardCharsets.UTF_8),
-        bearer.getBytes(StandardCharsets.UTF_8)))) {
-      throw new OAuthError(401, "invalid_token", "registration requires the registration token as a bearer token");
+    if (required != null
+        && (bearer == null
+            || !MessageDigest.isEqual(
+                required.getBytes(StandardCharsets.UTF_8),
+                bearer.getBytes(StandardCharsets.UTF_8)))) {
+      throw new OAuthError(
+          401, "invalid_token", "registration requires the registration token as a bearer token");
     }
     if (body == null || !body.isObject()) {
       throw OAuthError.invalidRequest("the registration request must be a JSON object");
     }
     String method = body.path("token_endpoint_auth_method").asText("none");
     if (!method.equals("none")) {
-      throw new OAuthError(400, "invalid_client_metadata", "only public clients (token_endpoint_auth_method none)");
+      throw new OAuthError(
+          400, "invalid_client_metadata", "only public clients (token_endpoint_auth_method none)");
     }
     ClientMetadata m = ClientMetadata.read(body);
-    OAuthClient client = new OAuthClient(randomToken(16), m.clientName(), m.redirectUris(), m.scope(), m.grantTypes());
+    OAuthClient client =
+        new OAuthClient(
+            randomToken(16), m.clientName(), m.redirectUris(), m.scope(), m.grantTypes());
     store.saveClient(client);
     return client;
   }
@@ -108,14 +124,15 @@ public final class AuthorizationServer {
   }
 
   /**
-   * The first checks of an authorization request, whose failures must not redirect: the client
-   * and the redirect URI. Returns the client; {@link OAuthError} when either is wrong.
+   * The first checks of an authorization request, whose failures must not redirect: the client and
+   * the redirect URI. Returns the client; {@link OAuthError} when either is wrong.
    */
   public OAuthClient authorizeTarget(String clientId, String redirectUri) {
     if (clientId == null || clientId.isBlank()) {
       throw OAuthError.invalidRequest("client_id is required");
     }
-    OAuthClient client = client(clientId).orElseThrow(() -> OAuthError.invalidClient("unknown client_id"));
+    OAuthClient client =
+        client(clientId).orElseThrow(() -> OAuthError.invalidClient("unknown client_id"));
     if (redirectUri == null || redirectUri.isBlank()) {
       throw OAuthError.invalidRequest("redirect_uri is required");
     }
@@ -126,15 +143,16 @@ public final class AuthorizationServer {
   }
 
   /**
-   * The rest of an authorization request (errors here go back to the redirect URI); returns the
-   * new authorization code.
+   * The rest of an authorization request (errors here go back to the redirect URI); returns the new
+   * authorization code.
    */
   public String authorize(OAuthClient client, String redirectUri, Map<String, String> params) {
     if (!"code".equals(params.get("response_type"))) {
       throw new OAuthError(400, "unsupported_response_type", "response_type must be code");
     }
     if (!client.allows("authorization_code")) {
-      throw new OAuthError(400, "unauthorized_client", "this client did not register the authorization_code grant");
+      throw new OAuthError(
+          400, "unauthorized_client", "this client did not register the authorization_code grant");
     }
     String challenge = params.get("code_challenge");
     if (challenge == null || challenge.isBlank()) {
@@ -144,13 +162,22 @@ public final class AuthorizationServer {
       throw OAuthError.invalidRequest("code_challenge_method must be S256");
     }
     if (!Pkce.validChallenge(challenge)) {
-      throw OAuthError.invalidRequest("code_challenge must be the base64url SHA-256 of the verifier (43 characters)");
+      throw OAuthError.invalidRequest(
+          "code_challenge must be the base64url SHA-256 of the verifier (43 characters)");
     }
     String scope = scope(params.get("scope"), client.scope());
     String resource = resource(params.get("resource"));
     String code = randomToken(32);
-    store.saveCode(code, new OAuthStore.IssuedCode(client.clientId(), redirectUri, challenge, scope, resource,
-        UUID.randomUUID().toString(), clock.millis() + OAuthConfig.CODE_TTL.toMillis()));
+    store.saveCode(
+        code,
+        new OAuthStore.IssuedCode(
+            client.clientId(),
+            redirectUri,
+            challenge,
+            scope,
+            resource,
+            UUID.randomUUID().toString(),
+            clock.millis() + OAuthConfig.CODE_TTL.toMillis()));
     return code;
   }
 
@@ -160,13 +187,18 @@ public final class AuthorizationServer {
     String clientId = required(form, "client_id");
     String redirectUri = required(form, "redirect_uri");
     String verifier = required(form, "code_verifier");
-    OAuthClient client = client(clientId).orElseThrow(() -> OAuthError.invalidClient("unknown client_id"));
+    OAuthClient client =
+        client(clientId).orElseThrow(() -> OAuthError.invalidClient("unknown client_id"));
     if (!client.allows("authorization_code")) {
-      throw new OAuthError(400, "unauthorized_client", "this client did not register the authorization_code grant");
+      throw new OAuthError(
+          400, "unauthorized_client", "this client did not register the authorization_code grant");
     }
     OAuthStore.IssuedCode issued;
     try {
-      issued = store.consumeCode(code).orElseThrow(() -> OAuthError.invalidGrant("unknown authorization code"));
+      issued =
+          store
+              .consumeCode(code)
+              .orElseThrow(() -> OAuthError.invalidGrant("unknown authorization code"));
     } catch (OAuthStore.CodeReuse e) {
       revoked.revoked(e.familyId);
       throw OAuthError.invalidGrant(e.getMessage());
@@ -185,10 +217,16 @@ public final class AuthorizationServer {
     }
     String resource = form.get("resource");
     if (resource != null && !resource.equals(issued.resource())) {
-      throw new OAuthError(400, "invalid_target", "resource differs from the authorization request");
+      throw new OAuthError(
+          400, "invalid_target", "resource differs from the authorization request");
     }
     String refresh = client.allows("refresh_token") ? randomToken(32) : null;
-    store.startFamily(issued.familyId(), clientId, issued.scope(), issued.resource(), refresh,
+    store.startFamily(
+        issued.familyId(),
+        clientId,
+        issued.scope(),
+        issued.resource(),
+        refresh,
         clock.millis() + OAuthConfig.REFRESH_TTL.toMillis());
     return response(clientId, issued.scope(), issued.resource(), issued.familyId(), refresh);
   }
@@ -197,15 +235,24 @@ public final class AuthorizationServer {
   public TokenResponse refresh(Map<String, String> form) {
     String presented = required(form, "refresh_token");
     String clientId = required(form, "client_id");
-    OAuthClient client = client(clientId).orElseThrow(() -> OAuthError.invalidClient("unknown client_id"));
+    OAuthClient client =
+        client(clientId).orElseThrow(() -> OAuthError.invalidClient("unknown client_id"));
     if (!client.allows("refresh_token")) {
-      throw new OAuthError(400, "unauthorized_client", "this client did not register the refresh_token grant");
+      throw new OAuthError(
+          400, "unauthorized_client", "this client did not register the refresh_token grant");
     }
     String next = randomToken(32);
     OAuthStore.Family family;
     try {
-      family = store.rotate(presented, clientId, next, clock.millis() + OAuthConfig.REFRESH_TTL.toMillis(),
-          clock.millis()).orElseThrow(() -> OAuthError.invalidGrant("unknown refresh token"));
+      family =
+          store
+              .rotate(
+                  presented,
+                  clientId,
+                  next,
+                  clock.millis() + OAuthConfig.REFRESH_TTL.toMillis(),
+                  clock.millis())
+              .orElseThrow(() -> OAuthError.invalidGrant("unknown refresh token"));
     } catch (OAuthStore.RefreshReuse e) {
       revoked.revoked(e.familyId);
       throw OAuthError.invalidGrant(e.getMessage());
@@ -220,7 +267,8 @@ public final class AuthorizationServer {
     }
     String resource = form.get("resource");
     if (resource != null && !resource.equals(family.resource())) {
-      throw new OAuthError(400, "invalid_target", "resource differs from the one the grant was for");
+      throw new OAuthError(
+          400, "invalid_target", "resource differs from the one the grant was for");
     }
     return response(clientId, scope, family.resource(), family.familyId(), next);
   }
@@ -234,7 +282,8 @@ public final class AuthorizationServer {
     return t;
   }
 
-  private TokenResponse response(String clientId, String scope, String resource, String familyId, String refresh) {
+  private TokenResponse response(
+      String clientId, String scope, String resource, String familyId, String refresh) {
     String access = tokens.issue(clientId, scope, resource, familyId);
     return new TokenResponse(access, tokens.ttl().toSeconds(), refresh, scope);
   }
@@ -250,7 +299,10 @@ public final class AuthorizationServer {
     return s;
   }
 
-  /** RFC 8707: an absolute URI without fragment that this gateway serves; absent means the gateway itself. */
+  /**
+   * RFC 8707: an absolute URI without fragment that this gateway serves; absent means the gateway
+   * itself.
+   */
   private String resource(String requested) {
     if (requested == null || requested.isBlank()) {
       return config.resource();
@@ -258,7 +310,8 @@ public final class AuthorizationServer {
     try {
       URI u = new URI(requested);
       if (!u.isAbsolute() || u.getRawFragment() != null || !tokens.servedHere(requested)) {
-        throw new OAuthError(400, "invalid_target", "resource is not served by this authorization server");
+        throw new OAuthError(
+            400, "invalid_target", "resource is not served by this authorization server");
       }
     } catch (URISyntaxException e) {
       throw new OAuthError(400, "invalid_target", "resource is not a valid URI");
@@ -281,7 +334,8 @@ public final class AuthorizationServer {
   }
 
   /** A successful token response (RFC 6749 section 5.1). */
-  public record TokenResponse(String accessToken, long expiresIn, String refreshToken, String scope) {
+  public record TokenResponse(
+      String accessToken, long expiresIn, String refreshToken, String scope) {
     public Map<String, Object> json() {
       Map<String, Object> m = new LinkedHashMap<>();
       m.put("access_token", accessToken);

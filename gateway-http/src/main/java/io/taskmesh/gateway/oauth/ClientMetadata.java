@@ -12,7 +12,8 @@ import java.util.Set;
  * redirect URIs (required, https or loopback http), the grants and response types we support,
  * scopes within {@link Scopes#SUPPORTED}.
  */
-record ClientMetadata(String clientName, List<String> redirectUris, String scope, List<String> grantTypes) {
+record ClientMetadata(
+    String clientName, List<String> redirectUris, String scope, List<String> grantTypes) {
   static final int MAX_REDIRECT_URIS = 20;
   static final int MAX_NAME = 200;
   static final List<String> GRANTS = List.of("authorization_code", "refresh_token");
@@ -23,12 +24,15 @@ record ClientMetadata(String clientName, List<String> redirectUris, String scope
       throw new OAuthError(400, "invalid_redirect_uri", "redirect_uris is required");
     }
     if (!uris.isArray() || uris.isEmpty() || uris.size() > MAX_REDIRECT_URIS) {
-      throw new OAuthError(400, "invalid_redirect_uri",
+      throw new OAuthError(
+          400,
+          "invalid_redirect_uri",
           "redirect_uris must be a list of 1 to " + MAX_REDIRECT_URIS + " URIs");
     }
     List<String> redirects = new ArrayList<>();
     for (JsonNode u : uris) {
-      String problem = u.isTextual() ? RedirectUris.problem(u.asText()) : "redirect URI must be a string";
+      String problem =
+          u.isTextual() ? RedirectUris.problem(u.asText()) : "redirect URI must be a string";
       if (problem != null) {
         throw new OAuthError(400, "invalid_redirect_uri", problem);
       }

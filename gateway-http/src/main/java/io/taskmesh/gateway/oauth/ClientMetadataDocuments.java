@@ -22,8 +22,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@code client_id} that is an https URL names the client's own metadata document, which we fetch
  * instead of requiring registration.
  *
- * <p>The fetch is a server-side request to a URL a stranger chose, so it is guarded: https only,
- * no user info or fragment, a path required, every address the host resolves to must be public
+ * <p>The fetch is a server-side request to a URL a stranger chose, so it is guarded: https only, no
+ * user info or fragment, a path required, every address the host resolves to must be public
  * (loopback, private, link-local, CGNAT, multicast and unspecified addresses are refused), no
  * redirects followed, 3 s to connect, 5 s in all, at most {@link #MAX_BYTES}. Good documents are
  * cached for {@link #CACHE_TTL}. The JDK caches positive DNS answers (30 s by default), so the
@@ -40,8 +40,11 @@ public final class ClientMetadataDocuments {
   private final boolean allowLoopback;
   private final Clock clock;
   private final ObjectMapper json = new ObjectMapper();
-  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3))
-      .followRedirects(HttpClient.Redirect.NEVER).build();
+  private final HttpClient http =
+      HttpClient.newBuilder()
+          .connectTimeout(Duration.ofSeconds(3))
+          .followRedirects(HttpClient.Redirect.NEVER)
+          .build();
   private final Map<String, Cached> cache = new ConcurrentHashMap<>();
 
   private record Cached(OAuthClient client, Instant until) {}
@@ -56,7 +59,10 @@ public final class ClientMetadataDocuments {
     return clientId != null && (clientId.startsWith("https://") || clientId.startsWith("http://"));
   }
 
-  /** The client its document describes; {@link OAuthError} {@code invalid_client} when refused or unusable. */
+  /**
+   * The client its document describes; {@link OAuthError} {@code invalid_client} when refused or
+   * unusable.
+   */
   public OAuthClient resolve(String clientId) {
     Cached hit = cache.get(clientId);
     if (hit != null && clock.instant().isBefore(hit.until())) {
@@ -81,7 +87,9 @@ public final class ClientMetadataDocuments {
     }
     String host = u.getHost();
     boolean loopbackHost = RedirectUris.isLoopbackHost(host);
-    boolean schemeOk = "https".equals(u.getScheme()) || (allowLoopback && loopbackHost && "http".equals(u.getScheme()));
+    boolean schemeOk =
+        "https".equals(u.getScheme())
+            || (allowLoopback && loopbackHost && "http".equals(u.getScheme()));
     if (host == null || !schemeOk) {
       throw refused("a client ID metadata document must be served over https");
     }
@@ -89,7 +97,11 @@ public final class ClientMetadataDocuments {
       throw refused("client_id URL must not carry user info or a fragment");
     }
     String path = u.getRawPath();
-    if (path == null || path.isEmpty() || path.equals("/") || path.contains("/./") || path.contains("/../")) {
+    if (path == null
+        || path.isEmpty()
+        || path.equals("/")
+        || path.contains("/./")
+        || path.contains("/../")) {
       throw refused("client_id URL must have a path without dot segments");
     }
     InetAddress[] addresses;
@@ -106,9 +118,15 @@ public final class ClientMetadataDocuments {
     return u;
   }
 
-  /** Not loopback, unspecified, link-local, private (RFC 1918, fc00::/7), CGNAT, multicast or broadcast. */
+  /**
+   * Not loopback, unspecified, link-local, private (RFC 1918, fc00::/7), CGNAT, multicast or
+   * broadcast.
+   */
   static boolean isPublic(InetAddress a) {
-    if (a.isLoopbackAddress() || a.isAnyLocalAddress() || a.isLinkLocalAddress() || a.isSiteLocalAddress()
+    if (a.isLoopbackAddress()
+        || a.isAnyLocalAddress()
+        || a.isLinkLocalAddress()
+        || a.isSiteLocalAddress()
         || a.isMulticastAddress()) {
       return false;
     }
@@ -116,15 +134,22 @@ public final class ClientMetadataDocuments {
     if (b.length == 4) {
       int first = b[0] & 0xff;
       int second = b[1] & 0xff;
-      return first != 0 && !(first == 100 && second >= 64 && second < 128) && first < 224
-          && !(first == 192 && second == 0 && (b[2] & 0xff) == 0) && !(first == 198 && (second == 18 || second == 19));
+      return first != 0
+          && !(first == 100 && second >= 64 && second < 128)
+          && first < 224
+          && !(first == 192 && second == 0 && (b[2] & 0xff) == 0)
+          && !(first == 198 && (second == 18 || second == 19));
     }
     return (b[0] & 0xfe) != 0xfc; // fc00::/7 unique local
   }
 
   private byte[] fetch(URI url) {
-    HttpRequest req = HttpRequest.newBuilder(url).timeout(Duration.ofSeconds(5))
-        .header("Accept", "application/json").GET().build();
+    HttpRequest req =
+        HttpRequest.newBuilder(url)
+            .timeout(Duration.ofSeconds(5))
+            .header("Accept", "application/json")
+            .GET()
+            .build();
     try {
       HttpResponse<InputStream> res = http.send(req, HttpResponse.BodyHandlers.ofInputStream());
       try (InputStream in = res.body()) {
@@ -138,7 +163,8 @@ public final class ClientMetadataDocuments {
         return body;
       }
     } catch (IOException e) {
-      throw refused("client ID metadata document could not be fetched: " + e.getClass().getSimpleName());
+      throw refused(
+          "client ID metadata document could not be fetched: " + e.getClass().getSimpleName());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw refused("interrupted");

@@ -15,8 +15,12 @@ public final class OAuth implements AutoCloseable {
   private OAuth(OAuthConfig config, OAuthStore store) {
     this.config = config;
     this.store = store;
-    this.server = new AuthorizationServer(config, store, TokenService.of(config),
-        new ClientMetadataDocuments(config.allowLoopbackMetadata(), config.clock()));
+    this.server =
+        new AuthorizationServer(
+            config,
+            store,
+            TokenService.of(config),
+            new ClientMetadataDocuments(config.allowLoopbackMetadata(), config.clock()));
   }
 
   /** Opens the store and creates its schema; fails when the database is unreachable. */
@@ -36,8 +40,8 @@ public final class OAuth implements AutoCloseable {
   }
 
   /**
-   * The client id an {@code Authorization} header's bearer token belongs to; empty when there is
-   * no bearer token or it is not a valid, unrevoked access token of this issuer.
+   * The client id an {@code Authorization} header's bearer token belongs to; empty when there is no
+   * bearer token or it is not a valid, unrevoked access token of this issuer.
    */
   public Optional<String> bearer(String authorization) {
     if (authorization == null || !authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
@@ -52,7 +56,9 @@ public final class OAuth implements AutoCloseable {
 
   /** The {@code WWW-Authenticate} value of a 401 on an MCP route (RFC 9728 section 5.1). */
   public String challenge() {
-    return "Bearer realm=\"taskmesh\", resource_metadata=\"" + config.protectedResourceMetadataUrl() + "\"";
+    return "Bearer realm=\"taskmesh\", resource_metadata=\""
+        + config.protectedResourceMetadataUrl()
+        + "\"";
   }
 
   @Override

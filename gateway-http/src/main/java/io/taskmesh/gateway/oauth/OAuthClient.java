@@ -8,7 +8,11 @@ import java.util.List;
  * @param scope space-separated scopes it may ask for
  * @param grantTypes the grants it registered ({@code authorization_code}, {@code refresh_token})
  */
-public record OAuthClient(String clientId, String clientName, List<String> redirectUris, String scope,
+public record OAuthClient(
+    String clientId,
+    String clientName,
+    List<String> redirectUris,
+    String scope,
     List<String> grantTypes) {
 
   public OAuthClient {

@@ -11,17 +11,19 @@ import java.util.Map;
 import java.util.function.UnaryOperator;
 
 /**
- * The gateway's OAuth 2.1 authorization server settings, read and validated eagerly: when OAuth
- * is asked for, any missing or unsafe setting stops the start naming its variable, so no
- * configuration ends in an open MCP surface.
+ * The gateway's OAuth 2.1 authorization server settings, read and validated eagerly: when OAuth is
+ * asked for, any missing or unsafe setting stops the start naming its variable, so no configuration
+ * ends in an open MCP surface.
  *
- * <p>All environment parsing of this package happens in {@link #fromEnv}, through the shared
- * {@link Env} reader: every refusal is a {@link ConfigException} naming its variable.
+ * <p>All environment parsing of this package happens in {@link #fromEnv}, through the shared {@link
+ * Env} reader: every refusal is a {@link ConfigException} naming its variable.
  *
- * @param issuer the issuer URL without a trailing slash; also the protected resource (the gateway is both)
+ * @param issuer the issuer URL without a trailing slash; also the protected resource (the gateway
+ *     is both)
  * @param jdbcUrl the database for clients, codes and tokens ({@code SVC_DATABASE_URL} as JDBC)
- * @param allowLoopbackMetadata test-only ({@code SVC_MCP_OAUTH_CIMD_ALLOW_LOOPBACK}, default off): lets a
- *     client ID metadata document live on a loopback address over http; never set it in a deployment
+ * @param allowLoopbackMetadata test-only ({@code SVC_MCP_OAUTH_CIMD_ALLOW_LOOPBACK}, default off):
+ *     lets a client ID metadata document live on a loopback address over http; never set it in a
+ *     deployment
  * @param clock time source of codes and tokens (tests move it forward)
  */
 public record OAuthConfig(
@@ -36,17 +38,23 @@ public record OAuthConfig(
 
   /** HS256 needs a key of at least 256 bits (RFC 7518 section 3.2). */
   public static final int MIN_SECRET_BYTES = 32;
+
   static final Duration CODE_TTL = Duration.ofMinutes(5);
-  /** Not in the spec: refresh tokens live 30 days from their issue, each rotation starts a new one. */
+
+  /**
+   * Not in the spec: refresh tokens live 30 days from their issue, each rotation starts a new one.
+   */
   static final Duration REFRESH_TTL = Duration.ofDays(30);
 
   public static OAuthConfig disabled() {
-    return new OAuthConfig(false, null, null, Duration.ofHours(1), null, null, false, Clock.systemUTC());
+    return new OAuthConfig(
+        false, null, null, Duration.ofHours(1), null, null, false, Clock.systemUTC());
   }
 
   /**
    * @param toJdbc turns {@code SVC_DATABASE_URL} into a JDBC URL (the gateway's own DSN rules)
-   * @throws ConfigException naming the variable when OAuth is enabled and a setting is missing or unsafe
+   * @throws ConfigException naming the variable when OAuth is enabled and a setting is missing or
+   *     unsafe
    */
   public static OAuthConfig fromEnv(Map<String, String> vars, UnaryOperator<String> toJdbc) {
     Env env = Env.of(vars);
@@ -54,24 +62,37 @@ public record OAuthConfig(
       return disabled();
     }
     if (env.optional("SVC_MCP_API_KEY") != null) {
-      throw new ConfigException("SVC_MCP_API_KEY", "must be empty when SVC_MCP_OAUTH_ENABLED=true:"
-          + " the static key and OAuth are mutually exclusive");
+      throw new ConfigException(
+          "SVC_MCP_API_KEY",
+          "must be empty when SVC_MCP_OAUTH_ENABLED=true:"
+              + " the static key and OAuth are mutually exclusive");
     }
-    String issuer = issuer(required(env, "SVC_MCP_OAUTH_ISSUER", "the URL clients reach this gateway at"));
-    byte[] key = required(env, "SVC_MCP_OAUTH_SECRET", "the HS256 signing key").getBytes(StandardCharsets.UTF_8);
+    String issuer =
+        issuer(required(env, "SVC_MCP_OAUTH_ISSUER", "the URL clients reach this gateway at"));
+    byte[] key =
+        required(env, "SVC_MCP_OAUTH_SECRET", "the HS256 signing key")
+            .getBytes(StandardCharsets.UTF_8);
     if (key.length < MIN_SECRET_BYTES) {
-      throw new ConfigException("SVC_MCP_OAUTH_SECRET", "must be at least " + MIN_SECRET_BYTES
-          + " bytes (HS256 key), not " + key.length);
+      throw new ConfigException(
+          "SVC_MCP_OAUTH_SECRET",
+          "must be at least " + MIN_SECRET_BYTES + " bytes (HS256 key), not " + key.length);
     }
     String db = required(env, "SVC_DATABASE_URL", "OAuth clients and tokens are stored there");
     int ttlSeconds = env.integer("SVC_MCP_OAUTH_TOKEN_TTL", 3600, 1, 86_400);
-    return new OAuthConfig(true, issuer, key, Duration.ofSeconds(ttlSeconds),
-        env.optional("SVC_MCP_OAUTH_REGISTRATION_TOKEN"), toJdbc.apply(db),
-        env.bool("SVC_MCP_OAUTH_CIMD_ALLOW_LOOPBACK", false), Clock.systemUTC());
+    return new OAuthConfig(
+        true,
+        issuer,
+        key,
+        Duration.ofSeconds(ttlSeconds),
+        env.optional("SVC_MCP_OAUTH_REGISTRATION_TOKEN"),
+        toJdbc.apply(db),
+        env.bool("SVC_MCP_OAUTH_CIMD_ALLOW_LOOPBACK", false),
+        Clock.systemUTC());
   }
 
   public OAuthConfig withClock(Clock c) {
-    return new OAuthConfig(enabled, issuer, secret, tokenTtl, registrationToken, jdbcUrl, allowLoopbackMetadata, c);
+    return new OAuthConfig(
+        enabled, issuer, secret, tokenTtl, registrationToken, jdbcUrl, allowLoopbackMetadata, c);
   }
 
   /** The protected resource this gateway is: its MCP routes all sit under the issuer URL. */
@@ -85,9 +106,19 @@ public record OAuthConfig(
 
   @Override
   public String toString() {
-    return "OAuthConfig[enabled=" + enabled + ", issuer=" + issuer + ", secret=" + (secret == null ? "unset" : "***")
-        + ", tokenTtl=" + tokenTtl + ", registrationToken=" + (registrationToken == null ? "unset" : "***")
-        + ", allowLoopbackMetadata=" + allowLoopbackMetadata + "]";
+    return "OAuthConfig[enabled="
+        + enabled
+        + ", issuer="
+        + issuer
+        + ", secret="
+        + (secret == null ? "unset" : "***")
+        + ", tokenTtl="
+        + tokenTtl
+        + ", registrationToken="
+        + (registrationToken == null ? "unset" : "***")
+        + ", allowLoopbackMetadata="
+        + allowLoopbackMetadata
+        + "]";
   }
 
   private static String required(Env env, String name, String why) {
@@ -107,11 +138,19 @@ public record OAuthConfig(
     try {
       URI u = new URI(s);
       boolean https = "https".equals(u.getScheme());
-      boolean loopbackHttp = "http".equals(u.getScheme()) && RedirectUris.isLoopbackHost(u.getHost());
-      if (u.getHost() == null || !(https || loopbackHttp) || u.getRawQuery() != null || u.getRawFragment() != null
+      boolean loopbackHttp =
+          "http".equals(u.getScheme()) && RedirectUris.isLoopbackHost(u.getHost());
+      if (u.getHost() == null
+          || !(https || loopbackHttp)
+          || u.getRawQuery() != null
+          || u.getRawFragment() != null
           || u.getRawUserInfo() != null) {
-        throw new ConfigException("SVC_MCP_OAUTH_ISSUER", "must be an https URL (http only on localhost)"
-            + " without query or fragment, not '" + v + "'");
+        throw new ConfigException(
+            "SVC_MCP_OAUTH_ISSUER",
+            "must be an https URL (http only on localhost)"
+                + " without query or fragment, not '"
+                + v
+                + "'");
       }
       return s;
     } catch (URISyntaxException e) {

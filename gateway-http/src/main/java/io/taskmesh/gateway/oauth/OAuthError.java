@@ -1,8 +1,8 @@
 package io.taskmesh.gateway.oauth;
 
 /**
- * An OAuth error as RFC 6749 section 5.2 shapes it ({@code error}, {@code error_description}),
- * with the HTTP status it answers with.
+ * An OAuth error as RFC 6749 section 5.2 shapes it ({@code error}, {@code error_description}), with
+ * the HTTP status it answers with.
  */
 public final class OAuthError extends RuntimeException {
   private final String code;

@@ -19,13 +19,14 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The OAuth routes, registered only when OAuth is enabled: the two metadata documents, and
- * register, authorize and token. Errors are RFC 6749 section 5.2 JSON; authorization errors go
- * back to the client's registered redirect URI as {@code error=} parameters, except when the
- * client or the redirect URI itself is wrong, which never redirects.
+ * register, authorize and token. Errors are RFC 6749 section 5.2 JSON; authorization errors go back
+ * to the client's registered redirect URI as {@code error=} parameters, except when the client or
+ * the redirect URI itself is wrong, which never redirects.
  */
 public final class OAuthRoutes {
   /** OAuth requests are small; anything larger is refused before it is parsed. */
   static final int MAX_BODY_BYTES = 64 * 1024;
+
   private static final Logger LOG = LoggerFactory.getLogger(OAuthRoutes.class);
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String PRM = "/.well-known/oauth-protected-resource";
@@ -42,23 +43,32 @@ public final class OAuthRoutes {
     }
     cfg.routes.get("/.well-known/oauth-authorization-server", ctx -> ctx.json(as.metadata()));
     String issuerPath = URI.create(config.issuer()).getRawPath();
-    if (issuerPath != null && !issuerPath.isEmpty()) { // RFC 8414 section 3.1: path inserted after the well-known part
-      cfg.routes.get("/.well-known/oauth-authorization-server" + issuerPath, ctx -> ctx.json(as.metadata()));
+    if (issuerPath != null
+        && !issuerPath.isEmpty()) { // RFC 8414 section 3.1: path inserted after the well-known part
+      cfg.routes.get(
+          "/.well-known/oauth-authorization-server" + issuerPath, ctx -> ctx.json(as.metadata()));
     }
     cfg.routes.post("/oauth/register", ctx -> register(ctx, as));
     cfg.routes.get("/oauth/authorize", ctx -> authorize(ctx, as));
     cfg.routes.post("/oauth/token", ctx -> token(ctx, as));
     cfg.routes.exception(OAuthError.class, (e, ctx) -> error(ctx, e));
-    cfg.routes.exception(OAuthStore.StoreUnavailable.class, (e, ctx) -> {
-      LOG.error("{}", e.getMessage());
-      error(ctx.header("Retry-After", "1"), new OAuthError(503, "temporarily_unavailable", "storage unavailable"));
-    });
+    cfg.routes.exception(
+        OAuthStore.StoreUnavailable.class,
+        (e, ctx) -> {
+          LOG.error("{}", e.getMessage());
+          error(
+              ctx.header("Retry-After", "1"),
+              new OAuthError(503, "temporarily_unavailable", "storage unavailable"));
+        });
   }
 
   private static void register(Context ctx, AuthorizationServer as) {
     byte[] body = limitedBody(ctx);
     String auth = ctx.header("Authorization");
-    String bearer = auth != null && auth.regionMatches(true, 0, "Bearer ", 0, 7) ? auth.substring(7).trim() : null;
+    String bearer =
+        auth != null && auth.regionMatches(true, 0, "Bearer ", 0, 7)
+            ? auth.substring(7).trim()
+            : null;
     JsonNode json;
     try {
       json = JSON.readTree(body);
@@ -94,7 +104,8 @@ public final class OAuthRoutes {
       throw OAuthError.invalidRequest(duplicate + " is given more than once");
     }
     String redirectUri = params.get("redirect_uri");
-    OAuthClient client = as.authorizeTarget(params.get("client_id"), redirectUri); // throws: no redirect
+    OAuthClient client =
+        as.authorizeTarget(params.get("client_id"), redirectUri); // throws: no redirect
     Map<String, String> answer = new LinkedHashMap<>();
     try {
       if (duplicate != null) {
@@ -109,28 +120,38 @@ public final class OAuthRoutes {
       answer.put("state", params.get("state"));
     }
     answer.put("iss", as.config().issuer()); // RFC 9207
-    ctx.header("Cache-Control", "no-store").redirect(withQuery(redirectUri, answer), HttpStatus.FOUND);
+    ctx.header("Cache-Control", "no-store")
+        .redirect(withQuery(redirectUri, answer), HttpStatus.FOUND);
   }
 
   private static void token(Context ctx, AuthorizationServer as) {
     String type = ctx.contentType();
     if (type == null || !type.toLowerCase().startsWith("application/x-www-form-urlencoded")) {
-      throw OAuthError.invalidRequest("the token request must be application/x-www-form-urlencoded");
+      throw OAuthError.invalidRequest(
+          "the token request must be application/x-www-form-urlencoded");
     }
     Map<String, String> form = form(new String(limitedBody(ctx), StandardCharsets.UTF_8));
     String grant = form.get("grant_type");
     if (grant == null || grant.isBlank()) {
       throw OAuthError.invalidRequest("grant_type is required");
     }
-    AuthorizationServer.TokenResponse r = switch (grant) {
-      case "authorization_code" -> as.exchangeCode(form);
-      case "refresh_token" -> as.refresh(form);
-      default -> throw new OAuthError(400, "unsupported_grant_type", "grant_type must be authorization_code or refresh_token");
-    };
+    AuthorizationServer.TokenResponse r =
+        switch (grant) {
+          case "authorization_code" -> as.exchangeCode(form);
+          case "refresh_token" -> as.refresh(form);
+          default ->
+              throw new OAuthError(
+                  400,
+                  "unsupported_grant_type",
+                  "grant_type must be authorization_code or refresh_token");
+        };
     noStore(ctx).json(r.json());
   }
 
-  /** An {@code application/x-www-form-urlencoded} body; a parameter given twice is an error (RFC 6749 section 3.2). */
+  /**
+   * An {@code application/x-www-form-urlencoded} body; a parameter given twice is an error (RFC
+   * 6749 section 3.2).
+   */
   static Map<String, String> form(String body) {
     Map<String, String> out = new HashMap<>();
     for (String pair : body.split("&")) {
@@ -156,11 +177,13 @@ public final class OAuthRoutes {
   private static byte[] limitedBody(Context ctx) {
     long declared = ctx.contentLength();
     if (declared > MAX_BODY_BYTES) {
-      throw new OAuthError(413, "invalid_request", "request body larger than " + MAX_BODY_BYTES + " bytes");
+      throw new OAuthError(
+          413, "invalid_request", "request body larger than " + MAX_BODY_BYTES + " bytes");
     }
     byte[] body = ctx.bodyAsBytes();
     if (body.length > MAX_BODY_BYTES) {
-      throw new OAuthError(413, "invalid_request", "request body larger than " + MAX_BODY_BYTES + " bytes");
+      throw new OAuthError(
+          413, "invalid_request", "request body larger than " + MAX_BODY_BYTES + " bytes");
     }
     return body;
   }
@@ -169,7 +192,9 @@ public final class OAuthRoutes {
     StringBuilder b = new StringBuilder(uri);
     char sep = uri.contains("?") ? '&' : '?';
     for (Map.Entry<String, String> e : params.entrySet()) {
-      b.append(sep).append(URLEncoder.encode(e.getKey(), StandardCharsets.UTF_8)).append('=')
+      b.append(sep)
+          .append(URLEncoder.encode(e.getKey(), StandardCharsets.UTF_8))
+          .append('=')
           .append(URLEncoder.encode(e.getValue(), StandardCharsets.UTF_8));
       sep = '&';
     }
@@ -185,8 +210,11 @@ public final class OAuthRoutes {
     body.put("error", e.code());
     body.put("error_description", e.getMessage());
     if (e.status() == 401) {
-      ctx.header("WWW-Authenticate", e.code().equals("invalid_client")
-          ? "Bearer realm=\"taskmesh\", error=\"invalid_client\"" : "Bearer realm=\"taskmesh\", error=\"invalid_token\"");
+      ctx.header(
+          "WWW-Authenticate",
+          e.code().equals("invalid_client")
+              ? "Bearer realm=\"taskmesh\", error=\"invalid_client\""
+              : "Bearer realm=\"taskmesh\", error=\"invalid_token\"");
     }
     noStore(ctx).status(e.status()).json(body);
   }

@@ -17,16 +17,17 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Clients, authorization codes, token families and refresh tokens in Postgres, so a restart
- * loses nothing and every replica on the database accepts every other's tokens. Codes and
- * refresh tokens are stored only as SHA-256 hashes. Single use is enforced by the database: a
- * conditional {@code UPDATE ... WHERE used = false RETURNING}, so of two concurrent uses exactly
- * one gets the row.
+ * Clients, authorization codes, token families and refresh tokens in Postgres, so a restart loses
+ * nothing and every replica on the database accepts every other's tokens. Codes and refresh tokens
+ * are stored only as SHA-256 hashes. Single use is enforced by the database: a conditional {@code
+ * UPDATE ... WHERE used = false RETURNING}, so of two concurrent uses exactly one gets the row.
  */
 public final class OAuthStore implements AutoCloseable {
   /** One advisory lock id for the schema, so replicas starting together do not race on DDL. */
   private static final long SCHEMA_LOCK = 0x7461736b6f617574L;
-  private static final String SCHEMA = """
+
+  private static final String SCHEMA =
+      """
       CREATE TABLE IF NOT EXISTS oauth_clients (
         client_id text PRIMARY KEY,
         client_name text,
@@ -84,108 +85,144 @@ public final class OAuthStore implements AutoCloseable {
       }
       c.commit();
     } catch (SQLException e) {
-      throw new IllegalStateException("OAuth schema could not be created in SVC_DATABASE_URL: " + e.getMessage(), e);
+      throw new IllegalStateException(
+          "OAuth schema could not be created in SVC_DATABASE_URL: " + e.getMessage(), e);
     }
   }
 
   public void saveClient(OAuthClient client) {
-    run(c -> {
-      try (PreparedStatement ps = c.prepareStatement("INSERT INTO oauth_clients"
-          + " (client_id, client_name, redirect_uris, scope, grant_types) VALUES (?, ?, ?, ?, ?)")) {
-        ps.setString(1, client.clientId());
-        ps.setString(2, client.clientName());
-        ps.setArray(3, c.createArrayOf("text", client.redirectUris().toArray()));
-        ps.setString(4, client.scope());
-        ps.setArray(5, c.createArrayOf("text", client.grantTypes().toArray()));
-        ps.executeUpdate();
-      }
-      return null;
-    });
+    run(
+        c -> {
+          try (PreparedStatement ps =
+              c.prepareStatement(
+                  "INSERT INTO oauth_clients"
+                      + " (client_id, client_name, redirect_uris, scope, grant_types) VALUES (?, ?, ?, ?, ?)")) {
+            ps.setString(1, client.clientId());
+            ps.setString(2, client.clientName());
+            ps.setArray(3, c.createArrayOf("text", client.redirectUris().toArray()));
+            ps.setString(4, client.scope());
+            ps.setArray(5, c.createArrayOf("text", client.grantTypes().toArray()));
+            ps.executeUpdate();
+          }
+          return null;
+        });
   }
 
   public Optional<OAuthClient> client(String clientId) {
-    return run(c -> {
-      try (PreparedStatement ps = c.prepareStatement("SELECT client_name, redirect_uris, scope, grant_types"
-          + " FROM oauth_clients WHERE client_id = ?")) {
-        ps.setString(1, clientId);
-        try (ResultSet rs = ps.executeQuery()) {
-          if (!rs.next()) {
-            return Optional.empty();
+    return run(
+        c -> {
+          try (PreparedStatement ps =
+              c.prepareStatement(
+                  "SELECT client_name, redirect_uris, scope, grant_types"
+                      + " FROM oauth_clients WHERE client_id = ?")) {
+            ps.setString(1, clientId);
+            try (ResultSet rs = ps.executeQuery()) {
+              if (!rs.next()) {
+                return Optional.empty();
+              }
+              return Optional.of(
+                  new OAuthClient(
+                      clientId,
+                      rs.getString(1),
+                      strings(rs.getArray(2)),
+                      rs.getString(3),
+                      strings(rs.getArray(4))));
+            }
           }
-          return Optional.of(new OAuthClient(clientId, rs.getString(1), strings(rs.getArray(2)), rs.getString(3),
-              strings(rs.getArray(4))));
-        }
-      }
-    });
+        });
   }
 
   /** A new authorization code (stored hashed) with everything the exchange must check. */
   public void saveCode(String code, IssuedCode details) {
-    run(c -> {
-      try (PreparedStatement ps = c.prepareStatement("INSERT INTO oauth_codes (code_hash, client_id, redirect_uri,"
-          + " code_challenge, scope, resource, family_id, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
-        ps.setString(1, hash(code));
-        ps.setString(2, details.clientId());
-        ps.setString(3, details.redirectUri());
-        ps.setString(4, details.codeChallenge());
-        ps.setString(5, details.scope());
-        ps.setString(6, details.resource());
-        ps.setString(7, details.familyId());
-        ps.setLong(8, details.expiresAtMillis());
-        ps.executeUpdate();
-      }
-      return null;
-    });
+    run(
+        c -> {
+          try (PreparedStatement ps =
+              c.prepareStatement(
+                  "INSERT INTO oauth_codes (code_hash, client_id, redirect_uri,"
+                      + " code_challenge, scope, resource, family_id, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
+            ps.setString(1, hash(code));
+            ps.setString(2, details.clientId());
+            ps.setString(3, details.redirectUri());
+            ps.setString(4, details.codeChallenge());
+            ps.setString(5, details.scope());
+            ps.setString(6, details.resource());
+            ps.setString(7, details.familyId());
+            ps.setLong(8, details.expiresAtMillis());
+            ps.executeUpdate();
+          }
+          return null;
+        });
   }
 
   /**
-   * Marks the code used and returns what it was issued for; empty when the code is unknown.
-   * A code that was already used revokes the family it issued and answers {@link CodeReuse}.
+   * Marks the code used and returns what it was issued for; empty when the code is unknown. A code
+   * that was already used revokes the family it issued and answers {@link CodeReuse}.
    */
   public Optional<IssuedCode> consumeCode(String code) {
     String h = hash(code);
-    return run(c -> {
-      try (PreparedStatement ps = c.prepareStatement("UPDATE oauth_codes SET used = true"
-          + " WHERE code_hash = ? AND used = false"
-          + " RETURNING client_id, redirect_uri, code_challenge, scope, resource, family_id, expires_at")) {
-        ps.setString(1, h);
-        try (ResultSet rs = ps.executeQuery()) {
-          if (rs.next()) {
-            return Optional.of(new IssuedCode(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4),
-                rs.getString(5), rs.getString(6), rs.getLong(7)));
+    return run(
+        c -> {
+          try (PreparedStatement ps =
+              c.prepareStatement(
+                  "UPDATE oauth_codes SET used = true"
+                      + " WHERE code_hash = ? AND used = false"
+                      + " RETURNING client_id, redirect_uri, code_challenge, scope, resource, family_id, expires_at")) {
+            ps.setString(1, h);
+            try (ResultSet rs = ps.executeQuery()) {
+              if (rs.next()) {
+                return Optional.of(
+                    new IssuedCode(
+                        rs.getString(1),
+                        rs.getString(2),
+                        rs.getString(3),
+                        rs.getString(4),
+                        rs.getString(5),
+                        rs.getString(6),
+                        rs.getLong(7)));
+              }
+            }
           }
-        }
-      }
-      try (PreparedStatement ps = c.prepareStatement("SELECT family_id FROM oauth_codes WHERE code_hash = ?")) {
-        ps.setString(1, h);
-        try (ResultSet rs = ps.executeQuery()) {
-          if (!rs.next()) {
-            return Optional.empty();
+          try (PreparedStatement ps =
+              c.prepareStatement("SELECT family_id FROM oauth_codes WHERE code_hash = ?")) {
+            ps.setString(1, h);
+            try (ResultSet rs = ps.executeQuery()) {
+              if (!rs.next()) {
+                return Optional.empty();
+              }
+              revoke(c, rs.getString(1));
+              throw new CodeReuse(rs.getString(1));
+            }
           }
-          revoke(c, rs.getString(1));
-          throw new CodeReuse(rs.getString(1));
-        }
-      }
-    });
+        });
   }
 
-  /** Starts a token family and stores its first refresh token (null: the client has none), in one transaction. */
-  public void startFamily(String familyId, String clientId, String scope, String resource, String refreshToken,
+  /**
+   * Starts a token family and stores its first refresh token (null: the client has none), in one
+   * transaction.
+   */
+  public void startFamily(
+      String familyId,
+      String clientId,
+      String scope,
+      String resource,
+      String refreshToken,
       long refreshExpiresAtMillis) {
-    transaction(c -> {
-      try (PreparedStatement ps = c.prepareStatement(
-          "INSERT INTO oauth_families (family_id, client_id, scope, resource) VALUES (?, ?, ?, ?)")) {
-        ps.setString(1, familyId);
-        ps.setString(2, clientId);
-        ps.setString(3, scope);
-        ps.setString(4, resource);
-        ps.executeUpdate();
-      }
-      if (refreshToken != null) {
-        insertRefresh(c, familyId, refreshToken, refreshExpiresAtMillis);
-      }
-      return null;
-    });
+    transaction(
+        c -> {
+          try (PreparedStatement ps =
+              c.prepareStatement(
+                  "INSERT INTO oauth_families (family_id, client_id, scope, resource) VALUES (?, ?, ?, ?)")) {
+            ps.setString(1, familyId);
+            ps.setString(2, clientId);
+            ps.setString(3, scope);
+            ps.setString(4, resource);
+            ps.executeUpdate();
+          }
+          if (refreshToken != null) {
+            insertRefresh(c, familyId, refreshToken, refreshExpiresAtMillis);
+          }
+          return null;
+        });
   }
 
   /**
@@ -194,51 +231,56 @@ public final class OAuthStore implements AutoCloseable {
    * family and answers {@link RefreshReuse}; a token of another client, of a revoked family or past
    * its lifetime answers {@code invalid_grant} (the other client's token is left untouched).
    */
-  public Optional<Family> rotate(String presented, String clientId, String next, long nextExpiresAtMillis,
-      long nowMillis) {
+  public Optional<Family> rotate(
+      String presented, String clientId, String next, long nextExpiresAtMillis, long nowMillis) {
     String h = hash(presented);
-    return transaction(c -> {
-      String familyId = null;
-      long expiresAt = 0;
-      try (PreparedStatement ps = c.prepareStatement("UPDATE oauth_refresh_tokens SET used = true"
-          + " WHERE token_hash = ? AND used = false RETURNING family_id, expires_at")) {
-        ps.setString(1, h);
-        try (ResultSet rs = ps.executeQuery()) {
-          if (rs.next()) {
-            familyId = rs.getString(1);
-            expiresAt = rs.getLong(2);
-          }
-        }
-      }
-      if (familyId == null) {
-        try (PreparedStatement ps = c.prepareStatement("SELECT family_id FROM oauth_refresh_tokens WHERE token_hash = ?")) {
-          ps.setString(1, h);
-          try (ResultSet rs = ps.executeQuery()) {
-            if (!rs.next()) {
-              return Optional.empty();
+    return transaction(
+        c -> {
+          String familyId = null;
+          long expiresAt = 0;
+          try (PreparedStatement ps =
+              c.prepareStatement(
+                  "UPDATE oauth_refresh_tokens SET used = true"
+                      + " WHERE token_hash = ? AND used = false RETURNING family_id, expires_at")) {
+            ps.setString(1, h);
+            try (ResultSet rs = ps.executeQuery()) {
+              if (rs.next()) {
+                familyId = rs.getString(1);
+                expiresAt = rs.getLong(2);
+              }
             }
-            revoke(c, rs.getString(1));
-            c.commit();
-            throw new RefreshReuse(rs.getString(1));
           }
-        }
-      }
-      Family family = family(c, familyId).orElseThrow();
-      if (!family.clientId().equals(clientId)) {
-        c.rollback();
-        throw OAuthError.invalidGrant("refresh token was issued to another client");
-      }
-      if (family.revoked()) {
-        c.commit();
-        throw OAuthError.invalidGrant("refresh token family is revoked");
-      }
-      if (expiresAt <= nowMillis) {
-        c.commit();
-        throw OAuthError.invalidGrant("refresh token expired");
-      }
-      insertRefresh(c, familyId, next, nextExpiresAtMillis);
-      return Optional.of(family);
-    });
+          if (familyId == null) {
+            try (PreparedStatement ps =
+                c.prepareStatement(
+                    "SELECT family_id FROM oauth_refresh_tokens WHERE token_hash = ?")) {
+              ps.setString(1, h);
+              try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                  return Optional.empty();
+                }
+                revoke(c, rs.getString(1));
+                c.commit();
+                throw new RefreshReuse(rs.getString(1));
+              }
+            }
+          }
+          Family family = family(c, familyId).orElseThrow();
+          if (!family.clientId().equals(clientId)) {
+            c.rollback();
+            throw OAuthError.invalidGrant("refresh token was issued to another client");
+          }
+          if (family.revoked()) {
+            c.commit();
+            throw OAuthError.invalidGrant("refresh token family is revoked");
+          }
+          if (expiresAt <= nowMillis) {
+            c.commit();
+            throw OAuthError.invalidGrant("refresh token expired");
+          }
+          insertRefresh(c, familyId, next, nextExpiresAtMillis);
+          return Optional.of(family);
+        });
   }
 
   public boolean familyRevoked(String familyId) {
@@ -246,35 +288,41 @@ public final class OAuthStore implements AutoCloseable {
   }
 
   public void revokeFamily(String familyId) {
-    run(c -> {
-      revoke(c, familyId);
-      return null;
-    });
+    run(
+        c -> {
+          revoke(c, familyId);
+          return null;
+        });
   }
 
   private static Optional<Family> family(Connection c, String familyId) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(
-        "SELECT client_id, scope, resource, revoked FROM oauth_families WHERE family_id = ?")) {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT client_id, scope, resource, revoked FROM oauth_families WHERE family_id = ?")) {
       ps.setString(1, familyId);
       try (ResultSet rs = ps.executeQuery()) {
         return rs.next()
-            ? Optional.of(new Family(familyId, rs.getString(1), rs.getString(2), rs.getString(3), rs.getBoolean(4)))
+            ? Optional.of(
+                new Family(
+                    familyId, rs.getString(1), rs.getString(2), rs.getString(3), rs.getBoolean(4)))
             : Optional.empty();
       }
     }
   }
 
   private static void revoke(Connection c, String familyId) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("UPDATE oauth_families SET revoked = true WHERE family_id = ?")) {
+    try (PreparedStatement ps =
+        c.prepareStatement("UPDATE oauth_families SET revoked = true WHERE family_id = ?")) {
       ps.setString(1, familyId);
       ps.executeUpdate();
     }
   }
 
-  private static void insertRefresh(Connection c, String familyId, String token, long expiresAtMillis)
-      throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(
-        "INSERT INTO oauth_refresh_tokens (token_hash, family_id, expires_at) VALUES (?, ?, ?)")) {
+  private static void insertRefresh(
+      Connection c, String familyId, String token, long expiresAtMillis) throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "INSERT INTO oauth_refresh_tokens (token_hash, family_id, expires_at) VALUES (?, ?, ?)")) {
       ps.setString(1, hash(token));
       ps.setString(2, familyId);
       ps.setLong(3, expiresAtMillis);
@@ -284,8 +332,9 @@ public final class OAuthStore implements AutoCloseable {
 
   static String hash(String secret) {
     try {
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
-          .digest(secret.getBytes(StandardCharsets.UTF_8)));
+      return HexFormat.of()
+          .formatHex(
+              MessageDigest.getInstance("SHA-256").digest(secret.getBytes(StandardCharsets.UTF_8)));
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
     }
@@ -307,7 +356,10 @@ public final class OAuthStore implements AutoCloseable {
     }
   }
 
-  /** Runs {@code work} in one transaction; commits unless it throws (an explicit commit inside wins). */
+  /**
+   * Runs {@code work} in one transaction; commits unless it throws (an explicit commit inside
+   * wins).
+   */
   private <T> T transaction(Work<T> work) {
     try (Connection c = pool.getConnection()) {
       c.setAutoCommit(false);
@@ -332,11 +384,18 @@ public final class OAuthStore implements AutoCloseable {
   }
 
   /** What an authorization code was issued for. */
-  public record IssuedCode(String clientId, String redirectUri, String codeChallenge, String scope, String resource,
-      String familyId, long expiresAtMillis) {}
+  public record IssuedCode(
+      String clientId,
+      String redirectUri,
+      String codeChallenge,
+      String scope,
+      String resource,
+      String familyId,
+      long expiresAtMillis) {}
 
   /** A token family: every refresh and access token that descends from one authorization code. */
-  public record Family(String familyId, String clientId, String scope, String resource, boolean revoked) {}
+  public record Family(
+      String familyId, String clientId, String scope, String resource, boolean revoked) {}
 
   /** A used authorization code came back; the family it issued is revoked. */
   public static final class CodeReuse extends RuntimeException {

@@ -6,9 +6,9 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * Redirect URI rules: a client may register only https URLs or http URLs on a loopback host
- * (the spec: localhost or HTTPS), never with a fragment; an authorization request must name one
- * of them byte for byte (OAuth 2.1 exact matching).
+ * Redirect URI rules: a client may register only https URLs or http URLs on a loopback host (the
+ * spec: localhost or HTTPS), never with a fragment; an authorization request must name one of them
+ * byte for byte (OAuth 2.1 exact matching).
  */
 public final class RedirectUris {
   static final int MAX_LENGTH = 2000;

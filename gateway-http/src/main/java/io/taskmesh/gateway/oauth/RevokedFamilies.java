@@ -7,10 +7,10 @@ import java.util.function.Predicate;
 
 /**
  * Whether a token family was revoked, asked on every authenticated request: answered from memory
- * and re-read from the database at most once per {@link #RECHECK_NANOS} per family, so a
- * revocation on another replica takes effect within a second while a request costs no query.
- * A family revoked here is refused at once. When the database cannot answer and nothing is
- * known, the family counts as revoked (fail closed).
+ * and re-read from the database at most once per {@link #RECHECK_NANOS} per family, so a revocation
+ * on another replica takes effect within a second while a request costs no query. A family revoked
+ * here is refused at once. When the database cannot answer and nothing is known, the family counts
+ * as revoked (fail closed).
  */
 public final class RevokedFamilies {
   static final long RECHECK_NANOS = 1_000_000_000L;

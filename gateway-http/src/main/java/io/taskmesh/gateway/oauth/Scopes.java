@@ -14,7 +14,9 @@ final class Scopes {
 
   private Scopes() {}
 
-  /** {@code requested} in canonical order, or null when it names an unsupported scope or nothing. */
+  /**
+   * {@code requested} in canonical order, or null when it names an unsupported scope or nothing.
+   */
   static String normalise(String requested) {
     List<String> words = ClientMetadata.words(requested);
     if (words.isEmpty() || !SUPPORTED.containsAll(words)) {

@@ -1,9 +1,9 @@
 package io.taskmesh.gateway.oauth;
 
 import com.nimbusds.jose.JOSEException;
+import com.nimbusds.jose.JOSEObjectType;
 import com.nimbusds.jose.JWSAlgorithm;
 import com.nimbusds.jose.JWSHeader;
-import com.nimbusds.jose.JOSEObjectType;
 import com.nimbusds.jose.crypto.MACSigner;
 import com.nimbusds.jose.crypto.MACVerifier;
 import com.nimbusds.jwt.JWT;
@@ -42,7 +42,8 @@ public final class TokenService {
       this.signer = new MACSigner(secret);
       this.verifier = new MACVerifier(secret);
     } catch (JOSEException e) {
-      throw new IllegalArgumentException("SVC_MCP_OAUTH_SECRET is not a usable HS256 key: " + e.getMessage(), e);
+      throw new IllegalArgumentException(
+          "SVC_MCP_OAUTH_SECRET is not a usable HS256 key: " + e.getMessage(), e);
     }
     this.issuer = issuer;
     this.resource = resource;
@@ -51,27 +52,33 @@ public final class TokenService {
   }
 
   public static TokenService of(OAuthConfig config) {
-    return new TokenService(config.secret(), config.issuer(), config.resource(), config.tokenTtl(), config.clock());
+    return new TokenService(
+        config.secret(), config.issuer(), config.resource(), config.tokenTtl(), config.clock());
   }
 
   public Duration ttl() {
     return ttl;
   }
 
-  /** A signed access token for {@code clientId}, audience {@code audience} (an RFC 8707 resource). */
+  /**
+   * A signed access token for {@code clientId}, audience {@code audience} (an RFC 8707 resource).
+   */
   public String issue(String clientId, String scope, String audience, String familyId) {
     Instant now = clock.instant();
-    JWTClaimsSet claims = new JWTClaimsSet.Builder()
-        .issuer(issuer)
-        .audience(audience)
-        .subject(clientId)
-        .claim("scope", scope)
-        .issueTime(Date.from(now))
-        .expirationTime(Date.from(now.plus(ttl)))
-        .jwtID(UUID.randomUUID().toString())
-        .claim(FAMILY_CLAIM, familyId)
-        .build();
-    SignedJWT jwt = new SignedJWT(new JWSHeader.Builder(JWSAlgorithm.HS256).type(JOSEObjectType.JWT).build(), claims);
+    JWTClaimsSet claims =
+        new JWTClaimsSet.Builder()
+            .issuer(issuer)
+            .audience(audience)
+            .subject(clientId)
+            .claim("scope", scope)
+            .issueTime(Date.from(now))
+            .expirationTime(Date.from(now.plus(ttl)))
+            .jwtID(UUID.randomUUID().toString())
+            .claim(FAMILY_CLAIM, familyId)
+            .build();
+    SignedJWT jwt =
+        new SignedJWT(
+            new JWSHeader.Builder(JWSAlgorithm.HS256).type(JOSEObjectType.JWT).build(), claims);
     try {
       jwt.sign(signer);
     } catch (JOSEException e) {
@@ -95,9 +102,11 @@ public final class TokenService {
       throw new InvalidToken("unsigned token (alg none) refused");
     }
     if (!JWSAlgorithm.HS256.equals(jwt.getHeader().getAlgorithm())) {
-      throw new InvalidToken("algorithm " + jwt.getHeader().getAlgorithm() + " refused: HS256 only");
+      throw new InvalidToken(
+          "algorithm " + jwt.getHeader().getAlgorithm() + " refused: HS256 only");
     }
-    if (jwt.getHeader().getCriticalParams() != null && !jwt.getHeader().getCriticalParams().isEmpty()) {
+    if (jwt.getHeader().getCriticalParams() != null
+        && !jwt.getHeader().getCriticalParams().isEmpty()) {
       throw new InvalidToken("critical header parameters are not supported");
     }
     try {
@@ -117,23 +126,37 @@ public final class TokenService {
       throw new InvalidToken("wrong issuer");
     }
     List<String> aud = claims.getAudience();
-    String audience = aud.stream().filter(this::servedHere).findFirst()
-        .orElseThrow(() -> new InvalidToken("wrong audience"));
+    String audience =
+        aud.stream()
+            .filter(this::servedHere)
+            .findFirst()
+            .orElseThrow(() -> new InvalidToken("wrong audience"));
     Date exp = claims.getExpirationTime();
     if (exp == null || !clock.instant().isBefore(exp.toInstant())) {
       throw new InvalidToken("expired");
     }
     String sub = claims.getSubject();
     Object fid = claims.getClaim(FAMILY_CLAIM);
-    if (sub == null || sub.isBlank() || !(fid instanceof String family) || claims.getJWTID() == null) {
+    if (sub == null
+        || sub.isBlank()
+        || !(fid instanceof String family)
+        || claims.getJWTID() == null) {
       throw new InvalidToken("missing sub, jti or family");
     }
     Object scope = claims.getClaim("scope");
-    return new AccessToken(sub, scope instanceof String s ? s : "", audience, family, claims.getJWTID(),
+    return new AccessToken(
+        sub,
+        scope instanceof String s ? s : "",
+        audience,
+        family,
+        claims.getJWTID(),
         exp.toInstant());
   }
 
-  /** An audience this gateway serves: its resource URL or a URL under it (for example {@code .../mcp}). */
+  /**
+   * An audience this gateway serves: its resource URL or a URL under it (for example {@code
+   * .../mcp}).
+   */
   public boolean servedHere(String audience) {
     return audience != null && (audience.equals(resource) || audience.startsWith(resource + "/"));
   }

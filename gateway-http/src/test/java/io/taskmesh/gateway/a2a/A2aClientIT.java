@@ -25,8 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The real A2A 0.3 client ({@code @a2a-js/sdk}, pinned in src/test/a2a-client/package-lock.json)
  * against the gateway: agent card, message/stream with FLY chunks, tasks/get, message/send +
  * tasks/cancel, tasks/resubscribe, task-not-found. It names no skill, as a standard client does:
- * its messages go to the default skill of two. {@code npm ci} installs it on first run; the
- * test is skipped (with the reason) only when node or npm cannot run here.
+ * its messages go to the default skill of two. {@code npm ci} installs it on first run; the test is
+ * skipped (with the reason) only when node or npm cannot run here.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class A2aClientIT {
@@ -38,7 +38,10 @@ class A2aClientIT {
   static void start() throws Exception {
     clientDir = locateClientDir();
     ensureInstalled(clientDir);
-    h = new A2aHarness(dir, """
+    h =
+        new A2aHarness(
+            dir,
+            """
         flows:
           - name: echo
             entrypoint: echo
@@ -46,7 +49,8 @@ class A2aClientIT {
           - name: other
             entrypoint: other
             a2a: {}
-        """, Map.of());
+        """,
+            Map.of());
   }
 
   @AfterAll
@@ -70,25 +74,34 @@ class A2aClientIT {
     }
     Process npm;
     try {
-      npm = new ProcessBuilder("npm", "ci", "--no-audit", "--no-fund").directory(clientDir.toFile())
-          .redirectErrorStream(true).start();
+      npm =
+          new ProcessBuilder("npm", "ci", "--no-audit", "--no-fund")
+              .directory(clientDir.toFile())
+              .redirectErrorStream(true)
+              .start();
     } catch (java.io.IOException e) {
-      Assumptions.abort("npm is not available, skipping the @a2a-js/sdk client check: " + e.getMessage());
+      Assumptions.abort(
+          "npm is not available, skipping the @a2a-js/sdk client check: " + e.getMessage());
       return;
     }
     String log = new String(npm.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     boolean done = npm.waitFor(120, TimeUnit.SECONDS);
-    Assumptions.assumeTrue(done && npm.exitValue() == 0,
+    Assumptions.assumeTrue(
+        done && npm.exitValue() == 0,
         "npm ci failed in " + clientDir + ", skipping the @a2a-js/sdk client check:\n" + log);
   }
 
   @Test
   void theA2aJsClientSendsStreamsGetsCancelsAndResubscribes() throws Exception {
-    Process node = new ProcessBuilder("node", "a2a-check.mjs", h.base, A2aHarness.API_KEY)
-        .directory(clientDir.toFile()).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+    Process node =
+        new ProcessBuilder("node", "a2a-check.mjs", h.base, A2aHarness.API_KEY)
+            .directory(clientDir.toFile())
+            .redirectError(ProcessBuilder.Redirect.INHERIT)
+            .start();
     Map<String, JsonNode> steps = new LinkedHashMap<>();
     List<String> lines = new ArrayList<>();
-    try (BufferedReader out = new BufferedReader(new InputStreamReader(node.getInputStream(), StandardCharsets.UTF_8))) {
+    try (BufferedReader out =
+        new BufferedReader(new InputStreamReader(node.getInputStream(), StandardCharsets.UTF_8))) {
       String line;
       while ((line = out.readLine()) != null) {
         lines.add(line);
@@ -117,14 +130,16 @@ class A2aClientIT {
     StringBuilder text = new StringBuilder();
     for (JsonNode e : steps.get("stream-done").get("events")) {
       kinds.add(e.get("kind").asText());
-      if (e.get("kind").asText().equals("artifact-update") && e.at("/artifact/artifactId").asText().equals("fly-stream")) {
+      if (e.get("kind").asText().equals("artifact-update")
+          && e.at("/artifact/artifactId").asText().equals("fly-stream")) {
         e.at("/artifact/parts").forEach(p -> text.append(p.path("text").asText("")));
       }
     }
     // the working status travels through the task log, FLY does not: their relative order is free
     assertThat(kinds).hasSize(6);
     assertThat(kinds.get(0)).isEqualTo("task");
-    assertThat(kinds.subList(1, 4)).containsExactlyInAnyOrder("status-update", "artifact-update", "artifact-update");
+    assertThat(kinds.subList(1, 4))
+        .containsExactlyInAnyOrder("status-update", "artifact-update", "artifact-update");
     assertThat(kinds.subList(4, 6)).containsExactly("artifact-update", "status-update");
     assertThat(text.toString()).isEqualTo("tokens");
     assertThat(steps.get("get").get("state").asText()).isEqualTo("completed");

@@ -46,7 +46,8 @@ final class A2aHarness implements AutoCloseable {
   static final String API_KEY = "a2a-secret-key";
   static final String ISSUER = "https://issuer.test";
   static final String AUDIENCE = "taskmesh-a2a";
-  static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  static final HttpClient HTTP =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
   final Gateway gateway;
   final String base;
@@ -58,13 +59,15 @@ final class A2aHarness implements AutoCloseable {
     key = new RSAKeyGenerator(2048).keyID("k1").generate();
     served = new JWKSet(key.toPublicJWK());
     jwks = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-    jwks.createContext("/jwks.json", ex -> {
-      byte[] body = served.toString(true).getBytes(StandardCharsets.UTF_8);
-      ex.getResponseHeaders().add("Content-Type", "application/json");
-      ex.sendResponseHeaders(200, body.length);
-      ex.getResponseBody().write(body);
-      ex.close();
-    });
+    jwks.createContext(
+        "/jwks.json",
+        ex -> {
+          byte[] body = served.toString(true).getBytes(StandardCharsets.UTF_8);
+          ex.getResponseHeaders().add("Content-Type", "application/json");
+          ex.sendResponseHeaders(200, body.length);
+          ex.getResponseBody().write(body);
+          ex.close();
+        });
     jwks.start();
     Path flows = dir.resolve("flows.yaml");
     java.nio.file.Files.writeString(flows, flowsYaml);
@@ -79,7 +82,8 @@ final class A2aHarness implements AutoCloseable {
     env.put("SVC_STREAMS_APPLICATION_ID", "a2a-it-" + UUID.randomUUID());
     env.put("SVC_NAMESPACE", namespace);
     env.put("SVC_A2A_API_KEY", API_KEY);
-    env.put("SVC_A2A_JWT_JWKS_URL", "http://127.0.0.1:" + jwks.getAddress().getPort() + "/jwks.json");
+    env.put(
+        "SVC_A2A_JWT_JWKS_URL", "http://127.0.0.1:" + jwks.getAddress().getPort() + "/jwks.json");
     env.put("SVC_A2A_JWT_ISSUER", ISSUER);
     env.put("SVC_A2A_JWT_AUDIENCE", AUDIENCE);
     env.put("SVC_A2A_PUSH_ALLOW_PRIVATE", "true");
@@ -92,20 +96,33 @@ final class A2aHarness implements AutoCloseable {
     return token(sub, ISSUER, AUDIENCE, new Date(System.currentTimeMillis() + 600_000), key);
   }
 
-  static String token(String sub, String iss, String aud, Date exp, RSAKey signer) throws Exception {
-    SignedJWT jwt = new SignedJWT(new JWSHeader.Builder(JWSAlgorithm.RS256).keyID(signer.getKeyID())
-        .type(JOSEObjectType.JWT).build(),
-        new JWTClaimsSet.Builder().subject(sub).issuer(iss).audience(aud).expirationTime(exp)
-            .issueTime(new Date()).build());
+  static String token(String sub, String iss, String aud, Date exp, RSAKey signer)
+      throws Exception {
+    SignedJWT jwt =
+        new SignedJWT(
+            new JWSHeader.Builder(JWSAlgorithm.RS256)
+                .keyID(signer.getKeyID())
+                .type(JOSEObjectType.JWT)
+                .build(),
+            new JWTClaimsSet.Builder()
+                .subject(sub)
+                .issuer(iss)
+                .audience(aud)
+                .expirationTime(exp)
+                .issueTime(new Date())
+                .build());
     jwt.sign(new RSASSASigner(signer));
     return jwt.serialize();
   }
 
   /** Headers of a request: alternating names and values. */
   HttpResponse<String> rpc(String body, String... headers) throws Exception {
-    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + "/a2a/")).timeout(Duration.ofSeconds(60))
-        .header("Content-Type", "application/json").header("Accept", "application/json")
-        .POST(HttpRequest.BodyPublishers.ofString(body));
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(URI.create(base + "/a2a/"))
+            .timeout(Duration.ofSeconds(60))
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(body));
     for (int i = 0; i < headers.length; i += 2) {
       b.setHeader(headers[i], headers[i + 1]);
     }
@@ -113,8 +130,14 @@ final class A2aHarness implements AutoCloseable {
   }
 
   JsonNode call(String method, String params, String... headers) throws Exception {
-    HttpResponse<String> r = rpc("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"" + method + "\",\"params\":" + params + "}",
-        headers);
+    HttpResponse<String> r =
+        rpc(
+            "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\""
+                + method
+                + "\",\"params\":"
+                + params
+                + "}",
+            headers);
     if (r.statusCode() != 200) {
       throw new AssertionError(method + ": HTTP " + r.statusCode() + " " + r.body());
     }
@@ -122,20 +145,30 @@ final class A2aHarness implements AutoCloseable {
   }
 
   HttpResponse<String> get(String path) throws Exception {
-    return HTTP.send(HttpRequest.newBuilder(URI.create(base + path)).GET().build(), HttpResponse.BodyHandlers.ofString());
+    return HTTP.send(
+        HttpRequest.newBuilder(URI.create(base + path)).GET().build(),
+        HttpResponse.BodyHandlers.ofString());
   }
 
   HttpResponse<String> post(String path, String body) throws Exception {
-    return HTTP.send(HttpRequest.newBuilder(URI.create(base + path)).header("Content-Type", "application/json")
-        .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+    return HTTP.send(
+        HttpRequest.newBuilder(URI.create(base + path))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(body))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
   }
 
   void finish(String id, String result) throws Exception {
-    post("/mesh/" + id + "/final", "{\"id\":\"" + id + "\",\"status\":\"succeeded\",\"result\":" + result + "}");
+    post(
+        "/mesh/" + id + "/final",
+        "{\"id\":\"" + id + "\",\"status\":\"succeeded\",\"result\":" + result + "}");
   }
 
   void progress(String id, String curr, String state) throws Exception {
-    post("/mesh/" + id + "/progress", "{\"prev\":[],\"curr\":\"" + curr + "\",\"next\":[],\"status\":\"" + state + "\"}");
+    post(
+        "/mesh/" + id + "/progress",
+        "{\"prev\":[],\"curr\":\"" + curr + "\",\"next\":[],\"status\":\"" + state + "\"}");
   }
 
   /** Waits until {@code tasks/get} (as {@code headers}) shows the A2A state. */
@@ -162,18 +195,20 @@ final class A2aHarness implements AutoCloseable {
 
     Stream(HttpResponse<InputStream> response) {
       this.response = response;
-      Threads.startDaemon("a2a-test-sse", () -> {
-        try (InputStream body = new BufferedInputStream(new Recording(response.body(), wire))) {
-          SseParser parser = new SseParser(body, false);
-          for (SseParser.Event e = parser.next(); e != null; e = parser.next()) {
-            lines.add(e.data());
-          }
-        } catch (IOException ignored) {
-          // closed
-        } finally {
-          lines.add(END);
-        }
-      });
+      Threads.startDaemon(
+          "a2a-test-sse",
+          () -> {
+            try (InputStream body = new BufferedInputStream(new Recording(response.body(), wire))) {
+              SseParser parser = new SseParser(body, false);
+              for (SseParser.Event e = parser.next(); e != null; e = parser.next()) {
+                lines.add(e.data());
+              }
+            } catch (IOException ignored) {
+              // closed
+            } finally {
+              lines.add(END);
+            }
+          });
     }
 
     /** The next JSON-RPC response, or null when the stream ended. */
@@ -244,9 +279,11 @@ final class A2aHarness implements AutoCloseable {
   }
 
   Stream stream(String body, String... headers) throws Exception {
-    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + "/a2a/"))
-        .header("Content-Type", "application/json").header("Accept", "text/event-stream")
-        .POST(HttpRequest.BodyPublishers.ofString(body));
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(URI.create(base + "/a2a/"))
+            .header("Content-Type", "application/json")
+            .header("Accept", "text/event-stream")
+            .POST(HttpRequest.BodyPublishers.ofString(body));
     for (int i = 0; i < headers.length; i += 2) {
       b.setHeader(headers[i], headers[i + 1]);
     }
@@ -255,9 +292,16 @@ final class A2aHarness implements AutoCloseable {
 
   static String send(String method, Object id, String payloadParts) {
     String idJson = id instanceof String s ? "\"" + s + "\"" : String.valueOf(id);
-    return "{\"jsonrpc\":\"2.0\",\"id\":" + idJson + ",\"method\":\"" + method + "\",\"params\":{\"message\":"
-        + "{\"kind\":\"message\",\"role\":\"user\",\"messageId\":\"" + UUID.randomUUID() + "\",\"parts\":"
-        + payloadParts + "},\"metadata\":{\"skill\":\"echo\"}}}";
+    return "{\"jsonrpc\":\"2.0\",\"id\":"
+        + idJson
+        + ",\"method\":\""
+        + method
+        + "\",\"params\":{\"message\":"
+        + "{\"kind\":\"message\",\"role\":\"user\",\"messageId\":\""
+        + UUID.randomUUID()
+        + "\",\"parts\":"
+        + payloadParts
+        + "},\"metadata\":{\"skill\":\"echo\"}}}";
   }
 
   @Override

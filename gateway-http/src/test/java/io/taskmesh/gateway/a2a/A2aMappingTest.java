@@ -19,7 +19,10 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** Pure A2A rules: envelope parsing, params, payload rule, status mapping, stream events, card, settings. */
+/**
+ * Pure A2A rules: envelope parsing, params, payload rule, status mapping, stream events, card,
+ * settings.
+ */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class A2aMappingTest {
 
@@ -42,76 +45,127 @@ class A2aMappingTest {
     assertThat(code(() -> JsonRpc.parse(notJson))).isEqualTo(-32700);
     assertThat(code(() -> JsonRpc.parse(new byte[0]))).isEqualTo(-32700);
     assertThat(code(() -> JsonRpc.parse("[1]".getBytes()))).isEqualTo(-32600);
-    assertThat(code(() -> JsonRpc.parse("{\"jsonrpc\":\"2.0\",\"id\":1.5,\"method\":\"m\"}".getBytes()))).isEqualTo(-32600);
-    assertThat(code(() -> JsonRpc.parse("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\"}".getBytes()))).isEqualTo(-32600);
-    assertThat(code(() -> JsonRpc.parse("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":3}".getBytes())))
+    assertThat(
+            code(
+                () ->
+                    JsonRpc.parse("{\"jsonrpc\":\"2.0\",\"id\":1.5,\"method\":\"m\"}".getBytes())))
+        .isEqualTo(-32600);
+    assertThat(
+            code(() -> JsonRpc.parse("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\"}".getBytes())))
+        .isEqualTo(-32600);
+    assertThat(
+            code(
+                () ->
+                    JsonRpc.parse(
+                        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":3}".getBytes())))
         .isEqualTo(-32602);
-    JsonRpc.Request ok = JsonRpc.parse("{\"jsonrpc\":\"2.0\",\"id\":\"7\",\"method\":\"tasks/get\"}".getBytes());
+    JsonRpc.Request ok =
+        JsonRpc.parse("{\"jsonrpc\":\"2.0\",\"id\":\"7\",\"method\":\"tasks/get\"}".getBytes());
     assertThat(ok.id().isTextual()).isTrue();
     assertThat(ok.paramsObject().isEmpty()).isTrue();
     assertThat(JsonRpc.idOf("{\"id\":12}".getBytes()).asInt()).isEqualTo(12);
     assertThat(JsonRpc.idOf("{\"id\":{}}".getBytes()).isNull()).isTrue();
     assertThat(JsonRpc.error(ok.id(), -32601, "x").toString())
-        .isEqualTo("{\"jsonrpc\":\"2.0\",\"id\":\"7\",\"error\":{\"code\":-32601,\"message\":\"x\"}}");
+        .isEqualTo(
+            "{\"jsonrpc\":\"2.0\",\"id\":\"7\",\"error\":{\"code\":-32601,\"message\":\"x\"}}");
   }
 
   @Test
   void payloadRule() throws Exception {
-    assertThat(A2aMessages.payload(json("[{\"kind\":\"data\",\"data\":{\"a\":1}}]")).toString()).isEqualTo("{\"a\":1}");
-    assertThat(A2aMessages.payload(json("[{\"kind\":\"data\",\"data\":{\"a\":1,\"b\":1}},{\"kind\":\"data\",\"data\":{\"b\":2}}]"))
-        .toString()).isEqualTo("{\"a\":1,\"b\":2}");
-    assertThat(A2aMessages.payload(json("[{\"kind\":\"text\",\"text\":\"a\"},{\"kind\":\"text\",\"text\":\"b\"}]")).toString())
+    assertThat(A2aMessages.payload(json("[{\"kind\":\"data\",\"data\":{\"a\":1}}]")).toString())
+        .isEqualTo("{\"a\":1}");
+    assertThat(
+            A2aMessages.payload(
+                    json(
+                        "[{\"kind\":\"data\",\"data\":{\"a\":1,\"b\":1}},{\"kind\":\"data\",\"data\":{\"b\":2}}]"))
+                .toString())
+        .isEqualTo("{\"a\":1,\"b\":2}");
+    assertThat(
+            A2aMessages.payload(
+                    json("[{\"kind\":\"text\",\"text\":\"a\"},{\"kind\":\"text\",\"text\":\"b\"}]"))
+                .toString())
         .isEqualTo("{\"text\":\"a\\nb\"}");
-    assertThat(A2aMessages.payload(json("[{\"kind\":\"data\",\"data\":{\"text\":\"old\",\"n\":1}},{\"kind\":\"text\",\"text\":\"new\"}]"))
-        .toString()).isEqualTo("{\"text\":\"new\",\"n\":1}");
-    for (String bad : List.of("[]", "{}", "[1]", "[{}]", "[{\"kind\":\"text\"}]", "[{\"kind\":\"data\",\"data\":\"s\"}]",
-        "[{\"kind\":\"image\"}]")) {
-      assertThat(code(() -> {
-        try {
-          A2aMessages.payload(json(bad));
-        } catch (A2aException e) {
-          throw e;
-        } catch (Exception e) {
-          throw new RuntimeException(e);
-        }
-      })).as(bad).isEqualTo(-32602);
+    assertThat(
+            A2aMessages.payload(
+                    json(
+                        "[{\"kind\":\"data\",\"data\":{\"text\":\"old\",\"n\":1}},{\"kind\":\"text\",\"text\":\"new\"}]"))
+                .toString())
+        .isEqualTo("{\"text\":\"new\",\"n\":1}");
+    for (String bad :
+        List.of(
+            "[]",
+            "{}",
+            "[1]",
+            "[{}]",
+            "[{\"kind\":\"text\"}]",
+            "[{\"kind\":\"data\",\"data\":\"s\"}]",
+            "[{\"kind\":\"image\"}]")) {
+      assertThat(
+              code(
+                  () -> {
+                    try {
+                      A2aMessages.payload(json(bad));
+                    } catch (A2aException e) {
+                      throw e;
+                    } catch (Exception e) {
+                      throw new RuntimeException(e);
+                    }
+                  }))
+          .as(bad)
+          .isEqualTo(-32602);
     }
-    assertThat(code(() -> {
-      try {
-        A2aMessages.payload(json("[{\"kind\":\"file\",\"file\":{\"uri\":\"x\"}}]"));
-      } catch (A2aException e) {
-        throw e;
-      } catch (Exception e) {
-        throw new RuntimeException(e);
-      }
-    })).isEqualTo(-32005);
+    assertThat(
+            code(
+                () -> {
+                  try {
+                    A2aMessages.payload(json("[{\"kind\":\"file\",\"file\":{\"uri\":\"x\"}}]"));
+                  } catch (A2aException e) {
+                    throw e;
+                  } catch (Exception e) {
+                    throw new RuntimeException(e);
+                  }
+                }))
+        .isEqualTo(-32005);
   }
 
   @Test
   void sendParams() throws Exception {
-    String msg = "{\"kind\":\"message\",\"role\":\"user\",\"messageId\":\"m\",\"parts\":[{\"kind\":\"text\",\"text\":\"a\"}]}";
-    A2aMessages.Send ok = A2aMessages.parseSend((ObjectNode) json("{\"message\":" + msg
-        + ",\"metadata\":{\"skill\":\"s\"},\"configuration\":{\"blocking\":false,\"historyLength\":2}}"));
+    String msg =
+        "{\"kind\":\"message\",\"role\":\"user\",\"messageId\":\"m\",\"parts\":[{\"kind\":\"text\",\"text\":\"a\"}]}";
+    A2aMessages.Send ok =
+        A2aMessages.parseSend(
+            (ObjectNode)
+                json(
+                    "{\"message\":"
+                        + msg
+                        + ",\"metadata\":{\"skill\":\"s\"},\"configuration\":{\"blocking\":false,\"historyLength\":2}}"));
     assertThat(ok.skill()).isEqualTo("s");
     assertThat(ok.blocking()).isFalse();
     assertThat(ok.historyLength()).isEqualTo(2);
-    for (String bad : List.of("{}", "{\"message\":[]}",
-        "{\"message\":" + msg.replace("\"role\":\"user\",", "") + "}",
-        "{\"message\":" + msg.replace("\"user\"", "\"agent\"") + "}",
-        "{\"message\":" + msg.replace("\"messageId\":\"m\",", "") + "}",
-        "{\"message\":" + msg.replace("\"message\",", "\"task\",") + "}",
-        "{\"message\":" + msg + ",\"configuration\":{\"historyLength\":-1}}",
-        "{\"message\":" + msg + ",\"configuration\":{\"blocking\":\"no\"}}",
-        "{\"message\":" + msg + ",\"metadata\":{\"skill\":3}}")) {
-      assertThat(code(() -> {
-        try {
-          A2aMessages.parseSend((ObjectNode) json(bad));
-        } catch (A2aException e) {
-          throw e;
-        } catch (Exception e) {
-          throw new RuntimeException(e);
-        }
-      })).as(bad).isEqualTo(-32602);
+    for (String bad :
+        List.of(
+            "{}",
+            "{\"message\":[]}",
+            "{\"message\":" + msg.replace("\"role\":\"user\",", "") + "}",
+            "{\"message\":" + msg.replace("\"user\"", "\"agent\"") + "}",
+            "{\"message\":" + msg.replace("\"messageId\":\"m\",", "") + "}",
+            "{\"message\":" + msg.replace("\"message\",", "\"task\",") + "}",
+            "{\"message\":" + msg + ",\"configuration\":{\"historyLength\":-1}}",
+            "{\"message\":" + msg + ",\"configuration\":{\"blocking\":\"no\"}}",
+            "{\"message\":" + msg + ",\"metadata\":{\"skill\":3}}")) {
+      assertThat(
+              code(
+                  () -> {
+                    try {
+                      A2aMessages.parseSend((ObjectNode) json(bad));
+                    } catch (A2aException e) {
+                      throw e;
+                    } catch (Exception e) {
+                      throw new RuntimeException(e);
+                    }
+                  }))
+          .as(bad)
+          .isEqualTo(-32602);
     }
     FlowConfig a = new FlowConfig("a", "a", null, null, null, null, Json.MAPPER.createObjectNode());
     FlowConfig b = new FlowConfig("b", "b", null, null, null, null, Json.MAPPER.createObjectNode());
@@ -143,7 +197,9 @@ class A2aMappingTest {
   }
 
   private static TaskUpdate update(long seq, TaskStatus status, JsonNode result) {
-    return TaskUpdate.of("t", seq, status, status.wire(), "2026-01-01T00:00:00Z").withProgress(0.0).withResult(result);
+    return TaskUpdate.of("t", seq, status, status.wire(), "2026-01-01T00:00:00Z")
+        .withProgress(0.0)
+        .withResult(result);
   }
 
   @Test
@@ -151,11 +207,16 @@ class A2aMappingTest {
     StreamMapper m = new StreamMapper("t", "c", 0, A2aState.SUBMITTED);
     assertThat(m.onUpdate(update(1, TaskStatus.PENDING, null))).isEmpty();
     List<JsonNode> working = trees(m.onUpdate(update(2, TaskStatus.RUNNING, null)));
-    assertThat(working).singleElement().satisfies(e -> {
-      assertThat(e.get("kind").asText()).isEqualTo("status-update");
-      assertThat(e.get("final").asBoolean()).isFalse();
-    });
-    assertThat(m.onUpdate(update(3, TaskStatus.RUNNING, null))).as("progress not forwarded").isEmpty();
+    assertThat(working)
+        .singleElement()
+        .satisfies(
+            e -> {
+              assertThat(e.get("kind").asText()).isEqualTo("status-update");
+              assertThat(e.get("final").asBoolean()).isFalse();
+            });
+    assertThat(m.onUpdate(update(3, TaskStatus.RUNNING, null)))
+        .as("progress not forwarded")
+        .isEmpty();
     assertThat(m.onUpdate(update(3, TaskStatus.SUCCEEDED, null))).as("duplicate seq").isEmpty();
     JsonNode c1 = Json.tree(m.onFly(json("{\"text\":\"a\"}")).get(0));
     JsonNode c2 = Json.tree(m.onFly(json("{\"k\":1}")).get(0));
@@ -165,50 +226,86 @@ class A2aMappingTest {
     assertThat(c2.get("append").asBoolean()).isTrue();
     assertThat(c2.at("/artifact/parts/0/data/k").asInt()).isEqualTo(1);
     List<JsonNode> end = trees(m.onUpdate(update(4, TaskStatus.SUCCEEDED, json("[1,2]"))));
-    assertThat(end).extracting(e -> e.get("kind").asText()).containsExactly("artifact-update", "status-update");
+    assertThat(end)
+        .extracting(e -> e.get("kind").asText())
+        .containsExactly("artifact-update", "status-update");
     assertThat(end.get(0).get("lastChunk").asBoolean()).isTrue();
     assertThat(end.get(0).at("/artifact/parts/0/data/result").toString()).isEqualTo("[1,2]");
     assertThat(end.get(1).get("final").asBoolean()).isTrue();
     assertThat(m.done()).isTrue();
     assertThat(m.onFly(json("{\"text\":\"late\"}"))).isEmpty();
     StreamMapper paused = new StreamMapper("t", "c", 0, A2aState.SUBMITTED);
-    assertThat(trees(paused.onUpdate(update(2, TaskStatus.PAUSED, null)))).singleElement()
+    assertThat(trees(paused.onUpdate(update(2, TaskStatus.PAUSED, null))))
+        .singleElement()
         .satisfies(e -> assertThat(e.at("/status/state").asText()).isEqualTo("input-required"));
     StreamMapper failed = new StreamMapper("t", "c", 0, A2aState.SUBMITTED);
     List<JsonNode> f = trees(failed.onUpdate(update(2, TaskStatus.FAILED, null)));
-    assertThat(f.get(0).get("append").asBoolean()).as("no FLY before: the last chunk opens the artifact").isFalse();
+    assertThat(f.get(0).get("append").asBoolean())
+        .as("no FLY before: the last chunk opens the artifact")
+        .isFalse();
   }
 
   @Test
   void cardHasOneSkillPerFlow() {
-    FlowConfig flow = new FlowConfig("echo", "echo", null, "desc", null, null, Json.MAPPER.createObjectNode());
-    ObjectNode card = AgentCard.build(A2aSettings.defaults(), "http://h/a2a/", List.of(flow), false);
+    FlowConfig flow =
+        new FlowConfig("echo", "echo", null, "desc", null, null, Json.MAPPER.createObjectNode());
+    ObjectNode card =
+        AgentCard.build(A2aSettings.defaults(), "http://h/a2a/", List.of(flow), false);
     assertThat(card.get("url").asText()).isEqualTo("http://h/a2a/");
     assertThat(card.at("/skills/0/id").asText()).isEqualTo("echo");
-    assertThat(card.at("/skills/0/description").asText()).startsWith("desc ").contains("This is the default skill");
+    assertThat(card.at("/skills/0/description").asText())
+        .startsWith("desc ")
+        .contains("This is the default skill");
     assertThat(card.at("/skills/0/tags").size()).isPositive();
     assertThat(card.has("securitySchemes")).as("auth off: no scheme").isFalse();
   }
 
   @Test
   void cardDeclaresTheConfiguredSchemesOnly() {
-    A2aSettings jwtOnly = A2aSettings.fromEnv(Map.of("SVC_A2A_JWT_JWKS_URL", "http://k/jwks", "SVC_A2A_JWT_ISSUER", "i",
-        "SVC_A2A_JWT_AUDIENCE", "a"));
+    A2aSettings jwtOnly =
+        A2aSettings.fromEnv(
+            Map.of(
+                "SVC_A2A_JWT_JWKS_URL",
+                "http://k/jwks",
+                "SVC_A2A_JWT_ISSUER",
+                "i",
+                "SVC_A2A_JWT_AUDIENCE",
+                "a"));
     ObjectNode card = AgentCard.build(jwtOnly, "http://h/a2a/", List.of(), false);
     assertThat(card.get("securitySchemes").fieldNames()).toIterable().containsExactly("bearer");
     assertThat(card.get("security").toString()).isEqualTo("[{\"bearer\":[]}]");
     assertThat(card.at("/capabilities/extendedAgentCard").asBoolean()).isTrue();
-    A2aSettings both = A2aSettings.fromEnv(Map.of("SVC_A2A_API_KEY", "k", "SVC_A2A_JWT_JWKS_URL", "http://k/jwks",
-        "SVC_A2A_JWT_ISSUER", "i", "SVC_A2A_JWT_AUDIENCE", "a"));
-    assertThat(AgentCard.build(both, "http://h/a2a/", List.of(), false).at("/securitySchemes/apiKey/in").asText())
+    A2aSettings both =
+        A2aSettings.fromEnv(
+            Map.of(
+                "SVC_A2A_API_KEY",
+                "k",
+                "SVC_A2A_JWT_JWKS_URL",
+                "http://k/jwks",
+                "SVC_A2A_JWT_ISSUER",
+                "i",
+                "SVC_A2A_JWT_AUDIENCE",
+                "a"));
+    assertThat(
+            AgentCard.build(both, "http://h/a2a/", List.of(), false)
+                .at("/securitySchemes/apiKey/in")
+                .asText())
         .isEqualTo("header");
   }
 
   @Test
   void theDefaultSkillIsChosenWhenNoneIsNamed() {
-    FlowConfig echo = new FlowConfig("echo", "echo", null, null, null, null, Json.MAPPER.createObjectNode());
-    FlowConfig chat = new FlowConfig("chat", "chat", null, null, null, null,
-        Json.MAPPER.createObjectNode().put("default", true));
+    FlowConfig echo =
+        new FlowConfig("echo", "echo", null, null, null, null, Json.MAPPER.createObjectNode());
+    FlowConfig chat =
+        new FlowConfig(
+            "chat",
+            "chat",
+            null,
+            null,
+            null,
+            null,
+            Json.MAPPER.createObjectNode().put("default", true));
     Map<String, FlowConfig> skills = new LinkedHashMap<>();
     skills.put("echo", echo);
     skills.put("chat", chat);
@@ -217,18 +314,39 @@ class A2aMappingTest {
     assertThat(A2aMessages.chooseSkill(null, Map.of("echo", echo))).isSameAs(echo);
     assertThatThrownBy(() -> A2aMessages.chooseSkill(null, Map.of("echo", echo, "other", echo)))
         .hasMessageContaining("a2a: {default: true}");
-    assertThatThrownBy(() -> new FlowConfig("x", "x", null, null, null, null,
-        Json.MAPPER.createObjectNode().put("default", "yes"))).hasMessageContaining("'a2a.default'");
+    assertThatThrownBy(
+            () ->
+                new FlowConfig(
+                    "x",
+                    "x",
+                    null,
+                    null,
+                    null,
+                    null,
+                    Json.MAPPER.createObjectNode().put("default", "yes")))
+        .hasMessageContaining("'a2a.default'");
   }
 
   @Test
   void settingsNameTheBadVariable() {
     assertThatThrownBy(() -> A2aSettings.fromEnv(Map.of("SVC_A2A_JWT_JWKS_URL", "http://k/jwks")))
         .hasMessageContaining("SVC_A2A_JWT_ISSUER");
-    assertThatThrownBy(() -> A2aSettings.fromEnv(Map.of("SVC_A2A_JWT_JWKS_URL", "http://k/jwks", "SVC_A2A_JWT_ISSUER", "i")))
+    assertThatThrownBy(
+            () ->
+                A2aSettings.fromEnv(
+                    Map.of("SVC_A2A_JWT_JWKS_URL", "http://k/jwks", "SVC_A2A_JWT_ISSUER", "i")))
         .hasMessageContaining("SVC_A2A_JWT_AUDIENCE");
-    assertThatThrownBy(() -> A2aSettings.fromEnv(Map.of("SVC_A2A_JWT_JWKS_URL", "file:/etc/x", "SVC_A2A_JWT_ISSUER", "i",
-        "SVC_A2A_JWT_AUDIENCE", "a"))).hasMessageContaining("SVC_A2A_JWT_JWKS_URL");
+    assertThatThrownBy(
+            () ->
+                A2aSettings.fromEnv(
+                    Map.of(
+                        "SVC_A2A_JWT_JWKS_URL",
+                        "file:/etc/x",
+                        "SVC_A2A_JWT_ISSUER",
+                        "i",
+                        "SVC_A2A_JWT_AUDIENCE",
+                        "a")))
+        .hasMessageContaining("SVC_A2A_JWT_JWKS_URL");
     assertThatThrownBy(() -> A2aSettings.fromEnv(Map.of("SVC_A2A_JWT_ISSUER", "i")))
         .hasMessageContaining("SVC_A2A_JWT_JWKS_URL");
     assertThatThrownBy(() -> A2aSettings.fromEnv(Map.of("SVC_A2A_PUSH_ALLOW_PRIVATE", "yes")))
@@ -246,10 +364,21 @@ class A2aMappingTest {
 
   @Test
   void pushTargetsArePublicHttpOnly() throws Exception {
-    for (String bad : List.of("ftp://example.com/x", "http://127.0.0.1/x", "http://10.1.2.3/x", "http://192.168.0.1/",
-        "http://169.254.169.254/latest", "http://[::1]/x", "http://[fd00::1]/x", "http://0.0.0.0/", "http://100.64.0.1/",
-        "http://user@8.8.8.8/")) {
-      assertThat(code(() -> PushNotifier.checkTarget(URI.create(bad), false))).as(bad).isEqualTo(-32602);
+    for (String bad :
+        List.of(
+            "ftp://example.com/x",
+            "http://127.0.0.1/x",
+            "http://10.1.2.3/x",
+            "http://192.168.0.1/",
+            "http://169.254.169.254/latest",
+            "http://[::1]/x",
+            "http://[fd00::1]/x",
+            "http://0.0.0.0/",
+            "http://100.64.0.1/",
+            "http://user@8.8.8.8/")) {
+      assertThat(code(() -> PushNotifier.checkTarget(URI.create(bad), false)))
+          .as(bad)
+          .isEqualTo(-32602);
     }
     PushNotifier.checkTarget(URI.create("https://8.8.8.8/hook"), false);
     PushNotifier.checkTarget(URI.create("http://127.0.0.1:9/hook"), true);
@@ -262,7 +391,11 @@ class A2aMappingTest {
     assertThat(PageToken.decode(PageToken.encode(40))).isEqualTo(40);
     assertThat(PageToken.decode("")).isZero();
     assertThat(code(() -> PageToken.decode("%%%"))).isEqualTo(-32602);
-    assertThat(code(() -> PageToken.decode(java.util.Base64.getUrlEncoder().encodeToString("offset:-1".getBytes()))))
+    assertThat(
+            code(
+                () ->
+                    PageToken.decode(
+                        java.util.Base64.getUrlEncoder().encodeToString("offset:-1".getBytes()))))
         .isEqualTo(-32602);
   }
 }

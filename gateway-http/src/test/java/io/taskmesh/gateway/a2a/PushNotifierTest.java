@@ -37,25 +37,38 @@ class PushNotifierTest {
 
   private final List<Map<String, String>> attempts = new CopyOnWriteArrayList<>();
   private final Map<String, Consumer<TaskUpdate>> listeners = new ConcurrentHashMap<>();
-  private final UpdateFeed feed = (taskId, listener) -> {
-    listeners.put(taskId, listener);
-    return () -> listeners.remove(taskId);
-  };
+  private final UpdateFeed feed =
+      (taskId, listener) -> {
+        listeners.put(taskId, listener);
+        return () -> listeners.remove(taskId);
+      };
+
   /** The task this replica owns; null: every task. */
   private volatile String owned;
+
   private HttpServer receiver;
   private String url;
 
   @BeforeEach
   void startReceiver() throws Exception {
     receiver = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-    receiver.createContext("/hook", ex -> {
-      ex.getRequestBody().readAllBytes();
-      attempts.add(Map.of("at", Long.toString(System.nanoTime()), "query", String.valueOf(ex.getRequestURI().getQuery()), "token", String.valueOf(ex.getRequestHeaders().getFirst("X-A2A-Notification-Token")),
-          "authorization", String.valueOf(ex.getRequestHeaders().getFirst("Authorization"))));
-      ex.sendResponseHeaders(500, -1);
-      ex.close();
-    });
+    receiver.createContext(
+        "/hook",
+        ex -> {
+          ex.getRequestBody().readAllBytes();
+          attempts.add(
+              Map.of(
+                  "at",
+                  Long.toString(System.nanoTime()),
+                  "query",
+                  String.valueOf(ex.getRequestURI().getQuery()),
+                  "token",
+                  String.valueOf(ex.getRequestHeaders().getFirst("X-A2A-Notification-Token")),
+                  "authorization",
+                  String.valueOf(ex.getRequestHeaders().getFirst("Authorization"))));
+          ex.sendResponseHeaders(500, -1);
+          ex.close();
+        });
     receiver.start();
     url = "http://127.0.0.1:" + receiver.getAddress().getPort() + "/hook";
   }
@@ -66,35 +79,55 @@ class PushNotifierTest {
   }
 
   @Test
-  void aFailingTargetGetsOneAttemptPerBackoffStepThenNoMoreWithTheTokenAndAuthenticationEachTime() throws Exception {
-    try (PushNotifier push = notifier(new PushNotifier.Retry(
-        List.of(Duration.ofMillis(20), Duration.ofMillis(20), Duration.ofMillis(20)), Duration.ofSeconds(10),
-        Duration.ofSeconds(2)))) {
-      register(push, "{\"url\":\"" + url + "\",\"token\":\"tok\","
-          + "\"authentication\":{\"schemes\":[\"Bearer\"],\"credentials\":\"cred\"}}");
-      listeners.get("t1").accept(TaskUpdate.of("t1", 2, TaskStatus.RUNNING, "working", "2026-01-01T00:00:00Z"));
+  void aFailingTargetGetsOneAttemptPerBackoffStepThenNoMoreWithTheTokenAndAuthenticationEachTime()
+      throws Exception {
+    try (PushNotifier push =
+        notifier(
+            new PushNotifier.Retry(
+                List.of(Duration.ofMillis(20), Duration.ofMillis(20), Duration.ofMillis(20)),
+                Duration.ofSeconds(10),
+                Duration.ofSeconds(2)))) {
+      register(
+          push,
+          "{\"url\":\""
+              + url
+              + "\",\"token\":\"tok\","
+              + "\"authentication\":{\"schemes\":[\"Bearer\"],\"credentials\":\"cred\"}}");
+      listeners
+          .get("t1")
+          .accept(TaskUpdate.of("t1", 2, TaskStatus.RUNNING, "working", "2026-01-01T00:00:00Z"));
       Await.until(() -> attempts.size() >= 4, Duration.ofSeconds(10), "four attempts");
       Thread.sleep(QUIET_MS); // a fifth attempt would come 20 ms after the fourth
-      assertThat(attempts).hasSize(4).allSatisfy(a -> {
-        assertThat(a.get("token")).isEqualTo("tok");
-        assertThat(a.get("authorization")).isEqualTo("Bearer cred");
-      });
+      assertThat(attempts)
+          .hasSize(4)
+          .allSatisfy(
+              a -> {
+                assertThat(a.get("token")).isEqualTo("tok");
+                assertThat(a.get("authorization")).isEqualTo("Bearer cred");
+              });
     }
   }
 
   @Test
   void retriesStopWhenTheNextWaitWouldPassTheTimeBound() throws Exception {
     Duration within = Duration.ofMillis(1000);
-    try (PushNotifier push = notifier(new PushNotifier.Retry(Collections.nCopies(10, Duration.ofMillis(300)), within,
-        Duration.ofSeconds(2)))) {
+    try (PushNotifier push =
+        notifier(
+            new PushNotifier.Retry(
+                Collections.nCopies(10, Duration.ofMillis(300)), within, Duration.ofSeconds(2)))) {
       register(push, "{\"url\":\"" + url + "\"}");
-      listeners.get("t1").accept(TaskUpdate.of("t1", 2, TaskStatus.RUNNING, "working", "2026-01-01T00:00:00Z"));
+      listeners
+          .get("t1")
+          .accept(TaskUpdate.of("t1", 2, TaskStatus.RUNNING, "working", "2026-01-01T00:00:00Z"));
       Await.until(() -> attempts.size() >= 2, Duration.ofSeconds(10), "a retry");
-      Thread.sleep(within.toMillis() + 500); // past the bound and one more wait: any further attempt has come
+      Thread.sleep(
+          within.toMillis()
+              + 500); // past the bound and one more wait: any further attempt has come
       // ten waits would allow eleven attempts; the bound allows at most four (0, 300, 600, 900 ms)
       assertThat(attempts).hasSizeBetween(2, 4);
-      long spanNanos = Long.parseLong(attempts.get(attempts.size() - 1).get("at"))
-          - Long.parseLong(attempts.get(0).get("at"));
+      long spanNanos =
+          Long.parseLong(attempts.get(attempts.size() - 1).get("at"))
+              - Long.parseLong(attempts.get(0).get("at"));
       assertThat(Duration.ofNanos(spanNanos)).isLessThan(within);
     }
   }
@@ -102,11 +135,16 @@ class PushNotifierTest {
   @Test
   void aReplicaThatDoesNotOwnTheTaskDoesNotDeliverButStillKnowsTheConfig() throws Exception {
     owned = "t2";
-    try (PushNotifier push = notifier(new PushNotifier.Retry(List.of(), Duration.ofSeconds(1), Duration.ofSeconds(2)))) {
+    try (PushNotifier push =
+        notifier(new PushNotifier.Retry(List.of(), Duration.ofSeconds(1), Duration.ofSeconds(2)))) {
       register(push, "t1", "{\"id\":\"c1\",\"url\":\"" + url + "?t1\"}");
       register(push, "t2", "{\"id\":\"c2\",\"url\":\"" + url + "?t2\"}");
-      listeners.get("t1").accept(TaskUpdate.of("t1", 2, TaskStatus.RUNNING, "working", "2026-01-01T00:00:00Z"));
-      listeners.get("t2").accept(TaskUpdate.of("t2", 2, TaskStatus.RUNNING, "working", "2026-01-01T00:00:00Z"));
+      listeners
+          .get("t1")
+          .accept(TaskUpdate.of("t1", 2, TaskStatus.RUNNING, "working", "2026-01-01T00:00:00Z"));
+      listeners
+          .get("t2")
+          .accept(TaskUpdate.of("t2", 2, TaskStatus.RUNNING, "working", "2026-01-01T00:00:00Z"));
       Await.until(() -> attempts.size() >= 1, Duration.ofSeconds(10), "the owner's attempt");
       Thread.sleep(QUIET_MS); // t1's push, were it sent, went out at the same time as t2's
       assertThat(attempts).extracting(a -> a.get("query")).containsExactly("t2");
@@ -115,27 +153,28 @@ class PushNotifierTest {
   }
 
   private PushNotifier notifier(PushNotifier.Retry retry) {
-    TaskQueries queries = new TaskQueries() {
-      @Override
-      public Optional<TaskState> get(String taskId) {
-        return Optional.empty();
-      }
+    TaskQueries queries =
+        new TaskQueries() {
+          @Override
+          public Optional<TaskState> get(String taskId) {
+            return Optional.empty();
+          }
 
-      @Override
-      public Optional<Boolean> ownsLocally(String taskId) {
-        return Optional.of(owned == null || owned.equals(taskId));
-      }
+          @Override
+          public Optional<Boolean> ownsLocally(String taskId) {
+            return Optional.of(owned == null || owned.equals(taskId));
+          }
 
-      @Override
-      public List<TaskState> localTasksOf(String owner) {
-        return List.of();
-      }
+          @Override
+          public List<TaskState> localTasksOf(String owner) {
+            return List.of();
+          }
 
-      @Override
-      public List<TaskState> tasksOf(String owner) {
-        return List.of();
-      }
-    };
+          @Override
+          public List<TaskState> tasksOf(String owner) {
+            return List.of();
+          }
+        };
     return new PushNotifier(queries, feed, true, PushConfigStore.inMemory(), retry);
   }
 
@@ -145,7 +184,10 @@ class PushNotifierTest {
 
   private static void register(PushNotifier push, String taskId, String config) throws Exception {
     ObjectNode stored = push.validate(Json.MAPPER.readTree(config), taskId);
-    push.set(TaskState.announced(taskId, taskId, null, TaskStatus.PENDING, "created", "2026-01-01T00:00:00Z"), stored,
+    push.set(
+        TaskState.announced(
+            taskId, taskId, null, TaskStatus.PENDING, "created", "2026-01-01T00:00:00Z"),
+        stored,
         PushNotifier.FORM_03);
   }
 }

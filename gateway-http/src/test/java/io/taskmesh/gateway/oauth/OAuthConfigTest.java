@@ -29,7 +29,10 @@ class OAuthConfigTest {
   @Test
   void offByDefaultAndWhenFalse() {
     assertThat(OAuthConfig.fromEnv(Map.of(), JDBC).enabled()).isFalse();
-    assertThat(OAuthConfig.fromEnv(Map.of("SVC_MCP_OAUTH_ENABLED", "false", "SVC_MCP_API_KEY", "k"), JDBC).enabled())
+    assertThat(
+            OAuthConfig.fromEnv(
+                    Map.of("SVC_MCP_OAUTH_ENABLED", "false", "SVC_MCP_API_KEY", "k"), JDBC)
+                .enabled())
         .isFalse();
   }
 
@@ -58,7 +61,8 @@ class OAuthConfigTest {
     refused(with("SVC_MCP_OAUTH_TOKEN_TTL", "0"), "SVC_MCP_OAUTH_TOKEN_TTL");
     refused(with("SVC_MCP_OAUTH_TOKEN_TTL", "1h"), "SVC_MCP_OAUTH_TOKEN_TTL");
     refused(with("SVC_MCP_OAUTH_ENABLED", "ture"), "SVC_MCP_OAUTH_ENABLED");
-    refused(with("SVC_MCP_OAUTH_CIMD_ALLOW_LOOPBACK", "maybe"), "SVC_MCP_OAUTH_CIMD_ALLOW_LOOPBACK");
+    refused(
+        with("SVC_MCP_OAUTH_CIMD_ALLOW_LOOPBACK", "maybe"), "SVC_MCP_OAUTH_CIMD_ALLOW_LOOPBACK");
   }
 
   @Test
@@ -81,9 +85,13 @@ class OAuthConfigTest {
 
   @Test
   void plainHttpIssuerOnlyOnLoopback() {
-    assertThat(OAuthConfig.fromEnv(with("SVC_MCP_OAUTH_ISSUER", "http://127.0.0.1:8000"), JDBC).issuer())
+    assertThat(
+            OAuthConfig.fromEnv(with("SVC_MCP_OAUTH_ISSUER", "http://127.0.0.1:8000"), JDBC)
+                .issuer())
         .isEqualTo("http://127.0.0.1:8000");
-    assertThat(OAuthConfig.fromEnv(with("SVC_MCP_OAUTH_ISSUER", "http://localhost:8000"), JDBC).resource())
+    assertThat(
+            OAuthConfig.fromEnv(with("SVC_MCP_OAUTH_ISSUER", "http://localhost:8000"), JDBC)
+                .resource())
         .isEqualTo("http://localhost:8000");
   }
 
@@ -95,7 +103,8 @@ class OAuthConfigTest {
     OAuthConfig c = OAuthConfig.fromEnv(env, JDBC);
     assertThat(c.tokenTtl()).isEqualTo(Duration.ofSeconds(60));
     assertThat(c.registrationToken()).isEqualTo("reg");
-    assertThat(c.protectedResourceMetadataUrl()).isEqualTo("https://gw.example.com/.well-known/oauth-protected-resource");
+    assertThat(c.protectedResourceMetadataUrl())
+        .isEqualTo("https://gw.example.com/.well-known/oauth-protected-resource");
   }
 
   private static Map<String, String> without(String name) {
@@ -111,8 +120,10 @@ class OAuthConfigTest {
   }
 
   private static void refused(Map<String, String> env, String variable) {
-    assertThatThrownBy(() -> OAuthConfig.fromEnv(env, JDBC)).as(variable)
-        .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.variable()).isEqualTo(variable))
+    assertThatThrownBy(() -> OAuthConfig.fromEnv(env, JDBC))
+        .as(variable)
+        .isInstanceOfSatisfying(
+            ConfigException.class, e -> assertThat(e.variable()).isEqualTo(variable))
         .hasMessageContaining(variable);
   }
 }

@@ -21,9 +21,15 @@ class PkceTest {
     String challenge = Pkce.challengeOf("a".repeat(43));
     assertThat(Pkce.matches("b".repeat(43), challenge)).isFalse();
     assertThat(Pkce.matches(null, challenge)).isFalse();
-    assertThat(Pkce.matches("a".repeat(42), Pkce.challengeOf("a".repeat(42)))).as("too short").isFalse();
-    assertThat(Pkce.matches("a".repeat(129), Pkce.challengeOf("a".repeat(129)))).as("too long").isFalse();
-    assertThat(Pkce.matches("a".repeat(42) + "!", Pkce.challengeOf("a".repeat(42) + "!"))).as("bad char").isFalse();
+    assertThat(Pkce.matches("a".repeat(42), Pkce.challengeOf("a".repeat(42))))
+        .as("too short")
+        .isFalse();
+    assertThat(Pkce.matches("a".repeat(129), Pkce.challengeOf("a".repeat(129))))
+        .as("too long")
+        .isFalse();
+    assertThat(Pkce.matches("a".repeat(42) + "!", Pkce.challengeOf("a".repeat(42) + "!")))
+        .as("bad char")
+        .isFalse();
   }
 
   @Test

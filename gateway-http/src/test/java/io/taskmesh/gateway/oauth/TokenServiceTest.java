@@ -26,11 +26,13 @@ import org.junit.jupiter.api.Timeout;
 
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class TokenServiceTest {
-  private static final byte[] SECRET = "0123456789abcdef0123456789abcdef-secret".getBytes(StandardCharsets.UTF_8);
+  private static final byte[] SECRET =
+      "0123456789abcdef0123456789abcdef-secret".getBytes(StandardCharsets.UTF_8);
   private static final String ISS = "https://gw.example.com";
   private static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
   private final MutableClock clock = new MutableClock(T0);
-  private final TokenService tokens = new TokenService(SECRET, ISS, ISS, Duration.ofSeconds(3600), clock);
+  private final TokenService tokens =
+      new TokenService(SECRET, ISS, ISS, Duration.ofSeconds(3600), clock);
 
   @Test
   void anIssuedTokenVerifiesWithAllItsClaims() throws Exception {
@@ -51,7 +53,8 @@ class TokenServiceTest {
     String jwt = tokens.issue("client-1", "mcp:read", ISS, "f");
     String[] parts = jwt.split("\\.");
     char last = parts[2].charAt(0);
-    String tampered = parts[0] + "." + parts[1] + "." + (last == 'A' ? 'B' : 'A') + parts[2].substring(1);
+    String tampered =
+        parts[0] + "." + parts[1] + "." + (last == 'A' ? 'B' : 'A') + parts[2].substring(1);
     assertRefused(tampered, "bad signature");
   }
 
@@ -59,9 +62,13 @@ class TokenServiceTest {
   void aTamperedPayloadIsRefused() throws Exception {
     String jwt = tokens.issue("client-1", "mcp:read", ISS, "f");
     String[] parts = jwt.split("\\.");
-    String other = Base64.getUrlEncoder().withoutPadding().encodeToString(
-        new String(Base64.getUrlDecoder().decode(parts[1]), StandardCharsets.UTF_8).replace("client-1", "client-2")
-            .getBytes(StandardCharsets.UTF_8));
+    String other =
+        Base64.getUrlEncoder()
+            .withoutPadding()
+            .encodeToString(
+                new String(Base64.getUrlDecoder().decode(parts[1]), StandardCharsets.UTF_8)
+                    .replace("client-1", "client-2")
+                    .getBytes(StandardCharsets.UTF_8));
     assertRefused(parts[0] + "." + other + "." + parts[2], "bad signature");
   }
 
@@ -76,13 +83,15 @@ class TokenServiceTest {
 
   @Test
   void aWrongIssuerIsRefused() {
-    TokenService other = new TokenService(SECRET, "https://evil.example.com", ISS, Duration.ofHours(1), clock);
+    TokenService other =
+        new TokenService(SECRET, "https://evil.example.com", ISS, Duration.ofHours(1), clock);
     assertRefused(other.issue("c", "mcp:read", ISS, "f"), "wrong issuer");
   }
 
   @Test
   void aWrongAudienceIsRefused() throws Exception {
-    assertRefused(tokens.issue("c", "mcp:read", "https://other.example.com", "f"), "wrong audience");
+    assertRefused(
+        tokens.issue("c", "mcp:read", "https://other.example.com", "f"), "wrong audience");
     assertRefused(tokens.issue("c", "mcp:read", ISS + ".evil.com", "f"), "wrong audience");
     assertRefused(sign(claims().audience((String) null).build()), "wrong audience");
   }
@@ -96,7 +105,10 @@ class TokenServiceTest {
   @Test
   void anotherAlgorithmIsRefusedEvenWithTheSameKey() throws Exception {
     SignedJWT hs512 = new SignedJWT(new JWSHeader(JWSAlgorithm.HS512), claims().build());
-    hs512.sign(new MACSigner("0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef".getBytes(StandardCharsets.UTF_8)));
+    hs512.sign(
+        new MACSigner(
+            "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+                .getBytes(StandardCharsets.UTF_8)));
     assertRefused(hs512.serialize(), "HS256 only");
     RSAKey rsa = new RSAKeyGenerator(2048).generate();
     SignedJWT rs256 = new SignedJWT(new JWSHeader(JWSAlgorithm.RS256), claims().build());
@@ -106,8 +118,13 @@ class TokenServiceTest {
 
   @Test
   void aTokenSignedWithAnotherSecretIsRefused() {
-    TokenService other = new TokenService("another-secret-of-at-least-32-bytes!!".getBytes(StandardCharsets.UTF_8),
-        ISS, ISS, Duration.ofHours(1), clock);
+    TokenService other =
+        new TokenService(
+            "another-secret-of-at-least-32-bytes!!".getBytes(StandardCharsets.UTF_8),
+            ISS,
+            ISS,
+            Duration.ofHours(1),
+            clock);
     assertRefused(other.issue("c", "mcp:read", ISS, "f"), "bad signature");
   }
 
@@ -120,8 +137,14 @@ class TokenServiceTest {
   }
 
   private static JWTClaimsSet.Builder claims() {
-    return new JWTClaimsSet.Builder().issuer(ISS).audience(ISS).subject("c").claim("scope", "mcp:read")
-        .issueTime(Date.from(T0)).expirationTime(Date.from(T0.plusSeconds(60))).jwtID("j")
+    return new JWTClaimsSet.Builder()
+        .issuer(ISS)
+        .audience(ISS)
+        .subject("c")
+        .claim("scope", "mcp:read")
+        .issueTime(Date.from(T0))
+        .expirationTime(Date.from(T0.plusSeconds(60)))
+        .jwtID("j")
         .claim(TokenService.FAMILY_CLAIM, "f");
   }
 
@@ -132,7 +155,8 @@ class TokenServiceTest {
   }
 
   private void assertRefused(String token, String reason) {
-    assertThatThrownBy(() -> tokens.verify(token)).isInstanceOf(TokenService.InvalidToken.class)
+    assertThatThrownBy(() -> tokens.verify(token))
+        .isInstanceOf(TokenService.InvalidToken.class)
         .hasMessageContaining(reason);
   }
 

@@ -5,20 +5,22 @@ import java.time.Duration;
 /**
  * The limits of one kind of SSE stream.
  *
- * @param maxQueued          frames waiting for a slow client before the writer gives up on it and
- *                           closes the stream (the client reconnects; with {@code Last-Event-ID}
- *                           it loses nothing); {@link Integer#MAX_VALUE}: never
+ * @param maxQueued frames waiting for a slow client before the writer gives up on it and closes the
+ *     stream (the client reconnects; with {@code Last-Event-ID} it loses nothing); {@link
+ *     Integer#MAX_VALUE}: never
  * @param maxQueuedDroppable droppable frames (FLY: at most once, never replayed) waiting at most;
- *                           more are dropped with a warning, the stream stays open. The spec's
- *                           subscriber buffer is 100
- * @param keepaliveEvery     how often a keepalive comment goes out (the spec: 15 s)
- * @param keepaliveComment   the comment's text
+ *     more are dropped with a warning, the stream stays open. The spec's subscriber buffer is 100
+ * @param keepaliveEvery how often a keepalive comment goes out (the spec: 15 s)
+ * @param keepaliveComment the comment's text
  */
-public record SsePolicy(int maxQueued, int maxQueuedDroppable, Duration keepaliveEvery, String keepaliveComment) {
+public record SsePolicy(
+    int maxQueued, int maxQueuedDroppable, Duration keepaliveEvery, String keepaliveComment) {
   /** The spec's FLY subscriber buffer. */
   public static final int SPEC_FLY_BUFFER = 100;
+
   /** The spec's keepalive interval. */
   public static final Duration SPEC_KEEPALIVE = Duration.ofSeconds(15);
+
   /** How far a client of a replayable stream may fall behind before it is cut off. */
   public static final int REPLAYABLE_BACKLOG = 1000;
 
@@ -30,8 +32,8 @@ public record SsePolicy(int maxQueued, int maxQueuedDroppable, Duration keepaliv
       new SsePolicy(REPLAYABLE_BACKLOG, SPEC_FLY_BUFFER, SPEC_KEEPALIVE, "keepalive");
 
   /**
-   * mesh-api's {@code /mesh/{id}/events}: status events are few (one per transition) and are
-   * never cut off; FLY past 100 is dropped.
+   * mesh-api's {@code /mesh/{id}/events}: status events are few (one per transition) and are never
+   * cut off; FLY past 100 is dropped.
    */
   public static final SsePolicy MESH_EVENTS =
       new SsePolicy(Integer.MAX_VALUE, SPEC_FLY_BUFFER, SPEC_KEEPALIVE, "keepalive");
@@ -49,7 +51,9 @@ public record SsePolicy(int maxQueued, int maxQueuedDroppable, Duration keepaliv
     }
   }
 
-  /** The same limits with another keepalive interval (a configured one, or a short one in tests). */
+  /**
+   * The same limits with another keepalive interval (a configured one, or a short one in tests).
+   */
   public SsePolicy withKeepalive(Duration every) {
     return new SsePolicy(maxQueued, maxQueuedDroppable, every, keepaliveComment);
   }

@@ -8,7 +8,9 @@ import java.io.IOException;
  * servlet output stream). Calls come from one writer thread at a time.
  */
 public interface SseSink {
-  /** One event; {@code event} null: no {@code event:} line; {@code id} null: no {@code id:} line. */
+  /**
+   * One event; {@code event} null: no {@code event:} line; {@code id} null: no {@code id:} line.
+   */
   void event(String event, String data, String id) throws IOException;
 
   /** One comment line (a keepalive); clients ignore it. */

@@ -9,14 +9,17 @@ import org.slf4j.LoggerFactory;
 /**
  * The ordered, bounded writer of one SSE client. Producers (feed threads) only queue and never
  * block on a slow client; one drain task at a time, on a shared executor, writes the frames in the
- * order they were queued. The {@link SsePolicy} bounds the queue: droppable frames past their
- * limit are dropped, and a client too far behind is closed. A frame marked {@code last} closes the
- * stream once written; so does a client that went away or a write that failed.
+ * order they were queued. The {@link SsePolicy} bounds the queue: droppable frames past their limit
+ * are dropped, and a client too far behind is closed. A frame marked {@code last} closes the stream
+ * once written; so does a client that went away or a write that failed.
  */
 public final class SseWriter {
   private static final Logger LOG = LoggerFactory.getLogger(SseWriter.class);
 
-  /** One event; {@code droppable}: may be dropped when the client is slow; {@code last}: close after it. */
+  /**
+   * One event; {@code droppable}: may be dropped when the client is slow; {@code last}: close after
+   * it.
+   */
   public record Frame(String event, String data, String id, boolean droppable, boolean last) {
     public static Frame of(String event, String data) {
       return new Frame(event, data, null, false, false);
@@ -55,7 +58,10 @@ public final class SseWriter {
       return false;
     }
     if (frame.droppable() && queuedDroppable >= policy.maxQueuedDroppable()) {
-      LOG.warn("SSE client is slow: {} droppable events queued; dropping a '{}' event", queuedDroppable, frame.event());
+      LOG.warn(
+          "SSE client is slow: {} droppable events queued; dropping a '{}' event",
+          queuedDroppable,
+          frame.event());
       return false;
     }
     if (!enqueue(frame)) {
@@ -148,7 +154,9 @@ public final class SseWriter {
     }
   }
 
-  /** Writes one item; false when the stream is done (last frame written, client gone, write failed). */
+  /**
+   * Writes one item; false when the stream is done (last frame written, client gone, write failed).
+   */
   private boolean write(Object item) {
     if (item == FINISH || !sink.isOpen()) {
       return false;

@@ -18,24 +18,35 @@ public final class SseWriters implements AutoCloseable {
   private final Set<SseWriter> open = ConcurrentHashMap.newKeySet();
 
   /**
-   * @param name    names the threads ({@code name}-writer, {@code name}-keepalive)
+   * @param name names the threads ({@code name}-writer, {@code name}-keepalive)
    * @param threads writer threads; 0: as many as there are clients being written to at once
    */
   public SseWriters(String name, int threads, SsePolicy policy) {
     this.policy = policy;
-    this.writers = threads > 0 ? Threads.fixedPool(name + "-writer", threads) : Threads.cachedPool(name + "-writer");
+    this.writers =
+        threads > 0
+            ? Threads.fixedPool(name + "-writer", threads)
+            : Threads.cachedPool(name + "-writer");
     this.keepalive = Threads.scheduler(name + "-keepalive");
     long every = policy.keepaliveEvery().toMillis();
-    keepalive.scheduleAtFixedRate(() -> open.forEach(SseWriter::keepalive), every, every, TimeUnit.MILLISECONDS);
+    keepalive.scheduleAtFixedRate(
+        () -> open.forEach(SseWriter::keepalive), every, every, TimeUnit.MILLISECONDS);
   }
 
-  /** A writer for one client, kept alive until it closes; {@code onClose} runs once when it does. */
+  /**
+   * A writer for one client, kept alive until it closes; {@code onClose} runs once when it does.
+   */
   public SseWriter open(SseSink sink, Runnable onClose) {
     SseWriter[] self = new SseWriter[1];
-    SseWriter w = new SseWriter(sink, writers, policy, () -> {
-      open.remove(self[0]);
-      onClose.run();
-    });
+    SseWriter w =
+        new SseWriter(
+            sink,
+            writers,
+            policy,
+            () -> {
+              open.remove(self[0]);
+              onClose.run();
+            });
     self[0] = w;
     open.add(w);
     return w;
@@ -48,8 +59,8 @@ public final class SseWriters implements AutoCloseable {
 
   /**
    * Stops the keepalive and the writer threads. The clients' connections are left to the server
-   * that owns them: it ends them as it stops (closing them here, while the server shuts down,
-   * would race its own clean-up).
+   * that owns them: it ends them as it stops (closing them here, while the server shuts down, would
+   * race its own clean-up).
    */
   @Override
   public void close() {

@@ -4,7 +4,10 @@ import java.io.IOException;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-/** A client that records what it was sent, one line per frame ({@code event id data} or {@code :comment}). */
+/**
+ * A client that records what it was sent, one line per frame ({@code event id data} or {@code
+ * :comment}).
+ */
 final class RecordingSink implements SseSink {
   final List<String> lines = new CopyOnWriteArrayList<>();
   volatile boolean open = true;

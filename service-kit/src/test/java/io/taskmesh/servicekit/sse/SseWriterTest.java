@@ -8,8 +8,8 @@ import io.taskmesh.servicekit.sse.SseWriter.Frame;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
@@ -60,8 +60,11 @@ class SseWriterTest {
     SseWriter w = new SseWriter(sink, pool, roomy, closed::incrementAndGet);
     IntStream.range(0, 500).forEach(i -> w.send(i % 3 == 0 ? fly(i) : update(i)));
     Await.until(() -> sink.lines.size() == 500, Duration.ofSeconds(10), "all 500 frames written");
-    assertThat(sink.lines).containsExactlyElementsOf(IntStream.range(0, 500)
-        .mapToObj(i -> i % 3 == 0 ? "partial null f" + i : "update " + i + " u" + i).toList());
+    assertThat(sink.lines)
+        .containsExactlyElementsOf(
+            IntStream.range(0, 500)
+                .mapToObj(i -> i % 3 == 0 ? "partial null f" + i : "update " + i + " u" + i)
+                .toList());
     assertThat(w.isClosed()).isFalse();
   }
 
@@ -144,7 +147,7 @@ class SseWriterTest {
 
     RecordingSink gone = new RecordingSink();
     gone.open = false;
-    SseWriter w2 = new SseWriter(gone, pool, SsePolicy.TASK_STREAM, () -> { });
+    SseWriter w2 = new SseWriter(gone, pool, SsePolicy.TASK_STREAM, () -> {});
     w2.send(update(1));
     Await.until(w2::isClosed, Duration.ofSeconds(10), "closed when the client is gone");
     assertThat(gone.lines).isEmpty();
@@ -156,15 +159,20 @@ class SseWriterTest {
     try (SseWriters writers = new SseWriters("ka-test", 2, fast)) {
       RecordingSink other = new RecordingSink();
       SseWriter a = writers.open(sink, closed::incrementAndGet);
-      writers.open(other, () -> { });
-      Await.until(() -> sink.lines.size() >= 3 && other.lines.size() >= 3, Duration.ofSeconds(10),
+      writers.open(other, () -> {});
+      Await.until(
+          () -> sink.lines.size() >= 3 && other.lines.size() >= 3,
+          Duration.ofSeconds(10),
           "three keepalives each");
       assertThat(sink.lines).allMatch(":keepalive"::equals);
       a.close();
       assertThat(writers.openCount()).isEqualTo(1);
       assertThat(closed).hasValue(1);
       int after = sink.lines.size();
-      Await.until(() -> other.lines.size() >= 6, Duration.ofSeconds(10), "the other client still kept alive");
+      Await.until(
+          () -> other.lines.size() >= 6,
+          Duration.ofSeconds(10),
+          "the other client still kept alive");
       assertThat(sink.lines).as("a closed client gets no keepalive").hasSize(after);
     }
   }

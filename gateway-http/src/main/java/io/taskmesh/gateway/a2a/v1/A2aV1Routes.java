@@ -14,11 +14,11 @@ import java.util.function.Supplier;
 
 /**
  * A2A 1.0 beside 0.3: JSON-RPC at {@code POST /a2a/v1} (the 1.0 method names) and the HTTP+JSON
- * binding under {@code /a2a/v1/} (spec 5.3, 11.3). Both run the same operations as the 0.3
- * edge ({@link A2aRoutes}), on the same tasks, with the same auth; only names, objects and errors
- * are 1.0's. Every request names its protocol version in {@code A2A-Version} (header, or query
- * parameter): {@code 1.0} is served; another version, or none (which the spec reads as 0.3,
- * served at {@code /a2a/}), is VersionNotSupportedError.
+ * binding under {@code /a2a/v1/} (spec 5.3, 11.3). Both run the same operations as the 0.3 edge
+ * ({@link A2aRoutes}), on the same tasks, with the same auth; only names, objects and errors are
+ * 1.0's. Every request names its protocol version in {@code A2A-Version} (header, or query
+ * parameter): {@code 1.0} is served; another version, or none (which the spec reads as 0.3, served
+ * at {@code /a2a/}), is VersionNotSupportedError.
  */
 public final class A2aV1Routes {
   static final String BASE = "/a2a/v1";
@@ -42,21 +42,33 @@ public final class A2aV1Routes {
     cfg.routes.post(BASE + "/message:send", ctx -> http(ctx, V1Method.SEND, () -> body(ctx)));
     cfg.routes.post(BASE + "/message:stream", ctx -> http(ctx, V1Method.STREAM, () -> body(ctx)));
     cfg.routes.get(BASE + "/tasks", ctx -> http(ctx, V1Method.LIST, () -> V1Query.listTasks(ctx)));
-    cfg.routes.get(BASE + "/tasks/{id}", ctx -> http(ctx, V1Method.GET, () -> V1Query.getTask(ctx)));
+    cfg.routes.get(
+        BASE + "/tasks/{id}", ctx -> http(ctx, V1Method.GET, () -> V1Query.getTask(ctx)));
     // {id}:cancel and {id}:subscribe are one path segment: the action follows the id's last ':'
     cfg.routes.post(BASE + "/tasks/{idAction}", this::taskAction);
-    cfg.routes.post(BASE + "/tasks/{id}/pushNotificationConfigs", ctx -> http(ctx, V1Method.PUSH_CREATE, () -> {
-      ObjectNode params = body(ctx);
-      params.put("taskId", ctx.pathParam("id"));
-      return params;
-    }));
-    cfg.routes.get(BASE + "/tasks/{id}/pushNotificationConfigs",
+    cfg.routes.post(
+        BASE + "/tasks/{id}/pushNotificationConfigs",
+        ctx ->
+            http(
+                ctx,
+                V1Method.PUSH_CREATE,
+                () -> {
+                  ObjectNode params = body(ctx);
+                  params.put("taskId", ctx.pathParam("id"));
+                  return params;
+                }));
+    cfg.routes.get(
+        BASE + "/tasks/{id}/pushNotificationConfigs",
         ctx -> http(ctx, V1Method.PUSH_LIST, () -> V1Query.of("taskId", ctx.pathParam("id"))));
-    cfg.routes.get(BASE + "/tasks/{id}/pushNotificationConfigs/{configId}",
+    cfg.routes.get(
+        BASE + "/tasks/{id}/pushNotificationConfigs/{configId}",
         ctx -> http(ctx, V1Method.PUSH_GET, () -> V1Query.configRef(ctx)));
-    cfg.routes.delete(BASE + "/tasks/{id}/pushNotificationConfigs/{configId}",
+    cfg.routes.delete(
+        BASE + "/tasks/{id}/pushNotificationConfigs/{configId}",
         ctx -> http(ctx, V1Method.PUSH_DELETE, () -> V1Query.configRef(ctx)));
-    cfg.routes.get(BASE + "/extendedAgentCard", ctx -> http(ctx, V1Method.EXTENDED_CARD, Json.MAPPER::createObjectNode));
+    cfg.routes.get(
+        BASE + "/extendedAgentCard",
+        ctx -> http(ctx, V1Method.EXTENDED_CARD, Json.MAPPER::createObjectNode));
   }
 
   /** {@code POST /a2a/v1}: one JSON-RPC 2.0 call by its 1.0 method name. */
@@ -71,13 +83,18 @@ public final class A2aV1Routes {
       req = JsonRpc.parse(body);
       versionCheck(ctx);
     } catch (A2aException e) {
-      ctx.status(200).contentType("application/json").result(Json.write(V1Wire.jsonRpcError(JsonRpc.idOf(body), e)));
+      ctx.status(200)
+          .contentType("application/json")
+          .result(Json.write(V1Wire.jsonRpcError(JsonRpc.idOf(body), e)));
       return;
     }
     V1Method method = V1Method.BY_NAME.get(req.method());
     A2aWire wire = method == null ? V1Wire.jsonRpc(V1Method.GET) : V1Wire.jsonRpc(method);
     if (method == null) {
-      wire.error(ctx, req.id(), new A2aException(A2aException.METHOD_NOT_FOUND, "Method not found: " + req.method()));
+      wire.error(
+          ctx,
+          req.id(),
+          new A2aException(A2aException.METHOD_NOT_FOUND, "Method not found: " + req.method()));
       return;
     }
     ObjectNode params;
@@ -87,22 +104,31 @@ public final class A2aV1Routes {
       wire.error(ctx, req.id(), e);
       return;
     }
-    edge.serve(ctx, method.operation(), new JsonRpc.Request(req.id(), req.method(), params), owner[0],
-        method.streaming(), wire);
+    edge.serve(
+        ctx,
+        method.operation(),
+        new JsonRpc.Request(req.id(), req.method(), params),
+        owner[0],
+        method.streaming(),
+        wire);
   }
 
   private void taskAction(Context ctx) throws Exception {
     String idAction = ctx.pathParam("idAction");
     int colon = idAction.lastIndexOf(':');
     String action = colon < 0 ? "" : idAction.substring(colon + 1);
-    V1Method method = switch (action) {
-      case "cancel" -> V1Method.CANCEL;
-      case "subscribe" -> V1Method.SUBSCRIBE;
-      default -> null;
-    };
+    V1Method method =
+        switch (action) {
+          case "cancel" -> V1Method.CANCEL;
+          case "subscribe" -> V1Method.SUBSCRIBE;
+          default -> null;
+        };
     if (method == null) {
-      V1Wire.httpError(ctx, new A2aException(A2aException.METHOD_NOT_FOUND,
-          "Not found: POST " + BASE + "/tasks/{id}:cancel or :subscribe"));
+      V1Wire.httpError(
+          ctx,
+          new A2aException(
+              A2aException.METHOD_NOT_FOUND,
+              "Not found: POST " + BASE + "/tasks/{id}:cancel or :subscribe"));
       return;
     }
     http(ctx, method, () -> V1Query.of("id", idAction.substring(0, colon)));
@@ -123,8 +149,13 @@ public final class A2aV1Routes {
       wire.error(ctx, null, e);
       return;
     }
-    edge.serve(ctx, method.operation(), new JsonRpc.Request(null, method.name(), translated), owner[0],
-        method.streaming(), wire);
+    edge.serve(
+        ctx,
+        method.operation(),
+        new JsonRpc.Request(null, method.name(), translated),
+        owner[0],
+        method.streaming(),
+        wire);
   }
 
   /** The request body as a JSON object (a bad body is INVALID_ARGUMENT). */
@@ -137,17 +168,20 @@ public final class A2aV1Routes {
     try {
       node = Json.MAPPER.readTree(bytes);
     } catch (IOException e) {
-      throw new A2aException(A2aException.PARSE_ERROR, "Invalid JSON payload: " + e.getMessage().lines().findFirst().orElse(""));
+      throw new A2aException(
+          A2aException.PARSE_ERROR,
+          "Invalid JSON payload: " + e.getMessage().lines().findFirst().orElse(""));
     }
     if (node == null || !node.isObject()) {
-      throw new A2aException(A2aException.PARSE_ERROR, "Invalid JSON payload: the body must be a JSON object");
+      throw new A2aException(
+          A2aException.PARSE_ERROR, "Invalid JSON payload: the body must be a JSON object");
     }
     return (ObjectNode) node;
   }
 
   /**
-   * The A2A-Version of the request must be 1.0 (patch ignored, spec 3.6). Absent or empty means
-   * 0.3 (spec 3.6.2), which this interface does not serve.
+   * The A2A-Version of the request must be 1.0 (patch ignored, spec 3.6). Absent or empty means 0.3
+   * (spec 3.6.2), which this interface does not serve.
    */
   static void versionCheck(Context ctx) {
     String version = ctx.header(VERSION_HEADER);
@@ -156,12 +190,17 @@ public final class A2aV1Routes {
     }
     version = version == null ? "" : version.trim();
     if (version.isEmpty()) {
-      throw new A2aException(A2aException.VERSION_NOT_SUPPORTED, "A2A-Version is absent, which means 0.3; this "
-          + "interface serves 1.0 only (send 'A2A-Version: 1.0'); A2A 0.3 is served at /a2a/");
+      throw new A2aException(
+          A2aException.VERSION_NOT_SUPPORTED,
+          "A2A-Version is absent, which means 0.3; this "
+              + "interface serves 1.0 only (send 'A2A-Version: 1.0'); A2A 0.3 is served at /a2a/");
     }
     if (!version.equals(SERVED_VERSION) && !version.startsWith(SERVED_VERSION + ".")) {
-      throw new A2aException(A2aException.VERSION_NOT_SUPPORTED, "A2A-Version " + version
-          + " is not supported: this interface serves 1.0; A2A 0.3 is served at /a2a/");
+      throw new A2aException(
+          A2aException.VERSION_NOT_SUPPORTED,
+          "A2A-Version "
+              + version
+              + " is not supported: this interface serves 1.0; A2A 0.3 is served at /a2a/");
     }
   }
 }

@@ -9,12 +9,12 @@ import java.util.Locale;
 import java.util.function.Consumer;
 
 /**
- * The A2A 1.0 objects (ProtoJSON of {@code lf.a2a.v1}) beside the 0.3 ones the method classes
- * read and write. In: a 1.0 request's params become the 0.3 params of the same operation. Out: a
- * 0.3 result becomes its 1.0 form: no {@code kind} discriminator, {@code TASK_STATE_*} and
- * {@code ROLE_*} enum names, parts as a {@code text}/{@code data}/{@code url}/{@code raw} member,
- * stream events wrapped as {@code task}/{@code statusUpdate}/{@code artifactUpdate}, push configs
- * flat ({@code TaskPushNotificationConfig}). Pure: no I/O.
+ * The A2A 1.0 objects (ProtoJSON of {@code lf.a2a.v1}) beside the 0.3 ones the method classes read
+ * and write. In: a 1.0 request's params become the 0.3 params of the same operation. Out: a 0.3
+ * result becomes its 1.0 form: no {@code kind} discriminator, {@code TASK_STATE_*} and {@code
+ * ROLE_*} enum names, parts as a {@code text}/{@code data}/{@code url}/{@code raw} member, stream
+ * events wrapped as {@code task}/{@code statusUpdate}/{@code artifactUpdate}, push configs flat
+ * ({@code TaskPushNotificationConfig}). Pure: no I/O.
  */
 final class V1Objects {
   private static final String STATE_PREFIX = "TASK_STATE_";
@@ -54,7 +54,8 @@ final class V1Objects {
       switch (role.asText()) {
         case "ROLE_USER" -> message.put("role", "user");
         case "ROLE_AGENT" -> message.put("role", "agent");
-        default -> throw invalid("'message.role' must be \"ROLE_USER\", not \"" + role.asText() + "\"");
+        default ->
+            throw invalid("'message.role' must be \"ROLE_USER\", not \"" + role.asText() + "\"");
       }
     } else if (role != null && !role.isNull()) {
       throw invalid("'message.role' must be \"ROLE_USER\"");
@@ -105,7 +106,10 @@ final class V1Objects {
     return out;
   }
 
-  /** {@code ListTasksRequest}: the state filter by its 1.0 name ({@code TASK_STATE_WORKING}) or 0.3 name. */
+  /**
+   * {@code ListTasksRequest}: the state filter by its 1.0 name ({@code TASK_STATE_WORKING}) or 0.3
+   * name.
+   */
   static ObjectNode listParams(ObjectNode params) {
     ObjectNode out = params.deepCopy();
     dropEmpty(out, "contextId", "pageToken");
@@ -115,7 +119,9 @@ final class V1Objects {
       if (name.isEmpty() || name.equals(STATE_PREFIX + "UNSPECIFIED")) {
         out.remove("status");
       } else if (name.startsWith(STATE_PREFIX)) {
-        out.put("status", name.substring(STATE_PREFIX.length()).toLowerCase(Locale.ROOT).replace('_', '-'));
+        out.put(
+            "status",
+            name.substring(STATE_PREFIX.length()).toLowerCase(Locale.ROOT).replace('_', '-'));
       }
     } else if (status != null && status.isIntegralNumber() && status.asInt() == 0) {
       out.remove("status");
@@ -123,7 +129,10 @@ final class V1Objects {
     return out;
   }
 
-  /** Push-config get/delete: {@code {taskId, id}} -> {@code {id: taskId, pushNotificationConfigId: id}}. */
+  /**
+   * Push-config get/delete: {@code {taskId, id}} -> {@code {id: taskId, pushNotificationConfigId:
+   * id}}.
+   */
   static ObjectNode pushConfigRef(ObjectNode params) {
     ObjectNode out = Json.MAPPER.createObjectNode();
     out.set("id", params.get("taskId"));
@@ -200,7 +209,10 @@ final class V1Objects {
     return out;
   }
 
-  /** 0.3 {@code {taskId, pushNotificationConfig}} -> the flat 1.0 {@code TaskPushNotificationConfig}. */
+  /**
+   * 0.3 {@code {taskId, pushNotificationConfig}} -> the flat 1.0 {@code
+   * TaskPushNotificationConfig}.
+   */
   static JsonNode pushConfig(JsonNode taskConfig) {
     ObjectNode out = Json.MAPPER.createObjectNode();
     JsonNode config = taskConfig.path("pushNotificationConfig");
@@ -276,11 +288,12 @@ final class V1Objects {
 
   private static void eachObject(JsonNode list, Consumer<ObjectNode> each) {
     if (list != null && list.isArray()) {
-      list.forEach(n -> {
-        if (n instanceof ObjectNode o) {
-          each.accept(o);
-        }
-      });
+      list.forEach(
+          n -> {
+            if (n instanceof ObjectNode o) {
+              each.accept(o);
+            }
+          });
     }
   }
 

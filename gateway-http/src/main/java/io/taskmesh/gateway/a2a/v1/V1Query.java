@@ -5,7 +5,9 @@ import io.javalin.http.Context;
 import io.taskmesh.gateway.a2a.A2aException;
 import io.taskmesh.schemas.Json;
 
-/** The params of the HTTP+JSON binding's GET/DELETE routes: path and query parameters (spec 11.5). */
+/**
+ * The params of the HTTP+JSON binding's GET/DELETE routes: path and query parameters (spec 11.5).
+ */
 final class V1Query {
   private V1Query() {}
 
@@ -22,7 +24,9 @@ final class V1Query {
     return params;
   }
 
-  /** {@code GET /tasks?contextId=&status=&pageSize=&pageToken=&historyLength=&includeArtifacts=}. */
+  /**
+   * {@code GET /tasks?contextId=&status=&pageSize=&pageToken=&historyLength=&includeArtifacts=}.
+   */
   static ObjectNode listTasks(Context ctx) {
     ObjectNode params = Json.MAPPER.createObjectNode();
     for (String field : new String[] {"contextId", "status", "pageToken"}) {
@@ -51,7 +55,8 @@ final class V1Query {
     try {
       params.put(field, Integer.parseInt(v));
     } catch (NumberFormatException e) {
-      throw new A2aException(A2aException.INVALID_PARAMS, "Invalid params: '" + field + "' must be an integer");
+      throw new A2aException(
+          A2aException.INVALID_PARAMS, "Invalid params: '" + field + "' must be an integer");
     }
   }
 }

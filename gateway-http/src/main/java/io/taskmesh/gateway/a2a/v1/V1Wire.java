@@ -9,9 +9,14 @@ import io.taskmesh.gateway.a2a.A2aWire;
 import io.taskmesh.gateway.a2a.JsonRpc;
 import io.taskmesh.schemas.Json;
 
-/** The two A2A 1.0 bindings' answers for one method: JSON-RPC 2.0 envelopes, or HTTP+JSON bodies. */
+/**
+ * The two A2A 1.0 bindings' answers for one method: JSON-RPC 2.0 envelopes, or HTTP+JSON bodies.
+ */
 final class V1Wire {
-  /** Push notifications to configs registered over 1.0 carry a {@code StreamResponse} (spec: the task). */
+  /**
+   * Push notifications to configs registered over 1.0 carry a {@code StreamResponse} (spec: the
+   * task).
+   */
   static final String PUSH_FORM = "a2a-1.0";
 
   private V1Wire() {}
