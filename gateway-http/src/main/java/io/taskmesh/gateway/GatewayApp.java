@@ -177,9 +177,14 @@ public final class GatewayApp implements AutoCloseable {
     // a known path asked with a method it does not serve is 405 with Allow (RFC 9110), not 404
     cfg.http.prefer405over404 = true;
     cfg.jetty.modifyServletContextHandler(
-        h ->
-            h.addFilter(
-                new FilterHolder(new SseAcceptFilter()), "/*", EnumSet.of(DispatcherType.REQUEST)));
+        h -> {
+          h.addFilter(
+              new FilterHolder(new SseAcceptFilter()), "/*", EnumSet.of(DispatcherType.REQUEST));
+          h.addFilter(
+              new FilterHolder(RefusedBodies.afterTooLarge()),
+              "/*",
+              EnumSet.of(DispatcherType.REQUEST));
+        });
     GatewayMode mode = config.mode();
     cfg.routes.get("/health", ctx -> ctx.contentType("text/plain").result("OK"));
     cfg.routes.get(

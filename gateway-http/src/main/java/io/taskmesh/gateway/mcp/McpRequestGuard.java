@@ -1,6 +1,7 @@
 package io.taskmesh.gateway.mcp;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.taskmesh.gateway.RefusedBodies;
 import io.taskmesh.schemas.Json;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
@@ -25,11 +26,6 @@ import java.util.Optional;
 final class McpRequestGuard implements Filter {
   private final String streamablePath;
   private final String messagePath;
-
-  /**
-   * The most a refused request body is read before answering; past it the connection just closes.
-   */
-  private static final long DRAIN_CAP = 16L * 1024 * 1024;
 
   private final long maxBodyBytes;
 
@@ -60,7 +56,7 @@ final class McpRequestGuard implements Filter {
     }
     Optional<JsonRpcError> refusal = headerFault(request, streamable);
     if (refusal.isPresent()) {
-      drainQuietly(request);
+      RefusedBodies.drain(request);
       refusal.get().writeTo(response);
       return;
     }
@@ -79,21 +75,6 @@ final class McpRequestGuard implements Filter {
       return;
     }
     chain.doFilter(new CachedBodyRequest(request, body), response);
-  }
-
-  /**
-   * Reads and drops what the client is still sending (up to {@link #DRAIN_CAP}) before a refusal
-   * goes out: a server that answers and closes while a large body is still in flight makes the
-   * client see a reset connection instead of the 413.
-   */
-  private static void drainQuietly(HttpServletRequest request) {
-    try {
-      request
-          .getInputStream()
-          .skipNBytes(Math.min(Math.max(request.getContentLengthLong(), 0), DRAIN_CAP));
-    } catch (IOException | RuntimeException e) {
-      // the client went away or sent less than it announced: the refusal is written all the same
-    }
   }
 
   private Optional<JsonRpcError> headerFault(HttpServletRequest request, boolean streamable) {

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
 import io.javalin.http.HttpStatus;
+import io.taskmesh.gateway.RefusedBodies;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLDecoder;
@@ -177,6 +178,7 @@ public final class OAuthRoutes {
   private static byte[] limitedBody(Context ctx) {
     long declared = ctx.contentLength();
     if (declared > MAX_BODY_BYTES) {
+      RefusedBodies.drain(ctx.req());
       throw new OAuthError(
           413, "invalid_request", "request body larger than " + MAX_BODY_BYTES + " bytes");
     }
