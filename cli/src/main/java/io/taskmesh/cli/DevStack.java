@@ -104,6 +104,7 @@ public final class DevStack implements AutoCloseable {
   }
 
   private final Deque<AutoCloseable> started = new ArrayDeque<>();
+  private final Map<String, SupervisedActor> actors = new HashMap<>();
   private String gatewayUrl;
 
   /**
@@ -154,6 +155,18 @@ public final class DevStack implements AutoCloseable {
    */
   LocalKafkaCluster kafkaCluster() {
     return kafkaCluster;
+  }
+
+  /**
+   * Stops an actor's sidecar and runtime and starts both again, as a pod restart does
+   * (package-private: for tests that restart an actor while its envelopes are in flight).
+   */
+  void restartActor(String name) {
+    SupervisedActor actor = actors.get(name);
+    if (actor == null) {
+      throw new IllegalArgumentException("no actor named " + name);
+    }
+    actor.restart();
   }
 
   /** The state-proxy connectors and the local S3 server (package-private: for tests). */
@@ -246,13 +259,15 @@ public final class DevStack implements AutoCloseable {
     for (ActorSpec declared : o.config().actors()) {
       ActorSpec spec = declared.withEnv(stateProxy.startMounts(declared));
       Path socketDir = o.dataDir().resolve("sockets").resolve(spec.name());
-      started.push(
+      SupervisedActor actor =
           new SupervisedActor(
               o,
               spec,
               socketDir,
               SidecarConfig.fromEnv(actorEnv(bootstrap, o, spec.name(), socketDir, spec.env())),
-              reporter));
+              reporter);
+      actors.put(spec.name(), actor);
+      started.push(actor);
       say.accept("actor " + spec.name() + ": " + spec.handler() + " (" + spec.dir() + ")");
     }
   }
@@ -487,6 +502,13 @@ public final class DevStack implements AutoCloseable {
               startBoth();
             }
           });
+    }
+
+    synchronized void restart() {
+      if (!closed) {
+        stopBoth();
+        startBoth();
+      }
     }
 
     private void stopBoth() {
