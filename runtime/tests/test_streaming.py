@@ -190,8 +190,8 @@ def test_countdown_example_streams_for_the_seconds_asked(shared_runtime):
         events = [(ev, data) for ev, data in read_sse(resp)]
     finally:
         conn.close()
-    assert [ev for ev, _ in events] == ["fly", "fly", "frame", "end"]
-    assert [d["text"] for ev, d in events if ev == "fly"] == ["1s ", "0.5s "]
+    assert [ev for ev, _ in events] == ["upstream", "upstream", "downstream", "done"]
+    assert [d["payload"]["text"] for ev, d in events if ev == "upstream"] == ["1s ", "0.5s "]
     assert events[2][1]["payload"] == {"text": "go", "counted_seconds": 1}
     # two half-second sleeps: the stream lasts as long as it says
     assert time.monotonic() - t0 >= 1.0
