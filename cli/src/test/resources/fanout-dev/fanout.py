@@ -16,3 +16,10 @@ def work(payload):
     if payload.get("fail"):
         raise ValueError("item %s was asked to fail" % payload.get("n"))
     return payload
+
+
+def grow(payload):
+    # extends its own route at run time, as a planner would: two more actors after this one
+    rest = yield "GET", ".route.next"
+    yield "SET", ".route.next", ["work", "finish"] + list(rest)
+    yield payload

@@ -128,6 +128,49 @@ class FanOutDevIT {
     }
   }
 
+  @Test
+  void aRouteThatGrowsAtRunTimeIsShownOnTheStreamAndTheMeshForm() throws Exception {
+    String id = callTool("growing", "{\"n\":7}");
+    List<JsonNode> updates = new ArrayList<>();
+    try (SseReader sse = SseReader.open(base + "/stream/" + id, null)) {
+      for (SseReader.Event e : sse.readUntilClosed(Duration.ofSeconds(40))) {
+        if (e.event().equals("update")) {
+          updates.add(Json.MAPPER.readTree(e.data()));
+        }
+      }
+    }
+    assertThat(updates.get(updates.size() - 1).get("status").asText()).isEqualTo("succeeded");
+    // the added actors' progress is applied, in route order, and the percent never drops
+    List<String> actors = new ArrayList<>();
+    double percent = -1;
+    for (JsonNode u : updates) {
+      if (u.hasNonNull("actor")
+          && (actors.isEmpty() || !actors.get(actors.size() - 1).equals(u.get("actor").asText()))) {
+        actors.add(u.get("actor").asText());
+      }
+      if (u.hasNonNull("progress_percent")) {
+        assertThat(u.get("progress_percent").asDouble())
+            .as(u.toString())
+            .isGreaterThanOrEqualTo(percent);
+        percent = u.get("progress_percent").asDouble();
+      }
+      if (u.hasNonNull("actor")
+          && u.hasNonNull("current_actor_idx")
+          && u.hasNonNull("actors")
+          && u.get("current_actor_idx").asInt() < u.get("actors").size()) {
+        assertThat(u.get("actors").get(u.get("current_actor_idx").asInt()).asText())
+            .as("actor index and name agree: " + u)
+            .isEqualTo(u.get("actor").asText());
+      }
+    }
+    assertThat(actors).as(updates.toString()).containsSubsequence("grow", "work", "finish");
+    JsonNode route = getJson("/mesh/" + id).get("route");
+    assertThat(route.get("prev"))
+        .extracting(JsonNode::asText)
+        .containsExactly("grow", "work", "finish");
+    assertThat(awaitFinal(id).get("result").get("n").asInt()).isEqualTo(7);
+  }
+
   private static String status(SseReader.Event e) {
     try {
       return Json.MAPPER.readTree(e.data()).path("status").asText();
