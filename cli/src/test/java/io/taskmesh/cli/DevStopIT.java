@@ -24,7 +24,7 @@ class DevStopIT {
 
   @Test
   void termStopsEveryServiceBeforeItsPostgresAndExitsZero() throws Exception {
-    Path root = Path.of(System.getProperty("taskmesh.root", "..")).toAbsolutePath().normalize();
+    Path root = TestStacks.root();
     List<String> args =
         List.of(
             "dev",

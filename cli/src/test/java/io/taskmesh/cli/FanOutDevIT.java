@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.taskmesh.devkit.Await;
-import io.taskmesh.devkit.LocalKafka;
-import io.taskmesh.devkit.LocalPostgres;
 import io.taskmesh.devkit.SseReader;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.TaskStatus;
@@ -19,7 +17,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -41,21 +38,9 @@ class FanOutDevIT {
 
   @BeforeAll
   static void start() throws Exception {
-    Path root = Path.of(System.getProperty("taskmesh.root", "..")).toAbsolutePath().normalize();
+    Path root = TestStacks.root();
     Path config = Path.of(FanOutDevIT.class.getResource("/fanout-dev").toURI());
-    stack =
-        DevStack.start(
-            new DevStack.Options(
-                root,
-                DevConfig.load(config),
-                data,
-                LocalKafka.shared().bootstrapServers(),
-                LocalPostgres.shared().jdbcUrl(),
-                0,
-                0,
-                0,
-                "it" + UUID.randomUUID().toString().substring(0, 8)),
-            System.out::println);
+    stack = TestStacks.onSharedBroker(config, data, "it");
     base = stack.gatewayUrl();
   }
 

@@ -25,7 +25,7 @@ class RelocatedLauncherIT {
 
   @Test
   void aCopiedTreeRunsItsOwnClassesAndModuleJars() throws Exception {
-    Path root = Path.of(System.getProperty("taskmesh.root", "..")).toAbsolutePath().normalize();
+    Path root = TestStacks.root();
     Files.createDirectories(copy.resolve("cli"));
     // -a keeps the times, so the copied launcher sees nothing newer than its build and builds
     // nothing

@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.taskmesh.devkit.Await;
-import io.taskmesh.devkit.LocalKafka;
-import io.taskmesh.devkit.LocalPostgres;
 import io.taskmesh.schemas.Json;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -52,21 +50,8 @@ class RemoteCommandsIT {
 
   @BeforeAll
   static void start() {
-    root = Path.of(System.getProperty("taskmesh.root", "..")).toAbsolutePath().normalize();
-    DevConfig config = DevConfig.load(root.resolve("examples"));
-    stack =
-        DevStack.start(
-            new DevStack.Options(
-                root,
-                config,
-                data,
-                LocalKafka.shared().bootstrapServers(),
-                LocalPostgres.shared().jdbcUrl(),
-                0,
-                0,
-                0,
-                "cli" + UUID.randomUUID().toString().substring(0, 8)),
-            System.out::println);
+    root = TestStacks.root();
+    stack = TestStacks.onSharedBroker(root.resolve("examples"), data, "cli");
     base = stack.gatewayUrl();
   }
 

@@ -125,7 +125,7 @@ class StateMountTest {
 
   @Test
   void theExamplesDeclareAMountedCacheActor() {
-    Path root = Path.of(System.getProperty("taskmesh.root", "..")).toAbsolutePath().normalize();
+    Path root = TestStacks.root();
     DevConfig config = DevConfig.load(root.resolve("examples"));
 
     ActorSpec cache =

@@ -3,8 +3,6 @@ package io.taskmesh.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.taskmesh.devkit.LocalKafka;
-import io.taskmesh.devkit.LocalPostgres;
 import io.taskmesh.devkit.SseReader;
 import io.taskmesh.schemas.Json;
 import java.io.IOException;
@@ -54,7 +52,7 @@ class StateProxyDevIT {
 
   @BeforeAll
   static void start() throws IOException {
-    Path root = Path.of(System.getProperty("taskmesh.root", "..")).toAbsolutePath().normalize();
+    Path root = TestStacks.root();
     ownS3 = LocalS3.start(data.resolve("own-s3.log"), Duration.ofSeconds(60));
     ownS3.ensureBucket(FAULTS_BUCKET);
     Path config = Files.createDirectories(data.resolve("config"));
@@ -114,19 +112,7 @@ class StateProxyDevIT {
                 faultMounts.formatted("write"),
                 handlers(root),
                 faultMounts.formatted("note")));
-    stack =
-        DevStack.start(
-            new DevStack.Options(
-                root,
-                DevConfig.load(config),
-                data,
-                LocalKafka.shared().bootstrapServers(),
-                LocalPostgres.shared().jdbcUrl(),
-                0,
-                0,
-                0,
-                "sp" + UUID.randomUUID().toString().substring(0, 8)),
-            System.out::println);
+    stack = TestStacks.onSharedBroker(config, data, "sp");
     base = stack.gatewayUrl();
   }
 

@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.taskmesh.devkit.Await;
 import io.taskmesh.devkit.LocalKafka;
 import io.taskmesh.devkit.LocalKafkaCluster;
-import io.taskmesh.devkit.LocalPostgres;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.TaskStatus;
 import java.net.URI;
@@ -20,7 +19,6 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -48,22 +46,8 @@ class ThreeBrokerDevIT {
 
   @BeforeAll
   static void start() {
-    Path root = Path.of(System.getProperty("taskmesh.root", "..")).toAbsolutePath().normalize();
-    DevConfig config = DevConfig.load(root.resolve("examples"));
-    stack =
-        DevStack.start(
-            new DevStack.Options(
-                root,
-                config,
-                data,
-                null,
-                LocalPostgres.shared().jdbcUrl(),
-                0,
-                0,
-                0,
-                "it" + UUID.randomUUID().toString().substring(0, 8),
-                3),
-            System.out::println);
+    Path root = TestStacks.root();
+    stack = TestStacks.onOwnCluster(root.resolve("examples"), data, "it", 3);
     base = stack.gatewayUrl();
   }
 

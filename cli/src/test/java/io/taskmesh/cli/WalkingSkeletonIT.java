@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.taskmesh.devkit.Await;
-import io.taskmesh.devkit.LocalKafka;
-import io.taskmesh.devkit.LocalPostgres;
 import io.taskmesh.devkit.SseReader;
 import io.taskmesh.schemas.Json;
 import java.net.URI;
@@ -15,7 +13,6 @@ import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -36,21 +33,8 @@ class WalkingSkeletonIT {
 
   @BeforeAll
   static void start() {
-    Path root = Path.of(System.getProperty("taskmesh.root", "..")).toAbsolutePath().normalize();
-    DevConfig config = DevConfig.load(root.resolve("examples"));
-    stack =
-        DevStack.start(
-            new DevStack.Options(
-                root,
-                config,
-                data,
-                LocalKafka.shared().bootstrapServers(),
-                LocalPostgres.shared().jdbcUrl(),
-                0,
-                0,
-                0,
-                "it" + UUID.randomUUID().toString().substring(0, 8)),
-            System.out::println);
+    Path root = TestStacks.root();
+    stack = TestStacks.onSharedBroker(root.resolve("examples"), data, "it");
     base = stack.gatewayUrl();
   }
 

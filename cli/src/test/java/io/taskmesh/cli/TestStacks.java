@@ -1,0 +1,45 @@
+package io.taskmesh.cli;
+
+import io.taskmesh.devkit.LocalKafka;
+import io.taskmesh.devkit.LocalPostgres;
+import java.nio.file.Path;
+import java.util.UUID;
+
+/**
+ * The dev stack as the ITs start it: on the shared broker and Postgres, in a namespace of its own.
+ */
+final class TestStacks {
+  private TestStacks() {}
+
+  /** The repository root (the build passes it; a run from the module's folder finds it above). */
+  static Path root() {
+    return Path.of(System.getProperty("taskmesh.root", "..")).toAbsolutePath().normalize();
+  }
+
+  /** The stack for the pipeline in {@code configDir} on the shared broker (test JVM-wide). */
+  static DevStack onSharedBroker(Path configDir, Path data, String namespacePrefix) {
+    return start(configDir, data, LocalKafka.shared().bootstrapServers(), namespacePrefix, 1);
+  }
+
+  /** The stack on a cluster of its own: {@code brokers} child JVMs started by dev itself. */
+  static DevStack onOwnCluster(Path configDir, Path data, String namespacePrefix, int brokers) {
+    return start(configDir, data, null, namespacePrefix, brokers);
+  }
+
+  private static DevStack start(
+      Path configDir, Path data, String bootstrap, String namespacePrefix, int brokers) {
+    return DevStack.start(
+        new DevStack.Options(
+            root(),
+            DevConfig.load(configDir),
+            data,
+            bootstrap,
+            LocalPostgres.shared().jdbcUrl(),
+            0,
+            0,
+            0,
+            namespacePrefix + UUID.randomUUID().toString().substring(0, 8),
+            brokers),
+        System.out::println);
+  }
+}
