@@ -91,58 +91,23 @@ public record TaskState(
    */
   public TaskState withUpdate(TaskUpdate update) {
     double percent = update.progressPercent() != null ? update.progressPercent() : progressPercent;
-    return new TaskState(
-        id,
-        parentId,
-        contextId,
-        flow,
-        owner,
-        update.status(),
-        update.message(),
-        update.result(),
-        update.error(),
-        route,
-        payload,
-        percent,
-        currentActorIdx,
-        currentActorName,
-        currentActorState,
-        actorsCompleted,
-        totalActors,
-        createdAt,
-        update.timestamp(),
-        deadlineAt,
-        update.seq(),
-        history,
-        recentEventIds);
+    Draft d = new Draft(this);
+    d.status = update.status();
+    d.message = update.message();
+    d.result = update.result();
+    d.error = update.error();
+    d.progressPercent = percent;
+    d.updatedAt = update.timestamp();
+    d.seq = update.seq();
+    return d.done();
   }
 
   /** The actor now at work: its index in the route and its name. */
   public TaskState withCurrentActor(int idx, String name) {
-    return new TaskState(
-        id,
-        parentId,
-        contextId,
-        flow,
-        owner,
-        status,
-        message,
-        result,
-        error,
-        route,
-        payload,
-        progressPercent,
-        idx,
-        name,
-        currentActorState,
-        actorsCompleted,
-        totalActors,
-        createdAt,
-        updatedAt,
-        deadlineAt,
-        seq,
-        history,
-        recentEventIds);
+    Draft d = new Draft(this);
+    d.currentActorIdx = idx;
+    d.currentActorName = name;
+    return d.done();
   }
 
   /** The actor that last spoke for the task (a final or pause report names it), same index. */
@@ -156,171 +121,130 @@ public record TaskState(
    * go together: {@code route.actors().get(idx)} is the name while the actor is in the route.
    */
   public TaskState withCurrentActor(int idx, String name, String actorState) {
-    return new TaskState(
-        id,
-        parentId,
-        contextId,
-        flow,
-        owner,
-        status,
-        message,
-        result,
-        error,
-        route,
-        payload,
-        progressPercent,
-        idx,
-        name,
-        actorState,
-        actorsCompleted,
-        totalActors,
-        createdAt,
-        updatedAt,
-        deadlineAt,
-        seq,
-        history,
-        recentEventIds);
+    Draft d = new Draft(this);
+    d.currentActorIdx = idx;
+    d.currentActorName = name;
+    d.currentActorState = actorState;
+    return d.done();
   }
 
   /** The task's current route: a handler may extend {@code next} while the task runs. */
   public TaskState withRoute(Route current) {
-    return new TaskState(
-        id,
-        parentId,
-        contextId,
-        flow,
-        owner,
-        status,
-        message,
-        result,
-        error,
-        current,
-        payload,
-        progressPercent,
-        currentActorIdx,
-        currentActorName,
-        currentActorState,
-        actorsCompleted,
-        totalActors,
-        createdAt,
-        updatedAt,
-        deadlineAt,
-        seq,
-        history,
-        recentEventIds);
+    Draft d = new Draft(this);
+    d.route = current;
+    return d.done();
   }
 
   public TaskState withActorsCompleted(int completed) {
-    return new TaskState(
-        id,
-        parentId,
-        contextId,
-        flow,
-        owner,
-        status,
-        message,
-        result,
-        error,
-        route,
-        payload,
-        progressPercent,
-        currentActorIdx,
-        currentActorName,
-        currentActorState,
-        completed,
-        totalActors,
-        createdAt,
-        updatedAt,
-        deadlineAt,
-        seq,
-        history,
-        recentEventIds);
+    Draft d = new Draft(this);
+    d.actorsCompleted = completed;
+    return d.done();
   }
 
   public TaskState withTotalActors(int total) {
-    return new TaskState(
-        id,
-        parentId,
-        contextId,
-        flow,
-        owner,
-        status,
-        message,
-        result,
-        error,
-        route,
-        payload,
-        progressPercent,
-        currentActorIdx,
-        currentActorName,
-        currentActorState,
-        actorsCompleted,
-        total,
-        createdAt,
-        updatedAt,
-        deadlineAt,
-        seq,
-        history,
-        recentEventIds);
+    Draft d = new Draft(this);
+    d.totalActors = total;
+    return d.done();
   }
 
   /** The same state with another history (the view keeps the history in a store of its own). */
   public TaskState withHistory(List<TaskUpdate> updates) {
-    return new TaskState(
-        id,
-        parentId,
-        contextId,
-        flow,
-        owner,
-        status,
-        message,
-        result,
-        error,
-        route,
-        payload,
-        progressPercent,
-        currentActorIdx,
-        currentActorName,
-        currentActorState,
-        actorsCompleted,
-        totalActors,
-        createdAt,
-        updatedAt,
-        deadlineAt,
-        seq,
-        updates,
-        recentEventIds);
+    Draft d = new Draft(this);
+    d.history = updates;
+    return d.done();
   }
 
   public TaskState withRecentEventIds(List<String> eventIds) {
-    return new TaskState(
-        id,
-        parentId,
-        contextId,
-        flow,
-        owner,
-        status,
-        message,
-        result,
-        error,
-        route,
-        payload,
-        progressPercent,
-        currentActorIdx,
-        currentActorName,
-        currentActorState,
-        actorsCompleted,
-        totalActors,
-        createdAt,
-        updatedAt,
-        deadlineAt,
-        seq,
-        history,
-        eventIds);
+    Draft d = new Draft(this);
+    d.recentEventIds = eventIds;
+    return d.done();
   }
 
   @JsonIgnore // derived from status; written, it was an unknown field to buffer on every read
   public boolean isFinal() {
     return status != null && status.isFinal();
+  }
+
+  /**
+   * A mutable copy of a state: a wither sets the fields it changes and builds the record again,
+   * instead of spelling out every component.
+   */
+  private static final class Draft {
+    String id;
+    String parentId;
+    String contextId;
+    String flow;
+    String owner;
+    TaskStatus status;
+    String message;
+    JsonNode result;
+    String error;
+    Route route;
+    JsonNode payload;
+    double progressPercent;
+    int currentActorIdx;
+    String currentActorName;
+    String currentActorState;
+    int actorsCompleted;
+    int totalActors;
+    String createdAt;
+    String updatedAt;
+    String deadlineAt;
+    long seq;
+    List<TaskUpdate> history;
+    List<String> recentEventIds;
+
+    Draft(TaskState s) {
+      id = s.id();
+      parentId = s.parentId();
+      contextId = s.contextId();
+      flow = s.flow();
+      owner = s.owner();
+      status = s.status();
+      message = s.message();
+      result = s.result();
+      error = s.error();
+      route = s.route();
+      payload = s.payload();
+      progressPercent = s.progressPercent();
+      currentActorIdx = s.currentActorIdx();
+      currentActorName = s.currentActorName();
+      currentActorState = s.currentActorState();
+      actorsCompleted = s.actorsCompleted();
+      totalActors = s.totalActors();
+      createdAt = s.createdAt();
+      updatedAt = s.updatedAt();
+      deadlineAt = s.deadlineAt();
+      seq = s.seq();
+      history = s.history();
+      recentEventIds = s.recentEventIds();
+    }
+
+    TaskState done() {
+      return new TaskState(
+          id,
+          parentId,
+          contextId,
+          flow,
+          owner,
+          status,
+          message,
+          result,
+          error,
+          route,
+          payload,
+          progressPercent,
+          currentActorIdx,
+          currentActorName,
+          currentActorState,
+          actorsCompleted,
+          totalActors,
+          createdAt,
+          updatedAt,
+          deadlineAt,
+          seq,
+          history,
+          recentEventIds);
+    }
   }
 }

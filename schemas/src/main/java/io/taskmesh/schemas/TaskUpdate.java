@@ -31,119 +31,99 @@ public record TaskUpdate(
   }
 
   public TaskUpdate withProgress(Double percent) {
-    return new TaskUpdate(
-        id,
-        seq,
-        status,
-        percent,
-        currentActorIdx,
-        actorState,
-        actor,
-        actors,
-        message,
-        result,
-        error,
-        timestamp);
+    Draft d = new Draft(this);
+    d.progressPercent = percent;
+    return d.done();
   }
 
   public TaskUpdate withActorIdx(Integer idx) {
-    return new TaskUpdate(
-        id,
-        seq,
-        status,
-        progressPercent,
-        idx,
-        actorState,
-        actor,
-        actors,
-        message,
-        result,
-        error,
-        timestamp);
+    Draft d = new Draft(this);
+    d.currentActorIdx = idx;
+    return d.done();
   }
 
   /** The actor's own progress state: received, processing or completed. */
   public TaskUpdate withActorState(String state) {
-    return new TaskUpdate(
-        id,
-        seq,
-        status,
-        progressPercent,
-        currentActorIdx,
-        state,
-        actor,
-        actors,
-        message,
-        result,
-        error,
-        timestamp);
+    Draft d = new Draft(this);
+    d.actorState = state;
+    return d.done();
   }
 
   public TaskUpdate withActor(String name) {
-    return new TaskUpdate(
-        id,
-        seq,
-        status,
-        progressPercent,
-        currentActorIdx,
-        actorState,
-        name,
-        actors,
-        message,
-        result,
-        error,
-        timestamp);
+    Draft d = new Draft(this);
+    d.actor = name;
+    return d.done();
   }
 
   public TaskUpdate withActors(List<String> all) {
-    return new TaskUpdate(
-        id,
-        seq,
-        status,
-        progressPercent,
-        currentActorIdx,
-        actorState,
-        actor,
-        all,
-        message,
-        result,
-        error,
-        timestamp);
+    Draft d = new Draft(this);
+    d.actors = all;
+    return d.done();
   }
 
   public TaskUpdate withResult(JsonNode value) {
-    return new TaskUpdate(
-        id,
-        seq,
-        status,
-        progressPercent,
-        currentActorIdx,
-        actorState,
-        actor,
-        actors,
-        message,
-        value,
-        error,
-        timestamp);
+    Draft d = new Draft(this);
+    d.result = value;
+    return d.done();
   }
 
   public TaskUpdate withError(String text) {
-    return new TaskUpdate(
-        id,
-        seq,
-        status,
-        progressPercent,
-        currentActorIdx,
-        actorState,
-        actor,
-        actors,
-        message,
-        result,
-        text,
-        timestamp);
+    Draft d = new Draft(this);
+    d.error = text;
+    return d.done();
   }
 
   public boolean isFinal() {
     return status != null && status.isFinal();
+  }
+
+  /**
+   * A mutable copy of a state: a wither sets the fields it changes and builds the record again,
+   * instead of spelling out every component.
+   */
+  private static final class Draft {
+    String id;
+    long seq;
+    TaskStatus status;
+    Double progressPercent;
+    Integer currentActorIdx;
+    String actorState;
+    String actor;
+    List<String> actors;
+    String message;
+    JsonNode result;
+    String error;
+    String timestamp;
+
+    Draft(TaskUpdate s) {
+      id = s.id();
+      seq = s.seq();
+      status = s.status();
+      progressPercent = s.progressPercent();
+      currentActorIdx = s.currentActorIdx();
+      actorState = s.actorState();
+      actor = s.actor();
+      actors = s.actors();
+      message = s.message();
+      result = s.result();
+      error = s.error();
+      timestamp = s.timestamp();
+    }
+
+    TaskUpdate done() {
+      return new TaskUpdate(
+          id,
+          seq,
+          status,
+          progressPercent,
+          currentActorIdx,
+          actorState,
+          actor,
+          actors,
+          message,
+          result,
+          error,
+          timestamp);
+    }
   }
 }
