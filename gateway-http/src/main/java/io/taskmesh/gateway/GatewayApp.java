@@ -78,34 +78,7 @@ public final class GatewayApp implements AutoCloseable {
       UpdateFeed feed,
       TaskLauncher launcher,
       FlyBus fly) {
-    this(config, flows, queries, commands, feed, launcher, fly, TaskStreams.KEEPALIVE);
-  }
-
-  public GatewayApp(
-      GatewayConfig config,
-      FlowRegistry flows,
-      TaskQueries queries,
-      TaskCommands commands,
-      UpdateFeed feed,
-      TaskLauncher launcher,
-      FlyBus fly,
-      Duration sseKeepalive) {
-    this(config, flows, queries, commands, feed, launcher, fly, sseKeepalive, null);
-  }
-
-  /**
-   * @param oauth the running authorization server; required exactly when the config enables OAuth
-   */
-  public GatewayApp(
-      GatewayConfig config,
-      FlowRegistry flows,
-      TaskQueries queries,
-      TaskCommands commands,
-      UpdateFeed feed,
-      TaskLauncher launcher,
-      FlyBus fly,
-      Duration sseKeepalive,
-      OAuth oauth) {
+    // the in-process form (tests, tools): the spec's keepalive, no OAuth, push configs in memory
     this(
         config,
         flows,
@@ -114,12 +87,13 @@ public final class GatewayApp implements AutoCloseable {
         feed,
         launcher,
         fly,
-        sseKeepalive,
-        oauth,
+        TaskStreams.KEEPALIVE,
+        null,
         PushConfigStore.inMemory());
   }
 
   /**
+   * @param oauth the running authorization server; required exactly when the config enables OAuth
    * @param pushConfigs where A2A push-notification configs are kept (shared by the replicas)
    */
   public GatewayApp(
