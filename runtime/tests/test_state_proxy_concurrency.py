@@ -11,12 +11,10 @@ import threading
 import pytest
 
 from conftest import envelope
-from state_backends import Connector, Moto, connectors_built
+from state_backends import Connector, Moto, require_connectors
 
 pytest.importorskip("boto3")
-if not connectors_built():
-    pytest.skip("state-connectors is not built (mvn -o -q -pl state-connectors -am test-compile)",
-                allow_module_level=True)
+require_connectors()
 
 BUCKET = "cas-race"
 PER_RUNTIME = 25

@@ -6,78 +6,45 @@ from __future__ import annotations
 import os
 import pathlib
 import shutil
-import socket
-import subprocess
-import sys
 import tempfile
 
 import pytest
 
-from conftest import envelope, wait_until
+from conftest import envelope
+from state_backends import Connector, Moto, require_connectors
 from taskmesh_runtime.state_proxy import StateProxy, parse_mounts
 
-REPO = pathlib.Path(__file__).resolve().parents[2]
-CONNECTORS = REPO / "state-connectors" / "target"
-boto3 = pytest.importorskip("boto3")
-if not (CONNECTORS / "classpath.txt").exists() or not (CONNECTORS / "classes").exists():
-    pytest.skip("state-connectors is not built (mvn -o -q -pl state-connectors -am test-compile)",
-                allow_module_level=True)
+pytest.importorskip("boto3")
+require_connectors()
 
 BUCKET = "e2e"
 ROOT = "/tm-state-e2e"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _accepting(port: int) -> bool:
-    with socket.socket() as s:
-        return s.connect_ex(("127.0.0.1", port)) == 0
-
-
 @pytest.fixture(scope="module")
 def backend():
-    port = _free_port()
-    moto = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    moto = Moto()
     try:
-        wait_until(lambda: _accepting(port), timeout=30, what="moto")
-        endpoint = f"http://127.0.0.1:{port}"
-        s3 = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1",
-                          aws_access_key_id="test", aws_secret_access_key="test")
+        s3 = moto.client()
         s3.create_bucket(Bucket=BUCKET)
-        yield endpoint, s3
+        yield moto.endpoint, s3
     finally:
-        moto.terminate()
-        moto.wait(10)
+        moto.stop()
 
 
 @pytest.fixture(scope="module")
 def connectors(backend):
     endpoint, _ = backend
     socket_dir = tempfile.mkdtemp(prefix="tmsp-e2e-", dir="/tmp")
-    classpath = f"{CONNECTORS / 'classes'}:{(CONNECTORS / 'classpath.txt').read_text().strip()}"
-    procs = []
-    for name, kind in (("cas", "objstore-buffered-cas"), ("stream", "objstore-passthrough")):
-        env = {**os.environ, "CONNECTOR_SOCKET": os.path.join(socket_dir, f"{name}.sock"),
-               "STATE_BUCKET": BUCKET, "STATE_PREFIX": f"{name}/", "OBJSTORE_ENDPOINT_URL": endpoint,
-               "AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test"}
-        procs.append(subprocess.Popen(["java", "-cp", classpath, "io.taskmesh.connectors.Main", kind], env=env,
-                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+    started = []
     try:
-        for name, proc in zip(("cas", "stream"), procs):
-            path = os.path.join(socket_dir, f"{name}.sock")
-            wait_until(lambda: proc.poll() is not None or os.path.exists(path), timeout=60, what="connector")
-            assert proc.poll() is None, f"connector {name} exited with {proc.returncode}"
+        for name, kind in (("cas", "objstore-buffered-cas"), ("stream", "objstore-passthrough")):
+            started.append(Connector(kind, os.path.join(socket_dir, f"{name}.sock"), BUCKET, endpoint,
+                                     prefix=f"{name}/"))
         yield socket_dir
     finally:
-        for proc in procs:
-            proc.terminate()
-        for proc in procs:
-            proc.wait(20)
+        for connector in started:
+            connector.stop()
         shutil.rmtree(socket_dir, ignore_errors=True)
 
 
