@@ -151,6 +151,11 @@ final class SseStream implements Consumer<MeshEvent> {
       frame(":" + text + "\n\n");
     }
 
+    @Override
+    public void retry(long millis) throws IOException {
+      frame("retry: " + millis + "\n\n");
+    }
+
     private void frame(String text) throws IOException {
       out.write(text.getBytes(StandardCharsets.UTF_8));
       out.flush();

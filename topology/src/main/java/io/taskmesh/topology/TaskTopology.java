@@ -174,6 +174,7 @@ public final class TaskTopology {
                 result -> {
                   put(record.key(), result.state());
                   index(result.state());
+                  TaskViewMetrics.folded(result.state(), result.update());
                   context.forward(record.withValue(new Output(result.update(), null)));
                 });
       } catch (IllegalArgumentException bad) {

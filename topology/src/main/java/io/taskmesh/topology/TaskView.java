@@ -4,6 +4,7 @@ import io.taskmesh.schemas.TaskEvent;
 import io.taskmesh.schemas.TaskState;
 import io.taskmesh.schemas.TaskUpdate;
 import io.taskmesh.servicekit.TopicCreator;
+import io.taskmesh.servicekit.ops.KafkaMeters;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -44,6 +45,8 @@ public final class TaskView implements TaskQueries, TaskCommands, AutoCloseable 
   private final KafkaUpdateFeed feed;
   private final HostInfo self;
   private final RemoteTaskQueries remote;
+  private final AutoCloseable streamsMeters;
+  private final AutoCloseable producerMeters;
 
   /** Live: consumers of the update topic that read committed see an update at most this late. */
   static final int LIVE_COMMIT_INTERVAL_MS = 100;
@@ -85,6 +88,8 @@ public final class TaskView implements TaskQueries, TaskCommands, AutoCloseable 
                     new StreamsBuilder(), topics, TaskTopology.DEFAULT_DEADLINE_SCAN, replay)
                 .build(),
             props);
+    this.streamsMeters = TaskViewMetrics.bind(streams);
+    this.producerMeters = KafkaMeters.bind(producer);
     this.feed = new KafkaUpdateFeed(config.bootstrapServers(), topics.updates());
     this.self =
         config.applicationServer() == null
@@ -317,6 +322,8 @@ public final class TaskView implements TaskQueries, TaskCommands, AutoCloseable 
                 org.apache.kafka.streams.CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
             .withTimeout(Duration.ofSeconds(20)));
     producer.close(Duration.ofSeconds(5));
+    KafkaMeters.unbind(streamsMeters);
+    KafkaMeters.unbind(producerMeters);
   }
 
   private void awaitRunning(Duration timeout) {

@@ -16,6 +16,13 @@ public interface SseSink {
   /** One comment line (a keepalive); clients ignore it. */
   void comment(String text) throws IOException;
 
+  /**
+   * A {@code retry:} field: how long the client waits before it reconnects. Sent before the server
+   * closes streams on shutdown, so clients come back (with {@code Last-Event-ID}) to another
+   * replica soon, not after their default delay.
+   */
+  void retry(long millis) throws IOException;
+
   /** False once the client has gone: nothing more is written. */
   boolean isOpen();
 

@@ -28,6 +28,8 @@ public final class SseWriter {
 
   private record Comment(String text) {}
 
+  private record Retry(long millis) {}
+
   private static final Object FINISH = new Object();
 
   private final SseSink sink;
@@ -62,6 +64,7 @@ public final class SseWriter {
           "SSE client is slow: {} droppable events queued; dropping a '{}' event",
           queuedDroppable,
           frame.event());
+      SseMetrics.flyDropped();
       return false;
     }
     if (!enqueue(frame)) {
@@ -89,6 +92,19 @@ public final class SseWriter {
   public synchronized void finish() {
     if (!closed && !finishing) {
       finishing = true;
+      queue.add(FINISH);
+      schedule();
+    }
+  }
+
+  /**
+   * Tells the client to reconnect after {@code retryMillis} and closes the stream once what is
+   * queued so far (and the {@code retry:} field) is written: the server is going away.
+   */
+  public synchronized void finishWithRetry(long retryMillis) {
+    if (!closed && !finishing) {
+      finishing = true;
+      queue.add(new Retry(retryMillis));
       queue.add(FINISH);
       schedule();
     }
@@ -164,6 +180,10 @@ public final class SseWriter {
     try {
       if (item instanceof Comment c) {
         sink.comment(c.text());
+        return true;
+      }
+      if (item instanceof Retry r) {
+        sink.retry(r.millis());
         return true;
       }
       Frame f = (Frame) item;

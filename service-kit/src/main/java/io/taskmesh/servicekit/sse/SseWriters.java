@@ -1,11 +1,13 @@
 package io.taskmesh.servicekit.sse;
 
 import io.taskmesh.servicekit.Threads;
+import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The SSE clients of one endpoint: the writer threads they share, and the keepalive that goes to
@@ -16,6 +18,7 @@ public final class SseWriters implements AutoCloseable {
   private final ExecutorService writers;
   private final ScheduledExecutorService keepalive;
   private final Set<SseWriter> open = ConcurrentHashMap.newKeySet();
+  private final AtomicInteger connected;
 
   /**
    * @param name names the threads ({@code name}-writer, {@code name}-keepalive)
@@ -23,6 +26,7 @@ public final class SseWriters implements AutoCloseable {
    */
   public SseWriters(String name, int threads, SsePolicy policy) {
     this.policy = policy;
+    this.connected = SseMetrics.clients(name);
     this.writers =
         threads > 0
             ? Threads.fixedPool(name + "-writer", threads)
@@ -44,16 +48,34 @@ public final class SseWriters implements AutoCloseable {
             writers,
             policy,
             () -> {
-              open.remove(self[0]);
+              if (open.remove(self[0])) {
+                connected.decrementAndGet();
+              }
               onClose.run();
             });
     self[0] = w;
     open.add(w);
+    connected.incrementAndGet();
     return w;
   }
 
   /** Clients open now. */
   public int openCount() {
+    return open.size();
+  }
+
+  /**
+   * Shutdown drain: every open client gets a {@code retry:} of {@code retry} and its stream ends
+   * after what is queued; waits up to {@code within} for them to close. Returns the clients still
+   * open then (their connections end with the server).
+   */
+  public int finishAllWithRetry(Duration retry, Duration within) throws InterruptedException {
+    open.forEach(w -> w.finishWithRetry(retry.toMillis()));
+    long until = System.nanoTime() + within.toNanos();
+    while (!open.isEmpty() && System.nanoTime() < until) {
+      // no event to wait on: writers close on their own threads; poll the set briefly
+      Thread.sleep(20);
+    }
     return open.size();
   }
 
@@ -66,6 +88,7 @@ public final class SseWriters implements AutoCloseable {
   public void close() {
     keepalive.shutdownNow();
     writers.shutdownNow();
+    connected.addAndGet(-open.size());
     open.clear();
   }
 }

@@ -28,6 +28,11 @@ final class RecordingSink implements SseSink {
   }
 
   @Override
+  public void retry(long millis) {
+    lines.add("retry " + millis);
+  }
+
+  @Override
   public boolean isOpen() {
     return open;
   }
