@@ -87,6 +87,7 @@ public final class Gateway implements AutoCloseable {
             tasks.sseKeepalive(),
             oauth,
             pushConfigs);
+    GatewayOps.addChecks(app.readiness(), config, view);
     app.javalin().start(config.host(), config.port());
     if (config.configPath() != null && config.mode() != GatewayMode.MESH) {
       app.pollFlowConfig(config.configPollInterval());
@@ -111,9 +112,17 @@ public final class Gateway implements AutoCloseable {
     return app.javalin().port();
   }
 
+  /** Retry delay given to SSE clients at shutdown, and how long the drain waits for them. */
+  static final Duration SSE_RETRY = Duration.ofSeconds(1);
+
+  static final Duration DRAIN_WITHIN = Duration.ofSeconds(5);
+
+  /** Drains first (not ready; SSE clients told to retry elsewhere), then stops everything. */
   @Override
   public void close() {
+    app.drain(SSE_RETRY, DRAIN_WITHIN);
     app.close();
+    app.readiness().close();
     pushConfigs.close();
     fly.close();
     dispatcher.close();

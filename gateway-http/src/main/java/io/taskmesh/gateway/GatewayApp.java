@@ -23,6 +23,7 @@ import io.taskmesh.schemas.ApiDocument;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.TaskState;
 import io.taskmesh.servicekit.Threads;
+import io.taskmesh.servicekit.ops.Readiness;
 import io.taskmesh.topology.EventLogException;
 import io.taskmesh.topology.TaskCommands;
 import io.taskmesh.topology.TaskListing;
@@ -69,6 +70,7 @@ public final class GatewayApp implements AutoCloseable {
   private final PushConfigStore pushConfigs;
   static final String VERSION = "0.1.0";
   private final ScheduledExecutorService configPoller = Threads.scheduler("flow-config-poll");
+  private final Readiness readiness = new Readiness();
 
   public GatewayApp(
       GatewayConfig config,
@@ -158,9 +160,12 @@ public final class GatewayApp implements AutoCloseable {
               new FilterHolder(RefusedBodies.afterTooLarge()),
               "/*",
               EnumSet.of(DispatcherType.REQUEST));
+          GatewayOps.countProtocolRequests(h, config.mode(), MAX_BODY_BYTES);
         });
     GatewayMode mode = config.mode();
     cfg.routes.get("/health", ctx -> ctx.contentType("text/plain").result("OK"));
+    cfg.routes.get("/ready", ctx -> GatewayOps.ready(ctx, readiness));
+    cfg.routes.get("/metrics", GatewayOps::metrics);
     cfg.routes.get(
         "/openapi.json",
         ctx -> ctx.contentType("application/json").result(ApiDocument.openApiJson()));
@@ -353,6 +358,20 @@ public final class GatewayApp implements AutoCloseable {
         ms,
         ms,
         TimeUnit.MILLISECONDS);
+  }
+
+  /** The checks behind {@code GET /ready}; {@link Gateway#start} adds Kafka, Streams, database. */
+  public Readiness readiness() {
+    return readiness;
+  }
+
+  /**
+   * Shutdown drain: {@code /ready} answers 503 from now on, and every task stream is told to
+   * reconnect after {@code retry} (to another replica) and closed, waiting up to {@code within}.
+   */
+  public void drain(Duration retry, Duration within) {
+    readiness.drain();
+    streams.drain(retry, within);
   }
 
   @Override

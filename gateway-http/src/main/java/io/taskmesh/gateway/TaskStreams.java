@@ -17,6 +17,7 @@ import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
+import org.slf4j.LoggerFactory;
 
 /**
  * SSE of one task ({@code /stream/{id}}, {@code /mesh/{id}/stream}): subscribe to the live feed
@@ -138,6 +139,19 @@ final class TaskStreams implements AutoCloseable {
       c.close();
     } catch (Exception ignored) {
       // unsubscribing cannot fail in a way the client could act on
+    }
+  }
+
+  /** Tells every open task stream to reconnect after {@code retry}, then closes it. */
+  void drain(Duration retry, Duration within) {
+    try {
+      int left = writers.finishAllWithRetry(retry, within);
+      if (left > 0) {
+        LoggerFactory.getLogger(TaskStreams.class)
+            .warn("{} SSE clients still open after the drain; the server closes them", left);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 }

@@ -89,6 +89,8 @@ class OpenApiMeshModeTest {
     assertThat(everyMode)
         .containsExactlyInAnyOrder(
             "GET /health",
+            "GET /ready",
+            "GET /metrics",
             "GET /openapi.json",
             "GET /tasks/{id}",
             "GET /internal/tasks",

@@ -13,11 +13,13 @@ import io.javalin.http.MethodNotAllowedResponse;
 import io.taskmesh.schemas.ApiDocument;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.servicekit.Threads;
+import io.taskmesh.servicekit.ops.Readiness;
 import io.taskmesh.servicekit.sse.SsePolicy;
 import io.taskmesh.servicekit.sse.SseWriters;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.io.InputStream;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Set;
@@ -53,10 +55,12 @@ public final class MeshApiApp implements AutoCloseable {
   private final SseWriters sseWriters;
   private final ScheduledExecutorService timers = Threads.scheduler("mesh-api-timer", 2);
   private volatile String gatewayUrl;
+  private final Readiness readiness;
 
   public MeshApiApp(MeshConfig config, ConnectorClient kv, EventBus bus) {
     this.config = config;
     this.bus = bus;
+    this.readiness = MeshApiOps.readiness(config, kv);
     this.sseWriters =
         new SseWriters("mesh-api-sse", 0, SsePolicy.MESH_EVENTS.withKeepalive(config.keepalive()));
     this.service = new MeshService(kv, bus, () -> gatewayUrl, config.namespace(), Instant::now);
@@ -92,6 +96,7 @@ public final class MeshApiApp implements AutoCloseable {
     cfg.http.prefer405over404 = true;
     cfg.jetty.host = config.bindHost();
     cfg.routes.get("/health", ctx -> ctx.contentType("text/plain").result("OK"));
+    MeshApiOps.mount(cfg, readiness);
     cfg.routes.exception(Exception.class, this::onError);
     cfg.routes.error(404, "*", ctx -> jsonIfPlain(ctx, "not_found"));
     cfg.routes.error(405, "*", ctx -> jsonIfPlain(ctx, "method_not_allowed"));
@@ -341,10 +346,22 @@ public final class MeshApiApp implements AutoCloseable {
 
   @Override
   public void close() {
+    readiness.drain();
     timers.shutdownNow();
+    drainSse();
     streams.forEach(SseStream::close);
     external.stop();
     internal.stop();
     sseWriters.close();
+    readiness.close();
+  }
+
+  /** Shutdown: SSE clients are told to reconnect after a second (to another replica). */
+  private void drainSse() {
+    try {
+      sseWriters.finishAllWithRetry(Duration.ofSeconds(1), Duration.ofSeconds(5));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 }

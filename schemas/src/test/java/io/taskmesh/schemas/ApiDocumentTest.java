@@ -25,6 +25,7 @@ class ApiDocumentTest {
           "gateway:testing",
           "mesh-api:external",
           "mesh-api:internal",
+          "ops-port",
           "kv-connector");
 
   /** The optional features an operation may require ({@code x-requires}). */
@@ -88,7 +89,11 @@ class ApiDocumentTest {
         .doesNotContain("GET /health");
     assertThat(ApiDocument.operationsServedBy("mesh-api:internal"))
         .containsExactlyInAnyOrder(
-            "GET /health", "GET /api/v1/mesh/{id}", "POST /api/v1/mesh/{id}/events");
+            "GET /health",
+            "GET /ready",
+            "GET /metrics",
+            "GET /api/v1/mesh/{id}",
+            "POST /api/v1/mesh/{id}/events");
   }
 
   @Test

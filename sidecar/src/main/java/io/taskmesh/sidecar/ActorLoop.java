@@ -2,6 +2,7 @@ package io.taskmesh.sidecar;
 
 import io.taskmesh.servicekit.Threads;
 import io.taskmesh.servicekit.TopicCreator;
+import io.taskmesh.servicekit.ops.KafkaMeters;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -74,6 +75,7 @@ final class ActorLoop implements AutoCloseable {
   private KafkaConsumer<String, byte[]> consumer;
   private KafkaProducer<String, byte[]> producer;
   private Thread thread;
+  private AutoCloseable meters;
 
   ActorLoop(SidecarConfig config, Handler handler, ExitHook exitHook, TopicCreator admin) {
     this.config = config;
@@ -90,6 +92,7 @@ final class ActorLoop implements AutoCloseable {
     }
     consumer = new KafkaConsumer<>(consumerProps());
     producer = new KafkaProducer<>(producerProps());
+    meters = SidecarMetrics.of(config.actorName()).bind(consumer, producer, config.inputTopic());
     producer
         .initTransactions(); // fences and aborts what a crashed predecessor with this id left open
     workers =
@@ -162,6 +165,7 @@ final class ActorLoop implements AutoCloseable {
                     "x-svc-dlq-source",
                     tp + "@" + first)));
         deadOffsets.put(tp, new OffsetAndMetadata(first + 1));
+        SidecarMetrics.of(config.actorName()).envelope("dlq");
         rewind.put(tp, first + 1);
         continue;
       }
@@ -310,6 +314,7 @@ final class ActorLoop implements AutoCloseable {
     if (!outputs.isEmpty()) {
       handler.beforeCommit();
     }
+    long started = System.nanoTime();
     try {
       producer.beginTransaction();
       for (Outcome.Output o : outputs) {
@@ -319,6 +324,7 @@ final class ActorLoop implements AutoCloseable {
       }
       producer.sendOffsetsToTransaction(offsets, consumer.groupMetadata());
       producer.commitTransaction();
+      SidecarMetrics.of(config.actorName()).committed(started);
       return true;
     } catch (ProducerFencedException | OutOfOrderSequenceException | AuthorizationException fatal) {
       throw fatal;
@@ -418,6 +424,7 @@ final class ActorLoop implements AutoCloseable {
   }
 
   private void closeClients() {
+    KafkaMeters.unbind(meters);
     if (workers != null) {
       workers.shutdownNow();
     }

@@ -47,6 +47,7 @@ final class EnvelopeProcessor implements ActorLoop.Handler {
   private final GatewayReporter reporter;
   private final RetryPolicy policy;
   private final Clock clock;
+  private final SidecarMetrics metrics;
 
   EnvelopeProcessor(
       SidecarConfig config, RuntimeClient runtime, GatewayReporter reporter, Clock clock) {
@@ -55,6 +56,7 @@ final class EnvelopeProcessor implements ActorLoop.Handler {
     this.reporter = reporter;
     this.policy = new RetryPolicy(config.maxAttempts(), config.backoff(), config.retryOn());
     this.clock = clock;
+    this.metrics = SidecarMetrics.of(config.actorName());
   }
 
   @Override
@@ -124,8 +126,11 @@ final class EnvelopeProcessor implements ActorLoop.Handler {
       }
       reporter.progress(
           e, e.route(), ActorState.PROCESSING, attempt > 1 ? "attempt " + attempt : null);
-      InvokeResult result = runtime.invoke(body, timeout, fly -> reporter.fly(e, fly));
+      Duration t = timeout;
+      InvokeResult result =
+          metrics.runtimeCall(() -> runtime.invoke(body, t, fly -> reporter.fly(e, fly)));
       if (result instanceof InvokeResult.Frames f) {
+        metrics.envelope("ok");
         reporter.progress(e, e.route(), ActorState.COMPLETED, null);
         return Outcome.done(route(e, f.frames(), attempt));
       }
@@ -152,6 +157,7 @@ final class EnvelopeProcessor implements ActorLoop.Handler {
               err.message(),
               attempt,
               config.maxAttempts() - 1);
+          metrics.envelope("retried");
           sleep(policy.backoff(attempt), deadline);
           attempt++;
           continue;
@@ -292,6 +298,7 @@ final class EnvelopeProcessor implements ActorLoop.Handler {
 
   private Envelope failed(Envelope e, int attempt, String reason, String error) {
     LOG.info("{}: {} failed ({}): {}", config.actorName(), e.id(), reason, error);
+    metrics.failed(reason);
     return e.withStatus(status(e, EnvelopePhase.FAILED, attempt, reason, error));
   }
 

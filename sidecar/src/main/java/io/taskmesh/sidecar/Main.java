@@ -1,8 +1,11 @@
 package io.taskmesh.sidecar;
 
 import io.taskmesh.schemas.Topics;
+import io.taskmesh.servicekit.ops.OpsServer;
+import io.taskmesh.servicekit.ops.Readiness;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
+import java.util.function.BooleanSupplier;
 
 /**
  * {@code java io.taskmesh.sidecar.Main}: runs the actor named by {@code SVC_ACTOR_NAME}: the crew
@@ -32,6 +35,7 @@ public final class Main {
     GatewayReporter reporter = new GatewayReporter(config.gatewayUrl());
     CountDownLatch stopped = new CountDownLatch(1);
     AutoCloseable actor;
+    BooleanSupplier loopRunning = () -> true; // crew actors: their loops stop the process
     if (Topics.SINK.equals(config.actorName())) {
       SinkActor sink = new SinkActor(config, crew, reporter, ExitHook.SYSTEM);
       sink.start();
@@ -55,20 +59,25 @@ public final class Main {
         System.exit(1);
         return;
       }
+      loopRunning = sidecar::running;
       actor =
           () -> {
             sidecar.close();
             runtime.close();
           };
     }
+    Readiness readiness = SidecarOps.readiness(config, loopRunning);
+    OpsServer ops = OpsServer.startIfConfigured(System.getenv(), readiness);
     System.out.println("sidecar: " + config.actorName() + " ready on " + config.inputTopic());
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(
                 () -> {
                   try {
+                    readiness.drain(); // not ready from now on; the batch in hand still commits
                     actor.close();
                     reporter.close();
+                    SidecarOps.close(ops, readiness);
                   } catch (Exception e) {
                     System.err.println("sidecar: close failed: " + e);
                   }

@@ -181,6 +181,7 @@ public final class PauseActor implements AutoCloseable {
         pausedBy,
         route.curr().isEmpty() ? "x-sink" : route.curr());
     // reported only once the parked record is committed: "paused" means "resumable now"
+    SidecarMetrics.of(Topics.PAUSE).envelope("ok");
     return Outcome.doneThen(
         List.of(new Outcome.Output(parkedTopic(), e.id(), Json.bytes(parked))),
         () -> reporter.finalReport(parked, report));
@@ -252,6 +253,7 @@ public final class PauseActor implements AutoCloseable {
 
   private Outcome deadLetter(ConsumerRecord<String, byte[]> r, String reason, String why) {
     LOG.warn("x-pause: resume {}@{} ({}) dead-lettered: {}", r.key(), r.offset(), reason, why);
+    SidecarMetrics.of(Topics.PAUSE).envelope("dlq");
     return Outcome.done(
         new Outcome.Output(
             resumeConfig.deadLetterTopic(),

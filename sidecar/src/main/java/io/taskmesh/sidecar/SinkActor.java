@@ -78,6 +78,7 @@ public final class SinkActor implements AutoCloseable {
     Envelope e = read.envelope();
     FinalReport report = finalReport(e, Topics.SINK);
     reporter.finalReport(e, report);
+    SidecarMetrics.of(Topics.SINK).envelope("ok");
     if (!hooks.enabled()) {
       return Outcome.done(toSump);
     }

@@ -112,6 +112,7 @@ public final class SumpActor implements AutoCloseable {
           e.status() == null ? "no status" : e.status().error());
       reporter.finalReport(e, SinkActor.finalReport(e, Topics.SUMP));
     }
+    SidecarMetrics.of(Topics.SUMP).envelope("ok");
     return Outcome.done(List.of());
   }
 

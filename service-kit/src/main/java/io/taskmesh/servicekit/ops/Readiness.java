@@ -9,7 +9,7 @@ import java.util.Map;
  * so an orchestrator sends traffic only to replicas that can serve it. A service that is stopping
  * reports {@code draining} so it leaves the load balancer before it closes its connections.
  */
-public final class Readiness {
+public final class Readiness implements AutoCloseable {
   /** One check; null when fine, otherwise a short text saying what is wrong. */
   @FunctionalInterface
   public interface Check {
@@ -79,6 +79,20 @@ public final class Readiness {
       problems.put(e.getKey(), problem);
     }
     return new Answer(problems.values().stream().allMatch(p -> p == null), problems);
+  }
+
+  /** Closes the checks that hold a client (such as {@link KafkaProbe}). */
+  @Override
+  public synchronized void close() {
+    for (Check c : checks.values()) {
+      if (c instanceof AutoCloseable closeable) {
+        try {
+          closeable.close();
+        } catch (Exception ignored) {
+          // stopping anyway
+        }
+      }
+    }
   }
 
   static String quote(String s) {
