@@ -177,6 +177,7 @@ public final class KvApp implements AutoCloseable {
     }
 
     private void route(HttpServerRequest req) {
+      KvMetrics.time(req);
       try {
         String path = req.path();
         if (path.startsWith(KeyRoutes.PREFIX) && path.length() > KeyRoutes.PREFIX.length()) {

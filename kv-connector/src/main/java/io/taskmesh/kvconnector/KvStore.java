@@ -129,6 +129,15 @@ public final class KvStore implements AutoCloseable {
    * Keys under {@code prefix} in key order; with a delimiter, deeper keys fold into {@code
    * prefixes}.
    */
+  /** For the readiness check: null when a pooled connection validates, else what is wrong. */
+  public String readinessProblem() {
+    try (Connection c = ds.getConnection()) {
+      return c.isValid(2) ? null : "the database did not validate the connection";
+    } catch (SQLException e) {
+      return "database unreachable (SQLState " + e.getSQLState() + ")";
+    }
+  }
+
   public record Listing(List<String> keys, List<String> prefixes) {}
 
   public Listing list(String prefix, String delimiter, Long limit) throws SQLException {

@@ -1,6 +1,8 @@
 package io.taskmesh.kvconnector;
 
 import io.taskmesh.servicekit.ConfigException;
+import io.taskmesh.servicekit.ops.OpsServer;
+import io.taskmesh.servicekit.ops.Readiness;
 import java.sql.SQLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,10 +36,16 @@ public final class Main {
       }
     }
     KvApp app = new KvApp(config, store).start();
+    Readiness readiness = new Readiness().add("database", store::readinessProblem);
+    OpsServer ops = OpsServer.startIfConfigured(System.getenv(), readiness);
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(
                 () -> {
+                  readiness.drain();
+                  if (ops != null) {
+                    ops.close();
+                  }
                   app.close();
                   store.close();
                 },

@@ -1,5 +1,7 @@
 package io.taskmesh.connectors;
 
+import io.taskmesh.servicekit.ops.OpsServer;
+import io.taskmesh.servicekit.ops.Readiness;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import org.slf4j.Logger;
@@ -17,11 +19,13 @@ public final class Main {
   public static void main(String[] args) throws InterruptedException {
     Map<String, String> env = System.getenv();
     ConnectorServer server;
+    StateBackend backend;
     try {
       ConnectorType type =
           ConnectorType.fromSuffix(args.length > 0 ? args[0] : env.get("CONNECTOR_TYPE"));
       ConnectorConfig config = ConnectorConfig.fromEnv(type, env);
-      server = new ConnectorServer(config.socket(), Backends.create(config));
+      backend = Backends.create(config);
+      server = new ConnectorServer(config.socket(), backend);
     } catch (IllegalArgumentException e) { // a ConfigException, or an unknown type
       System.err.println("state connector: " + e.getMessage());
       System.exit(2);
@@ -29,10 +33,16 @@ public final class Main {
     }
     CountDownLatch stopped = new CountDownLatch(1);
     server.start();
+    Readiness readiness = ConnectorOps.readiness(backend);
+    OpsServer ops = OpsServer.startIfConfigured(env, readiness);
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(
                 () -> {
+                  readiness.drain();
+                  if (ops != null) {
+                    ops.close();
+                  }
                   server.close();
                   stopped.countDown();
                 },
