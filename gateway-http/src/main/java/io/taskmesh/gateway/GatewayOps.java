@@ -30,8 +30,9 @@ final class GatewayOps {
     ctx.status(a.httpStatus()).contentType("application/json").result(a.json());
   }
 
-  /** MCP and A2A request counting, on the modes that serve them. */
+  /** The log MDC of each request; MCP and A2A request counting, on the modes that serve them. */
   static void countProtocolRequests(ServletContextHandler h, GatewayMode mode, long maxBody) {
+    h.addFilter(new FilterHolder(new LogContextFilter()), "/*", EnumSet.of(DispatcherType.REQUEST));
     if (!mode.servesApi()) {
       return;
     }

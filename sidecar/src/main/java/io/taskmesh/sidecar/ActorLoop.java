@@ -2,6 +2,7 @@ package io.taskmesh.sidecar;
 
 import io.taskmesh.servicekit.Threads;
 import io.taskmesh.servicekit.TopicCreator;
+import io.taskmesh.servicekit.logging.LogContext;
 import io.taskmesh.servicekit.ops.KafkaMeters;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -30,6 +31,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.OutOfOrderSequenceException;
 import org.apache.kafka.common.errors.ProducerFencedException;
+import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -293,11 +295,18 @@ final class ActorLoop implements AutoCloseable {
   }
 
   private Outcome handleOne(ConsumerRecord<String, byte[]> r, AtomicBoolean stop) {
-    Outcome o = handler.handle(r);
+    Outcome o =
+        LogContext.with(r.key(), config.actorName(), traceparent(r), () -> handler.handle(r));
     if (o.kind() != Outcome.Kind.DONE) {
       stop.set(true); // records not started yet stay uncommitted and are handled after the restart
     }
     return o;
+  }
+
+  /** The record's W3C trace context header, when a producer set one (for the log lines' MDC). */
+  private static String traceparent(ConsumerRecord<String, byte[]> r) {
+    Header h = r.headers().lastHeader("traceparent");
+    return h == null || h.value() == null ? null : new String(h.value(), StandardCharsets.UTF_8);
   }
 
   /**
