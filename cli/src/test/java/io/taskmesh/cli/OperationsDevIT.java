@@ -74,8 +74,8 @@ class OperationsDevIT {
         "the finished shout task is counted");
     Map<String, MetricFamily> m = scrape();
 
-    assertType(m, "taskmesh_tasks_created", MetricType.COUNTER);
-    assertThat(sample(m, "taskmesh_tasks_created", Map.of("flow", "shout")))
+    assertType(m, "taskmesh_tasks_started", MetricType.COUNTER);
+    assertThat(sample(m, "taskmesh_tasks_started", Map.of("flow", "shout")))
         .isGreaterThanOrEqualTo(1);
     assertType(m, "taskmesh_tasks_finished", MetricType.COUNTER);
     assertThat(sample(m, "taskmesh_tasks_finished", Map.of("flow", "shout", "status", "succeeded")))
@@ -134,7 +134,7 @@ class OperationsDevIT {
     assertThat(r.statusCode()).isEqualTo(200);
     assertThat(r.headers().firstValue("Content-Type").orElse("")).startsWith("text/plain");
     assertThat(r.body())
-        .contains("# TYPE taskmesh_tasks_created_total counter")
+        .contains("# TYPE taskmesh_tasks_started_total counter")
         .contains("# TYPE taskmesh_task_duration_seconds histogram")
         .contains("# TYPE taskmesh_actor_consumer_lag_records gauge");
   }

@@ -42,8 +42,9 @@ public final class TaskViewMetrics {
     MeterRegistry r = ServiceMetrics.registry();
     String flow = state.flow() == null ? "" : state.flow();
     if (state.seq() == 1) {
-      Counter.builder("taskmesh.tasks.created")
-          .description("Tasks created (counted by the replica that folds the task)")
+      Counter.builder("taskmesh.tasks.started")
+          .description(
+              "Tasks created (counted by the replica that folds the task); not _created: OpenMetrics reserves that suffix")
           .tag("flow", flow)
           .register(r)
           .increment();

@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# Scrapes a running taskmesh dev stack with a real Prometheus server and asks it whether the stack
+# is healthy (the queries of docs/operations.md). Installs Debian's prometheus package if missing.
+#
+#   compose/prometheus/check.sh                      # starts ./taskmesh dev on free ports, then stops it
+#   compose/prometheus/check.sh http://127.0.0.1:8000 [http://127.0.0.1:8080]
+#                                                    # a dev stack that already runs (gateway, mesh-api)
+#
+# Exit 0 when every target is up and every health query answers as expected; 1 otherwise.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+WORK="$(mktemp -d)"
+PROM_PORT="${PROM_PORT:-9099}"
+DEV_PID=""
+PROM_PID=""
+
+cleanup() {
+  [ -n "$PROM_PID" ] && kill "$PROM_PID" 2>/dev/null && wait "$PROM_PID" 2>/dev/null || true
+  [ -n "$DEV_PID" ] && kill -TERM "$DEV_PID" 2>/dev/null && wait "$DEV_PID" 2>/dev/null || true
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+if ! command -v prometheus >/dev/null || ! command -v promtool >/dev/null; then
+  echo "check: installing Debian's prometheus package" >&2
+  DEBIAN_FRONTEND=noninteractive apt-get install -y prometheus >/dev/null
+fi
+echo "check: $(prometheus --version 2>&1 | head -1)"
+
+GATEWAY="${1:-}"
+MESH_API="${2:-}"
+if [ -z "$GATEWAY" ]; then
+  echo "check: starting ./taskmesh dev (data in $WORK/data)"
+  "$ROOT/taskmesh" dev --port 0 --data "$WORK/data" >"$WORK/dev.log" 2>&1 &
+  DEV_PID=$!
+  for _ in $(seq 1 600); do
+    GATEWAY="$(sed -n 's/^gateway: \(http[^ ]*\).*/\1/p' "$WORK/dev.log" | head -1)"
+    MESH_API="$(sed -n 's/^mesh-api: \(http[^ ]*\).*/\1/p' "$WORK/dev.log" | head -1)"
+    [ -n "$GATEWAY" ] && curl -fsS "$GATEWAY/ready" >/dev/null 2>&1 && break
+    kill -0 "$DEV_PID" 2>/dev/null || { cat "$WORK/dev.log"; echo "check: dev stopped" >&2; exit 1; }
+    sleep 0.5
+  done
+fi
+[ -n "$GATEWAY" ] || { echo "check: no gateway URL" >&2; exit 1; }
+echo "check: gateway $GATEWAY, mesh-api ${MESH_API:-none}"
+echo "check: gateway /ready -> $(curl -sS "$GATEWAY/ready")"
+
+# one task through the pipeline, so the task and actor series exist
+curl -fsS "$GATEWAY/tools/call" -H 'Content-Type: application/json' \
+  -d '{"name":"shout","arguments":{"text":"prometheus check"}}' >/dev/null
+
+# the naming conventions, checked by Prometheus' own linter on the text exposition
+curl -fsS "$GATEWAY/metrics" >"$WORK/metrics.txt"
+echo "check: promtool check metrics (taskmesh_* only):"
+grep -E '^(# (HELP|TYPE) )?taskmesh_' "$WORK/metrics.txt" | promtool check metrics && echo "  no problems"
+
+target() { printf '%s' "$1" | sed 's|^https\?://||; s|/.*$||'; }
+{
+  echo "global: {scrape_interval: 2s, evaluation_interval: 2s}"
+  echo "scrape_configs:"
+  echo "  - job_name: taskmesh-gateway"
+  echo "    static_configs: [{targets: ['$(target "$GATEWAY")']}]"
+  if [ -n "$MESH_API" ]; then
+    echo "  - job_name: taskmesh-mesh-api"
+    echo "    static_configs: [{targets: ['$(target "$MESH_API")']}]"
+  fi
+} >"$WORK/prometheus.yml"
+promtool check config "$WORK/prometheus.yml" >/dev/null
+prometheus --config.file="$WORK/prometheus.yml" --storage.tsdb.path="$WORK/tsdb" \
+  --web.listen-address="127.0.0.1:$PROM_PORT" >"$WORK/prometheus.log" 2>&1 &
+PROM_PID=$!
+API="http://127.0.0.1:$PROM_PORT/api/v1/query"
+
+query() { curl -fsS --get "$API" --data-urlencode "query=$1"; }
+# the first value of an instant query's result, or "none"
+value() { query "$1" | python3 -c 'import json,sys; r=json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else "none")'; }
+
+for _ in $(seq 1 60); do
+  [ "$(value 'count(taskmesh_tasks_finished_total)' 2>/dev/null || echo none)" != none ] && \
+    [ "$(value 'min(up)' 2>/dev/null || echo none)" = 1 ] && break
+  sleep 1
+done
+sleep 5 # two more scrapes, so rate() over the window has two points
+
+failures=0
+check() { # name, query, python condition on v (a float, or None when the query returned nothing)
+  local v
+  v="$(value "$2")"
+  if python3 -c "import sys; v=None if '$v'=='none' else float('$v'); sys.exit(0 if ($3) else 1)"; then
+    printf '  ok    %-38s %-12s %s\n' "$1" "$v" "$2"
+  else
+    printf '  FAIL  %-38s %-12s %s\n' "$1" "$v" "$2"
+    failures=$((failures + 1))
+  fi
+}
+echo "check: Prometheus queries"
+check "every target up" 'min(up)' 'v == 1'
+check "tasks finished (any status)" 'sum(taskmesh_tasks_finished_total)' 'v is not None and v >= 1'
+check "task failure ratio (5m)" \
+  'sum(rate(taskmesh_tasks_finished_total{status!="succeeded"}[5m])) / clamp_min(sum(rate(taskmesh_tasks_finished_total[5m])), 1e-9)' \
+  'v is None or v <= 0.05'
+check "p99 task duration, shout (s)" \
+  'histogram_quantile(0.99, sum by (le) (rate(taskmesh_task_duration_seconds_bucket{flow="shout"}[5m])))' \
+  'v is None or v < 30'
+check "envelopes dead-lettered or timed out" 'sum(taskmesh_actor_envelopes_total{outcome=~"dlq|timeout"})' 'v == 0'
+check "largest actor consumer lag (records)" 'max(taskmesh_actor_consumer_lag_records)' 'v is not None and v < 1000'
+check "p99 runtime call (s)" \
+  'histogram_quantile(0.99, sum by (le) (rate(taskmesh_actor_runtime_call_duration_seconds_bucket[5m])))' \
+  'v is None or v < 10'
+check "p99 commit (s)" \
+  'histogram_quantile(0.99, sum by (le) (rate(taskmesh_actor_commit_duration_seconds_bucket[5m])))' \
+  'v is None or v < 1'
+check "FLY events dropped (5m)" 'sum(increase(taskmesh_sse_fly_events_dropped_total[5m]))' 'v is None or v < 100'
+check "heap used / max" 'max(sum by (instance) (jvm_memory_used_bytes{area="heap"}) / sum by (instance) (jvm_memory_max_bytes{area="heap"} > 0))' 'v is not None and v < 0.9'
+check "Streams threads running" 'sum(kafka_stream_thread_alive_stream_threads)' 'v is None or v >= 1'
+
+if [ "$failures" -gt 0 ]; then
+  echo "check: $failures query(ies) failed"
+  exit 1
+fi
+echo "check: healthy"
