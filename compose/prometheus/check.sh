@@ -31,7 +31,7 @@ GATEWAY="${1:-}"
 MESH_API="${2:-}"
 if [ -z "$GATEWAY" ]; then
   echo "check: starting ./taskmesh dev (data in $WORK/data)"
-  "$ROOT/taskmesh" dev --port 0 --data "$WORK/data" >"$WORK/dev.log" 2>&1 &
+  "$ROOT/taskmesh" dev --port 0 --mesh-port 0 --mesh-internal-port 0 --data "$WORK/data" >"$WORK/dev.log" 2>&1 &
   DEV_PID=$!
   for _ in $(seq 1 600); do
     GATEWAY="$(sed -n 's/^gateway: \(http[^ ]*\).*/\1/p' "$WORK/dev.log" | head -1)"

@@ -47,9 +47,11 @@ class SseDrainTest {
 
   @Test
   void droppedFlyEventsAreCounted() {
+    SseWriter w = new SseWriter(new RecordingSink(), r -> {}, SsePolicy.TASK_STREAM, () -> {});
+    // the counter exists from the first endpoint on (an endpoint registers the SSE meters)
+    new SseWriters("fly-drop-test", 1, SsePolicy.TASK_STREAM).close();
     double before =
         ServiceMetrics.registry().get("taskmesh.sse.fly.events.dropped").counter().count();
-    SseWriter w = new SseWriter(new RecordingSink(), r -> {}, SsePolicy.TASK_STREAM, () -> {});
     for (int i = 0; i < SsePolicy.SPEC_FLY_BUFFER + 7; i++) {
       w.send(new Frame("partial", "f" + i, null, true, false));
     }
