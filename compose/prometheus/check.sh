@@ -45,14 +45,33 @@ fi
 echo "check: gateway $GATEWAY, mesh-api ${MESH_API:-none}"
 echo "check: gateway /ready -> $(curl -sS "$GATEWAY/ready")"
 
-# one task through the pipeline, so the task and actor series exist
-curl -fsS "$GATEWAY/tools/call" -H 'Content-Type: application/json' \
-  -d '{"name":"shout","arguments":{"text":"prometheus check"}}' >/dev/null
+run_tasks() { # n: start n shout tasks and wait until each is final
+  local ids=() id
+  for _ in $(seq 1 "$1"); do
+    id="$(curl -fsS "$GATEWAY/tools/call" -H 'Content-Type: application/json' \
+      -d '{"name":"shout","arguments":{"text":"prometheus check"}}' |
+      python3 -c 'import json,sys; print(json.loads(json.load(sys.stdin)["content"][0]["text"])["task_id"])')"
+    ids+=("$id")
+  done
+  for id in "${ids[@]}"; do
+    for _ in $(seq 1 120); do
+      curl -fsS "$GATEWAY/tasks/$id" 2>/dev/null | grep -qE '"status":"(succeeded|failed|canceled)"' && break
+      sleep 0.5
+    done
+  done
+}
+# one task first, so every series exists for the linter
+run_tasks 1
 
 # the naming conventions, checked by Prometheus' own linter on the text exposition
 curl -fsS "$GATEWAY/metrics" >"$WORK/metrics.txt"
 echo "check: promtool check metrics (taskmesh_* only):"
 grep -E '^(# (HELP|TYPE) )?taskmesh_' "$WORK/metrics.txt" | promtool check metrics && echo "  no problems"
+
+for prefix in taskmesh_ jvm_ kafka_consumer_ kafka_producer_ kafka_stream_; do
+  printf 'check: %-16s %4s series\n' "$prefix" "$(grep -c "^$prefix" "$WORK/metrics.txt" || true)"
+done
+grep -o '^kafka_stream_[a-z_]*alive[a-z_]*' "$WORK/metrics.txt" | sort -u | sed 's/^/check: /' || true
 
 target() { printf '%s' "$1" | sed 's|^https\?://||; s|/.*$||'; }
 {
@@ -60,7 +79,9 @@ target() { printf '%s' "$1" | sed 's|^https\?://||; s|/.*$||'; }
   echo "scrape_configs:"
   echo "  - job_name: taskmesh-gateway"
   echo "    static_configs: [{targets: ['$(target "$GATEWAY")']}]"
-  if [ -n "$MESH_API" ]; then
+  # a dev stack is one JVM with one registry: mesh-api's /metrics is the gateway's again, and
+  # scraping both would count every series twice (a real deployment scrapes each process)
+  if [ -n "$MESH_API" ] && [ -z "$DEV_PID" ]; then
     echo "  - job_name: taskmesh-mesh-api"
     echo "    static_configs: [{targets: ['$(target "$MESH_API")']}]"
   fi
@@ -80,7 +101,10 @@ for _ in $(seq 1 60); do
     [ "$(value 'min(up)' 2>/dev/null || echo none)" = 1 ] && break
   sleep 1
 done
-sleep 5 # two more scrapes, so rate() over the window has two points
+# tasks while Prometheus watches, so rate() and the histograms have something to show
+run_tasks 10
+sleep 6 # three more scrapes
+[ -n "$MESH_API" ] && echo "check: mesh-api /ready -> $(curl -sS "$MESH_API/ready")"
 
 failures=0
 check() { # name, query, python condition on v (a float, or None when the query returned nothing)
@@ -95,7 +119,8 @@ check() { # name, query, python condition on v (a float, or None when the query 
 }
 echo "check: Prometheus queries"
 check "every target up" 'min(up)' 'v == 1'
-check "tasks finished (any status)" 'sum(taskmesh_tasks_finished_total)' 'v is not None and v >= 1'
+check "tasks finished (any status)" 'sum(taskmesh_tasks_finished_total)' 'v is not None and v >= 11'
+check "tasks started = finished" 'sum(taskmesh_tasks_started_total) - sum(taskmesh_tasks_finished_total)' 'v == 0'
 check "task failure ratio (5m)" \
   'sum(rate(taskmesh_tasks_finished_total{status!="succeeded"}[5m])) / clamp_min(sum(rate(taskmesh_tasks_finished_total[5m])), 1e-9)' \
   'v is None or v <= 0.05'
@@ -112,7 +137,7 @@ check "p99 commit (s)" \
   'v is None or v < 1'
 check "FLY events dropped (5m)" 'sum(increase(taskmesh_sse_fly_events_dropped_total[5m]))' 'v is None or v < 100'
 check "heap used / max" 'max(sum by (instance) (jvm_memory_used_bytes{area="heap"}) / sum by (instance) (jvm_memory_max_bytes{area="heap"} > 0))' 'v is not None and v < 0.9'
-check "Streams threads running" 'sum(kafka_stream_thread_alive_stream_threads)' 'v is None or v >= 1'
+check "Streams threads alive" 'sum(kafka_stream_alive_stream_threads)' 'v is not None and v >= 1'
 
 if [ "$failures" -gt 0 ]; then
   echo "check: $failures query(ies) failed"
