@@ -140,10 +140,18 @@ class TracingIT {
     JsonNode seen = task.at("/result/seen");
     assertThat(seen).as(task.toString()).hasSize(2);
     assertThat(seen.get(0).get("actor").asText()).isEqualTo("first");
-    assertThat(seen.get(0).get("traceparent").asText())
-        .isEqualTo("00-" + first.getTraceId() + "-" + first.getSpanId() + "-01");
-    assertThat(seen.get(1).get("traceparent").asText())
-        .isEqualTo("00-" + second.getTraceId() + "-" + second.getSpanId() + "-01");
+    assertThat(seen.get(0).get("traceparent").asText()).isEqualTo(traceparent(first));
+    assertThat(seen.get(1).get("traceparent").asText()).isEqualTo(traceparent(second));
+  }
+
+  /** W3C form; the flags are the span's (sampled, and "random trace id" when the SDK made it). */
+  private static String traceparent(SpanData s) {
+    return "00-"
+        + s.getTraceId()
+        + "-"
+        + s.getSpanId()
+        + "-"
+        + s.getSpanContext().getTraceFlags().asHex();
   }
 
   /** The spans of task {@code id} by name, once x-sink's has been recorded. */
