@@ -285,9 +285,10 @@ public final class ScaleOutBench {
     }
   }
 
-  private static List<Long> latencies(List<ScaleOutClient.TaskRun> runs, long submittedBefore) {
+  /** End-to-end latencies (ms, sorted) of the tasks that finished before {@code endedBefore}. */
+  private static List<Long> latencies(List<ScaleOutClient.TaskRun> runs, long endedBefore) {
     return runs.stream()
-        .filter(r -> r.endNanos() > 0 && r.submitNanos() < submittedBefore)
+        .filter(r -> r.endNanos() > 0 && r.endNanos() < endedBefore)
         .map(r -> (r.endNanos() - r.submitNanos()) / 1_000_000)
         .sorted()
         .toList();
@@ -336,8 +337,8 @@ public final class ScaleOutBench {
             "tasks/s",
             "p50 ms",
             "p99 ms",
-            "pre-fault p50",
-            "pre-fault p99",
+            "pre-kill p50",
+            "pre-kill p99",
             "gap down ms",
             "gap roll ms",
             "reconnects"));
@@ -360,7 +361,7 @@ public final class ScaleOutBench {
     for (Round r : rounds.subList(1, rounds.size())) {
       b.append(
           String.format(
-              "ratio %s / %s: throughput %.2f, p50 %.2f, p99 %.2f (pre-fault p50 %.2f, p99 %.2f)%n",
+              "ratio %s / %s: throughput %.2f, p50 %.2f, p99 %.2f (tasks done before the kill: p50 %.2f, p99 %.2f)%n",
               r.name(),
               base.name(),
               (r.tasks() / r.seconds()) / (base.tasks() / base.seconds()),

@@ -126,6 +126,7 @@ final class ScaleOutClient {
     String lastEventId = null;
     for (int attempt = 1; r.terminalUpdates == 0 && System.nanoTime() < deadline; attempt++) {
       String base = replicas.get((r.index() + attempt) % replicas.size());
+      boolean opened = false;
       HttpRequest.Builder req =
           HttpRequest.newBuilder(URI.create(base + "/stream/" + r.id()))
               .header("Accept", "text/event-stream")
@@ -139,6 +140,7 @@ final class ScaleOutClient {
             http.send(req.build(), HttpResponse.BodyHandlers.ofLines());
         try (Stream<String> lines = resp.body()) {
           if (resp.statusCode() == 200) {
+            opened = true;
             lastEventId = read(r, lines.iterator(), lastEventId);
           }
         }
@@ -146,7 +148,10 @@ final class ScaleOutClient {
         // cut off (the replica stopped): reconnect below with the last id seen
       }
       if (r.terminalUpdates == 0) {
-        r.reconnects++;
+        if (opened) { // an open stream ended early; refusals before it (404 while the other
+          // replica has not folded the task yet, 503 while its view rebalances) are not counted
+          r.reconnects++;
+        }
         Thread.sleep(200);
       }
     }
