@@ -11,11 +11,15 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -178,8 +182,14 @@ public final class ScaleOutBench {
                 stack.cluster().node(1).kill();
                 Thread.sleep(o.downSeconds() * 1000L);
                 System.out.println("   restarting broker 2");
-                stack.cluster().node(1).restart();
+                try {
+                  stack.cluster().node(1).restart();
+                } catch (IllegalStateException slow) { // its own wait (90 s) ran out
+                  System.out.println("   " + slow.getMessage() + "; waiting for it");
+                  awaitBrokers(stack, stack.cluster().size());
+                }
                 t.restartedAt = System.nanoTime();
+                System.out.println("   broker 2 is back");
                 awaitFinished(finished, o.tasks() * 7 / 10);
                 t.rollStartedAt = System.nanoTime();
                 for (int i = 0; i < ScaleOutStack.API_REPLICAS; i++) {
@@ -195,6 +205,27 @@ public final class ScaleOutBench {
     th.setDaemon(true);
     th.start();
     return th;
+  }
+
+  /** Until the cluster reports {@code n} live brokers (10 minutes at most). */
+  private static void awaitBrokers(ScaleOutStack stack, int n) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
+    try (Admin admin =
+        Admin.create(
+            Map.of(
+                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, stack.cluster().bootstrapServers()))) {
+      while (System.nanoTime() < deadline) {
+        try {
+          if (admin.describeCluster().nodes().get(10, TimeUnit.SECONDS).size() >= n) {
+            return;
+          }
+        } catch (ExecutionException | TimeoutException e) {
+          // asked again below
+        }
+        Thread.sleep(500);
+      }
+    }
+    throw new IllegalStateException(n + " brokers not live after 10 minutes");
   }
 
   private static void awaitFinished(AtomicInteger finished, int n) throws InterruptedException {
