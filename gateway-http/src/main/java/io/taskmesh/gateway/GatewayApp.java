@@ -155,6 +155,8 @@ public final class GatewayApp implements AutoCloseable {
     cfg.jetty.modifyServletContextHandler(
         h -> {
           h.addFilter(
+              new FilterHolder(new TraceContextFilter()), "/*", EnumSet.of(DispatcherType.REQUEST));
+          h.addFilter(
               new FilterHolder(new SseAcceptFilter()), "/*", EnumSet.of(DispatcherType.REQUEST));
           h.addFilter(
               new FilterHolder(RefusedBodies.afterTooLarge()),

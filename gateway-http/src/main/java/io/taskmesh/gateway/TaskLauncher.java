@@ -68,7 +68,9 @@ public final class TaskLauncher {
       headers.put(Envelope.GATEWAY_URL_HEADER, meshUrl);
     }
     EnvelopeStatus status = EnvelopeStatus.pending("gateway", 0, created, deadline);
-    dispatcher.dispatch(namespace, new Envelope(id, null, route, status, input, headers));
+    try (TaskTracing launch = TaskTracing.launch(id, flow.name(), headers)) {
+      dispatcher.dispatch(namespace, new Envelope(id, null, route, status, input, headers));
+    }
     return id;
   }
 

@@ -72,7 +72,13 @@ final class EnvelopeProcessor implements ActorLoop.Handler {
           read.problem());
       return Outcome.done(toSink(invalidEnvelope(record, read.problem())));
     }
-    Envelope e = withTraceparent(read.envelope());
+    try (EnvelopeTracing.Handling traced =
+        EnvelopeTracing.start(read.envelope(), config.actorName())) {
+      return traced.ended(handleValid(withTraceparent(traced.envelope())));
+    }
+  }
+
+  private Outcome handleValid(Envelope e) {
     String crew = crewActorIn(e.route());
     if (crew != null) {
       return Outcome.done(
@@ -364,7 +370,8 @@ final class EnvelopeProcessor implements ActorLoop.Handler {
   /**
    * W3C Trace Context: an envelope without {@code traceparent} gets a new one here (version 00,
    * random trace id and parent id, sampled); from then on it is kept as received, so every actor of
-   * the task, fan-out children included, carries the same trace id.
+   * the task, fan-out children included, carries the same trace id. With spans recorded ({@link
+   * EnvelopeTracing}) each actor's span context replaces it instead, under the same trace id.
    */
   static Envelope withTraceparent(Envelope e) {
     if (e.header("traceparent") != null && !e.header("traceparent").isBlank()) {

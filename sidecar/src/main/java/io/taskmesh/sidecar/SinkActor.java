@@ -75,7 +75,12 @@ public final class SinkActor implements AutoCloseable {
       LOG.error("x-sink: unreadable envelope {}: {}", record.key(), read.problem());
       return Outcome.done(toSump);
     }
-    Envelope e = read.envelope();
+    try (EnvelopeTracing.Handling traced = EnvelopeTracing.start(read.envelope(), Topics.SINK)) {
+      return traced.ended(report(read.envelope(), record, toSump));
+    }
+  }
+
+  private Outcome report(Envelope e, ConsumerRecord<String, byte[]> record, Outcome.Output toSump) {
     FinalReport report = finalReport(e, Topics.SINK);
     reporter.finalReport(e, report);
     SidecarMetrics.of(Topics.SINK).envelope("ok");

@@ -100,7 +100,12 @@ public final class SumpActor implements AutoCloseable {
       LOG.error("x-sump: unreadable envelope {}: {}", record.key(), read.problem());
       return Outcome.done(List.of());
     }
-    Envelope e = read.envelope();
+    try (EnvelopeTracing.Handling traced = EnvelopeTracing.start(read.envelope(), Topics.SUMP)) {
+      return traced.ended(record(read.envelope()));
+    }
+  }
+
+  private Outcome record(Envelope e) {
     if (SinkActor.succeeded(e)) {
       succeeded.incrementAndGet();
     } else {

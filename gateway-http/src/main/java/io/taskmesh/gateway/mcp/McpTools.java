@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
 import io.modelcontextprotocol.server.McpSyncServer;
 import io.modelcontextprotocol.spec.McpSchema;
+import io.opentelemetry.context.Scope;
 import io.taskmesh.gateway.DispatchException;
 import io.taskmesh.gateway.ToolArguments;
 import io.taskmesh.gateway.ToolCalls;
@@ -88,7 +89,7 @@ final class McpTools {
         .callHandler(
             (exchange, request) -> {
               String owner = McpPrincipal.of(exchange.transportContext());
-              try {
+              try (Scope trace = McpPrincipal.trace(exchange.transportContext())) {
                 String id =
                     calls.start(
                         request.name(),
