@@ -1,5 +1,6 @@
 package io.taskmesh.gateway;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
 import io.javalin.http.HttpStatus;
@@ -196,8 +197,9 @@ final class UiRoutes implements AutoCloseable {
 
   /**
    * {@code GET /tasks/stream}: an {@code update} event for every live update of the caller's tasks
-   * (new tasks included); no history (read {@code GET /tasks} after opening it) and never closed by
-   * the server. With auth off every task is the caller's.
+   * (new tasks included), the update plus its task's {@code flow}; no history (read {@code GET
+   * /tasks} after opening it) and never closed by the server. With auth off every task is the
+   * caller's.
    */
   private void taskListStream(Context ctx) throws Exception {
     String who = owner.apply(ctx);
@@ -205,10 +207,10 @@ final class UiRoutes implements AutoCloseable {
             client -> {
               client.keepAlive();
               SseWriter writer = writers.open(new JavalinSseSink(client), () -> {});
-              Map<String, Boolean> visible = new BoundedCache<>(10_000);
+              Map<String, Listed> known = new BoundedCache<>(10_000);
               AutoCloseable sub =
                   feed.subscribeAll(
-                      u -> ownerChecks.execute(() -> forward(u, who, visible, writer, 1)));
+                      u -> ownerChecks.execute(() -> forward(u, who, known, writer, 1)));
               client.onClose(
                   () -> {
                     writer.close();
@@ -223,37 +225,46 @@ final class UiRoutes implements AutoCloseable {
         .handle(ctx);
   }
 
+  /**
+   * Sends an update when its task is the caller's, with the task's {@code flow} added (an update
+   * does not carry it, and a list is read and filtered by it). The task is looked up once per
+   * stream.
+   */
   private void forward(
-      TaskUpdate u, String who, Map<String, Boolean> visible, SseWriter writer, int attempt) {
+      TaskUpdate u, String who, Map<String, Listed> known, SseWriter writer, int attempt) {
     if (writer.isClosed()) {
       return;
     }
-    if (authEnabled) {
-      Boolean mine = visible.get(u.id());
-      if (mine == null) {
-        try {
-          mine = queries.get(u.id()).map(s -> ownedBy.test(s, who)).orElse(null);
-        } catch (RuntimeException e) {
-          mine = null; // the view is moving
-        }
-        if (mine == null) {
-          // a new task's first update can come before its state is readable: ask again shortly
-          if (attempt < OWNER_TRIES && !ownerChecks.isShutdown()) {
-            ownerChecks.schedule(
-                () -> forward(u, who, visible, writer, attempt + 1),
-                OWNER_RETRY_MS,
-                TimeUnit.MILLISECONDS);
-          }
-          return;
-        }
-        visible.put(u.id(), mine);
+    Listed listed = known.get(u.id());
+    if (listed == null) {
+      TaskState state;
+      try {
+        state = queries.get(u.id()).orElse(null);
+      } catch (RuntimeException e) {
+        state = null; // the view is moving
       }
-      if (!mine) {
+      if (state == null) {
+        // a new task's first update can come before its state is readable: ask again shortly
+        if (attempt < OWNER_TRIES && !ownerChecks.isShutdown()) {
+          ownerChecks.schedule(
+              () -> forward(u, who, known, writer, attempt + 1),
+              OWNER_RETRY_MS,
+              TimeUnit.MILLISECONDS);
+        }
         return;
       }
+      listed = new Listed(!authEnabled || ownedBy.test(state, who), state.flow());
+      known.put(u.id(), listed);
     }
-    writer.send(new Frame("update", Json.write(u), null, false, false));
+    if (!listed.visible()) {
+      return;
+    }
+    ObjectNode data = Json.MAPPER.valueToTree(u);
+    data.put("flow", listed.flow());
+    writer.send(new Frame("update", Json.write(data), null, false, false));
   }
+
+  private record Listed(boolean visible, String flow) {}
 
   @Override
   public void close() {

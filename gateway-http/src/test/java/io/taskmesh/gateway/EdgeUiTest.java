@@ -138,7 +138,8 @@ class EdgeUiTest {
         }
       }
       assertThat(seen.toString())
-          .contains("event: update", "\"id\":\"ui-mine\"", "\"status\":\"pending\"")
+          .contains(
+              "event: update", "\"id\":\"ui-mine\"", "\"status\":\"pending\"", "\"flow\":\"echo\"")
           .doesNotContain("ui-foreign");
     }
   }

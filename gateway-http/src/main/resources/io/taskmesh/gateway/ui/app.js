@@ -81,7 +81,9 @@ function duration(from, to) {
 // ---- flows and the start form ---------------------------------------------------------------
 
 async function loadFlows() {
-  state.flows = (await api('/ui/flows')).flows;
+  const flows = (await api('/ui/flows')).flows;
+  if (JSON.stringify(flows) === JSON.stringify(state.flows)) return; // keep what someone typed
+  state.flows = flows;
   const box = $('flows');
   box.replaceChildren(...state.flows.map(flowCard));
   const select = $('filter-flow');
@@ -204,10 +206,12 @@ async function onListUpdate(u) {
   let t = state.tasks.get(u.id);
   if (!t) {
     // a task this page has not seen: its flow and creation time come from the task itself
-    t = { id: u.id, status: u.status, progress_percent: u.progress_percent, created_at: u.timestamp };
+    t = { id: u.id, flow: u.flow, status: u.status, progress_percent: u.progress_percent, created_at: u.timestamp };
     state.tasks.set(u.id, t);
-    t.fresh = true;
-    api('/tasks/' + u.id).then((full) => { Object.assign(t, full, latest(t)); renderTasks(); }).catch(() => {});
+    if (u.seq > 1) {
+      // joined late: the creation time comes from the task itself
+      api('/tasks/' + u.id).then((full) => { Object.assign(t, full, latest(t)); renderTasks(); }).catch(() => {});
+    }
   }
   if ((t.seq || 0) >= u.seq) return;
   t.seq = u.seq;
@@ -230,21 +234,32 @@ function renderTasks() {
     .filter((t) => (!status || t.status === status) && (!flow || t.flow === flow))
     .sort((a, b) => (b.created_at || '').localeCompare(a.created_at || ''));
   const body = $('task-rows');
-  body.replaceChildren(...rows.map(taskRow));
+  // rows are kept and changed in place (a status changes where it is); only their order is redone
+  const wanted = new Set(rows.map((t) => t.id));
+  for (const tr of [...body.children]) if (!wanted.has(tr.dataset.task)) tr.remove();
+  for (const t of rows) body.append(taskRow(t));
   $('no-tasks').hidden = rows.length > 0;
 }
 
 function taskRow(t) {
-  const bar = el('div');
-  bar.style.width = Math.round(t.progress_percent || 0) + '%';
-  const row = el('tr', { 'data-task': t.id, class: t.fresh ? 'fresh' : '' },
-    el('td', {}, el('a', { href: '#task/' + t.id }, el('code', {}, t.id.slice(0, 8)))),
-    el('td', {}, t.flow || ''),
-    el('td', {}, el('span', { class: 'status ' + t.status }, t.status || '')),
-    el('td', {}, el('span', { class: 'bar' }, bar), ' ' + Math.round(t.progress_percent || 0) + '%'),
-    el('td', {}, time(t.created_at)),
-    el('td', {}, time(t.updated_at)));
-  t.fresh = false;
+  let row = t.row;
+  if (!row) {
+    row = el('tr', { 'data-task': t.id, class: 'fresh' },
+      el('td', {}, el('a', { href: '#task/' + t.id }, el('code', {}, t.id.slice(0, 8)))),
+      el('td'), el('td', {}, el('span')), el('td', {}, el('span', { class: 'bar' }, el('div')), el('span')),
+      el('td'), el('td'));
+    row.addEventListener('animationend', () => row.classList.remove('fresh'));
+    t.row = row;
+  }
+  const cells = row.children;
+  const percent = Math.round(t.progress_percent || 0);
+  cells[1].textContent = t.flow || '';
+  cells[2].firstChild.textContent = t.status || '';
+  cells[2].firstChild.className = 'status ' + t.status;
+  cells[3].firstChild.firstChild.style.width = percent + '%';
+  cells[3].lastChild.textContent = ' ' + percent + '%';
+  cells[4].textContent = time(t.created_at);
+  cells[5].textContent = time(t.updated_at);
   return row;
 }
 
@@ -266,7 +281,9 @@ function showTask(id) {
   $('task-cancel').hidden = true;
   $('task-cancel').onclick = () => api('/tasks/' + id + '/cancel', { method: 'POST' }).catch((e) => alert(e.message));
   renderSummary(view);
-  api('/tasks/' + id).then((t) => { $('task-flow').textContent = '(' + (t.flow || '') + ')'; }).catch(showLogin);
+  const listed = state.tasks.get(id);
+  $('task-flow').textContent = listed && listed.flow ? '(' + listed.flow + ')' : '';
+  api('/tasks/' + id).catch(showLogin); // a task that is not the caller's: 404 in the stream too
   const es = new EventSource('/stream/' + encodeURIComponent(id));
   state.taskStream = es;
   es.onopen = () => setConnected(true, 'live');
