@@ -190,6 +190,8 @@ class RemoteCommandsIT {
       Files.createDirectories(img);
       Files.writeString(img.resolve("cli-call-tokens.txt"), tokensScreen.strip() + "\n");
       Files.writeString(img.resolve("cli-call-shout.txt"), shoutScreen.strip() + "\n");
+      TerminalPicture.render(tokensScreen.strip(), img.resolve("cli-call-tokens.png"));
+      TerminalPicture.render(shoutScreen.strip(), img.resolve("cli-call-shout.png"));
     }
   }
 

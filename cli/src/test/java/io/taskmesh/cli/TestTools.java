@@ -1,6 +1,5 @@
 package io.taskmesh.cli;
 
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Assertions;
@@ -31,17 +30,5 @@ final class TestTools {
     }
     Assumptions.abort(message + "; skipped");
     throw new IllegalStateException("unreachable");
-  }
-
-  /** True when the program runs ({@code program arg} exits 0). */
-  static boolean runs(String... command) {
-    try {
-      return new ProcessBuilder(command).redirectErrorStream(true).start().waitFor() == 0;
-    } catch (IOException e) {
-      return false;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return false;
-    }
   }
 }
