@@ -8,7 +8,8 @@ set -euo pipefail
 
 missing=()
 command -v tmux >/dev/null 2>&1 || missing+=(tmux)
-command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+# a font with it: without recommends, chromium alone draws the screenshots in docs/img as boxes
+command -v chromium >/dev/null 2>&1 || missing+=(chromium fonts-dejavu-core)
 command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0
