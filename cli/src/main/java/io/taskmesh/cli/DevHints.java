@@ -53,6 +53,14 @@ final class DevHints {
     lines.add("       -d '{\"name\":\"echo\",\"arguments\":{\"hello\":\"world\"}}'");
     lines.add("  curl -s" + bearer + " " + gatewayUrl + "/tasks/<task_id>");
     lines.add("  curl -sN " + meshUrl + "/mesh/<task_id>/stream");
+    lines.add(
+        "  ./taskmesh call shout --arg text='hello world'"
+            + (oauth ? " --token $TOKEN" : apiKey ? " --token $SVC_MCP_API_KEY" : ""));
+    lines.add(
+        "Dashboard: "
+            + gatewayUrl
+            + "/ui/"
+            + (oauth || apiKey ? " (it asks for the same token)" : ""));
     return lines;
   }
 }

@@ -20,7 +20,9 @@ class DevHintsTest {
     assertThat(String.join("\n", lines))
         .doesNotContain("Authorization")
         .contains(API + "/tools/call")
-        .contains("curl -sN " + API + "/mesh/<task_id>/stream");
+        .contains("curl -sN " + API + "/mesh/<task_id>/stream")
+        .contains("./taskmesh call shout")
+        .endsWith("Dashboard: " + API + "/ui/");
   }
 
   @Test
@@ -51,6 +53,8 @@ class DevHintsTest {
     List<String> lines = DevHints.tryLines(API, API, Map.of("SVC_MCP_API_KEY", "k"));
     assertThat(String.join("\n", lines))
         .doesNotContain("OAuth")
-        .contains("Authorization: Bearer $SVC_MCP_API_KEY");
+        .contains("Authorization: Bearer $SVC_MCP_API_KEY")
+        .contains("--token $SVC_MCP_API_KEY")
+        .contains("Dashboard: " + API + "/ui/ (it asks for the same token)");
   }
 }

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.taskmesh.devkit.Await;
 import io.taskmesh.schemas.Json;
-import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.URI;
@@ -23,9 +22,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -148,14 +145,8 @@ class RemoteCommandsIT {
   }
 
   @Test
-  @Disabled(
-      "flaky, so off (issue 25 item 4 stays open): the screen now keeps the command, the started line, "
-          + "the bars and the result, but FLY is live only (no replay) and the tokens flow sends its five words in "
-          + "~250 ms, so the first words can pass before the stream the call opens after tools/call is subscribed")
   void aPersonInATerminalSeesTheBarsTheTokensAndTheResult() throws Exception {
-    Assumptions.assumeTrue(
-        TmuxSession.available(),
-        "tmux is not installed (apt-get install -y tmux); " + "the terminal test is skipped");
+    TestTools.require("tmux", "tmux");
     // a launcher like ./taskmesh that runs the classes under test (./taskmesh itself would rebuild)
     Path bin = Files.createDirectories(data.resolve("bin"));
     Files.writeString(
@@ -199,6 +190,8 @@ class RemoteCommandsIT {
       Files.createDirectories(img);
       Files.writeString(img.resolve("cli-call-tokens.txt"), tokensScreen.strip() + "\n");
       Files.writeString(img.resolve("cli-call-shout.txt"), shoutScreen.strip() + "\n");
+      TerminalPicture.render(tokensScreen.strip(), img.resolve("cli-call-tokens.png"));
+      TerminalPicture.render(shoutScreen.strip(), img.resolve("cli-call-shout.png"));
     }
   }
 
@@ -244,17 +237,6 @@ class RemoteCommandsIT {
 
     private TmuxSession(String name) {
       this.name = name;
-    }
-
-    static boolean available() {
-      try {
-        return new ProcessBuilder("tmux", "-V").redirectErrorStream(true).start().waitFor() == 0;
-      } catch (IOException e) {
-        return false;
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return false;
-      }
     }
 
     static TmuxSession start(int columns, int rows) throws Exception {

@@ -3,6 +3,7 @@ package io.taskmesh.gateway;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.taskmesh.schemas.Json;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -12,15 +13,18 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Ephemeral FLY events to the subscribers of a task: at most once, never stored, dropped when
- * nobody listens. With a database every replica's subscribers get every event (Postgres NOTIFY);
- * without one, or for payloads over 8000 bytes, or while the database is down, delivery is
- * in-process only (spec, "FLY delivery").
+ * Ephemeral FLY events to the subscribers of a task: at most once, never stored. An event nobody
+ * listens to is held for a short grace time for the task's first subscriber ({@link HeldFly}: a
+ * client opens a task's stream only after the call that started it returns), then dropped. With a
+ * database every replica's subscribers get every event (Postgres NOTIFY); without one, or for
+ * payloads over 8000 bytes, or while the database is down, delivery is in-process only (spec, "FLY
+ * delivery").
  */
 public final class FlyBus implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(FlyBus.class);
   private final Map<String, List<Consumer<JsonNode>>> subscribers = new ConcurrentHashMap<>();
   private final PgFlyChannel channel;
+  private final HeldFly held = new HeldFly();
 
   /** In-process only. */
   public FlyBus() {
@@ -45,9 +49,6 @@ public final class FlyBus implements AutoCloseable {
   }
 
   private void deliverJson(String taskId, String json) {
-    if (!subscribers.containsKey(taskId)) {
-      return;
-    }
     try {
       deliver(taskId, Json.MAPPER.readTree(json));
     } catch (IOException e) {
@@ -57,9 +58,18 @@ public final class FlyBus implements AutoCloseable {
 
   private void deliver(String taskId, JsonNode event) {
     List<Consumer<JsonNode>> list = subscribers.get(taskId);
-    if (list != null) {
-      list.forEach(l -> l.accept(event));
+    if (list == null) {
+      // checked again under the lock subscribe() takes the hold under, so no event is held
+      // after the first subscriber took the hold
+      synchronized (held) {
+        list = subscribers.get(taskId);
+        if (list == null) {
+          held.hold(taskId, event);
+          return;
+        }
+      }
     }
+    list.forEach(l -> l.accept(event));
   }
 
   @Override
@@ -70,14 +80,56 @@ public final class FlyBus implements AutoCloseable {
   }
 
   public AutoCloseable subscribe(String taskId, Consumer<JsonNode> listener) {
-    subscribers.computeIfAbsent(taskId, k -> new CopyOnWriteArrayList<>()).add(listener);
+    Consumer<JsonNode> added;
+    HeldFirst first = null;
+    synchronized (held) {
+      List<JsonNode> early = held.take(taskId);
+      added = listener;
+      if (!early.isEmpty()) {
+        first = new HeldFirst(listener, early);
+        added = first;
+      }
+      subscribers.computeIfAbsent(taskId, k -> new CopyOnWriteArrayList<>()).add(added);
+    }
+    if (first != null) {
+      first.open();
+    }
+    Consumer<JsonNode> subscribed = added;
     return () ->
         subscribers.computeIfPresent(
             taskId,
             (k, list) -> {
-              list.remove(listener);
+              list.remove(subscribed);
               return list.isEmpty() ? null : list;
             });
+  }
+
+  /**
+   * The first subscriber of a task with held events: gets them before any live event that arrives
+   * while they are being handed over.
+   */
+  private static final class HeldFirst implements Consumer<JsonNode> {
+    private final Consumer<JsonNode> listener;
+    private List<JsonNode> pending;
+
+    HeldFirst(Consumer<JsonNode> listener, List<JsonNode> held) {
+      this.listener = listener;
+      this.pending = new ArrayList<>(held);
+    }
+
+    @Override
+    public synchronized void accept(JsonNode event) {
+      if (pending != null) {
+        pending.add(event);
+      } else {
+        listener.accept(event);
+      }
+    }
+
+    synchronized void open() {
+      pending.forEach(listener);
+      pending = null;
+    }
   }
 
   /** SSE event type of a FLY payload: its {@code type} field, else a marker key, else partial. */

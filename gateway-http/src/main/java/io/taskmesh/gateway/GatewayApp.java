@@ -68,6 +68,7 @@ public final class GatewayApp implements AutoCloseable {
   private final McpEndpoints mcp;
   private final OAuth oauth;
   private final PushConfigStore pushConfigs;
+  private final UiRoutes ui;
   static final String VERSION = "0.1.0";
   private final ScheduledExecutorService configPoller = Threads.scheduler("flow-config-poll");
   private final Readiness readiness = new Readiness();
@@ -139,6 +140,8 @@ public final class GatewayApp implements AutoCloseable {
     this.fly = fly;
     this.streams = new TaskStreams(queries, feed, fly, sseKeepalive);
     this.meshTasks = new MeshTaskRoutes(queries, commands, fly, flows, streams);
+    this.ui =
+        new UiRoutes(flows, feed, queries, this::requireMcpAuth, this::ownedBy, mcpAuth.enabled());
     this.app = Javalin.create(this::configure);
   }
 
@@ -171,6 +174,9 @@ public final class GatewayApp implements AutoCloseable {
     cfg.routes.get(
         "/openapi.json",
         ctx -> ctx.contentType("application/json").result(ApiDocument.openApiJson()));
+    if (mode.servesApi()) {
+      ui.mount(cfg); // the dashboard; before /tasks/{id}, which would take /tasks/stream
+    }
     cfg.routes.get("/tasks/{id}", ctx -> ctx.json(TaskViews.task(visibleTask(ctx))));
     // owner side of a forwarded task query (another replica's TaskQueries.get): this replica's
     // store only
@@ -337,7 +343,7 @@ public final class GatewayApp implements AutoCloseable {
   private String requireMcpAuth(Context ctx) {
     String principal =
         mcpAuth
-            .authenticate(ctx.header("Authorization"))
+            .authenticate(UiRoutes.authorization(ctx))
             .orElseThrow(
                 () -> {
                   ctx.header("WWW-Authenticate", mcpAuth.wwwAuthenticate());
@@ -384,5 +390,6 @@ public final class GatewayApp implements AutoCloseable {
     }
     app.stop();
     streams.close();
+    ui.close();
   }
 }

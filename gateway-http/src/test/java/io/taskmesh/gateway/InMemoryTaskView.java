@@ -27,6 +27,7 @@ final class InMemoryTaskView implements TaskQueries, TaskCommands, UpdateFeed {
   private final Map<String, TaskState> tasks = new ConcurrentHashMap<>();
   private final List<TaskEvent> appended = new CopyOnWriteArrayList<>();
   private final Map<String, List<Consumer<TaskUpdate>>> subscribers = new ConcurrentHashMap<>();
+  private final List<Consumer<TaskUpdate>> everyTask = new CopyOnWriteArrayList<>();
   private volatile boolean logDown;
   private volatile boolean viewDown;
 
@@ -44,6 +45,7 @@ final class InMemoryTaskView implements TaskQueries, TaskCommands, UpdateFeed {
     }
     // outside the lock, as the real feed delivers from its own thread
     update.ifPresent(u -> subscribers.getOrDefault(u.id(), List.of()).forEach(l -> l.accept(u)));
+    update.ifPresent(u -> everyTask.forEach(l -> l.accept(u)));
   }
 
   @Override
@@ -77,6 +79,12 @@ final class InMemoryTaskView implements TaskQueries, TaskCommands, UpdateFeed {
               list.remove(listener);
               return list.isEmpty() ? null : list;
             });
+  }
+
+  @Override
+  public AutoCloseable subscribeAll(Consumer<TaskUpdate> listener) {
+    everyTask.add(listener);
+    return () -> everyTask.remove(listener);
   }
 
   /** Every event appended so far, folded or not, in order. */

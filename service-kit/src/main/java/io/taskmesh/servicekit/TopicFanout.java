@@ -1,6 +1,7 @@
 package io.taskmesh.servicekit;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -41,6 +42,7 @@ public final class TopicFanout<V> implements AutoCloseable {
   private final KafkaConsumer<String, byte[]> consumer;
   private final Decoder<V> decoder;
   private final Map<String, List<Consumer<V>>> subscribers = new ConcurrentHashMap<>();
+  private final List<Consumer<V>> everyKey = new CopyOnWriteArrayList<>();
   private final Thread thread;
   private volatile boolean running = true;
 
@@ -99,6 +101,12 @@ public final class TopicFanout<V> implements AutoCloseable {
             });
   }
 
+  /** Subscribes to the records of every key (a live list of all tasks); close to unsubscribe. */
+  public AutoCloseable subscribeAll(Consumer<V> listener) {
+    everyKey.add(listener);
+    return () -> everyKey.remove(listener);
+  }
+
   /** Subscriptions open now, over all keys. */
   public int subscriberCount() {
     return subscribers.values().stream().mapToInt(List::size).sum();
@@ -122,7 +130,7 @@ public final class TopicFanout<V> implements AutoCloseable {
 
   private void deliver(ConsumerRecord<String, byte[]> r) {
     List<Consumer<V>> list = r.key() == null ? null : subscribers.get(r.key());
-    if (list == null || r.value() == null) {
+    if ((list == null && everyKey.isEmpty()) || r.value() == null) {
       return;
     }
     V value;
@@ -138,13 +146,22 @@ public final class TopicFanout<V> implements AutoCloseable {
           e.toString());
       return;
     }
-    for (Consumer<V> l : list) {
+    for (Consumer<V> l : list == null ? everyKey : concat(list, everyKey)) {
       try {
         l.accept(value);
       } catch (RuntimeException e) {
         LOG.warn("subscriber of {} on {} failed: {}", r.key(), topic, e.toString());
       }
     }
+  }
+
+  private static <T> List<T> concat(List<T> a, List<T> b) {
+    if (b.isEmpty()) {
+      return a;
+    }
+    List<T> both = new ArrayList<>(a);
+    both.addAll(b);
+    return both;
   }
 
   @Override

@@ -62,6 +62,38 @@ class TopicFanoutIT {
   }
 
   @Test
+  void aSubscriberOfEveryKeyGetsEveryRecordBesideTheKeyedOnes() throws Exception {
+    String t = topic("fanout-all");
+    TopicCreator.ensure(BOOTSTRAP, List.of(t), TopicCreator.Spec.of(2, (short) 1));
+    try (KafkaProducer<String, byte[]> producer =
+            new KafkaProducer<>(
+                Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, BOOTSTRAP),
+                new StringSerializer(),
+                new ByteArraySerializer());
+        TopicFanout<String> fanout =
+            new TopicFanout<String>(
+                    BOOTSTRAP, t, "kit-fanout-all", v -> new String(v, StandardCharsets.UTF_8))
+                .start()) {
+      List<String> all = new CopyOnWriteArrayList<>();
+      List<String> a = new CopyOnWriteArrayList<>();
+      AutoCloseable everything = fanout.subscribeAll(all::add);
+      fanout.subscribe("a", a::add);
+      for (int i = 0; i < 5; i++) {
+        producer.send(new ProducerRecord<>(t, "a", bytes("a" + i)));
+        producer.send(new ProducerRecord<>(t, "k" + i, bytes("k" + i)));
+      }
+      producer.flush();
+      Await.until(() -> all.size() == 10 && a.size() == 5, Duration.ofSeconds(30), "10 records");
+      assertThat(all).containsAll(a).contains("k0", "k4");
+
+      everything.close();
+      producer.send(new ProducerRecord<>(t, "a", bytes("after"))).get();
+      Await.until(() -> a.size() == 6, Duration.ofSeconds(30), "the keyed subscriber goes on");
+      assertThat(all).hasSize(10);
+    }
+  }
+
+  @Test
   void everyPartitionReachesTheSubscribersOfItsKeyFromTheEndOn() throws Exception {
     String t = topic("fanout");
     TopicCreator.ensure(BOOTSTRAP, List.of(t), TopicCreator.Spec.of(4, (short) 1));

@@ -37,6 +37,11 @@ final class KafkaUpdateFeed implements UpdateFeed, AutoCloseable {
   }
 
   @Override
+  public AutoCloseable subscribeAll(Consumer<TaskUpdate> listener) {
+    return fanout.subscribeAll(listener);
+  }
+
+  @Override
   public void close() {
     fanout.close();
   }

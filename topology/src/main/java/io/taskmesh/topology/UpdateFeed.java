@@ -7,4 +7,13 @@ import java.util.function.Consumer;
 public interface UpdateFeed {
   /** Subscribes; the listener must not block. Close the returned handle to unsubscribe. */
   AutoCloseable subscribe(String taskId, Consumer<TaskUpdate> listener);
+
+  /**
+   * Subscribes to the updates of every task (a live task list); the listener must not block.
+   *
+   * @throws UnsupportedOperationException a feed that serves one task at a time
+   */
+  default AutoCloseable subscribeAll(Consumer<TaskUpdate> listener) {
+    throw new UnsupportedOperationException("this update feed serves one task at a time");
+  }
 }

@@ -1,0 +1,171 @@
+package io.taskmesh.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.taskmesh.schemas.Json;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.openqa.selenium.By;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.Select;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+/**
+ * The dashboard as a person uses it, in Debian's headless Chromium driven over WebDriver, against a
+ * real dev stack (gateway, sidecars and Python runtimes on the shared broker and Postgres): start a
+ * flow from its form, watch the route fill, the tokens grow and the result arrive, then find the
+ * tasks in the live list, a task started elsewhere appearing without a reload.
+ */
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
+class DashboardIT {
+  private static final Duration WAIT = Duration.ofSeconds(60);
+  @TempDir static Path data;
+  private static DevStack stack;
+  private static String base;
+  private static ChromeDriver browser;
+
+  @BeforeAll
+  static void start() {
+    Path chromium = TestTools.require("chromium", "chromium");
+    Path driver = TestTools.require("chromedriver", "chromium-driver");
+    stack = TestStacks.onSharedBroker(TestStacks.root().resolve("examples"), data, "ui");
+    base = stack.gatewayUrl();
+    ChromeOptions options = new ChromeOptions();
+    options.setBinary(chromium.toFile());
+    // root in a container: no sandbox; /dev/shm may be small
+    options.addArguments(
+        "--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,1000");
+    ChromeDriverService service =
+        new ChromeDriverService.Builder().usingDriverExecutable(driver.toFile()).build();
+    browser = new ChromeDriver(service, options);
+  }
+
+  @AfterAll
+  static void stop() {
+    if (browser != null) {
+      browser.quit();
+    }
+    if (stack != null) {
+      stack.close();
+    }
+  }
+
+  @Test
+  void aPersonStartsAFlowFromTheFormAndWatchesItToTheResult() throws Exception {
+    browser.get(base + "/ui/");
+    WebElement form = await(d -> d.findElement(By.cssSelector("form[data-flow=countdown]")));
+    form.findElement(By.id("arg-countdown-text")).sendKeys("lift off");
+    form.findElement(By.id("arg-countdown-seconds")).sendKeys("3");
+    form.findElement(By.tagName("button")).click();
+
+    await(d -> d.getCurrentUrl().contains("#task/"));
+    String id = browser.getCurrentUrl().replaceAll(".*#task/", "");
+    assertThat(text("task-id")).isEqualTo(id);
+    // while it runs: the actor is filling and the tokens grow (one every half second)
+    await(d -> d.findElement(By.cssSelector("li.actor.processing[data-actor=countdown]")));
+    await(d -> !text("tokens").isEmpty());
+    String early = text("tokens");
+    await(d -> text("tokens").length() > early.length());
+    assertThat(text("task-status")).isEqualTo("running");
+
+    await(d -> text("task-status").equals("succeeded"));
+    assertThat(browser.findElement(By.id("tokens")).getDomProperty("textContent"))
+        .isEqualTo("3s 2.5s 2s 1.5s 1s 0.5s ");
+    assertThat(text("outcome")).contains("\"text\": \"lift off\"", "\"counted_seconds\": 3");
+    assertThat(text("task-percent")).isEqualTo("100%");
+    WebElement actor = browser.findElement(By.cssSelector("li.actor[data-actor=countdown]"));
+    assertThat(actor.getAttribute("class")).contains("completed");
+    // started → ended (duration): the countdown took its three seconds
+    assertThat(actor.findElement(By.className("time")).getText()).matches(".*\\(\\d\\.\\d\\d s\\)");
+    assertThat(text("task-times")).contains("created", "took");
+    save("dashboard-task.png");
+  }
+
+  @Test
+  void aThreeActorRouteFillsActorByActorAndTheListFollowsLive() throws Exception {
+    browser.get(base + "/ui/");
+    browser.navigate().refresh(); // a page of its own, not the hash change of the last test's
+    WebElement form = await(d -> d.findElement(By.cssSelector("form[data-flow=shout]")));
+    form.findElement(By.id("arg-shout-text")).sendKeys("abc def");
+    form.findElement(By.tagName("button")).click();
+    await(d -> d.getCurrentUrl().contains("#task/"));
+    String shout = browser.getCurrentUrl().replaceAll(".*#task/", "");
+    await(d -> text("task-status").equals("succeeded"));
+    List<WebElement> actors = browser.findElements(By.cssSelector("li.actor"));
+    assertThat(actors)
+        .extracting(a -> a.getAttribute("data-actor"))
+        .containsExactly("upper", "reverse", "count");
+    assertThat(actors).allSatisfy(a -> assertThat(a.getAttribute("class")).contains("completed"));
+    assertThat(text("outcome")).contains("\"text\": \"FED CBA\"", "\"length\": 7");
+    assertThat(text("updates")).contains("upper", "reverse", "count", "succeeded");
+
+    browser.get(base + "/ui/#");
+    await(d -> d.findElement(By.cssSelector("tr[data-task='" + shout + "']")));
+    await(d -> text("conn").equals("live"));
+    // a task started by another client appears, and its status changes in place
+    String other = callTool("countdown", "{\"text\":\"elsewhere\",\"seconds\":2}");
+    By row = By.cssSelector("tr[data-task='" + other + "']");
+    await(d -> d.findElement(row).getText().contains("running"));
+    await(d -> d.findElement(row).getText().contains("succeeded"));
+    String done = await(d -> d.findElement(row).getText());
+    assertThat(done).contains("countdown", "100%");
+
+    new Select(browser.findElement(By.id("filter-flow"))).selectByVisibleText("shout");
+    await(d -> d.findElements(row).isEmpty());
+    assertThat(browser.findElements(By.cssSelector("tr[data-task='" + shout + "']"))).hasSize(1);
+    new Select(browser.findElement(By.id("filter-flow"))).selectByVisibleText("any");
+    new Select(browser.findElement(By.id("filter-status"))).selectByVisibleText("succeeded");
+    await(d -> !d.findElements(row).isEmpty());
+    save("dashboard-home.png");
+  }
+
+  private static String callTool(String name, String arguments) throws Exception {
+    HttpResponse<String> r =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(URI.create(base + "/tools/call"))
+                    .header("Content-Type", "application/json")
+                    .POST(
+                        HttpRequest.BodyPublishers.ofString(
+                            "{\"name\":\"" + name + "\",\"arguments\":" + arguments + "}"))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+    return Json.MAPPER.readTree(r.body()).at("/structuredContent/task_id").asText();
+  }
+
+  private static String text(String id) {
+    return browser.findElement(By.id(id)).getText();
+  }
+
+  private static <T> T await(Function<WebDriver, T> condition) {
+    // a list row or actor box may be redrawn between finding it and reading it
+    return new WebDriverWait(browser, WAIT, Duration.ofMillis(50))
+        .ignoring(StaleElementReferenceException.class)
+        .until(condition::apply);
+  }
+
+  private static void save(String name) throws Exception {
+    Path img = Files.createDirectories(TestStacks.root().resolve("docs").resolve("img"));
+    Files.write(img.resolve(name), browser.getScreenshotAs(OutputType.BYTES));
+  }
+}

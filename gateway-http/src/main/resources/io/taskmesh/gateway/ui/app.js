@@ -1,0 +1,420 @@
+// The taskmesh dashboard: plain JavaScript over the gateway's own routes. Live parts use the
+// gateway's event streams (GET /tasks/stream, GET /stream/{id}); nothing polls.
+'use strict';
+
+const TOKEN_KEY = 'taskmesh.token';
+const FINAL = new Set(['succeeded', 'failed', 'canceled']);
+// FLY events arrive as `partial` or as the type their payload names (spec: event types)
+const FLY_TYPES = ['partial', 'progress', 'status', 'token', 'artifact_update', 'status_update', 'message'];
+const RENEW_SESSION_MS = 5 * 60 * 1000;
+
+const state = { flows: [], tasks: new Map(), listStream: null, taskStream: null, renew: null };
+
+const $ = (id) => document.getElementById(id);
+
+function el(tag, attrs, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (k === 'class') e.className = v;
+    else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+    else e.setAttribute(k, v);
+  }
+  for (const c of children) e.append(c instanceof Node ? c : document.createTextNode(c ?? ''));
+  return e;
+}
+
+class Unauthorized extends Error {}
+
+/** fetch with the stored token as a bearer header; a 401 sends the person to the sign-in form. */
+async function api(path, options = {}) {
+  const headers = Object.assign({}, options.headers);
+  const token = sessionStorage.getItem(TOKEN_KEY);
+  if (token) headers.Authorization = 'Bearer ' + token;
+  const r = await fetch(path, Object.assign({}, options, { headers }));
+  if (r.status === 401) throw new Unauthorized();
+  if (!r.ok) throw new Error((await r.text()) || r.status + ' ' + r.statusText);
+  const type = r.headers.get('Content-Type') || '';
+  return type.startsWith('application/json') ? r.json() : null;
+}
+
+/** The event streams cannot send headers: the gateway turns the token into a short cookie. */
+async function openSession() {
+  await api('/ui/session', { method: 'POST' });
+  clearInterval(state.renew);
+  state.renew = setInterval(() => api('/ui/session', { method: 'POST' }).catch(showLogin), RENEW_SESSION_MS);
+}
+
+function showLogin(err) {
+  if (err && !(err instanceof Unauthorized)) { console.error(err); return; }
+  closeStreams();
+  for (const id of ['home', 'task']) $(id).hidden = true;
+  $('login').hidden = false;
+  $('login-error').textContent = sessionStorage.getItem(TOKEN_KEY) ? 'The gateway refused this token.' : '';
+  sessionStorage.removeItem(TOKEN_KEY);
+}
+
+function closeStreams() {
+  for (const k of ['listStream', 'taskStream']) {
+    if (state[k]) { state[k].close(); state[k] = null; }
+  }
+}
+
+function setConnected(ok, text) {
+  $('conn').textContent = text;
+  $('conn').classList.toggle('ok', ok);
+}
+
+// ---- time -----------------------------------------------------------------------------------
+
+function time(ts) {
+  if (!ts) return '';
+  const d = new Date(ts);
+  return isNaN(d) ? ts : d.toLocaleTimeString([], { hour12: false }) + '.' + String(d.getMilliseconds()).padStart(3, '0');
+}
+
+function duration(from, to) {
+  const ms = new Date(to) - new Date(from);
+  if (!(ms >= 0)) return '';
+  return ms < 1000 ? ms + ' ms' : (ms / 1000).toFixed(ms < 10000 ? 2 : 1) + ' s';
+}
+
+// ---- flows and the start form ---------------------------------------------------------------
+
+async function loadFlows() {
+  const flows = (await api('/ui/flows')).flows;
+  if (JSON.stringify(flows) === JSON.stringify(state.flows)) return; // keep what someone typed
+  state.flows = flows;
+  const box = $('flows');
+  box.replaceChildren(...state.flows.map(flowCard));
+  const select = $('filter-flow');
+  const current = select.value;
+  select.replaceChildren(el('option', { value: '' }, 'any'), ...state.flows.map((f) => el('option', {}, f.name)));
+  select.value = current;
+}
+
+function flowCard(flow) {
+  const schema = flow.inputSchema || {};
+  const props = schema.properties || {};
+  const required = new Set(schema.required || []);
+  const fields = Object.entries(props).map(([name, s]) => field(flow.name, name, s, required.has(name)));
+  if (fields.length === 0) {
+    fields.push(el('label', {}, 'arguments (JSON object)',
+      el('textarea', { name: '$json', rows: '2', 'data-kind': 'json', placeholder: '{}' })));
+  }
+  const error = el('div', { class: 'error' });
+  const form = el('form', { 'data-flow': flow.name }, ...fields, el('button', { type: 'submit' }, 'Start'), error);
+  form.addEventListener('submit', (e) => { e.preventDefault(); startFlow(flow, form, error); });
+  return el('div', { class: 'flow', id: 'flow-' + flow.name },
+    el('h4', {}, flow.name),
+    el('div', { class: 'route-names' }, (flow.route || []).join(' → ')),
+    el('p', {}, flow.description || ''),
+    form);
+}
+
+function field(flow, name, s, isRequired) {
+  const label = [name, isRequired ? el('span', { class: 'req' }, ' *') : ''];
+  if (s.description) label.push(el('span', { class: 'muted' }, ' — ' + s.description));
+  let input;
+  const attrs = { name, id: 'arg-' + flow + '-' + name };
+  if (isRequired) attrs.required = '';
+  if (Array.isArray(s.enum)) {
+    input = el('select', attrs, ...s.enum.map((v) => el('option', { value: JSON.stringify(v) }, String(v))));
+    input.dataset.kind = 'json';
+  } else if (s.type === 'boolean') {
+    input = el('input', Object.assign(attrs, { type: 'checkbox' }));
+    input.dataset.kind = 'boolean';
+  } else if (s.type === 'integer' || s.type === 'number') {
+    Object.assign(attrs, { type: 'number', step: s.type === 'integer' ? '1' : 'any' });
+    if (s.minimum !== undefined) attrs.min = s.minimum;
+    if (s.maximum !== undefined) attrs.max = s.maximum;
+    input = el('input', attrs);
+    input.dataset.kind = 'number';
+  } else if (s.type === 'object' || s.type === 'array') {
+    input = el('textarea', Object.assign(attrs, { rows: '2', placeholder: s.type === 'array' ? '[]' : '{}' }));
+    input.dataset.kind = 'json';
+  } else {
+    input = el('input', Object.assign(attrs, { type: 'text' }));
+    input.dataset.kind = 'text';
+  }
+  return el('label', {}, ...label, input);
+}
+
+/** The form's values as the tool's arguments; empty optional fields are left out. */
+function argumentsOf(form) {
+  const args = {};
+  for (const input of form.querySelectorAll('[data-kind]')) {
+    const kind = input.dataset.kind;
+    if (kind === 'boolean') { args[input.name] = input.checked; continue; }
+    const raw = input.value.trim();
+    if (raw === '' && !input.required) continue;
+    if (kind === 'number') args[input.name] = Number(raw);
+    else if (kind === 'json') {
+      let v;
+      try { v = JSON.parse(raw || '{}'); } catch (e) { throw new Error(input.name.replace('$json', 'arguments') + ': not JSON (' + e.message + ')'); }
+      if (input.name === '$json') Object.assign(args, v); else args[input.name] = v;
+    } else args[input.name] = input.value;
+  }
+  return args;
+}
+
+async function startFlow(flow, form, error) {
+  error.textContent = '';
+  const button = form.querySelector('button');
+  button.disabled = true;
+  try {
+    const answer = await api('/tools/call', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: flow.name, arguments: argumentsOf(form) }),
+    });
+    location.hash = '#task/' + answer.structuredContent.task_id;
+  } catch (e) {
+    if (e instanceof Unauthorized) showLogin(e); else error.textContent = e.message;
+  } finally {
+    button.disabled = false;
+  }
+}
+
+// ---- the live task list -----------------------------------------------------------------------
+
+function showHome() {
+  closeStreams();
+  $('task').hidden = true;
+  $('home').hidden = false;
+  // the stream first, then the list: a task started in between is in one or the other
+  const es = new EventSource('/tasks/stream');
+  state.listStream = es;
+  es.onopen = () => setConnected(true, 'live');
+  es.onerror = () => setConnected(false, 'reconnecting…');
+  es.addEventListener('update', (e) => onListUpdate(JSON.parse(e.data)));
+  loadFlows().then(loadTasks).catch(showLogin);
+}
+
+async function loadTasks() {
+  const q = new URLSearchParams({ limit: '100' });
+  if ($('filter-status').value) q.set('status', $('filter-status').value);
+  if ($('filter-flow').value) q.set('flow', $('filter-flow').value);
+  const page = await api('/tasks?' + q);
+  for (const t of page.tasks) {
+    const known = state.tasks.get(t.id);
+    if (!known || (known.updated_at || '') <= (t.updated_at || '')) state.tasks.set(t.id, Object.assign(known || {}, t));
+  }
+  renderTasks();
+}
+
+async function onListUpdate(u) {
+  let t = state.tasks.get(u.id);
+  if (!t) {
+    // a task this page has not seen: its flow and creation time come from the task itself
+    t = { id: u.id, flow: u.flow, status: u.status, progress_percent: u.progress_percent, created_at: u.timestamp };
+    state.tasks.set(u.id, t);
+    if (u.seq > 1) {
+      // joined late: the creation time comes from the task itself
+      api('/tasks/' + u.id).then((full) => { Object.assign(t, full, latest(t)); renderTasks(); }).catch(() => {});
+    }
+  }
+  if ((t.seq || 0) >= u.seq) return;
+  t.seq = u.seq;
+  if (u.status) t.status = u.status;
+  if (u.progress_percent !== null && u.progress_percent !== undefined) t.progress_percent = u.progress_percent;
+  if (u.status === 'succeeded') t.progress_percent = 100;
+  t.updated_at = u.timestamp;
+  renderTasks();
+}
+
+/** What the live feed already told about a task, which a slower GET must not undo. */
+function latest(t) {
+  return { seq: t.seq, status: t.status, progress_percent: t.progress_percent, updated_at: t.updated_at };
+}
+
+function renderTasks() {
+  const status = $('filter-status').value;
+  const flow = $('filter-flow').value;
+  const rows = [...state.tasks.values()]
+    .filter((t) => (!status || t.status === status) && (!flow || t.flow === flow))
+    .sort((a, b) => (b.created_at || '').localeCompare(a.created_at || ''));
+  const body = $('task-rows');
+  // rows are kept and changed in place (a status changes where it is); only their order is redone
+  const wanted = new Set(rows.map((t) => t.id));
+  for (const tr of [...body.children]) if (!wanted.has(tr.dataset.task)) tr.remove();
+  for (const t of rows) body.append(taskRow(t));
+  $('no-tasks').hidden = rows.length > 0;
+}
+
+function taskRow(t) {
+  let row = t.row;
+  if (!row) {
+    row = el('tr', { 'data-task': t.id, class: 'fresh' },
+      el('td', {}, el('a', { href: '#task/' + t.id }, el('code', {}, t.id.slice(0, 8)))),
+      el('td'), el('td', {}, el('span')), el('td', {}, el('span', { class: 'bar' }, el('div')), el('span')),
+      el('td'), el('td'));
+    row.addEventListener('animationend', () => row.classList.remove('fresh'));
+    t.row = row;
+  }
+  const cells = row.children;
+  const percent = Math.round(t.progress_percent || 0);
+  cells[1].textContent = t.flow || '';
+  cells[2].firstChild.textContent = t.status || '';
+  cells[2].firstChild.className = 'status ' + t.status;
+  cells[3].firstChild.firstChild.style.width = percent + '%';
+  cells[3].lastChild.textContent = ' ' + percent + '%';
+  cells[4].textContent = time(t.created_at);
+  cells[5].textContent = time(t.updated_at);
+  return row;
+}
+
+// ---- one task -------------------------------------------------------------------------------
+
+function showTask(id) {
+  closeStreams();
+  $('home').hidden = true;
+  $('task').hidden = false;
+  const view = { id, actors: [], seq: 0, status: 'pending', percent: 0, created: null, last: null };
+  $('task-id').textContent = id;
+  $('task-flow').textContent = '';
+  $('tokens').textContent = '';
+  $('updates').replaceChildren();
+  $('outcome').textContent = 'not yet';
+  $('outcome').className = 'outcome muted';
+  $('outcome-title').textContent = 'Result';
+  $('route').replaceChildren();
+  $('task-cancel').hidden = true;
+  $('task-cancel').onclick = () => api('/tasks/' + id + '/cancel', { method: 'POST' }).catch((e) => alert(e.message));
+  renderSummary(view);
+  const listed = state.tasks.get(id);
+  $('task-flow').textContent = listed && listed.flow ? '(' + listed.flow + ')' : '';
+  api('/tasks/' + id).catch(showLogin); // a task that is not the caller's: 404 in the stream too
+  const es = new EventSource('/stream/' + encodeURIComponent(id));
+  state.taskStream = es;
+  es.onopen = () => setConnected(true, 'live');
+  es.onerror = () => {
+    if (FINAL.has(view.status)) { es.close(); setConnected(true, 'done'); } else setConnected(false, 'reconnecting…');
+  };
+  es.addEventListener('update', (e) => {
+    onTaskUpdate(view, JSON.parse(e.data));
+    if (FINAL.has(view.status)) { es.close(); setConnected(true, 'done'); }
+  });
+  for (const type of FLY_TYPES) es.addEventListener(type, (e) => onFly(JSON.parse(e.data)));
+}
+
+function onFly(fly) {
+  const text = typeof fly.text === 'string' ? fly.text : typeof fly.token === 'string' ? fly.token : JSON.stringify(fly) + '\n';
+  $('tokens').append(text);
+}
+
+function onTaskUpdate(view, u) {
+  if (u.seq <= view.seq) return;
+  view.seq = u.seq;
+  view.created = view.created || u.timestamp;
+  view.last = u.timestamp;
+  if (Array.isArray(u.actors) && u.actors.length > view.actors.length) {
+    const known = view.actors;
+    view.actors = u.actors.map((name, i) => known[i] || { name, state: 'waiting', started: null, ended: null });
+  }
+  if (u.status) view.status = u.status;
+  if (u.progress_percent !== null && u.progress_percent !== undefined) view.percent = u.progress_percent;
+  if (u.actor_state) {
+    let i = Number.isInteger(u.current_actor_idx) ? u.current_actor_idx : view.actors.findIndex((a) => a.name === u.actor);
+    if (i < 0 || i >= view.actors.length) {
+      view.actors.push({ name: u.actor, state: 'waiting', started: null, ended: null });
+      i = view.actors.length - 1;
+    }
+    for (let j = 0; j < i; j++) finishActor(view.actors[j], u.timestamp);
+    const a = view.actors[i];
+    a.state = u.actor_state;
+    a.started = a.started || u.timestamp;
+    if (u.actor_state === 'completed') a.ended = a.ended || u.timestamp;
+  }
+  if (u.status === 'succeeded') {
+    view.percent = 100;
+    view.actors.forEach((a) => finishActor(a, u.timestamp));
+  }
+  if (u.result !== undefined && u.result !== null) {
+    $('outcome').textContent = JSON.stringify(u.result, null, 2);
+    $('outcome').className = 'outcome';
+  }
+  if (u.error) {
+    $('outcome-title').textContent = 'Error';
+    $('outcome').textContent = u.error;
+    $('outcome').className = 'outcome failed';
+  } else if (FINAL.has(u.status) && u.status !== 'succeeded') {
+    $('outcome-title').textContent = u.status === 'canceled' ? 'Canceled' : 'Error';
+    $('outcome').textContent = u.message || u.status;
+    $('outcome').className = 'outcome failed';
+  }
+  $('updates').append(el('tr', {},
+    el('td', {}, String(u.seq)), el('td', {}, time(u.timestamp)), el('td', {}, u.status || ''),
+    el('td', {}, u.actor || ''), el('td', {}, u.actor_state || ''), el('td', {}, u.message || '')));
+  renderSummary(view);
+  renderRoute(view);
+}
+
+function finishActor(a, ts) {
+  if (a.state !== 'completed') {
+    a.state = 'completed';
+    a.started = a.started || ts;
+    a.ended = ts;
+  }
+}
+
+function renderSummary(view) {
+  const s = $('task-status');
+  s.textContent = view.status;
+  s.className = 'status ' + view.status;
+  $('task-bar').style.width = Math.round(view.percent) + '%';
+  $('task-percent').textContent = Math.round(view.percent) + '%';
+  $('task-cancel').hidden = FINAL.has(view.status) || view.seq === 0;
+  const total = view.created && FINAL.has(view.status) ? ' · took ' + duration(view.created, view.last) : '';
+  $('task-times').textContent = view.created ? 'created ' + time(view.created) + ' · last update ' + time(view.last) + total : '';
+}
+
+function renderRoute(view) {
+  $('route').replaceChildren(...view.actors.map((a, i) => {
+    const times = a.started ? time(a.started) + (a.ended ? ' → ' + time(a.ended) + ' (' + duration(a.started, a.ended) + ')' : ' → …') : '';
+    return el('li', { class: 'actor ' + a.state, 'data-actor': a.name },
+      el('div', { class: 'name' }, (i + 1) + '. ' + a.name),
+      el('div', { class: 'fill' }, el('div')),
+      el('div', { class: 'state' }, a.state),
+      el('div', { class: 'time' }, times));
+  }));
+}
+
+// ---- start ----------------------------------------------------------------------------------
+
+function route() {
+  const m = location.hash.match(/^#task\/(.+)$/);
+  if (m) showTask(decodeURIComponent(m[1])); else showHome();
+}
+
+async function start() {
+  $('login').hidden = true;
+  try {
+    await openSession();
+  } catch (e) {
+    showLogin(e);
+    return;
+  }
+  $('signout').hidden = !sessionStorage.getItem(TOKEN_KEY);
+  route();
+}
+
+window.addEventListener('hashchange', route);
+window.addEventListener('DOMContentLoaded', () => {
+  $('login-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    sessionStorage.setItem(TOKEN_KEY, $('login-token').value.trim());
+    $('login-token').value = '';
+    start();
+  });
+  $('signout').addEventListener('click', async () => {
+    await fetch('/ui/session', { method: 'DELETE' });
+    sessionStorage.removeItem(TOKEN_KEY);
+    location.hash = '';
+    showLogin();
+    $('login-error').textContent = '';
+  });
+  for (const id of ['filter-status', 'filter-flow']) {
+    $(id).addEventListener('change', () => { renderTasks(); loadTasks().catch(showLogin); });
+  }
+  start();
+});
