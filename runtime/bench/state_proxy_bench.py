@@ -2,7 +2,7 @@
 the same operations on the same S3 server (moto) in the same run.
 
     mvn -o -q -pl state-connectors -am test-compile     # once: builds the connectors
-    python3 runtime/bench/state_proxy_bench.py [--rounds N] [--warmup N] [--blocks N]
+    python3 runtime/bench/state_proxy_bench.py [--rounds N] [--warmup N]
 
 Starts moto and three connector processes (objstore-buffered-lww for the buffered mount,
 objstore-passthrough, objstore-buffered-cas), installs the hooks in this process, and prints per
@@ -12,9 +12,9 @@ conditional write through open(), against boto3 get_object + put_object(IfMatch=
 
 Every operation is first run --warmup times (the connectors are JVMs: until the JIT has compiled
 the request path, a call costs several times its steady-state time, which is not what a
-long-running connector costs). The measured calls are then interleaved: --blocks rounds, each
-running a slice of every variant (boto3 and open()) in turn, so a load change on the machine
-hits baseline and open() alike. Last, a breakdown per operation: the bare connector hop (GET
+long-running connector costs). The measured calls are then interleaved: each round calls every
+variant (boto3, open() buffered and passthrough, the breakdown's requests) once in turn, so a
+change of the machine's load hits baseline and open() alike. Last, a breakdown per operation: the bare connector hop (GET
 /healthz on a fresh Unix-socket connection), the same request the hook sends issued with plain
 http.client (no hooks), open(), and boto3.
 """
@@ -44,21 +44,42 @@ SIZES = {"4 KiB": 4 * 1024, "1 MiB": 1024 * 1024}
 MIB = 1024 * 1024
 
 
-def measure(cases: dict, n: int, warmup: int, blocks: int) -> dict:
-    """Mean seconds per call of each case: ``warmup`` calls each, then ``blocks`` interleaved
-    slices of n // blocks calls of every case in turn."""
+def measure(cases: dict, n: int, warmup: int) -> dict:
+    """Mean seconds per call of each case: ``warmup`` calls each, then n rounds, each calling
+    every case once in turn (so a change of the machine's load hits all cases alike)."""
     for fn in cases.values():
         for i in range(warmup):
             fn(i)
-    per = max(1, n // blocks)
     totals = dict.fromkeys(cases, 0.0)
-    for b in range(blocks):
+    for i in range(n):
         for name, fn in cases.items():
             start = time.perf_counter()
-            for i in range(per):
-                fn(b * per + i)
+            fn(i)
             totals[name] += time.perf_counter() - start
-    return {name: total / (per * blocks) for name, total in totals.items()}
+    return {name: total / n for name, total in totals.items()}
+
+
+_TICK = os.sysconf("SC_CLK_TCK")
+
+
+def process_cpu(pid: int) -> float:
+    """Seconds of CPU (user + system, all threads) the process has used so far."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / _TICK
+
+
+def cpu_per_call(fn, n: int, pids: dict) -> dict:
+    """Per call: wall seconds, this process's CPU and each of ``pids``' CPU (a block of n calls;
+    CPU cannot be told apart between interleaved cases, and unlike wall time it hardly moves with
+    the machine's load)."""
+    before = {name: process_cpu(pid) for name, pid in pids.items()}
+    wall, own = time.perf_counter(), time.process_time()
+    for i in range(n):
+        fn(i)
+    out = {"wall": (time.perf_counter() - wall) / n, "self": (time.process_time() - own) / n}
+    out.update({name: (process_cpu(pid) - before[name]) / n for name, pid in pids.items()})
+    return out
 
 
 class _Raw(http.client.HTTPConnection):
@@ -88,8 +109,7 @@ def raw_call(path: str, method: str, url: str, body: bytes | None = None) -> byt
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=200, help="measured calls per 4 KiB case (1 MiB: a fifth)")
-    parser.add_argument("--warmup", type=int, default=300, help="unmeasured calls per 4 KiB case first (1 MiB: a fifth)")
-    parser.add_argument("--blocks", type=int, default=5, help="interleaved slices the measured calls are split into")
+    parser.add_argument("--warmup", type=int, default=500, help="unmeasured calls per 4 KiB case first (1 MiB: a fifth)")
     args = parser.parse_args()
     if not connectors_built():
         print("build the connectors first: mvn -o -q -pl state-connectors -am test-compile", file=sys.stderr)
@@ -106,7 +126,8 @@ def main() -> int:
                                     f"cas:{ROOT}/cas:write=buffered", sockets))
     proxy.install()
     try:
-        run(s3, connectors["buf"].socket_path, args)
+        run(s3, connectors["buf"].socket_path, args,
+            {"connector": connectors["buf"].proc.pid, "moto": moto.proc.pid})
     finally:
         proxy.uninstall()
         for c in connectors.values():
@@ -116,9 +137,9 @@ def main() -> int:
     return 0
 
 
-def run(s3, buf_socket: str, args) -> None:
+def run(s3, buf_socket: str, args, pids: dict) -> None:
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}; "
-          f"moto S3 server, connectors as child JVMs; warm-up {args.warmup}, {args.blocks} interleaved blocks")
+          f"moto S3 server, connectors as child JVMs; warm-up {args.warmup}, calls interleaved")
     print(f"{'operation':<34}{'mean ms':>9}{'MiB/s':>9}{'ops/s':>9}{'vs boto3':>10}")
     worst = None
     breakdown = []
@@ -161,14 +182,16 @@ def run(s3, buf_socket: str, args) -> None:
         for op, base_fn, raw_fn, cases in (
                 ("write", boto_write, raw_write, {"buffered": writer("buf"), "passthrough": writer("pt")}),
                 ("read", boto_read, raw_read, {"buffered": reader("buf"), "passthrough": reader("pt")})):
-            times = measure({"boto3": base_fn, "hop": hop, "raw": raw_fn, **cases}, n, warmup, args.blocks)
+            times = measure({"boto3": base_fn, "hop": hop, "raw": raw_fn, **cases}, n, warmup)
             base = times["boto3"]
             line(f"{label} {op} boto3", base, size, None)
             for mode in cases:
                 ratio = base / times[mode]
                 worst = ratio if worst is None else min(worst, ratio)
                 line(f"{label} {op} open() {mode}", times[mode], size, ratio)
-            breakdown.append((f"{label} {op}", times))
+            cpu = {name: cpu_per_call(fn, n, pids)
+                   for name, fn in (("boto3", base_fn), ("hop", hop), ("http", raw_fn), ("open()", cases["buffered"]))}
+            breakdown.append((f"{label} {op}", times, cpu))
 
     cas_path = f"{ROOT}/cas/counter"
     with open(cas_path, "w") as f:
@@ -187,7 +210,7 @@ def run(s3, buf_socket: str, args) -> None:
         value = int(got["Body"].read())
         s3.put_object(Bucket=BUCKET, Key="direct/counter", Body=str(value + 1).encode(), IfMatch=got["ETag"])
 
-    times = measure({"boto3": boto_increment, "open": cas_increment}, args.rounds, args.warmup, args.blocks)
+    times = measure({"boto3": boto_increment, "open": cas_increment}, args.rounds, args.warmup)
     base, t = times["boto3"], times["open"]
     line("CAS increment boto3 (get+put If-Match)", base, None, None)
     line("CAS increment open() (read+write)", t, None, base / t)
@@ -195,16 +218,18 @@ def run(s3, buf_socket: str, args) -> None:
     print(f"lowest open()/boto3 ratio over the 4 KiB and 1 MiB reads and writes: {worst:.2f} (target >= 0.5)")
 
     print()
-    print("breakdown (buffered mount, mean ms): hop = GET /healthz on a fresh socket (http.client + Jetty,")
-    print("no backend); http = the hook's request sent with plain http.client; open() = through the hooks")
-    print(f"{'operation':<14}{'hop':>8}{'http':>8}{'open()':>8}{'boto3':>8}"
-          f"{'hooks':>8}{'conn+SDK':>10}{'SDK-boto3':>11}")
-    for name, times in breakdown:
-        hop_ms, raw_ms, open_ms, boto_ms = (times[k] * 1000 for k in ("hop", "raw", "buffered", "boto3"))
-        print(f"{name:<14}{hop_ms:8.2f}{raw_ms:8.2f}{open_ms:8.2f}{boto_ms:8.2f}"
-              f"{open_ms - raw_ms:8.2f}{raw_ms - hop_ms:10.2f}{raw_ms - hop_ms - boto_ms:11.2f}")
-    print("hooks = open() - http; conn+SDK = http - hop (the connector's work incl. its S3 call);")
-    print("SDK-boto3 = what the connector's S3 call costs beyond boto3's own call of the same operation")
+    print("breakdown, buffered mount (ms per call): hop = GET /healthz on a fresh socket (http.client +")
+    print("Jetty, no backend); http = the hook's request sent with plain http.client (no hooks);")
+    print("open() = through the hooks. Wall: interleaved means from above. CPU: a block of calls per")
+    print("case, CPU used by this process (hooks / http.client / boto3), the connector JVM and moto.")
+    print(f"{'operation':<13}{'case':<8}{'wall':>8}{'cpu py':>8}{'cpu conn':>9}{'cpu moto':>9}")
+    for name, times, cpu in breakdown:
+        for case, key in (("boto3", "boto3"), ("hop", "hop"), ("http", "raw"), ("open()", "buffered")):
+            c = cpu[case]
+            print(f"{name:<13}{case:<8}{times[key] * 1000:8.2f}{c['self'] * 1000:8.2f}"
+                  f"{c['connector'] * 1000:9.2f}{c['moto'] * 1000:9.2f}")
+    print("hooks = open() - http; the connector's own work = http - hop; wall beyond the CPU sum is")
+    print("waiting (for moto, for the scheduler on a loaded machine)")
 
 
 def line(name: str, seconds: float, size: int | None, ratio: float | None) -> None:

@@ -17,6 +17,10 @@ import zipfile
 REPO = pathlib.Path(__file__).resolve().parents[2]
 CONNECTORS = REPO / "state-connectors" / "target"
 CREDENTIALS = {"AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test"}
+# as ./taskmesh dev starts connectors (cli's ConnectorProcess) and as the README recommends: with
+# the default JVM flags a connector spends thousands of requests in C2 compilation and parallel GC
+# threads, which the benchmark measured as connector cost
+CONNECTOR_JVM_OPTIONS = ("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1")
 
 
 def connectors_built() -> bool:
@@ -83,7 +87,7 @@ class Connector:
     (e.g. ``KVSTORE_URL`` for kv-buffered-cas)."""
 
     def __init__(self, kind: str, socket_path: str, bucket: str | None = None, endpoint: str | None = None,
-                 prefix: str = "", jvm_options: tuple = (), env: dict | None = None):
+                 prefix: str = "", jvm_options: tuple = CONNECTOR_JVM_OPTIONS, env: dict | None = None):
         classpath = f"{CONNECTORS / 'classes'}:{(CONNECTORS / 'classpath.txt').read_text().strip()}"
         full = {**os.environ, **CREDENTIALS, "CONNECTOR_SOCKET": socket_path, "STATE_PREFIX": prefix}
         if bucket:
