@@ -1,5 +1,9 @@
 package io.taskmesh.cli;
 
+import io.taskmesh.connectors.LocalGcsServer;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -20,7 +24,10 @@ import org.slf4j.LoggerFactory;
  * SVC_STATE_PROXY_MOUNTS} / {@code SVC_STATE_SOCKET_DIR}. An object-store mount whose {@code
  * connector.env} names no {@code OBJSTORE_ENDPOINT_URL} gets a local S3 server (one for all such
  * mounts, started on first need), its bucket created there; a key-value mount without {@code
- * KVSTORE_URL} gets a local Redis (likewise one for all).
+ * KVSTORE_URL} gets a local Redis (likewise one for all); a blob mount without {@code
+ * STORAGE_EMULATOR_HOST} gets the in-memory JSON API server of state-connectors ({@link
+ * LocalGcsServer}, the blob connectors' test backend, held to the official client by its test), in
+ * this process.
  */
 final class DevStateProxy implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(DevStateProxy.class);
@@ -32,6 +39,7 @@ final class DevStateProxy implements AutoCloseable {
   private final Map<String, ConnectorProcess> connectors = new LinkedHashMap<>();
   private LocalS3 localS3;
   private LocalRedis localRedis;
+  private LocalGcsServer localGcs;
 
   DevStateProxy(Path dataDir, Consumer<String> say) {
     this.dataDir = dataDir;
@@ -100,6 +108,13 @@ final class DevStateProxy implements AutoCloseable {
       env.put("AWS_SECRET_ACCESS_KEY", LocalS3.SECRET_KEY);
       s3.ensureBucket(env.get("STATE_BUCKET"));
     }
+    if (mount.connectorType().startsWith("blob-") && !env.containsKey("STORAGE_EMULATOR_HOST")) {
+      LocalGcsServer gcs = localGcs();
+      env.putIfAbsent("STATE_BUCKET", DEFAULT_LOCAL_BUCKET);
+      env.put("STORAGE_EMULATOR_HOST", gcs.endpoint().toString());
+      env.putIfAbsent("CLOUD_PROJECT", "local");
+      gcs.createBucket(env.get("STATE_BUCKET"));
+    }
     if (mount.connectorType().startsWith("kv-") && !env.containsKey("KVSTORE_URL")) {
       env.put("KVSTORE_URL", localRedis().url());
     }
@@ -129,6 +144,26 @@ final class DevStateProxy implements AutoCloseable {
       say.accept("state: local Redis at " + localRedis.url() + " (in memory; log in " + dir + ")");
     }
     return localRedis;
+  }
+
+  private LocalGcsServer localGcs() {
+    if (localGcs == null) {
+      try {
+        localGcs = new LocalGcsServer(0);
+      } catch (IOException e) {
+        throw new UncheckedIOException("local blob store: cannot open a port", e);
+      }
+      started.push(localGcs);
+      say.accept(
+          "state: local blob store (JSON API, in memory, in this process) at "
+              + localGcs.endpoint());
+    }
+    return localGcs;
+  }
+
+  /** The local blob store's endpoint, when one was started. */
+  synchronized Optional<URI> localBlobEndpoint() {
+    return Optional.ofNullable(localGcs).map(LocalGcsServer::endpoint);
   }
 
   /** The local Redis's URL, when one was started. */
