@@ -10,9 +10,10 @@ operation the mean time, the throughput and the ratio open()/boto3 (boto3 time /
 1.0 = as fast as the backend's own client). Then small CAS increments per second (read +
 conditional write through open(), against boto3 get_object + put_object(IfMatch=etag)).
 
-Every operation is first run --warmup times (the connectors are JVMs: until the JIT has compiled
-the request path, a call costs several times its steady-state time, which is not what a
-long-running connector costs). The measured calls are then interleaved: each round calls every
+Each connector first serves 3 x --warmup 4 KiB writes and reads, and every operation is run
+--warmup times before it is measured (the connectors are JVMs: until the JIT has compiled the
+request path, a call costs several times its steady-state time, which is not what a long-running
+connector costs; the connectors run with the JVM options dev uses, see state_backends). The measured calls are then interleaved: each round calls every
 variant (boto3, open() buffered and passthrough, the breakdown's requests) once in turn, so a
 change of the machine's load hits baseline and open() alike. Last, a breakdown per operation: the bare connector hop (GET
 /healthz on a fresh Unix-socket connection), the same request the hook sends issued with plain
@@ -126,6 +127,7 @@ def main() -> int:
                                     f"cas:{ROOT}/cas:write=buffered", sockets))
     proxy.install()
     try:
+        warm_connectors(connectors.values(), args.warmup * 3)
         run(s3, connectors["buf"].socket_path, args,
             {"connector": connectors["buf"].proc.pid, "moto": moto.proc.pid})
     finally:
@@ -135,6 +137,17 @@ def main() -> int:
         moto.stop()
         shutil.rmtree(sockets, ignore_errors=True)
     return 0
+
+
+def warm_connectors(connectors, n: int) -> None:
+    """Every connector the same JIT warm-up (4 KiB PUT + GET n times each), before any case: the
+    breakdown's extra requests would otherwise leave the buffered mount's connector warmer than
+    the passthrough one."""
+    data = os.urandom(4096)
+    for c in connectors:
+        for i in range(n):
+            raw_call(c.socket_path, "PUT", f"/keys/warm{i % 8}", data)
+            raw_call(c.socket_path, "GET", f"/keys/warm{i % 8}")
 
 
 def run(s3, buf_socket: str, args, pids: dict) -> None:

@@ -128,6 +128,46 @@ class Connector:
             self.proc.wait(20)
 
 
+class LocalBlob:
+    """state-connectors' LocalGcsServer (the in-memory JSON API blob store the blob connectors are
+    tested against) as a child JVM on a local port; ``stop()``/``start()`` keep the port (and
+    start empty, with the bucket made again)."""
+
+    def __init__(self, bucket: str, port: int | None = None):
+        self.bucket = bucket
+        self.port = port or free_port()
+        self.endpoint = f"http://127.0.0.1:{self.port}"
+        self.proc = None
+        self.start()
+
+    def start(self):
+        classpath = f"{CONNECTORS / 'classes'}:{(CONNECTORS / 'classpath.txt').read_text().strip()}"
+        self.proc = subprocess.Popen(["java", *CONNECTOR_JVM_OPTIONS, "-cp", classpath,
+                                      "io.taskmesh.connectors.LocalGcsServer", str(self.port), self.bucket],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        _wait(lambda: self.proc.poll() is not None or _accepting(self.port), 60, "LocalGcsServer")
+        assert self.proc.poll() is None, f"LocalGcsServer exited with {self.proc.returncode}"
+        return self
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(20)
+
+    def connector_env(self) -> dict:
+        return {"STATE_BUCKET": self.bucket, "STORAGE_EMULATOR_HOST": self.endpoint, "CLOUD_PROJECT": "local"}
+
+    def media(self, name: str) -> bytes:
+        """The object's bytes over the JSON API itself (no connector in between)."""
+        import urllib.parse
+        import urllib.request
+
+        url = (f"{self.endpoint}/storage/v1/b/{self.bucket}/o/{urllib.parse.quote(name, safe='')}"
+               "?alt=media")
+        with urllib.request.urlopen(url, timeout=30) as response:
+            return response.read()
+
+
 # --- Redis ------------------------------------------------------------------------------------
 
 _BUNDLED_REDIS = {("Linux", "x86_64"): "redis-server-6.2.6-v5-linux-amd64",

@@ -1,5 +1,6 @@
 """A connector killed (SIGKILL) in the middle of a write leaves the old value, never a torn one:
-per connector type with a backend that runs here (kv on redis-server, objstore on moto), a PUT
+per connector family with a backend that runs here (kv on redis-server, objstore on moto, blob
+on state-connectors' LocalGcsServer), a PUT
 whose body is cut off by the kill, then the connector started again on the same socket. Read
 back with the backend's own client and through the restarted connector."""
 
@@ -13,7 +14,7 @@ import tempfile
 
 import pytest
 
-from state_backends import Connector, Moto, Redis, require_connectors, require_redis
+from state_backends import Connector, LocalBlob, Moto, Redis, require_connectors, require_redis
 
 require_connectors()
 
@@ -79,6 +80,10 @@ def backend(request, workdir):
         redis = Redis(require_redis(workdir))
         yield {"env": {"KVSTORE_URL": redis.url}}, lambda key: redis.command("HGET", key, "data")
         redis.close()
+    elif request.param == "blob":
+        blob = LocalBlob(BUCKET)
+        yield {"env": blob.connector_env()}, blob.media
+        blob.stop()
     else:
         pytest.importorskip("boto3")
         moto = Moto()
@@ -92,6 +97,7 @@ def backend(request, workdir):
 @pytest.mark.parametrize("kind,backend,chunked,sent", [
     ("kv-buffered-cas", "kv", False, 4 * 1024 * 1024),
     ("objstore-buffered-lww", "objstore", False, 4 * 1024 * 1024),
+    ("blob-buffered-cas", "blob", False, 4 * 1024 * 1024),
     # past one part: a part is uploaded before the kill, the multipart upload is never completed
     ("objstore-passthrough", "objstore", True, PART + 2 * 1024 * 1024),
 ], indirect=["backend"])

@@ -665,4 +665,21 @@ public final class LocalGcsServer implements AutoCloseable {
     http.stop(0);
     ((ExecutorService) http.getExecutor()).shutdownNow();
   }
+
+  /**
+   * {@code LocalGcsServer <port> [bucket...]}: serves on 127.0.0.1:port (0: any) with these buckets
+   * until killed, and prints its endpoint (the runtime's pytest runs it as a child process).
+   */
+  public static void main(String[] args) throws IOException {
+    if (args.length < 1 || !args[0].matches("\\d{1,5}")) {
+      System.err.println("usage: LocalGcsServer <port> [bucket...]");
+      System.exit(2);
+    }
+    LocalGcsServer server = new LocalGcsServer(Integer.parseInt(args[0]));
+    for (int i = 1; i < args.length; i++) {
+      server.createBucket(args[i]);
+    }
+    System.out.println(server.endpoint());
+    System.out.flush();
+  }
 }
