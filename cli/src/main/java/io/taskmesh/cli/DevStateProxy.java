@@ -1,5 +1,9 @@
 package io.taskmesh.cli;
 
+import io.taskmesh.connectors.LocalGcsServer;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -19,7 +23,11 @@ import org.slf4j.LoggerFactory;
  * connector per mount (socket {@code {dataDir}/state/{actor}/{name}.sock}) and the runtime's {@code
  * SVC_STATE_PROXY_MOUNTS} / {@code SVC_STATE_SOCKET_DIR}. An object-store mount whose {@code
  * connector.env} names no {@code OBJSTORE_ENDPOINT_URL} gets a local S3 server (one for all such
- * mounts, started on first need), its bucket created there.
+ * mounts, started on first need), its bucket created there; a key-value mount without {@code
+ * KVSTORE_URL} gets a local Redis (likewise one for all); a blob mount without {@code
+ * STORAGE_EMULATOR_HOST} gets the in-memory JSON API server of state-connectors ({@link
+ * LocalGcsServer}, the blob connectors' test backend, held to the official client by its test), in
+ * this process.
  */
 final class DevStateProxy implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(DevStateProxy.class);
@@ -30,6 +38,8 @@ final class DevStateProxy implements AutoCloseable {
   private final Deque<AutoCloseable> started = new ArrayDeque<>();
   private final Map<String, ConnectorProcess> connectors = new LinkedHashMap<>();
   private LocalS3 localS3;
+  private LocalRedis localRedis;
+  private LocalGcsServer localGcs;
 
   DevStateProxy(Path dataDir, Consumer<String> say) {
     this.dataDir = dataDir;
@@ -66,9 +76,7 @@ final class DevStateProxy implements AutoCloseable {
               + ") -> "
               + mount.connectorType()
               + " "
-              + env.getOrDefault("OBJSTORE_ENDPOINT_URL", "")
-              + " bucket "
-              + env.getOrDefault("STATE_BUCKET", "-"));
+              + backendLabel(env));
     }
     return Map.of(
         "SVC_STATE_PROXY_MOUNTS",
@@ -76,6 +84,15 @@ final class DevStateProxy implements AutoCloseable {
                 .map(StateMount::mountsEntry)
                 .collect(Collectors.joining(";")),
         "SVC_STATE_SOCKET_DIR", socketDir.toString());
+  }
+
+  private static String backendLabel(Map<String, String> env) {
+    if (env.containsKey("KVSTORE_URL")) {
+      return env.get("KVSTORE_URL").replaceAll("//[^@/]*@", "//***@"); // no password in the log
+    }
+    return env.getOrDefault("OBJSTORE_ENDPOINT_URL", env.getOrDefault("STORAGE_EMULATOR_HOST", ""))
+        + " bucket "
+        + env.getOrDefault("STATE_BUCKET", "-");
   }
 
   private Map<String, String> connectorEnv(StateMount mount, Path socketDir) {
@@ -90,6 +107,16 @@ final class DevStateProxy implements AutoCloseable {
       env.put("AWS_ACCESS_KEY_ID", LocalS3.ACCESS_KEY);
       env.put("AWS_SECRET_ACCESS_KEY", LocalS3.SECRET_KEY);
       s3.ensureBucket(env.get("STATE_BUCKET"));
+    }
+    if (mount.connectorType().startsWith("blob-") && !env.containsKey("STORAGE_EMULATOR_HOST")) {
+      LocalGcsServer gcs = localGcs();
+      env.putIfAbsent("STATE_BUCKET", DEFAULT_LOCAL_BUCKET);
+      env.put("STORAGE_EMULATOR_HOST", gcs.endpoint().toString());
+      env.putIfAbsent("CLOUD_PROJECT", "local");
+      gcs.createBucket(env.get("STATE_BUCKET"));
+    }
+    if (mount.connectorType().startsWith("kv-") && !env.containsKey("KVSTORE_URL")) {
+      env.put("KVSTORE_URL", localRedis().url());
     }
     return env;
   }
@@ -107,6 +134,41 @@ final class DevStateProxy implements AutoCloseable {
               + ")");
     }
     return localS3;
+  }
+
+  private LocalRedis localRedis() {
+    if (localRedis == null) {
+      Path dir = dataDir.resolve("state").resolve("local-redis");
+      localRedis = LocalRedis.start(dir, Duration.ofSeconds(30));
+      started.push(localRedis);
+      say.accept("state: local Redis at " + localRedis.url() + " (in memory; log in " + dir + ")");
+    }
+    return localRedis;
+  }
+
+  private LocalGcsServer localGcs() {
+    if (localGcs == null) {
+      try {
+        localGcs = new LocalGcsServer(0);
+      } catch (IOException e) {
+        throw new UncheckedIOException("local blob store: cannot open a port", e);
+      }
+      started.push(localGcs);
+      say.accept(
+          "state: local blob store (JSON API, in memory, in this process) at "
+              + localGcs.endpoint());
+    }
+    return localGcs;
+  }
+
+  /** The local blob store's endpoint, when one was started. */
+  synchronized Optional<URI> localBlobEndpoint() {
+    return Optional.ofNullable(localGcs).map(LocalGcsServer::endpoint);
+  }
+
+  /** The local Redis's URL, when one was started. */
+  synchronized Optional<String> localRedisUrl() {
+    return Optional.ofNullable(localRedis).map(LocalRedis::url);
   }
 
   /** The local S3 server's endpoint, when one was started. */

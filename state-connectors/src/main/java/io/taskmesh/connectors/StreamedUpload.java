@@ -1,10 +1,10 @@
 package io.taskmesh.connectors;
 
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.function.BiFunction;
 import java.util.function.Function;
@@ -43,11 +43,9 @@ final class StreamedUpload {
       String contentType,
       BiFunction<byte[], Long, String> single,
       Function<SdkException, StoreException> translate) {
-    byte[] part = new byte[partSize];
-    int filled = fill(body, part);
-    if (filled < partSize) {
-      byte[] exact = Arrays.copyOf(part, filled);
-      return single.apply(exact, (long) filled);
+    byte[] part = readPart(body);
+    if (part.length < partSize) {
+      return single.apply(part, (long) part.length);
     }
     String uploadId;
     try {
@@ -67,9 +65,9 @@ final class StreamedUpload {
     try {
       List<CompletedPart> parts = new ArrayList<>();
       int number = 1;
-      while (filled > 0) {
+      while (part.length > 0) {
         int partNumber = number++;
-        int size = filled;
+        byte[] bytes = part;
         String tag =
             s3.uploadPart(
                     b ->
@@ -77,11 +75,11 @@ final class StreamedUpload {
                             .key(objectKey)
                             .uploadId(uploadId)
                             .partNumber(partNumber)
-                            .contentLength((long) size),
-                    RequestBody.fromBytes(Arrays.copyOf(part, size)))
+                            .contentLength((long) bytes.length),
+                    uncopied(bytes))
                 .eTag();
         parts.add(CompletedPart.builder().partNumber(partNumber).eTag(tag).build());
-        filled = fill(body, part);
+        part = readPart(body);
       }
       var complete =
           CompleteMultipartUploadRequest.builder()
@@ -112,20 +110,22 @@ final class StreamedUpload {
     }
   }
 
-  /** Reads until {@code buffer} is full or the body ends; returns the bytes read. */
-  private static int fill(InputStream body, byte[] buffer) {
-    int total = 0;
+  /**
+   * The next part: up to {@code partSize} bytes, fewer only at the end of the body. Read into
+   * buffers that grow with what arrives, so a small body does not cost a whole part's allocation (a
+   * passthrough write of a few KiB used to zero 8 MiB).
+   */
+  private byte[] readPart(InputStream body) {
     try {
-      while (total < buffer.length) {
-        int n = body.read(buffer, total, buffer.length - total);
-        if (n < 0) {
-          break;
-        }
-        total += n;
-      }
+      return body.readNBytes(partSize);
     } catch (IOException e) {
       throw new UncheckedIOException("reading the request body", e);
     }
-    return total;
+  }
+
+  /** A request body on {@code bytes} without the defensive copy {@code fromBytes} makes. */
+  static RequestBody uncopied(byte[] bytes) {
+    return RequestBody.fromContentProvider(
+        () -> new ByteArrayInputStream(bytes), bytes.length, "application/octet-stream");
   }
 }

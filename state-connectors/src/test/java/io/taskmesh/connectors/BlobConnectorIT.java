@@ -31,20 +31,20 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The blob connector types against the GCS JSON API test server (no GCS emulator installs here;
- * {@link GcsTestServerTest} checks that server against the official client first), over a real Unix
- * socket, with a service-account key made up for the test to sign URLs.
+ * {@link LocalGcsServerTest} checks that server against the official client first), over a real
+ * Unix socket, with a service-account key made up for the test to sign URLs.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class BlobConnectorIT {
   private static final String BUCKET = "blob-it";
-  private static GcsTestServer gcs;
+  private static LocalGcsServer gcs;
   private static Path keyDir;
   private static Path keyFile;
   private Connectors connectors;
 
   @BeforeAll
   static void startBackend() throws Exception {
-    gcs = new GcsTestServer();
+    gcs = new LocalGcsServer();
     gcs.createBucket(BUCKET);
     TestServiceAccount account = new TestServiceAccount();
     gcs.trustSigner(account.publicKey());
@@ -90,7 +90,7 @@ class BlobConnectorIT {
   }
 
   private static String rawRead(String name) {
-    GcsTestServer.Stored s = gcs.object(BUCKET, name);
+    LocalGcsServer.Stored s = gcs.object(BUCKET, name);
     return s == null ? null : new String(s.data(), StandardCharsets.UTF_8);
   }
 
@@ -257,7 +257,7 @@ class BlobConnectorIT {
 
   @Test
   void backendDownAnswers503AndRecoversWithoutRestart() throws Exception {
-    GcsTestServer own = new GcsTestServer();
+    LocalGcsServer own = new LocalGcsServer();
     int port = own.endpoint().getPort();
     own.createBucket(BUCKET);
     UnixClient c = connector(ConnectorType.BLOB_BUFFERED_CAS, "down/", own.endpoint());
@@ -266,7 +266,8 @@ class BlobConnectorIT {
     assertThat(c.get("/keys/k").getStatus()).isEqualTo(503);
     assertThat(c.put("/keys/k", "during").getStatus()).isEqualTo(503);
     assertThat(c.head("/keys/k").getStatus()).isEqualTo(503);
-    try (GcsTestServer again = new GcsTestServer(port)) { // keeps nothing: the bucket is made again
+    try (LocalGcsServer again =
+        new LocalGcsServer(port)) { // keeps nothing: the bucket is made again
       again.createBucket(BUCKET);
       assertThat(c.get("/keys/k").getStatus()).isEqualTo(404);
       assertThat(c.put("/keys/k", "after").getStatus()).isEqualTo(204);

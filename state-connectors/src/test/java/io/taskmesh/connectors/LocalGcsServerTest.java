@@ -40,15 +40,15 @@ import org.junit.jupiter.api.Timeout;
  * before the ITs.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class GcsTestServerTest {
+class LocalGcsServerTest {
   private static final String BUCKET = "fake-check";
-  private static GcsTestServer server;
+  private static LocalGcsServer server;
   private static Storage storage;
   private static TestServiceAccount account;
 
   @BeforeAll
   static void start() throws Exception {
-    server = new GcsTestServer();
+    server = new LocalGcsServer();
     server.createBucket(BUCKET);
     account = new TestServiceAccount();
     server.trustSigner(account.publicKey());

@@ -41,16 +41,21 @@ import java.util.zip.CRC32C;
 import java.util.zip.GZIPInputStream;
 
 /**
- * A Google Cloud Storage JSON API server for tests, implementing exactly the calls the blob
+ * A Google Cloud Storage JSON API server, in memory, implementing exactly the calls the blob
  * connectors make: object insert ({@code uploadType=multipart}) with {@code ifGenerationMatch} (0 =
  * must not exist), object get (metadata, or media with {@code alt=media}, ranges and generation
  * preconditions), list with prefix, delimiter and pages, delete, metadata patch (bumps the
  * metageneration), and the V4-signed download URL, whose signature it verifies with the signer's
- * public key. No GCS emulator installs here; {@code GcsTestServerTest} checks this server against
- * the official client so that it cannot drift from the real API. A request outside these answers
- * 501 and is recorded in {@link #unhandled()}.
+ * public key. No GCS emulator installs here, so this is the blob connectors' test backend and
+ * {@code ./taskmesh dev}'s local blob store; {@code LocalGcsServerTest} checks it against the
+ * official client so that it cannot drift from the real API. A request outside these answers 501
+ * and is recorded in {@link #unhandled()}. Main code (not test code) only so that dev can run it:
+ * it is no production store (nothing persists, one lock for all writes).
  */
-final class GcsTestServer implements AutoCloseable {
+public final class LocalGcsServer implements AutoCloseable {
+  /** Kept entries of the request and unhandled logs (a long dev session must not grow them). */
+  private static final int LOG_LIMIT = 10_000;
+
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final DateTimeFormatter RFC3339 = DateTimeFormatter.ISO_INSTANT;
   private static final DateTimeFormatter GOOG_DATE =
@@ -75,29 +80,35 @@ final class GcsTestServer implements AutoCloseable {
   private final List<String> requests = new CopyOnWriteArrayList<>();
   private volatile PublicKey signer;
 
-  GcsTestServer() throws IOException {
+  public LocalGcsServer() throws IOException {
     this(0);
   }
 
   /** On {@code port} (0: any free one); a test restarts a backend on the port it had. */
-  GcsTestServer(int port) throws IOException {
+  public LocalGcsServer(int port) throws IOException {
     http = HttpServer.create(new InetSocketAddress("127.0.0.1", port), 0);
     http.setExecutor(Executors.newFixedThreadPool(8));
     http.createContext("/", this::handle);
     http.start();
   }
 
-  URI endpoint() {
+  public URI endpoint() {
     return URI.create("http://127.0.0.1:" + http.getAddress().getPort());
   }
 
-  void createBucket(String name) {
+  public void createBucket(String name) {
     buckets.putIfAbsent(name, new TreeMap<>());
   }
 
   /** Signed URLs are accepted when signed by the private half of {@code key}. */
   void trustSigner(PublicKey key) {
     signer = key;
+  }
+
+  private static void keepBounded(List<String> log) {
+    while (log.size() >= LOG_LIMIT) {
+      log.remove(0);
+    }
   }
 
   List<String> unhandled() {
@@ -149,6 +160,7 @@ final class GcsTestServer implements AutoCloseable {
   private void handle(HttpExchange ex) throws IOException {
     String rawPath = ex.getRequestURI().getRawPath();
     String rawQuery = ex.getRequestURI().getRawQuery();
+    keepBounded(requests);
     requests.add(ex.getRequestMethod() + " " + rawPath + (rawQuery == null ? "" : "?" + rawQuery));
     Map<String, String> query = query(rawQuery);
     if (rawPath.startsWith("/download/storage/v1/") && "media".equals(query.get("alt"))) {
@@ -202,6 +214,7 @@ final class GcsTestServer implements AutoCloseable {
   }
 
   private void notHandled(HttpExchange ex) throws IOException {
+    keepBounded(unhandled);
     unhandled.add(ex.getRequestMethod() + " " + ex.getRequestURI());
     error(ex, 501, "notImplemented", "not implemented by the test server: " + ex.getRequestURI());
   }
@@ -651,5 +664,22 @@ final class GcsTestServer implements AutoCloseable {
   public void close() {
     http.stop(0);
     ((ExecutorService) http.getExecutor()).shutdownNow();
+  }
+
+  /**
+   * {@code LocalGcsServer <port> [bucket...]}: serves on 127.0.0.1:port (0: any) with these buckets
+   * until killed, and prints its endpoint (the runtime's pytest runs it as a child process).
+   */
+  public static void main(String[] args) throws IOException {
+    if (args.length < 1 || !args[0].matches("\\d{1,5}")) {
+      System.err.println("usage: LocalGcsServer <port> [bucket...]");
+      System.exit(2);
+    }
+    LocalGcsServer server = new LocalGcsServer(Integer.parseInt(args[0]));
+    for (int i = 1; i < args.length; i++) {
+      server.createBucket(args[i]);
+    }
+    System.out.println(server.endpoint());
+    System.out.flush();
   }
 }
