@@ -98,7 +98,9 @@ final class TaskEventLog implements AutoCloseable {
       p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
       p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
       p.put(ProducerConfig.ACKS_CONFIG, "all");
-      p.put(ProducerConfig.LINGER_MS_CONFIG, 0);
+      // progress may wait a few ms; a request per event would cost the broker more than the hop
+      // saves, and flush() before each commit sends whatever is lingering at once
+      p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
       p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
       p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
       producer = new KafkaProducer<>(p);
