@@ -65,7 +65,8 @@ public final class Gateway implements AutoCloseable {
     }
     EnvelopeDispatcher dispatcher = new EnvelopeDispatcher(config.bootstrapServers());
     TaskLauncher launcher =
-        new TaskLauncher(view, dispatcher, config.namespace(), config.meshUrl());
+        new TaskLauncher(
+            view, dispatcher, config.namespace(), config.meshUrl(), tasks.topics().events().name());
     FlyBus fly = config.databaseUrl() == null ? new FlyBus() : new FlyBus(config.databaseUrl());
     PushConfigStore pushConfigs =
         config.mode().servesApi()

@@ -25,13 +25,29 @@ public final class TaskLauncher {
   private final EnvelopeQueue dispatcher;
   private final String namespace;
   private final String meshUrl;
+  private final String eventsTopic;
 
   public TaskLauncher(
       TaskCommands commands, EnvelopeQueue dispatcher, String namespace, String meshUrl) {
+    this(commands, dispatcher, namespace, meshUrl, null);
+  }
+
+  /**
+   * @param eventsTopic the task event log; named in each envelope ({@code x-svc-task-events}) so
+   *     that our sidecars append progress to it inside their routing transaction instead of posting
+   *     it to {@code meshUrl}; null leaves progress on HTTP
+   */
+  public TaskLauncher(
+      TaskCommands commands,
+      EnvelopeQueue dispatcher,
+      String namespace,
+      String meshUrl,
+      String eventsTopic) {
     this.commands = commands;
     this.dispatcher = dispatcher;
     this.namespace = namespace;
     this.meshUrl = meshUrl;
+    this.eventsTopic = eventsTopic;
   }
 
   /** Returns the new task id; the task is its own context. */
@@ -66,6 +82,9 @@ public final class TaskLauncher {
     Map<String, Object> headers = new LinkedHashMap<>();
     if (meshUrl != null) {
       headers.put(Envelope.GATEWAY_URL_HEADER, meshUrl);
+    }
+    if (eventsTopic != null) {
+      headers.put(Envelope.TASK_EVENTS_HEADER, eventsTopic);
     }
     EnvelopeStatus status = EnvelopeStatus.pending("gateway", 0, created, deadline);
     try (TaskTracing launch = TaskTracing.launch(id, flow.name(), headers)) {

@@ -13,7 +13,10 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.time.Duration;
+import java.util.List;
+import java.util.Queue;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -48,17 +51,45 @@ public final class GatewayBench {
                 TaskHttp.flyReplicaEnv(prefix, dir.resolve("state-b"), flows, "mesh", pg))) {
       String baseA = "http://127.0.0.1:" + a.port();
       String baseB = "http://127.0.0.1:" + b.port();
+      String session = mcpSession(baseA);
+      Call health = new Call("GET /health", "GET", "/health", null, new String[0]);
+      Call tools =
+          new Call(
+              "POST /tools/call",
+              "POST",
+              "/tools/call",
+              "{\"name\":\"echo\",\"arguments\":{\"x\":1}}",
+              new String[0]);
+      Call mcp =
+          new Call(
+              "MCP tools/call",
+              "POST",
+              "/mcp",
+              "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":"
+                  + "{\"name\":\"echo\",\"arguments\":{\"x\":1}}}",
+              new String[] {"Accept", MCP_ACCEPT, "Mcp-Session-Id", session});
       for (int warm = 0; warm < 2; warm++) {
-        rate(baseA, "GET", "/health", null, 1);
-        rate(baseA, "POST", "/tools/call", "{\"name\":\"echo\",\"arguments\":{}}", 1);
+        for (Call c : List.of(health, tools, mcp)) {
+          rate(baseA, c, 8, 1);
+        }
       }
-      double trivial = rate(baseA, "GET", "/health", null, seconds);
-      double tools =
-          rate(
-              baseA, "POST", "/tools/call", "{\"name\":\"echo\",\"arguments\":{\"x\":1}}", seconds);
-      System.out.printf(
-          "tools/call: %.0f req/s; trivial GET /health on the same server: %.0f req/s; ratio %.2f%n",
-          tools, trivial, tools / trivial);
+      for (int clients : new int[] {64, 1}) {
+        Rate trivial = rate(baseA, health, clients, seconds);
+        System.out.printf(
+            "%d client(s): %-16s %7.0f req/s  p50 %6.2f ms  p99 %6.2f ms  (baseline)%n",
+            clients, health.name(), trivial.perSecond(), trivial.p50(), trivial.p99());
+        for (Call c : List.of(tools, mcp)) {
+          Rate r = rate(baseA, c, clients, seconds);
+          System.out.printf(
+              "%d client(s): %-16s %7.0f req/s  p50 %6.2f ms  p99 %6.2f ms  = %.2f x GET /health%n",
+              clients,
+              c.name(),
+              r.perSecond(),
+              r.p50(),
+              r.p99(),
+              r.perSecond() / trivial.perSecond());
+        }
+      }
 
       int events = 5000;
       double raw = rawNotify(pg, events);
@@ -72,10 +103,48 @@ public final class GatewayBench {
     System.exit(0); // non-daemon client threads would keep the JVM alive
   }
 
-  /** Requests/s with 8 concurrent clients for {@code seconds}. */
-  private static double rate(String base, String method, String path, String body, int seconds)
-      throws Exception {
-    int clients = 8;
+  private static final String MCP_ACCEPT = "application/json, text/event-stream";
+
+  /** One kind of request: name, method, path, body (null: none), extra headers (name, value...). */
+  private record Call(String name, String method, String path, String body, String[] headers) {}
+
+  /** Throughput and latency percentiles of one run. */
+  private record Rate(double perSecond, double p50, double p99) {}
+
+  /** A Streamable HTTP session on the gateway's /mcp, initialized, for the MCP tools/call runs. */
+  private static String mcpSession(String base) throws Exception {
+    HttpResponse<String> init =
+        HTTP.send(
+            HttpRequest.newBuilder(URI.create(base + "/mcp"))
+                .header("Content-Type", "application/json")
+                .header("Accept", MCP_ACCEPT)
+                .POST(
+                    HttpRequest.BodyPublishers.ofString(
+                        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
+                            + "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},"
+                            + "\"clientInfo\":{\"name\":\"bench\",\"version\":\"1\"}}}"))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    String session = init.headers().firstValue("Mcp-Session-Id").orElseThrow();
+    HTTP.send(
+        HttpRequest.newBuilder(URI.create(base + "/mcp"))
+            .header("Content-Type", "application/json")
+            .header("Accept", MCP_ACCEPT)
+            .header("Mcp-Session-Id", session)
+            .POST(
+                HttpRequest.BodyPublishers.ofString(
+                    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}"))
+            .build(),
+        HttpResponse.BodyHandlers.discarding());
+    return session;
+  }
+
+  /** Requests/s and latency with {@code clients} concurrent clients for {@code seconds}. */
+  private static Rate rate(String base, Call call, int clients, int seconds) throws Exception {
+    String method = call.method();
+    String path = call.path();
+    String body = call.body();
+    Queue<Long> latencies = new ConcurrentLinkedQueue<>();
     AtomicLong done = new AtomicLong();
     long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
     ExecutorService pool = Executors.newFixedThreadPool(clients);
@@ -87,17 +156,22 @@ public final class GatewayBench {
             try {
               while (System.nanoTime() < end) {
                 HttpRequest.Builder req = HttpRequest.newBuilder(URI.create(base + path));
+                for (int h = 0; h < call.headers().length; h += 2) {
+                  req.header(call.headers()[h], call.headers()[h + 1]);
+                }
+                long sent = System.nanoTime();
                 req =
                     body == null
                         ? req.GET()
                         : req.header("Content-Type", "application/json")
                             .POST(HttpRequest.BodyPublishers.ofString(body));
-                HttpResponse<Void> r =
-                    HTTP.send(req.build(), HttpResponse.BodyHandlers.discarding());
-                if (r.statusCode() != 200) {
+                HttpResponse<String> r =
+                    HTTP.send(req.build(), HttpResponse.BodyHandlers.ofString());
+                if (r.statusCode() != 200 || r.body().contains("\"isError\":true")) {
                   throw new IllegalStateException(
-                      method + " " + path + " answered " + r.statusCode());
+                      method + " " + path + " answered " + r.statusCode() + ": " + r.body());
                 }
+                latencies.add(System.nanoTime() - sent);
                 done.incrementAndGet();
               }
             } catch (Exception e) {
@@ -109,7 +183,17 @@ public final class GatewayBench {
     }
     finished.await();
     pool.shutdown();
-    return done.get() / ((System.nanoTime() - start) / 1e9);
+    double perSecond = done.get() / ((System.nanoTime() - start) / 1e9);
+    long[] sorted = latencies.stream().mapToLong(Long::longValue).sorted().toArray();
+    return new Rate(perSecond, percentile(sorted, 50), percentile(sorted, 99));
+  }
+
+  private static double percentile(long[] sorted, int p) {
+    if (sorted.length == 0) {
+      return Double.NaN;
+    }
+    int i = (int) Math.ceil(p / 100.0 * sorted.length) - 1;
+    return sorted[Math.max(0, Math.min(sorted.length - 1, i))] / 1e6;
   }
 
   private static double rawNotify(String pg, int events) throws Exception {

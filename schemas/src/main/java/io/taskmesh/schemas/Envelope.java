@@ -26,6 +26,13 @@ public record Envelope(
 
   public static final String EVENTS_PROTOCOL = "events";
 
+  /**
+   * Header naming the task event log topic of the gateway that started the task: a sidecar that can
+   * write to it appends its progress events there (inside its routing transaction) instead of
+   * posting them to {@code x-svc-gateway-url}.
+   */
+  public static final String TASK_EVENTS_HEADER = "x-svc-task-events";
+
   /** Header set by the x-pause actor to pause a task. */
   public static final String PAUSE_HEADER = "x-svc-pause";
 

@@ -49,6 +49,11 @@ import org.slf4j.LoggerFactory;
  * committed with metadata {@code deliveries=<offset>:<n>}. After a crash the next owner reads it
  * back: a second delivery of the same start offset is handled alone (one record per batch), and a
  * record delivered more than {@code maxDeliveries} times goes to the dead-letter topic unhandled.
+ * That extra commit is a coordinator round trip per batch, so each transaction also writes the mark
+ * for the batch that follows it ({@code deliveries=<next>:1} on the committed offset): when the
+ * next batch starts there, its first delivery is already recorded and no commit is needed. A clean
+ * hand-over resets the mark to {@code :0} ({@link Rebalance#onPartitionsRevoked}); if that reset is
+ * lost the next owner counts one delivery too many (it then handles that record alone).
  */
 final class ActorLoop implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ActorLoop.class);
@@ -73,6 +78,10 @@ final class ActorLoop implements AutoCloseable {
   private final String deadLetterTopic;
   private final AtomicBoolean running = new AtomicBoolean();
   private final Map<TopicPartition, long[]> deliveries = new HashMap<>();
+
+  /** Per partition, the offset whose first delivery this loop's last commit already recorded. */
+  private final Map<TopicPartition, Long> premarked = new HashMap<>();
+
   private ExecutorService workers;
   private KafkaConsumer<String, byte[]> consumer;
   private KafkaProducer<String, byte[]> producer;
@@ -144,7 +153,9 @@ final class ActorLoop implements AutoCloseable {
       List<ConsumerRecord<String, byte[]>> list = records.records(tp);
       long first = list.get(0).offset();
       long[] seen = deliveries.get(tp);
-      long n = seen != null && seen[0] == first ? seen[1] + 1 : 1;
+      // a mark names where the consumer started; the first record it gets may lie further on when
+      // the offsets in between hold transaction markers or aborted records, never readable
+      long n = seen != null && seen[0] <= first ? seen[1] + 1 : 1;
       if (n > config.maxDeliveries()) {
         ConsumerRecord<String, byte[]> poison = list.get(0);
         LOG.error(
@@ -166,7 +177,7 @@ final class ActorLoop implements AutoCloseable {
                     Long.toString(n - 1),
                     "x-svc-dlq-source",
                     tp + "@" + first)));
-        deadOffsets.put(tp, new OffsetAndMetadata(first + 1));
+        deadOffsets.put(tp, premark(first + 1));
         SidecarMetrics.of(config.actorName()).envelope("dlq");
         rewind.put(tp, first + 1);
         continue;
@@ -176,7 +187,10 @@ final class ActorLoop implements AutoCloseable {
         rewind.put(tp, first + 1);
       }
       deliveries.put(tp, new long[] {first, n});
-      marks.put(tp, new OffsetAndMetadata(first, DELIVERIES + first + ":" + n));
+      Long premark = premarked.get(tp);
+      if (n > 1 || premark == null || premark > first) {
+        marks.put(tp, new OffsetAndMetadata(first, DELIVERIES + first + ":" + n));
+      }
       plan.put(tp, list);
     }
     if (!marks.isEmpty()) {
@@ -211,7 +225,7 @@ final class ActorLoop implements AutoCloseable {
         }
       }
       if (next > list.get(0).offset()) {
-        offsets.put(tp, new OffsetAndMetadata(next));
+        offsets.put(tp, premark(next));
       }
       if (next <= list.get(list.size() - 1).offset() || rewind.containsKey(tp)) {
         rewind.put(tp, next);
@@ -221,6 +235,7 @@ final class ActorLoop implements AutoCloseable {
       return running.get();
     }
     offsets.keySet().forEach(deliveries::remove);
+    offsets.forEach((tp, om) -> premarked.put(tp, om.offset()));
     for (Runnable r : afterCommit) {
       try {
         r.run();
@@ -255,6 +270,11 @@ final class ActorLoop implements AutoCloseable {
     }
     rewind.forEach((tp, off) -> consumer.seek(tp, off));
     return true;
+  }
+
+  /** The offset to commit, marked as delivered once: the record there is what we poll next. */
+  private static OffsetAndMetadata premark(long next) {
+    return new OffsetAndMetadata(next, DELIVERIES + next + ":1");
   }
 
   private Map<TopicPartition, List<Outcome>> handleAll(
@@ -347,6 +367,7 @@ final class ActorLoop implements AutoCloseable {
       } catch (KafkaException abortFailed) {
         throw abortFailed;
       }
+      offsets.keySet().forEach(premarked::remove);
       rewindToCommitted(offsets.keySet());
       return false;
     }
@@ -400,6 +421,10 @@ final class ActorLoop implements AutoCloseable {
     p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
     p.put(ProducerConfig.ACKS_CONFIG, "all");
     p.put(ProducerConfig.LINGER_MS_CONFIG, 0);
+    // a commit returns before its markers are written; the next transaction's first send meets
+    // CONCURRENT_TRANSACTIONS until they are, and the default 100 ms backoff would stall the actor
+    p.put(ProducerConfig.RETRY_BACKOFF_MS_CONFIG, 2);
+    p.put(ProducerConfig.RETRY_BACKOFF_MAX_MS_CONFIG, 50);
     p.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, (int) config.transactionTimeout().toMillis());
     p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
     p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
@@ -413,10 +438,33 @@ final class ActorLoop implements AutoCloseable {
     @Override
     public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
       partitions.forEach(deliveries::remove);
+      // nothing was delivered past our last commit: the next owner must not count a delivery
+      Map<TopicPartition, OffsetAndMetadata> reset = new HashMap<>();
+      for (TopicPartition tp : partitions) {
+        Long next = premarked.remove(tp);
+        if (next != null) {
+          reset.put(tp, new OffsetAndMetadata(next, DELIVERIES + next + ":0"));
+        }
+      }
+      if (!reset.isEmpty()) {
+        try {
+          consumer.commitSync(reset);
+        } catch (KafkaException e) {
+          LOG.debug("cannot reset delivery marks on hand-over: {}", e.toString());
+        }
+      }
+    }
+
+    /** Lost, not handed over: another member owns them already, so no reset can be committed. */
+    @Override
+    public void onPartitionsLost(Collection<TopicPartition> partitions) {
+      partitions.forEach(deliveries::remove);
+      partitions.forEach(premarked::remove);
     }
 
     @Override
     public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+      partitions.forEach(premarked::remove);
       if (partitions.isEmpty()) {
         return;
       }

@@ -45,15 +45,21 @@ final class EnvelopeProcessor implements ActorLoop.Handler {
   private final SidecarConfig config;
   private final RuntimeClient runtime;
   private final GatewayReporter reporter;
+  private final TaskEventLog events;
   private final RetryPolicy policy;
   private final Clock clock;
   private final SidecarMetrics metrics;
 
   EnvelopeProcessor(
-      SidecarConfig config, RuntimeClient runtime, GatewayReporter reporter, Clock clock) {
+      SidecarConfig config,
+      RuntimeClient runtime,
+      GatewayReporter reporter,
+      TaskEventLog events,
+      Clock clock) {
     this.config = config;
     this.runtime = runtime;
     this.reporter = reporter;
+    this.events = events;
     this.policy = new RetryPolicy(config.maxAttempts(), config.backoff(), config.retryOn());
     this.clock = clock;
     this.metrics = SidecarMetrics.of(config.actorName());
@@ -97,7 +103,7 @@ final class EnvelopeProcessor implements ActorLoop.Handler {
                       + config.actorName()
                       + "'")));
     }
-    reporter.progress(e, e.route(), ActorState.RECEIVED, null);
+    progress(e, ActorState.RECEIVED, null);
     return invokeWithPolicy(e);
   }
 
@@ -109,6 +115,17 @@ final class EnvelopeProcessor implements ActorLoop.Handler {
   @Override
   public void beforeCommit() {
     reporter.awaitSent(REPORT_WAIT);
+    events.flush();
+  }
+
+  /** To the task event log when the envelope names one, else to the gateway over HTTP. */
+  private void progress(Envelope e, ActorState state, String message) {
+    String topic = TaskEventLog.topicOf(e);
+    if (topic != null) {
+      events.sendNow(topic, e, e.route(), state, message);
+    } else {
+      reporter.progress(e, e.route(), state, message);
+    }
   }
 
   private Outcome invokeWithPolicy(Envelope e) {
@@ -130,15 +147,22 @@ final class EnvelopeProcessor implements ActorLoop.Handler {
         }
         timeout = left.compareTo(timeout) < 0 ? left : timeout;
       }
-      reporter.progress(
-          e, e.route(), ActorState.PROCESSING, attempt > 1 ? "attempt " + attempt : null);
+      progress(e, ActorState.PROCESSING, attempt > 1 ? "attempt " + attempt : null);
       Duration t = timeout;
       InvokeResult result =
           metrics.runtimeCall(() -> runtime.invoke(body, t, fly -> reporter.fly(e, fly)));
       if (result instanceof InvokeResult.Frames f) {
         metrics.envelope("ok");
-        reporter.progress(e, e.route(), ActorState.COMPLETED, null);
-        return Outcome.done(route(e, f.frames(), attempt));
+        String eventLog = TaskEventLog.topicOf(e);
+        if (eventLog == null) {
+          reporter.progress(e, e.route(), ActorState.COMPLETED, null);
+          return Outcome.done(route(e, f.frames(), attempt));
+        }
+        // completed becomes visible with the routed envelope, in the same transaction
+        List<Outcome.Output> outputs = new ArrayList<>();
+        outputs.add(TaskEventLog.inTransaction(eventLog, e, e.route(), ActorState.COMPLETED));
+        outputs.addAll(route(e, f.frames(), attempt));
+        return Outcome.done(outputs);
       }
       if (result instanceof InvokeResult.Empty) {
         return Outcome.done(

@@ -21,6 +21,7 @@ public final class Sidecar implements AutoCloseable {
   private final ExitHook exitHook;
   private final Duration readyTimeout;
   private TopicCreator admin;
+  private TaskEventLog events;
   private ActorLoop loop;
 
   /**
@@ -49,8 +50,9 @@ public final class Sidecar implements AutoCloseable {
     admin.ensure(
         List.of(config.inputTopic(), config.topicOf(Topics.SINK), config.deadLetterTopic()),
         config.topicSpec());
+    events = new TaskEventLog(config.bootstrapServers());
     EnvelopeProcessor processor =
-        new EnvelopeProcessor(config, runtime, reporter, Clock.systemUTC());
+        new EnvelopeProcessor(config, runtime, reporter, events, Clock.systemUTC());
     loop = new ActorLoop(config, processor, exitHook, admin);
     loop.start();
     LOG.info(
@@ -73,6 +75,9 @@ public final class Sidecar implements AutoCloseable {
   public synchronized void close() {
     if (loop != null) {
       loop.close();
+    }
+    if (events != null) {
+      events.close();
     }
     if (admin != null) {
       admin.close();

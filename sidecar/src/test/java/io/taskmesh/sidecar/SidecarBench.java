@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.UUID;
+import java.util.function.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -48,7 +49,16 @@ public final class SidecarBench {
   private final String bootstrap;
   private final List<AutoCloseable> closing = new ArrayList<>();
   private final KafkaProducer<String, byte[]> producer;
-  private static final boolean REPORTS = Boolean.getBoolean("reports");
+
+  /**
+   * {@code -Dreports=}: {@code false} (none), {@code true} (HTTP to a local recorder) or {@code
+   * kafka} (progress events into a task event log topic named by the envelope header).
+   */
+  private static final String REPORT_MODE = System.getProperty("reports", "false");
+
+  private static final boolean REPORTS = "true".equals(REPORT_MODE);
+  private static final boolean EVENT_LOG = "kafka".equals(REPORT_MODE);
+  private final String eventLog = "bench-task-events-" + UUID.randomUUID();
   private final GatewayRecorder gateway;
   private final GatewayReporter reporter;
 
@@ -80,11 +90,15 @@ public final class SidecarBench {
         Runtime.getRuntime().availableProcessors(),
         System.getProperty("java.version"),
         bootstrap,
-        REPORTS ? "on" : "off");
+        REPORTS ? "on (HTTP)" : EVENT_LOG ? "on (task event log in the transaction)" : "off");
     SidecarBench b = new SidecarBench(bootstrap);
     try {
       b.oneActor(envelopes);
       b.threeActors(tasks, latencyTasks);
+      if (EVENT_LOG) {
+        System.out.printf(
+            "%n   progress events written to the task event log: %d%n", b.count(b.eventLog));
+      }
     } finally {
       b.close();
     }
@@ -257,14 +271,14 @@ public final class SidecarBench {
     closing.add(0, s);
   }
 
-  private static Envelope envelope(String id, Object payload, String... actors) {
+  private Envelope envelope(String id, Object payload, String... actors) {
     return new Envelope(
         id,
         null,
         Route.start(actors[0], Arrays.asList(actors).subList(1, actors.length)),
         null,
         Json.tree(payload),
-        Map.of());
+        EVENT_LOG ? Map.of(Envelope.TASK_EVENTS_HEADER, eventLog) : Map.of());
   }
 
   private void send(Envelope e, String ns) throws Exception {
@@ -279,8 +293,19 @@ public final class SidecarBench {
     return new ProducerRecord<>(Topics.actorQueue(ns, e.route().curr()), e.id(), Json.bytes(e));
   }
 
+  private long count(String topic) {
+    long[] n = {0};
+    scan(topic, r -> n[0]++);
+    return n[0];
+  }
+
   private Map<String, Long> timestamps(String topic) {
     Map<String, Long> out = new HashMap<>();
+    scan(topic, r -> out.put(r.key(), r.timestamp()));
+    return out;
+  }
+
+  private void scan(String topic, Consumer<ConsumerRecord<String, byte[]>> each) {
     try (KafkaConsumer<String, byte[]> c = consumer()) {
       List<TopicPartition> parts =
           c.partitionsFor(topic).stream()
@@ -291,11 +316,10 @@ public final class SidecarBench {
       Map<TopicPartition, Long> end = c.endOffsets(parts);
       while (parts.stream().anyMatch(tp -> c.position(tp) < end.get(tp))) {
         for (ConsumerRecord<String, byte[]> r : c.poll(Duration.ofMillis(200))) {
-          out.put(r.key(), r.timestamp());
+          each.accept(r);
         }
       }
     }
-    return out;
   }
 
   private KafkaConsumer<String, byte[]> consumer() {

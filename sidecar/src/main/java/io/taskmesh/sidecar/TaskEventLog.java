@@ -1,0 +1,118 @@
+package io.taskmesh.sidecar;
+
+import io.taskmesh.schemas.ActorState;
+import io.taskmesh.schemas.Envelope;
+import io.taskmesh.schemas.Json;
+import io.taskmesh.schemas.ProgressReport;
+import io.taskmesh.schemas.Route;
+import io.taskmesh.schemas.TaskEvent;
+import java.time.Duration;
+import java.util.Properties;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Progress straight into the gateway's task event log (the topic the envelope's {@code
+ * x-svc-task-events} header names), as the same {@code progress} task events the gateway's {@code
+ * POST /mesh/{id}/progress} appends. This replaces three HTTP round trips per envelope (each
+ * followed by the gateway's own Kafka write) with Kafka writes that cost the hop almost nothing:
+ *
+ * <ul>
+ *   <li>{@code received} and {@code processing} are sent at once, without waiting, on a plain
+ *       idempotent producer, so a long handler still shows as processing while it runs;
+ *   <li>{@code completed} becomes one more output of the routing transaction: it is visible exactly
+ *       when the next envelope is, and never for a batch that was rolled back;
+ *   <li>{@link #flush()} runs before each commit, so the earlier events are in the log before
+ *       anything the next actor reports.
+ * </ul>
+ */
+final class TaskEventLog implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(TaskEventLog.class);
+
+  private final String bootstrapServers;
+  private final AtomicBoolean sentSinceFlush = new AtomicBoolean();
+  private KafkaProducer<String, byte[]> producer;
+
+  TaskEventLog(String bootstrapServers) {
+    this.bootstrapServers = bootstrapServers;
+  }
+
+  /**
+   * The event log topic for this envelope's progress, or null when it reports over HTTP: no header,
+   * or an envelope of mesh-api (whose events are not task events).
+   */
+  static String topicOf(Envelope e) {
+    String topic = e.header(Envelope.TASK_EVENTS_HEADER);
+    if (topic == null || topic.isBlank() || GatewayReporter.speaksEvents(e)) {
+      return null;
+    }
+    return topic.trim();
+  }
+
+  /** The progress event as a record value: the same JSON the gateway's route appends. */
+  static byte[] progressEvent(Envelope e, Route route, ActorState state, String message) {
+    return Json.bytes(TaskEvent.progress(e.id(), ProgressReport.routeForm(route, state, message)));
+  }
+
+  /** Sends now, not waiting; a failure is logged (progress is advisory, the route is not). */
+  void sendNow(String topic, Envelope e, Route route, ActorState state, String message) {
+    ProducerRecord<String, byte[]> rec =
+        new ProducerRecord<>(topic, e.id(), progressEvent(e, route, state, message));
+    sentSinceFlush.set(true);
+    producer()
+        .send(
+            rec,
+            (md, ex) -> {
+              if (ex != null) {
+                LOG.warn("{} progress for {} not written: {}", state, e.id(), ex.toString());
+              }
+            });
+  }
+
+  /** The {@code completed} event as an output of the batch's transaction. */
+  static Outcome.Output inTransaction(String topic, Envelope e, Route route, ActorState state) {
+    return new Outcome.Output(topic, e.id(), progressEvent(e, route, state, null));
+  }
+
+  /** Waits until every event sent so far is written (usually long done by commit time). */
+  void flush() {
+    if (sentSinceFlush.getAndSet(false)) {
+      try {
+        producer().flush();
+      } catch (KafkaException e) {
+        LOG.warn("progress events not flushed: {}", e.toString());
+      }
+    }
+  }
+
+  private synchronized KafkaProducer<String, byte[]> producer() {
+    if (producer == null) {
+      Properties p = new Properties();
+      p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+      p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+      p.put(ProducerConfig.ACKS_CONFIG, "all");
+      // progress may wait a few ms; a request per event would cost the broker more than the hop
+      // saves, and flush() before each commit sends whatever is lingering at once
+      p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+      p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+      p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+      producer = new KafkaProducer<>(p);
+    }
+    return producer;
+  }
+
+  @Override
+  public synchronized void close() {
+    if (producer != null) {
+      producer.close(Duration.ofSeconds(5));
+      producer = null;
+    }
+  }
+}

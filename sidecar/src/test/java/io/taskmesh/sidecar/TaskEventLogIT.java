@@ -1,0 +1,77 @@
+package io.taskmesh.sidecar;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.taskmesh.schemas.ActorState;
+import io.taskmesh.schemas.Envelope;
+import io.taskmesh.schemas.Json;
+import io.taskmesh.schemas.TaskEvent;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Progress into the task event log named by {@code x-svc-task-events}: real broker, real runtimes,
+ * two actors. The events are the gateway's own progress task events, in order, none posted over
+ * HTTP, and an envelope without the header still reports over HTTP.
+ */
+@Timeout(120)
+class TaskEventLogIT {
+  private static final Duration WAIT = Duration.ofSeconds(60);
+  private final TestMesh mesh = new TestMesh();
+
+  @AfterEach
+  void close() {
+    mesh.close();
+  }
+
+  @Test
+  void progressGoesToTheEventLogInOrderAndNotOverHttp() {
+    var examples = TestMesh.repoRoot().resolve("runtime/examples");
+    RuntimeProcess upper = mesh.runtime(examples, "text.upper");
+    RuntimeProcess reverse = mesh.runtime(examples, "text.reverse");
+    ExitHook noExit =
+        s -> {
+          throw new AssertionError("exit " + s);
+        };
+    mesh.sidecar(upper, mesh.config("upper", upper.socketDir()), noExit);
+    mesh.sidecar(reverse, mesh.config("reverse", reverse.socketDir()), noExit);
+    String eventLog = mesh.namespace + ".task-events";
+    Envelope plain = mesh.envelope("t1", Map.of("text", "ab"), "upper", "reverse");
+    Map<String, Object> headers = new LinkedHashMap<>(plain.headers());
+    headers.put(Envelope.TASK_EVENTS_HEADER, eventLog);
+    mesh.send(new Envelope(plain.id(), null, plain.route(), null, plain.payload(), headers));
+    mesh.send(mesh.envelope("h1", Map.of("text", "cd"), "upper", "reverse"));
+
+    List<Envelope> done = mesh.envelopes(mesh.topic("x-sink"), 2, WAIT);
+    assertThat(done).extracting(Envelope::id).containsExactlyInAnyOrder("t1", "h1");
+    // completed is committed with the routed envelope, so all six are there once x-sink has it
+    List<ConsumerRecord<String, byte[]>> records = mesh.read(eventLog, 6, WAIT);
+    List<TaskEvent> events =
+        records.stream().map(r -> Json.read(r.value(), TaskEvent.class)).toList();
+    assertThat(records).allSatisfy(r -> assertThat(r.key()).isEqualTo("t1"));
+    assertThat(events)
+        .allSatisfy(
+            e -> {
+              assertThat(e.type()).isEqualTo(TaskEvent.PROGRESS);
+              assertThat(e.taskId()).isEqualTo("t1");
+            });
+    assertThat(events)
+        .extracting(e -> e.progress().curr() + " " + e.progress().status())
+        .containsExactly(
+            "upper " + ActorState.RECEIVED.wire(),
+            "upper " + ActorState.PROCESSING.wire(),
+            "upper " + ActorState.COMPLETED.wire(),
+            "reverse " + ActorState.RECEIVED.wire(),
+            "reverse " + ActorState.PROCESSING.wire(),
+            "reverse " + ActorState.COMPLETED.wire());
+    assertThat(events).extracting(TaskEvent::eventId).doesNotHaveDuplicates();
+    assertThat(mesh.gateway.calls("t1", "progress")).isEmpty();
+    assertThat(mesh.gateway.calls("h1", "progress")).hasSize(6);
+  }
+}
