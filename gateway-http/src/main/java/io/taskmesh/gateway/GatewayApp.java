@@ -128,6 +128,9 @@ public final class GatewayApp implements AutoCloseable {
         config.mode().servesApi()
             ? new McpEndpoints(
                 toolCalls,
+                queries,
+                commands,
+                feed,
                 mcpAuth,
                 config.mcpAllowedHosts(),
                 config.mcpAllowedOrigins(),
