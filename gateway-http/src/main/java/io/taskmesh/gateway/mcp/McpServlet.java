@@ -25,6 +25,7 @@ final class McpServlet extends HttpServlet {
   static final String PRINCIPAL = "taskmesh.mcp.principal";
   private static final String SESSION = McpAuthFilter.SESSION_HEADER;
   private static final int RESUMABLE_STREAMS = 32;
+  private static final String META_VERSION = "io.modelcontextprotocol/protocolVersion";
 
   private final transient McpProtocol protocol;
   private final transient McpSessions sessions;
@@ -78,6 +79,16 @@ final class McpServlet extends HttpServlet {
     return auth.owner(principal == null ? null : principal.toString());
   }
 
+  /** The revision a request names: the header, or the 2026-07-28 per-request {@code _meta} key. */
+  private static String requestedVersion(HttpServletRequest req, JsonNode message) {
+    String header = req.getHeader("MCP-Protocol-Version");
+    if (header != null) {
+      return header.trim();
+    }
+    JsonNode meta = message.path("params").path("_meta").get(META_VERSION);
+    return meta != null && meta.isTextual() ? meta.asText() : null;
+  }
+
   private static JsonNode body(HttpServletRequest req) throws IOException {
     return Json.MAPPER.readTree(req.getInputStream().readAllBytes());
   }
@@ -95,15 +106,25 @@ final class McpServlet extends HttpServlet {
       writeJson(res, answer);
       return;
     }
-    Optional<McpSession> session = session(req, res, req.getHeader(SESSION), "Mcp-Session-Id");
-    if (session.isEmpty()) {
+    String version = requestedVersion(req, message);
+    if (version != null && !McpProtocol.SUPPORTED.contains(version)) {
+      // a 2026-07-28 (stateless) request among them: answered as that revision asks a server that
+      // does not implement it, naming the revisions it can speak
+      ObjectNode data = Json.MAPPER.createObjectNode();
+      McpProtocol.SUPPORTED.forEach(data.putArray("supported")::add);
+      data.put("requested", version);
+      new JsonRpcError(
+              400,
+              message.get("id"),
+              JsonRpcError.UNSUPPORTED_PROTOCOL_VERSION,
+              "Unsupported protocol version: " + version,
+              data)
+          .writeTo(res);
       return;
     }
-    String version = req.getHeader("MCP-Protocol-Version");
-    if (version != null && !McpProtocol.SUPPORTED.contains(version)) {
-      JsonRpcError.transport(
-              400, JsonRpcError.INVALID_REQUEST, "Unsupported MCP-Protocol-Version: " + version)
-          .writeTo(res);
+    Optional<McpSession> session =
+        session(req, res, req.getHeader(SESSION), "Mcp-Session-Id", message.get("id"));
+    if (session.isEmpty()) {
       return;
     }
     if (!isRequest(message)) {
@@ -129,7 +150,8 @@ final class McpServlet extends HttpServlet {
    * from the event after it.
    */
   private void streamableGet(HttpServletRequest req, HttpServletResponse res) throws IOException {
-    Optional<McpSession> session = session(req, res, req.getHeader(SESSION), "Mcp-Session-Id");
+    Optional<McpSession> session =
+        session(req, res, req.getHeader(SESSION), "Mcp-Session-Id", null);
     if (session.isEmpty()) {
       return;
     }
@@ -145,7 +167,8 @@ final class McpServlet extends HttpServlet {
 
   private void streamableDelete(HttpServletRequest req, HttpServletResponse res)
       throws IOException {
-    Optional<McpSession> session = session(req, res, req.getHeader(SESSION), "Mcp-Session-Id");
+    Optional<McpSession> session =
+        session(req, res, req.getHeader(SESSION), "Mcp-Session-Id", null);
     if (session.isPresent()) {
       sessions.close(session.get());
       res.setStatus(204);
@@ -167,12 +190,17 @@ final class McpServlet extends HttpServlet {
   }
 
   private void legacyMessage(HttpServletRequest req, HttpServletResponse res) throws IOException {
+    JsonNode message = body(req);
     Optional<McpSession> session =
-        session(req, res, req.getParameter("sessionId"), "sessionId query parameter");
+        session(
+            req,
+            res,
+            req.getParameter("sessionId"),
+            "sessionId query parameter",
+            message.get("id"));
     if (session.isEmpty()) {
       return;
     }
-    JsonNode message = body(req);
     if (isRequest(message)) {
       protocol.request(session.get(), message).thenAccept(m -> session.get().send(Json.write(m)));
     } else {
@@ -183,9 +211,10 @@ final class McpServlet extends HttpServlet {
 
   /** The session a request names: 400 without one, 404 for an unknown or foreign one. */
   private Optional<McpSession> session(
-      HttpServletRequest req, HttpServletResponse res, String id, String what) throws IOException {
+      HttpServletRequest req, HttpServletResponse res, String id, String what, JsonNode requestId)
+      throws IOException {
     if (id == null || id.isBlank()) {
-      JsonRpcError.transport(400, JsonRpcError.INVALID_REQUEST, "Bad Request: missing " + what)
+      new JsonRpcError(400, requestId, JsonRpcError.INVALID_REQUEST, "Bad Request: missing " + what)
           .writeTo(res);
       return Optional.empty();
     }
