@@ -1,13 +1,15 @@
 // The official TypeScript SDK client following a tool call as an MCP task, driven by McpTasksIT.
 // usage: node mcp-tasks-check.mjs <base-url> <bearer-token|-> <streamable|sse>
 // Prints one JSON object per line. After "created" the test reports the task's progress through
-// the gateway's mesh routes; the client meanwhile polls the task, hears progress, task status and
-// resource updates, and prints the tool result once tasks/result answers.
+// the gateway's mesh routes, pausing it once; the client meanwhile polls the task, answers the
+// elicitation the pause brings (via tasks/result), hears progress, task status and resource
+// updates, and prints the tool result once tasks/result answers.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import {
   CallToolResultSchema,
+  ElicitRequestSchema,
   ResourceUpdatedNotificationSchema,
   TaskStatusNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -23,7 +25,18 @@ const transport = kind === "sse"
     })
   : new StreamableHTTPClientTransport(new URL(base + "/mcp"), { requestInit: { headers } });
 
-const client = new Client({ name: "taskmesh-tasks-it", version: "1.0.0" });
+const client = new Client(
+  { name: "taskmesh-tasks-it", version: "1.0.0" },
+  { capabilities: { elicitation: {} } },
+);
+const elicited = [];
+client.setRequestHandler(ElicitRequestSchema, (request) => {
+  elicited.push({
+    message: request.params.message,
+    relatedTask: request.params._meta?.["io.modelcontextprotocol/related-task"]?.taskId ?? null,
+  });
+  return { action: "accept", content: { text: "go on" } };
+});
 const statuses = [];
 const updated = [];
 client.setNotificationHandler(TaskStatusNotificationSchema, (n) => statuses.push(n.params.status));
@@ -53,7 +66,11 @@ try {
       say({ event: "stream-error", message: String(message.error?.message ?? message.error) });
     }
   }
-  say({ event: "heard", progress, statuses, updated: updated.length });
+  // the last status notification may trail the result on another stream
+  for (let i = 0; i < 50 && !statuses.includes("completed"); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  say({ event: "heard", progress, statuses, updated: updated.length, elicited });
   const task = await client.experimental.tasks.getTask(taskId);
   say({ event: "task", task });
   const listed = await client.experimental.tasks.listTasks();

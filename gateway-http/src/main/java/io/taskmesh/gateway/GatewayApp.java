@@ -131,6 +131,7 @@ public final class GatewayApp implements AutoCloseable {
                 queries,
                 commands,
                 feed,
+                launcher::resume,
                 mcpAuth,
                 config.mcpAllowedHosts(),
                 config.mcpAllowedOrigins(),

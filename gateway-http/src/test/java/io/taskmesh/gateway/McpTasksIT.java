@@ -127,10 +127,13 @@ class McpTasksIT {
     assertThat(percents.get(percents.size() - 1)).isEqualTo(100.0);
     assertThat(heard.get("progress").findValuesAsText("message"))
         .allMatch(m -> m.startsWith("actor "))
-        .anyMatch(m -> m.contains("count"));
+        .anyMatch(m -> m.contains("upper"));
     List<String> statuses = new ArrayList<>();
     heard.get("statuses").forEach(s -> statuses.add(s.asText()));
-    assertThat(statuses).last().isEqualTo("completed");
+    assertThat(statuses).contains("input_required").last().isEqualTo("completed");
+    assertThat(heard.get("elicited")).hasSize(1);
+    assertThat(heard.at("/elicited/0/relatedTask").asText()).isEqualTo(id);
+    assertThat(heard.at("/elicited/0/message").asText()).contains(id).contains("needs input");
     assertThat(heard.get("updated").asInt()).isPositive();
 
     assertThat(events.get("task").at("/task/status").asText()).isEqualTo("completed");
@@ -190,7 +193,10 @@ class McpTasksIT {
     resumed.close();
   }
 
-  /** Reports the three actors' steps and the final result, as their sidecars would. */
+  /**
+   * Reports the three actors' steps and the final result, as their sidecars would, with a pause
+   * after the first that only the MCP client's answer to the elicitation ends.
+   */
   private static void runPipeline(String id) throws Exception {
     String[][] steps = {
       {"", "upper", "reverse,count"}, {"upper", "reverse", "count"}, {"upper,reverse", "count", ""}
@@ -198,6 +204,16 @@ class McpTasksIT {
     for (String[] s : steps) {
       for (String state : List.of("received", "processing", "completed")) {
         report(id, s[0], s[1], s[2], state);
+      }
+      if (s[1].equals("upper")) {
+        // x-pause parks the task until the client's input resumes it
+        TaskHttp.post(
+            base + "/mesh/" + id + "/final",
+            "{\"id\":\"" + id + "\",\"status\":\"paused\",\"current_actor_name\":\"x-pause\"}");
+        TaskHttp.await(
+            base + "/tasks/" + id,
+            t -> t.path("status").asText().equals("running"),
+            Duration.ofSeconds(60));
       }
     }
     HttpResponse<String> done =

@@ -1,5 +1,6 @@
 package io.taskmesh.gateway.mcp;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.javalin.config.JavalinConfig;
 import io.taskmesh.gateway.McpAuth;
 import io.taskmesh.gateway.ToolCalls;
@@ -15,6 +16,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
 
@@ -39,6 +41,7 @@ public final class McpEndpoints implements AutoCloseable {
   private final McpRequestGuard guard;
 
   /**
+   * @param resume hands input to a paused task (what an accepted elicitation answered)
    * @param allowedHosts Host header patterns ({@code host:port}, {@code host:*}); empty = no Host
    *     check
    * @param allowedOrigins Origin patterns; a request without Origin always passes
@@ -50,6 +53,7 @@ public final class McpEndpoints implements AutoCloseable {
       TaskQueries queries,
       TaskCommands commands,
       UpdateFeed feed,
+      BiConsumer<String, JsonNode> resume,
       McpAuth auth,
       List<String> allowedHosts,
       List<String> allowedOrigins,
@@ -57,7 +61,7 @@ public final class McpEndpoints implements AutoCloseable {
       long maxBodyBytes) {
     this.notifier = Executors.newCachedThreadPool(daemon("mcp-notify"));
     this.keepAlive = Executors.newSingleThreadScheduledExecutor(daemon("mcp-keepalive"));
-    McpTasks tasks = new McpTasks(queries, commands, feed, auth, notifier);
+    McpTasks tasks = new McpTasks(queries, commands, feed, auth, notifier, resume);
     McpToolList tools = new McpToolList();
     tools.update(calls.flows().all());
     calls

@@ -57,6 +57,9 @@ final class McpProtocol {
 
   /** Takes a notification or a response from the client; none needs an answer. */
   void notification(McpSession session, JsonNode message) {
+    if (!message.has("method")) {
+      session.answered(message); // a response to our elicitation/create
+    }
     // notifications/initialized, notifications/cancelled (our tasks run on: tasks/cancel stops
     // them), roots/list_changed: nothing to do
   }
@@ -72,7 +75,7 @@ final class McpProtocol {
       case "tasks/get" -> done(tasks.get(params, owner));
       case "tasks/list" -> done(tasks.list(params, owner));
       case "tasks/cancel" -> tasks.cancel(params, owner);
-      case "tasks/result" -> tasks.result(params, owner);
+      case "tasks/result" -> tasks.result(params, session);
       case "resources/list" -> done(resources.list(params, owner));
       case "resources/templates/list" -> done(resources.templates());
       case "resources/read" -> done(resources.read(params, owner));
@@ -86,6 +89,7 @@ final class McpProtocol {
     String asked = params.path("protocolVersion").asText("");
     String chosen = SUPPORTED.contains(asked) ? asked : LATEST;
     session.protocolVersion(chosen);
+    session.elicits(params.path("capabilities").has("elicitation"));
     ObjectNode r = Json.MAPPER.createObjectNode();
     r.put("protocolVersion", chosen);
     ObjectNode caps = r.putObject("capabilities");

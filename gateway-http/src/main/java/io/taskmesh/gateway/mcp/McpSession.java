@@ -1,8 +1,12 @@
 package io.taskmesh.gateway.mcp;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.taskmesh.schemas.Json;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -19,7 +23,10 @@ final class McpSession {
   private final Map<String, SseChannel> requestStreams = new ConcurrentHashMap<>();
   private final Map<String, AutoCloseable> subscriptions = new ConcurrentHashMap<>();
   private final AtomicLong streams = new AtomicLong();
+  private final Map<String, CompletableFuture<JsonNode>> asked = new ConcurrentHashMap<>();
+  private final AtomicLong askIds = new AtomicLong();
   private volatile String protocolVersion = McpProtocol.LATEST;
+  private volatile boolean elicits;
   private volatile boolean closed;
 
   McpSession(String owner, boolean legacy) {
@@ -48,6 +55,37 @@ final class McpSession {
 
   void protocolVersion(String version) {
     this.protocolVersion = version;
+  }
+
+  /** Whether the client declared the {@code elicitation} capability (it can be asked for input). */
+  boolean elicits() {
+    return elicits;
+  }
+
+  void elicits(boolean value) {
+    this.elicits = value;
+  }
+
+  /** Sends a request to the client; completes with its response message. */
+  CompletableFuture<JsonNode> ask(String method, JsonNode params) {
+    String id = "taskmesh-" + askIds.incrementAndGet();
+    CompletableFuture<JsonNode> answer = new CompletableFuture<>();
+    asked.put(id, answer);
+    ObjectNode request = Json.MAPPER.createObjectNode();
+    request.put("jsonrpc", "2.0");
+    request.put("id", id);
+    request.put("method", method);
+    request.set("params", params);
+    send(Json.write(request));
+    return answer;
+  }
+
+  /** Takes a response the client sent to one of our requests; others are ignored. */
+  void answered(JsonNode response) {
+    CompletableFuture<JsonNode> answer = asked.remove(response.path("id").asText());
+    if (answer != null) {
+      answer.complete(response);
+    }
   }
 
   /** The stream notifications go to: the GET stream, or the legacy transport's only stream. */
@@ -115,5 +153,6 @@ final class McpSession {
     requestStreams.values().forEach(SseChannel::close);
     subscriptions.values().forEach(McpTasks::closeQuietly);
     subscriptions.clear();
+    asked.values().forEach(a -> a.cancel(false));
   }
 }

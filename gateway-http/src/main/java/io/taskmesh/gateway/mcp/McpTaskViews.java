@@ -44,7 +44,7 @@ final class McpTaskViews {
     if (s.status() == TaskStatus.PAUSED) {
       message =
           (message == null ? "paused" : message)
-              + ": give input with tasks/update (2026-07-28) or A2A message/send to this task id";
+              + ": call tasks/result, which asks for the input with elicitation/create";
     }
     if (message != null) {
       t.put("statusMessage", message);

@@ -20,6 +20,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,16 +44,20 @@ final class McpTasks {
   private final TaskListing listing;
   private final McpAuth auth;
   private final Executor notifier;
+  private final BiConsumer<String, JsonNode> resume;
 
   /**
    * @param notifier runs what an update triggers (writes to client streams), off the feed's thread
+   * @param resume hands input to a paused task
    */
   McpTasks(
       TaskQueries queries,
       TaskCommands commands,
       UpdateFeed feed,
       McpAuth auth,
-      Executor notifier) {
+      Executor notifier,
+      BiConsumer<String, JsonNode> resume) {
+    this.resume = resume;
     this.queries = queries;
     this.commands = commands;
     this.feed = feed;
@@ -141,10 +146,21 @@ final class McpTasks {
         .thenApply(McpTaskViews::task);
   }
 
-  /** {@code tasks/result}: completes once the task is terminal, with the tool result. */
-  CompletableFuture<ObjectNode> result(JsonNode params, String owner) {
-    TaskState s = visible(params, owner);
-    return terminal(s.id(), owner).thenApply(McpTaskViews::toolResult);
+  /**
+   * {@code tasks/result}: completes once the task is terminal, with the tool result. While it
+   * waits, each pause of the task (input_required) is an {@code elicitation/create} to a client
+   * that declared elicitation; an accepted answer's content is the input the task resumes with.
+   */
+  CompletableFuture<ObjectNode> result(JsonNode params, McpSession session) {
+    TaskState s = visible(params, session.owner());
+    CompletableFuture<TaskState> done = terminal(s.id(), session.owner());
+    if (session.elicits()) {
+      McpInputAsker asker = new McpInputAsker(s.id(), session, resume);
+      AutoCloseable watching = watch(s.id(), session.owner(), asker::onState);
+      done.whenComplete((state, e) -> closeQuietly(watching));
+      notifier.execute(() -> asker.onState(s));
+    }
+    return done.thenApply(McpTaskViews::toolResult);
   }
 
   /** Completes with the task's state once it is final (at once when it already is). */
@@ -251,6 +267,7 @@ final class McpTasks {
     private final boolean statuses;
     private final McpSession to;
     private double lastPercent = -1;
+    private long lastSeq = -1;
     private String lastStatus = "working";
     private AutoCloseable subscription;
     private boolean over;
@@ -270,6 +287,10 @@ final class McpTasks {
     }
 
     synchronized void onState(TaskState s) {
+      if (over || s.seq() < lastSeq) {
+        return; // states are read on several threads: an older one may come after a newer one
+      }
+      lastSeq = s.seq();
       boolean done = s.status() != null && s.status().isFinal();
       progress(s.progressPercent(), s.currentActorName(), s.currentActorIdx(), done, s.status());
       if (statuses && !McpTaskViews.status(s.status()).equals(lastStatus)) {
