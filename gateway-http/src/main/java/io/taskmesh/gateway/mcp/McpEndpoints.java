@@ -9,6 +9,7 @@ import io.taskmesh.topology.TaskCommands;
 import io.taskmesh.topology.TaskQueries;
 import io.taskmesh.topology.UpdateFeed;
 import jakarta.servlet.DispatcherType;
+import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -32,6 +33,7 @@ public final class McpEndpoints implements AutoCloseable {
   public static final String SSE_PATH = "/mcp/sse";
   public static final String MESSAGE_PATH = "/mcp/message";
   private static final long KEEPALIVE_SECONDS = 15;
+  private static final Duration SESSION_IDLE = Duration.ofMinutes(30);
 
   private final McpSessions sessions = new McpSessions();
   private final ExecutorService notifier;
@@ -82,7 +84,10 @@ public final class McpEndpoints implements AutoCloseable {
     this.authFilter = new McpAuthFilter(auth);
     this.guard = new McpRequestGuard(STREAMABLE_PATH, MESSAGE_PATH, maxBodyBytes);
     keepAlive.scheduleAtFixedRate(
-        () -> sessions.all().forEach(McpSession::keepAlive),
+        () -> {
+          sessions.all().forEach(McpSession::keepAlive);
+          sessions.closeIdle(SESSION_IDLE);
+        },
         KEEPALIVE_SECONDS,
         KEEPALIVE_SECONDS,
         TimeUnit.SECONDS);

@@ -3,6 +3,7 @@ package io.taskmesh.gateway.mcp;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.taskmesh.gateway.McpAuth;
+import io.taskmesh.gateway.RefusedBodies;
 import io.taskmesh.schemas.Json;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.http.HttpServlet;
@@ -41,6 +42,11 @@ final class McpServlet extends HttpServlet {
 
   @Override
   protected void service(HttpServletRequest req, HttpServletResponse res) throws IOException {
+    if (!hostCheck.hostAllowed(req.getHeader("Host"))
+        || !hostCheck.originAllowed(req.getHeader("Origin"))) {
+      // an unread body would leave the connection unusable for the client's next request
+      RefusedBodies.drain(req);
+    }
     if (!hostCheck.hostAllowed(req.getHeader("Host"))) {
       JsonRpcError.transport(421, JsonRpcError.INVALID_REQUEST, "Host not allowed").writeTo(res);
       return;
@@ -56,20 +62,23 @@ final class McpServlet extends HttpServlet {
         case "POST" -> streamablePost(req, res);
         case "GET" -> streamableGet(req, res);
         case "DELETE" -> streamableDelete(req, res);
-        default -> notAllowed(res, "GET, POST, DELETE");
+        default -> notAllowed(req, res, "GET, POST, DELETE");
       }
     } else if (McpEndpoints.SSE_PATH.equals(path) && "GET".equals(method)) {
       legacyOpen(req, res);
     } else if (McpEndpoints.MESSAGE_PATH.equals(path) && "POST".equals(method)) {
       legacyMessage(req, res);
     } else if (McpEndpoints.SSE_PATH.equals(path)) {
+      RefusedBodies.drain(req);
       res.sendError(404);
     } else {
-      notAllowed(res, "POST");
+      notAllowed(req, res, "POST");
     }
   }
 
-  private static void notAllowed(HttpServletResponse res, String allow) throws IOException {
+  private static void notAllowed(HttpServletRequest req, HttpServletResponse res, String allow)
+      throws IOException {
+    RefusedBodies.drain(req);
     res.setHeader("Allow", allow);
     JsonRpcError.transport(405, JsonRpcError.INVALID_REQUEST, "method not allowed").writeTo(res);
   }

@@ -28,6 +28,7 @@ final class McpSession {
   private volatile String protocolVersion = McpProtocol.LATEST;
   private volatile boolean elicits;
   private volatile boolean closed;
+  private volatile long lastUsedNanos = System.nanoTime();
 
   McpSession(String owner, boolean legacy) {
     this.id = UUID.randomUUID().toString();
@@ -141,6 +142,16 @@ final class McpSession {
 
   private static long seqOf(String stream) {
     return Long.parseLong(stream.substring(stream.lastIndexOf('-') + 1));
+  }
+
+  /** Notes that the client used the session (a request, or a stream attached). */
+  void touch() {
+    lastUsedNanos = System.nanoTime();
+  }
+
+  /** Whether the client has neither used the session nor held one of its streams for that long. */
+  boolean idleFor(long nanos) {
+    return System.nanoTime() - lastUsedNanos > nanos && !notifications.isAttached();
   }
 
   boolean closed() {

@@ -1,5 +1,6 @@
 package io.taskmesh.gateway.mcp;
 
+import java.time.Duration;
 import java.util.Collection;
 import java.util.Map;
 import java.util.Optional;
@@ -16,7 +17,17 @@ final class McpSessions {
   }
 
   Optional<McpSession> get(String id) {
-    return id == null ? Optional.empty() : Optional.ofNullable(open.get(id));
+    Optional<McpSession> s = id == null ? Optional.empty() : Optional.ofNullable(open.get(id));
+    s.ifPresent(McpSession::touch);
+    return s;
+  }
+
+  /**
+   * Ends sessions a client left without {@code DELETE}: unused and without an open stream for
+   * {@code idle}. A client that comes back gets 404 and initializes again, as the transport says.
+   */
+  void closeIdle(Duration idle) {
+    open.values().stream().filter(s -> s.idleFor(idle.toNanos())).toList().forEach(this::close);
   }
 
   void close(McpSession session) {
