@@ -131,6 +131,10 @@ public final class GatewayApp implements AutoCloseable {
         config.mode().servesApi()
             ? new McpEndpoints(
                 toolCalls,
+                queries,
+                commands,
+                feed,
+                launcher::resume,
                 mcpAuth,
                 config.mcpAllowedHosts(),
                 config.mcpAllowedOrigins(),

@@ -12,10 +12,10 @@ import java.util.Map;
 /**
  * The two read shapes of a task: {@code GET /tasks/{id}} and the mesh form {@code GET /mesh/{id}}.
  */
-final class TaskViews {
+public final class TaskViews {
   private TaskViews() {}
 
-  static Map<String, Object> task(TaskState s) {
+  public static Map<String, Object> task(TaskState s) {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("id", s.id());
     m.put("status", s.status().wire());

@@ -103,6 +103,29 @@ class EdgeMcpTest {
   }
 
   @Test
+  void aRequestOfTheStatelessRevisionIsTheUnsupportedVersionErrorWithItsId() throws Exception {
+    try (EdgeGateway gateway = EdgeGateway.start(GatewayMode.API)) {
+      String discover =
+          "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"server/discover\",\"params\":"
+              + "{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"}}}";
+      for (String[] headers :
+          List.of(
+              new String[] {"Accept", ACCEPT_BOTH},
+              new String[] {"Accept", ACCEPT_BOTH, "MCP-Protocol-Version", "2026-07-28"})) {
+        HttpResponse<String> r = gateway.post("/mcp", discover, headers);
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(400);
+        JsonNode answer = message(r);
+        assertThat(answer.get("id").asInt()).isEqualTo(9);
+        assertThat(answer.at("/error/code").asInt()).isEqualTo(-32022);
+        assertThat(answer.at("/error/data/requested").asText()).isEqualTo("2026-07-28");
+        assertThat(answer.at("/error/data/supported"))
+            .extracting(JsonNode::asText)
+            .contains("2025-11-25");
+      }
+    }
+  }
+
+  @Test
   void anUnknownToolIsNamedOnBothTransports() throws Exception {
     try (EdgeGateway gateway = EdgeGateway.start(GatewayMode.API)) {
       String call =

@@ -9,12 +9,19 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 
 /** A JSON-RPC 2.0 error response, the only body an MCP path answers an error with. */
-record JsonRpcError(int httpStatus, JsonNode id, int code, String message) {
+record JsonRpcError(int httpStatus, JsonNode id, int code, String message, JsonNode data) {
   static final int PARSE_ERROR = -32700;
   static final int INVALID_REQUEST = -32600;
   static final int METHOD_NOT_FOUND = -32601;
   static final int INVALID_PARAMS = -32602;
   static final int INTERNAL_ERROR = -32603;
+
+  /** 2026-07-28: the request names a protocol revision this server does not implement. */
+  static final int UNSUPPORTED_PROTOCOL_VERSION = -32022;
+
+  JsonRpcError(int httpStatus, JsonNode id, int code, String message) {
+    this(httpStatus, id, code, message, null);
+  }
 
   /** An error about the HTTP request as a whole: no id (JSON-RPC: null when it cannot be known). */
   static JsonRpcError transport(int httpStatus, int code, String message) {
@@ -25,6 +32,9 @@ record JsonRpcError(int httpStatus, JsonNode id, int code, String message) {
     ObjectNode error = Json.MAPPER.createObjectNode();
     error.put("code", code);
     error.put("message", message);
+    if (data != null) {
+      error.set("data", data);
+    }
     ObjectNode body = Json.MAPPER.createObjectNode();
     body.put("jsonrpc", "2.0");
     body.set("id", id == null ? NullNode.getInstance() : id);

@@ -55,7 +55,7 @@ final class McpAuthFilter implements Filter {
     if ("DELETE".equals(request.getMethod()) && session != null) {
       sessionOwners.remove(session);
     }
-    request.setAttribute(McpPrincipal.ATTRIBUTE, who);
+    request.setAttribute(McpServlet.PRINCIPAL, who);
     chain.doFilter(
         request,
         new HttpServletResponseWrapper(response) {

@@ -1,104 +1,108 @@
 package io.taskmesh.gateway.mcp;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.JsonNode;
 import io.javalin.config.JavalinConfig;
-import io.modelcontextprotocol.json.McpJsonMapper;
-import io.modelcontextprotocol.json.jackson2.JacksonMcpJsonMapper;
-import io.modelcontextprotocol.server.McpServer;
-import io.modelcontextprotocol.server.McpSyncServer;
-import io.modelcontextprotocol.server.transport.DefaultServerTransportSecurityValidator;
-import io.modelcontextprotocol.server.transport.HttpServletSseServerTransportProvider;
-import io.modelcontextprotocol.server.transport.HttpServletStreamableServerTransportProvider;
-import io.modelcontextprotocol.spec.McpSchema;
 import io.taskmesh.gateway.McpAuth;
 import io.taskmesh.gateway.ToolCalls;
+import io.taskmesh.schemas.Json;
+import io.taskmesh.topology.TaskCommands;
+import io.taskmesh.topology.TaskQueries;
+import io.taskmesh.topology.UpdateFeed;
 import jakarta.servlet.DispatcherType;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
 
 /**
- * MCP with the official Java SDK on the gateway's Jetty: Streamable HTTP on {@code /mcp} and the
- * older HTTP+SSE transport on {@code /mcp/sse} (messages POSTed to {@code /mcp/message}). The SDK
- * servlets are registered on Javalin's servlet context (not called from Javalin routes, which
- * breaks the standalone GET stream); one server per transport, tools kept in sync by {@link
- * McpTools}.
+ * MCP on the gateway's Jetty, our own JSON-RPC handling (see gateway-http/README.md, MCP, for why
+ * not the Java SDK): Streamable HTTP on {@code /mcp} and the older HTTP+SSE transport on {@code
+ * /mcp/sse} (messages POSTed to {@code /mcp/message}). One servlet on Javalin's servlet context
+ * (async SSE streams outlive a Javalin handler), behind the filters that answer every error as
+ * JSON-RPC, authenticate, and check each request.
  */
 public final class McpEndpoints implements AutoCloseable {
   public static final String STREAMABLE_PATH = "/mcp";
   public static final String SSE_PATH = "/mcp/sse";
   public static final String MESSAGE_PATH = "/mcp/message";
+  private static final long KEEPALIVE_SECONDS = 15;
+  private static final Duration SESSION_IDLE = Duration.ofMinutes(30);
 
-  private final HttpServletStreamableServerTransportProvider streamable;
-  private final HttpServletSseServerTransportProvider sse;
-  private final McpSyncServer streamableServer;
-  private final McpSyncServer sseServer;
+  private final McpSessions sessions = new McpSessions();
+  private final ExecutorService notifier;
+  private final ScheduledExecutorService keepAlive;
+  private final McpServlet servlet;
   private final McpAuthFilter authFilter;
   private final McpRequestGuard guard;
 
   /**
+   * @param resume hands input to a paused task (what an accepted elicitation answered)
    * @param allowedHosts Host header patterns ({@code host:port}, {@code host:*}); empty = no Host
    *     check
    * @param allowedOrigins Origin patterns; a request without Origin always passes
-   * @param maxBodyBytes the largest request body, as on every other route (the SDK servlets are not
+   * @param maxBodyBytes the largest request body, as on every other route (the servlet is not
    *     behind Javalin's limit)
    */
   public McpEndpoints(
       ToolCalls calls,
+      TaskQueries queries,
+      TaskCommands commands,
+      UpdateFeed feed,
+      BiConsumer<String, JsonNode> resume,
       McpAuth auth,
       List<String> allowedHosts,
       List<String> allowedOrigins,
       String version,
       long maxBodyBytes) {
-    McpJsonMapper json = new JacksonMcpJsonMapper(new ObjectMapper());
-    DefaultServerTransportSecurityValidator security =
-        DefaultServerTransportSecurityValidator.builder()
-            .allowedHosts(allowedHosts)
-            .allowedOrigins(allowedOrigins)
-            .build();
-    this.streamable =
-        HttpServletStreamableServerTransportProvider.builder()
-            .jsonMapper(json)
-            .mcpEndpoint(STREAMABLE_PATH)
-            .contextExtractor(McpPrincipal::extract)
-            .securityValidator(security)
-            .keepAliveInterval(Duration.ofSeconds(15))
-            .build();
-    this.sse =
-        HttpServletSseServerTransportProvider.builder()
-            .jsonMapper(json)
-            .sseEndpoint(SSE_PATH)
-            .messageEndpoint(MESSAGE_PATH)
-            .contextExtractor(McpPrincipal::extract)
-            .securityValidator(security)
-            .keepAliveInterval(Duration.ofSeconds(15))
-            .build();
-    McpSchema.ServerCapabilities caps = McpSchema.ServerCapabilities.builder().tools(true).build();
-    this.streamableServer =
-        McpServer.sync(streamable)
-            .jsonMapper(json)
-            .serverInfo("taskmesh", version)
-            .capabilities(caps)
-            .build();
-    this.sseServer =
-        McpServer.sync(sse)
-            .jsonMapper(json)
-            .serverInfo("taskmesh", version)
-            .capabilities(caps)
-            .build();
-    McpTools tools = new McpTools(calls);
-    tools.add(streamableServer);
-    tools.add(sseServer);
-    tools.sync(calls.flows().all());
-    calls.flows().onChange(tools::sync);
+    this.notifier = Executors.newCachedThreadPool(daemon("mcp-notify"));
+    this.keepAlive = Executors.newSingleThreadScheduledExecutor(daemon("mcp-keepalive"));
+    McpTasks tasks = new McpTasks(queries, commands, feed, auth, notifier, resume);
+    McpToolList tools = new McpToolList();
+    tools.update(calls.flows().all());
+    calls
+        .flows()
+        .onChange(
+            flows -> {
+              if (tools.update(flows)) {
+                String changed =
+                    McpTasks.notification(
+                        "notifications/tools/list_changed", Json.MAPPER.createObjectNode());
+                sessions.all().forEach(s -> s.send(changed));
+              }
+            });
+    McpProtocol protocol =
+        new McpProtocol(calls, tools, tasks, new McpResources(tasks, queries), version);
+    this.servlet =
+        new McpServlet(protocol, sessions, new McpHostCheck(allowedHosts, allowedOrigins), auth);
     this.authFilter = new McpAuthFilter(auth);
     this.guard = new McpRequestGuard(STREAMABLE_PATH, MESSAGE_PATH, maxBodyBytes);
+    keepAlive.scheduleAtFixedRate(
+        () -> {
+          sessions.all().forEach(McpSession::keepAlive);
+          sessions.closeIdle(SESSION_IDLE);
+        },
+        KEEPALIVE_SECONDS,
+        KEEPALIVE_SECONDS,
+        TimeUnit.SECONDS);
+  }
+
+  private static ThreadFactory daemon(String name) {
+    return r -> {
+      Thread t = new Thread(r, name);
+      t.setDaemon(true);
+      return t;
+    };
   }
 
   /**
-   * Registers the SDK servlets behind three filters, in this order: JSON-RPC error bodies for every
+   * Registers the servlet behind three filters, in this order: JSON-RPC error bodies for every
    * error, then auth, then the request checks (so a client without credentials learns nothing about
    * its request but the 401).
    */
@@ -113,19 +117,18 @@ public final class McpEndpoints implements AutoCloseable {
               h.addFilter(holder, path, requests);
             }
           }
-          ServletHolder streamableHolder = new ServletHolder("mcp-streamable", streamable);
-          streamableHolder.setAsyncSupported(true);
-          h.addServlet(streamableHolder, STREAMABLE_PATH);
-          ServletHolder sseHolder = new ServletHolder("mcp-sse", sse);
-          sseHolder.setAsyncSupported(true);
-          h.addServlet(sseHolder, SSE_PATH);
-          h.addServlet(sseHolder, MESSAGE_PATH);
+          ServletHolder holder = new ServletHolder("mcp", servlet);
+          holder.setAsyncSupported(true);
+          for (String path : List.of(STREAMABLE_PATH, SSE_PATH, MESSAGE_PATH)) {
+            h.addServlet(holder, path);
+          }
         });
   }
 
   @Override
   public void close() {
-    streamableServer.close();
-    sseServer.close();
+    keepAlive.shutdownNow();
+    sessions.closeAll();
+    notifier.shutdownNow();
   }
 }

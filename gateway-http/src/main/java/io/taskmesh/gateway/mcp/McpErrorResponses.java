@@ -63,7 +63,8 @@ final class McpErrorResponses implements Filter {
           status,
           json.get("id"),
           error.path("code").asInt(codeFor(status)),
-          safe(error.path("message").asText(""), status));
+          safe(error.path("message").asText(""), status),
+          error.get("data"));
     }
     String message;
     if (json != null) {

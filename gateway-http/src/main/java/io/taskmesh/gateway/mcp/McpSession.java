@@ -1,0 +1,169 @@
+package io.taskmesh.gateway.mcp;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.taskmesh.schemas.Json;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * One client's MCP session: who opened it, the revision it speaks, its streams and what it
+ * subscribed to. A Streamable HTTP session has a standalone stream (GET) for notifications plus one
+ * stream per request answered over SSE; a legacy SSE session has its one stream for everything.
+ */
+final class McpSession {
+  private final String id;
+  private final String owner;
+  private final boolean legacy;
+  private final SseChannel notifications;
+  private final Map<String, SseChannel> requestStreams = new ConcurrentHashMap<>();
+  private final Map<String, AutoCloseable> subscriptions = new ConcurrentHashMap<>();
+  private final AtomicLong streams = new AtomicLong();
+  private final Map<String, CompletableFuture<JsonNode>> asked = new ConcurrentHashMap<>();
+  private final AtomicLong askIds = new AtomicLong();
+  private volatile String protocolVersion = McpProtocol.LATEST;
+  private volatile boolean elicits;
+  private volatile boolean closed;
+  private volatile long lastUsedNanos = System.nanoTime();
+
+  McpSession(String owner, boolean legacy) {
+    this.id = UUID.randomUUID().toString();
+    this.owner = owner;
+    this.legacy = legacy;
+    this.notifications = new SseChannel(id + "-0", legacy);
+  }
+
+  String id() {
+    return id;
+  }
+
+  /** The owner its tasks carry (null when MCP auth is off). */
+  String owner() {
+    return owner;
+  }
+
+  boolean legacy() {
+    return legacy;
+  }
+
+  String protocolVersion() {
+    return protocolVersion;
+  }
+
+  void protocolVersion(String version) {
+    this.protocolVersion = version;
+  }
+
+  /** Whether the client declared the {@code elicitation} capability (it can be asked for input). */
+  boolean elicits() {
+    return elicits;
+  }
+
+  void elicits(boolean value) {
+    this.elicits = value;
+  }
+
+  /** Sends a request to the client; completes with its response message. */
+  CompletableFuture<JsonNode> ask(String method, JsonNode params) {
+    String id = "taskmesh-" + askIds.incrementAndGet();
+    CompletableFuture<JsonNode> answer = new CompletableFuture<>();
+    asked.put(id, answer);
+    ObjectNode request = Json.MAPPER.createObjectNode();
+    request.put("jsonrpc", "2.0");
+    request.put("id", id);
+    request.put("method", method);
+    request.set("params", params);
+    send(Json.write(request));
+    return answer;
+  }
+
+  /** Takes a response the client sent to one of our requests; others are ignored. */
+  void answered(JsonNode response) {
+    CompletableFuture<JsonNode> answer = asked.remove(response.path("id").asText());
+    if (answer != null) {
+      answer.complete(response);
+    }
+  }
+
+  /** The stream notifications go to: the GET stream, or the legacy transport's only stream. */
+  SseChannel notifications() {
+    return notifications;
+  }
+
+  /** A new stream for one request's answer (Streamable HTTP), findable again for resumption. */
+  SseChannel openRequestStream() {
+    SseChannel channel = new SseChannel(id + "-" + streams.incrementAndGet(), false);
+    requestStreams.put(channel.id(), channel);
+    return channel;
+  }
+
+  /** The stream an event id belongs to ({@code <stream>:<seq>}), for a reconnect. */
+  Optional<SseChannel> streamOf(String eventId) {
+    if (eventId == null) {
+      return Optional.empty();
+    }
+    int colon = eventId.lastIndexOf(':');
+    String stream = colon < 0 ? eventId : eventId.substring(0, colon);
+    if (stream.equals(notifications.id())) {
+      return Optional.of(notifications);
+    }
+    return Optional.ofNullable(requestStreams.get(stream));
+  }
+
+  /** Sends a notification (or a legacy transport's answer) to the client. */
+  void send(String json) {
+    notifications.send(json);
+  }
+
+  /** Resource subscriptions by URI, each the handle that ends it. */
+  Map<String, AutoCloseable> subscriptions() {
+    return subscriptions;
+  }
+
+  void keepAlive() {
+    notifications.keepAlive();
+    requestStreams.values().forEach(SseChannel::keepAlive);
+  }
+
+  /** Drops request streams that ended long ago: only the newest few can still be resumed. */
+  void forgetOldStreams(int keep) {
+    if (requestStreams.size() > keep) {
+      requestStreams.keySet().stream()
+          .sorted((a, b) -> Long.compare(seqOf(a), seqOf(b)))
+          .limit(requestStreams.size() - keep)
+          .toList()
+          .forEach(requestStreams::remove);
+    }
+  }
+
+  private static long seqOf(String stream) {
+    return Long.parseLong(stream.substring(stream.lastIndexOf('-') + 1));
+  }
+
+  /** Notes that the client used the session (a request, or a stream attached). */
+  void touch() {
+    lastUsedNanos = System.nanoTime();
+  }
+
+  /** Whether the client has neither used the session nor held one of its streams for that long. */
+  boolean idleFor(long nanos) {
+    return System.nanoTime() - lastUsedNanos > nanos && !notifications.isAttached();
+  }
+
+  boolean closed() {
+    return closed;
+  }
+
+  void close() {
+    closed = true;
+    notifications.close();
+    requestStreams.values().forEach(SseChannel::close);
+    subscriptions.values().forEach(McpTasks::closeQuietly);
+    subscriptions.clear();
+    asked.values().forEach(a -> a.cancel(false));
+  }
+}

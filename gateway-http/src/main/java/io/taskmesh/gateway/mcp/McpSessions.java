@@ -1,0 +1,45 @@
+package io.taskmesh.gateway.mcp;
+
+import java.time.Duration;
+import java.util.Collection;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+/** The open MCP sessions of this gateway, by id. */
+final class McpSessions {
+  private final Map<String, McpSession> open = new ConcurrentHashMap<>();
+
+  McpSession open(String owner, boolean legacy) {
+    McpSession s = new McpSession(owner, legacy);
+    open.put(s.id(), s);
+    return s;
+  }
+
+  Optional<McpSession> get(String id) {
+    Optional<McpSession> s = id == null ? Optional.empty() : Optional.ofNullable(open.get(id));
+    s.ifPresent(McpSession::touch);
+    return s;
+  }
+
+  /**
+   * Ends sessions a client left without {@code DELETE}: unused and without an open stream for
+   * {@code idle}. A client that comes back gets 404 and initializes again, as the transport says.
+   */
+  void closeIdle(Duration idle) {
+    open.values().stream().filter(s -> s.idleFor(idle.toNanos())).toList().forEach(this::close);
+  }
+
+  void close(McpSession session) {
+    open.remove(session.id());
+    session.close();
+  }
+
+  Collection<McpSession> all() {
+    return open.values();
+  }
+
+  void closeAll() {
+    open.values().forEach(this::close);
+  }
+}

@@ -1,0 +1,343 @@
+package io.taskmesh.gateway.mcp;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.taskmesh.gateway.McpAuth;
+import io.taskmesh.schemas.Json;
+import io.taskmesh.schemas.TaskState;
+import io.taskmesh.schemas.TaskStatus;
+import io.taskmesh.topology.TaskCommands;
+import io.taskmesh.topology.TaskListing;
+import io.taskmesh.topology.TaskQueries;
+import io.taskmesh.topology.UpdateFeed;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * MCP tasks (2025-11-25, basic/utilities/tasks) over our tasks: the MCP task id is the taskmesh
+ * task id, every operation sees only the caller's own tasks (a foreign task is "not found"), and
+ * what a client hears about a task comes from the gateway's update feed.
+ */
+final class McpTasks {
+  static final int PAGE_SIZE = 50;
+  private static final Duration CANCEL_WAIT = Duration.ofSeconds(10);
+  private static final Duration FOLD_WAIT = Duration.ofSeconds(5);
+  private static final int MAX_STARTING = 10_000;
+  private final Map<String, Boolean> starting = new ConcurrentHashMap<>();
+  private static final Logger LOG = LoggerFactory.getLogger(McpTasks.class);
+
+  private final TaskQueries queries;
+  private final TaskCommands commands;
+  private final UpdateFeed feed;
+  private final TaskListing listing;
+  private final McpAuth auth;
+  private final Executor notifier;
+  private final BiConsumer<String, JsonNode> resume;
+
+  /**
+   * @param notifier runs what an update triggers (writes to client streams), off the feed's thread
+   * @param resume hands input to a paused task
+   */
+  McpTasks(
+      TaskQueries queries,
+      TaskCommands commands,
+      UpdateFeed feed,
+      McpAuth auth,
+      Executor notifier,
+      BiConsumer<String, JsonNode> resume) {
+    this.resume = resume;
+    this.queries = queries;
+    this.commands = commands;
+    this.feed = feed;
+    this.listing = TaskListing.of(queries);
+    this.auth = auth;
+    this.notifier = notifier;
+  }
+
+  /** The caller's task; -32602 when there is none with that id it may see. */
+  TaskState visible(JsonNode params, String owner) {
+    JsonNode id = params == null ? null : params.get("taskId");
+    if (id == null || !id.isTextual() || id.asText().isBlank()) {
+      throw McpError.invalidParams("'taskId' must be the id of a task");
+    }
+    return find(id.asText(), owner)
+        .orElseThrow(() -> McpError.invalidParams("Failed to retrieve task: Task not found"));
+  }
+
+  /**
+   * The task if the owner may see it. A task this gateway just started may not be folded yet (its
+   * {@code created} event is folded asynchronously): for those ids the read is retried briefly, so
+   * a {@code tasks/get} right after the {@code CreateTaskResult} finds it.
+   */
+  Optional<TaskState> find(String id, String owner) {
+    Optional<TaskState> found = queries.get(id);
+    if (found.isEmpty() && starting.containsKey(id)) {
+      long deadline = System.nanoTime() + FOLD_WAIT.toNanos();
+      while (found.isEmpty() && System.nanoTime() < deadline) {
+        try {
+          Thread.sleep(20); // the fold has no per-task signal to wait on
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          break;
+        }
+        found = queries.get(id);
+      }
+    }
+    if (found.isPresent()) {
+      starting.remove(id);
+    }
+    return found.filter(s -> visibleTo(s, owner));
+  }
+
+  /** Marks a task this gateway has just started (see {@link #find}). */
+  void started(String id) {
+    if (starting.size() > MAX_STARTING) {
+      starting.clear(); // ids only speed up reads: losing them costs nothing but a "not found"
+    }
+    starting.put(id, Boolean.TRUE);
+  }
+
+  boolean visibleTo(TaskState s, String owner) {
+    return !auth.enabled() || Objects.equals(s.owner(), owner);
+  }
+
+  ObjectNode get(JsonNode params, String owner) {
+    return McpTaskViews.task(visible(params, owner));
+  }
+
+  /** {@code tasks/list}: newest first, {@link #PAGE_SIZE} a page, the cursor an opaque offset. */
+  ObjectNode list(JsonNode params, String owner) {
+    int offset = offset(params == null ? null : params.get("cursor"));
+    TaskListing.Page page = listing.list(owner, s -> true, offset, PAGE_SIZE);
+    ObjectNode result = Json.MAPPER.createObjectNode();
+    var tasks = result.putArray("tasks");
+    page.tasks().forEach(s -> tasks.add(McpTaskViews.task(s)));
+    if (page.offset() + page.tasks().size() < page.total()) {
+      result.put("nextCursor", cursor(page.offset() + page.tasks().size()));
+    }
+    return result;
+  }
+
+  /**
+   * {@code tasks/cancel}: -32602 for a finished task; else appends the cancel and answers once the
+   * task is final (the spec wants it cancelled before the answer), normally as cancelled.
+   */
+  CompletableFuture<ObjectNode> cancel(JsonNode params, String owner) {
+    TaskState s = visible(params, owner);
+    if (s.status() != null && s.status().isFinal()) {
+      throw McpError.invalidParams(
+          "Cannot cancel task: it is already " + McpTaskViews.status(s.status()));
+    }
+    commands.cancel(s.id(), "cancelled by the MCP client");
+    return terminal(s.id(), owner)
+        .orTimeout(CANCEL_WAIT.toMillis(), TimeUnit.MILLISECONDS)
+        .thenApply(McpTaskViews::task);
+  }
+
+  /**
+   * {@code tasks/result}: completes once the task is terminal, with the tool result. While it
+   * waits, each pause of the task (input_required) is an {@code elicitation/create} to a client
+   * that declared elicitation; an accepted answer's content is the input the task resumes with.
+   */
+  CompletableFuture<ObjectNode> result(JsonNode params, McpSession session) {
+    TaskState s = visible(params, session.owner());
+    CompletableFuture<TaskState> done = terminal(s.id(), session.owner());
+    if (session.elicits()) {
+      McpInputAsker asker = new McpInputAsker(s.id(), session, resume);
+      AutoCloseable watching = watch(s.id(), session.owner(), asker::onState);
+      done.whenComplete((state, e) -> closeQuietly(watching));
+      notifier.execute(() -> asker.onState(s));
+    }
+    return done.thenApply(McpTaskViews::toolResult);
+  }
+
+  /** Completes with the task's state once it is final (at once when it already is). */
+  CompletableFuture<TaskState> terminal(String id, String owner) {
+    CompletableFuture<TaskState> done = new CompletableFuture<>();
+    AutoCloseable sub =
+        feed.subscribe(
+            id,
+            u -> {
+              if (u.isFinal()) {
+                notifier.execute(() -> completeFromStore(id, owner, done));
+              }
+            });
+    done.whenComplete((s, e) -> closeQuietly(sub));
+    completeFromStore(id, owner, done);
+    return done;
+  }
+
+  private void completeFromStore(String id, String owner, CompletableFuture<TaskState> done) {
+    try {
+      find(id, owner)
+          .filter(s -> s.status() != null && s.status().isFinal())
+          .ifPresent(done::complete);
+    } catch (RuntimeException e) {
+      LOG.debug("task {} not readable yet: {}", id, e.getMessage());
+    }
+  }
+
+  /**
+   * Follows a task until it is final: each update with more progress is a {@code
+   * notifications/progress} for the call's token (when it had one), each change of MCP status a
+   * {@code notifications/tasks/status} (for task-augmented calls).
+   */
+  void follow(String id, String owner, JsonNode progressToken, boolean statuses, McpSession to) {
+    if (progressToken == null && !statuses) {
+      return;
+    }
+    TaskWatch watch = new TaskWatch(progressToken, statuses, to);
+    Runnable fromStore =
+        () -> {
+          try {
+            find(id, owner).ifPresent(watch::onState);
+          } catch (RuntimeException e) {
+            LOG.debug("task {} not readable: {}", id, e.getMessage());
+          }
+        };
+    AutoCloseable sub = feed.subscribe(id, u -> notifier.execute(fromStore));
+    watch.closeWith(sub);
+    // updates folded before the subscription: start from the stored state
+    notifier.execute(fromStore);
+  }
+
+  /** Calls {@code listener} with the task's state after each of its updates until closed. */
+  AutoCloseable watch(String id, String owner, Consumer<TaskState> listener) {
+    return feed.subscribe(
+        id,
+        u ->
+            notifier.execute(
+                () -> {
+                  try {
+                    find(id, owner).ifPresent(listener);
+                  } catch (RuntimeException e) {
+                    LOG.debug("task {} not readable: {}", id, e.getMessage());
+                  }
+                }));
+  }
+
+  static int offset(JsonNode cursor) {
+    if (cursor == null || cursor.isNull()) {
+      return 0;
+    }
+    try {
+      String decoded =
+          new String(Base64.getUrlDecoder().decode(cursor.asText()), StandardCharsets.UTF_8);
+      if (decoded.startsWith("offset:")) {
+        int offset = Integer.parseInt(decoded.substring(7));
+        if (offset >= 0) {
+          return offset;
+        }
+      }
+    } catch (IllegalArgumentException e) {
+      // falls through to the error below
+    }
+    throw McpError.invalidParams("Invalid cursor");
+  }
+
+  static String cursor(int offset) {
+    return Base64.getUrlEncoder()
+        .withoutPadding()
+        .encodeToString(("offset:" + offset).getBytes(StandardCharsets.UTF_8));
+  }
+
+  static void closeQuietly(AutoCloseable c) {
+    try {
+      c.close();
+    } catch (Exception e) {
+      LOG.debug("closing a feed subscription: {}", e.getMessage());
+    }
+  }
+
+  /** What one followed task has told its client so far. */
+  private static final class TaskWatch {
+    private final JsonNode progressToken;
+    private final boolean statuses;
+    private final McpSession to;
+    private double lastPercent = -1;
+    private long lastSeq = -1;
+    private String lastStatus = "working";
+    private AutoCloseable subscription;
+    private boolean over;
+
+    TaskWatch(JsonNode progressToken, boolean statuses, McpSession to) {
+      this.progressToken = progressToken;
+      this.statuses = statuses;
+      this.to = to;
+    }
+
+    synchronized void closeWith(AutoCloseable sub) {
+      if (over) {
+        closeQuietly(sub);
+      } else {
+        subscription = sub;
+      }
+    }
+
+    synchronized void onState(TaskState s) {
+      if (over || s.seq() < lastSeq) {
+        return; // states are read on several threads: an older one may come after a newer one
+      }
+      lastSeq = s.seq();
+      boolean done = s.status() != null && s.status().isFinal();
+      progress(s.progressPercent(), s.currentActorName(), s.currentActorIdx(), done, s.status());
+      if (statuses && !McpTaskViews.status(s.status()).equals(lastStatus)) {
+        lastStatus = McpTaskViews.status(s.status());
+        to.send(notification("notifications/tasks/status", McpTaskViews.task(s)));
+      }
+      if (done) {
+        end();
+      }
+    }
+
+    private void progress(
+        Double percent, String actor, Integer idx, boolean done, Object ourStatus) {
+      if (progressToken == null || over) {
+        return;
+      }
+      double p = percent;
+      if (done && ourStatus == TaskStatus.SUCCEEDED) {
+        p = 100;
+      }
+      if (p <= lastPercent) {
+        return; // progress must grow with each notification
+      }
+      lastPercent = p;
+      ObjectNode params = Json.MAPPER.createObjectNode();
+      params.set("progressToken", progressToken);
+      params.put("progress", p);
+      params.put("total", 100);
+      if (actor != null) {
+        params.put("message", "actor " + actor + " (#" + idx + ")");
+      }
+      to.send(notification("notifications/progress", params));
+    }
+
+    private void end() {
+      over = true;
+      if (subscription != null) {
+        closeQuietly(subscription);
+      }
+    }
+  }
+
+  static String notification(String method, JsonNode params) {
+    ObjectNode n = Json.MAPPER.createObjectNode();
+    n.put("jsonrpc", "2.0");
+    n.put("method", method);
+    n.set("params", params);
+    return Json.write(n);
+  }
+}

@@ -1,0 +1,52 @@
+package io.taskmesh.gateway.mcp;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.taskmesh.gateway.ToolCalls;
+import io.taskmesh.schemas.FlowConfig;
+import io.taskmesh.schemas.Json;
+import java.util.Comparator;
+import java.util.Map;
+
+/**
+ * The MCP tools: one per flow with an {@code mcp} section, rebuilt when the flow config changes.
+ */
+final class McpToolList {
+  private volatile ArrayNode tools = Json.MAPPER.createArrayNode();
+
+  /** Rebuilds the list; true when it differs from the one before (a list_changed to send). */
+  synchronized boolean update(Map<String, FlowConfig> flows) {
+    ArrayNode next = Json.MAPPER.createArrayNode();
+    flows.values().stream()
+        .filter(FlowConfig::isTool)
+        .sorted(Comparator.comparing(FlowConfig::name))
+        .forEach(f -> next.add(tool(f)));
+    boolean changed = !next.equals(tools);
+    tools = next;
+    return changed;
+  }
+
+  ArrayNode tools() {
+    return tools;
+  }
+
+  private static ObjectNode tool(FlowConfig flow) {
+    ObjectNode t = Json.MAPPER.createObjectNode();
+    t.put("name", flow.name());
+    t.put(
+        "description",
+        flow.description() == null ? "Runs the flow " + flow.name() : flow.description());
+    JsonNode schema = flow.mcp() == null ? null : flow.mcp().get("inputSchema");
+    t.set(
+        "inputSchema",
+        schema != null && schema.isObject()
+            ? schema
+            : Json.MAPPER.createObjectNode().put("type", "object"));
+    t.set("outputSchema", Json.MAPPER.valueToTree(ToolCalls.RESULT_SCHEMA));
+    // every flow is a long-running task: a client may follow it as an MCP task or take the
+    // task id at once
+    t.putObject("execution").put("taskSupport", "optional");
+    return t;
+  }
+}

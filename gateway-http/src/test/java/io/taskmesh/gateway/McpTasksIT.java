@@ -1,0 +1,335 @@
+package io.taskmesh.gateway;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.taskmesh.devkit.LocalKafka;
+import io.taskmesh.schemas.Json;
+import java.io.BufferedReader;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Tool calls as MCP tasks (2025-11-25), tasks as resources, and resumable Streamable HTTP streams,
+ * against a testing-mode gateway on a real broker whose actor reports the test posts itself (the
+ * mesh routes), so each task's progress is known: the official TypeScript SDK client over both
+ * transports, and raw HTTP for the stream's event ids, priming event and redelivery.
+ */
+@Timeout(value = 4, unit = TimeUnit.MINUTES)
+class McpTasksIT {
+  private static final String ACCEPT_BOTH = "application/json, text/event-stream";
+  private static final HttpClient HTTP = HttpClient.newHttpClient();
+  @TempDir static Path dir;
+  private static Gateway gateway;
+  private static String base;
+  private static Path nodeDir;
+
+  @BeforeAll
+  static void start() throws Exception {
+    Path flows = dir.resolve("flows.yaml");
+    Files.writeString(
+        flows,
+        """
+        flows:
+          - name: pipeline
+            entrypoint: upper
+            route_next: [reverse, count]
+            timeout: 120
+            mcp: {}
+        """);
+    Map<String, String> env = new HashMap<>();
+    env.put("SVC_GATEWAY_MODE", "testing");
+    env.put("KAFKA_BOOTSTRAP_SERVERS", LocalKafka.shared().bootstrapServers());
+    env.put("SVC_PORT", "0");
+    env.put("SVC_HOST", "127.0.0.1");
+    env.put("SVC_CONFIG_PATH", flows.toString());
+    env.put("SVC_STATE_DIR", dir.resolve("state").toString());
+    env.put("SVC_STREAMS_APPLICATION_ID", "mcp-tasks-it-" + UUID.randomUUID());
+    gateway = TaskHttp.start(env);
+    base = "http://127.0.0.1:" + gateway.port();
+    nodeDir = NodeClients.ensureInstalled();
+  }
+
+  @AfterAll
+  static void stop() {
+    if (gateway != null) {
+      gateway.close();
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"streamable", "sse"})
+  void theOfficialClientFollowsAToolCallAsATaskWithProgress(String transport) throws Exception {
+    Process node =
+        new ProcessBuilder("node", "mcp-tasks-check.mjs", base, "-", transport)
+            .directory(nodeDir.toFile())
+            .redirectError(ProcessBuilder.Redirect.INHERIT)
+            .start();
+    Map<String, JsonNode> events = new LinkedHashMap<>();
+    try (BufferedReader out =
+        new BufferedReader(new InputStreamReader(node.getInputStream(), StandardCharsets.UTF_8))) {
+      String line;
+      while ((line = out.readLine()) != null) {
+        JsonNode e = Json.MAPPER.readTree(line);
+        events.put(e.get("event").asText(), e);
+        if (e.get("event").asText().equals("created")) {
+          runPipeline(e.get("taskId").asText());
+        }
+      }
+    }
+    assertThat(node.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(node.exitValue()).as(events.toString()).isZero();
+
+    assertThat(events.get("capabilities").at("/tasks/requests/tools/call").isObject()).isTrue();
+    assertThat(events.get("tools").at("/execution/pipeline/taskSupport").asText())
+        .isEqualTo("optional");
+    String id = events.get("created").get("taskId").asText();
+    assertThat(events.get("created").get("status").asText()).isEqualTo("working");
+
+    JsonNode result = events.get("result").get("result");
+    assertThat(result.get("isError").asBoolean()).isFalse();
+    assertThat(Json.MAPPER.readTree(result.at("/content/0/text").asText()).get("text").asText())
+        .isEqualTo("CBA");
+    assertThat(result.at("/structuredContent/task_id").asText()).isEqualTo(id);
+    assertThat(result.at("/structuredContent/result/text").asText()).isEqualTo("CBA");
+    assertThat(result.at("/_meta/io.modelcontextprotocol~1related-task/taskId").asText())
+        .isEqualTo(id);
+
+    JsonNode heard = events.get("heard");
+    List<Double> percents = new ArrayList<>();
+    heard.get("progress").forEach(p -> percents.add(p.get("progress").asDouble()));
+    assertThat(percents).as(heard.toString()).hasSizeGreaterThanOrEqualTo(2).isSorted();
+    assertThat(percents).doesNotHaveDuplicates();
+    assertThat(percents.get(percents.size() - 1)).isEqualTo(100.0);
+    assertThat(heard.get("progress").findValuesAsText("message"))
+        .allMatch(m -> m.startsWith("actor "))
+        .anyMatch(m -> m.contains("upper"));
+    List<String> statuses = new ArrayList<>();
+    heard.get("statuses").forEach(s -> statuses.add(s.asText()));
+    assertThat(statuses).contains("input_required").last().isEqualTo("completed");
+    assertThat(heard.get("elicited")).hasSize(1);
+    assertThat(heard.at("/elicited/0/relatedTask").asText()).isEqualTo(id);
+    assertThat(heard.at("/elicited/0/message").asText()).contains(id).contains("needs input");
+    assertThat(heard.get("updated").asInt()).isPositive();
+
+    assertThat(events.get("task").at("/task/status").asText()).isEqualTo("completed");
+    assertThat(events.get("task").at("/task/pollInterval").asInt()).isPositive();
+    assertThat(events.get("listed").get("ids")).extracting(JsonNode::asText).contains(id);
+    JsonNode resource = Json.MAPPER.readTree(events.get("resource").get("text").asText());
+    assertThat(resource.get("id").asText()).isEqualTo(id);
+    assertThat(resource.get("status").asText()).isEqualTo("succeeded");
+    assertThat(events.get("resource").get("mimeType").asText()).isEqualTo("application/json");
+    assertThat(events.get("templates").get("uris"))
+        .extracting(JsonNode::asText)
+        .containsExactly("taskmesh://tasks/{id}");
+
+    assertThat(events.get("cancelled").get("status").asText()).isEqualTo("cancelled");
+    assertThat(events.get("cancel-again").at("/error/code").asInt()).isEqualTo(-32602);
+  }
+
+  @Test
+  void aStreamIsPrimedAndRedeliversWhatAClientMissedAfterItReconnects() throws Exception {
+    HttpResponse<String> init =
+        post(
+            null,
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{"
+                + "\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},"
+                + "\"clientInfo\":{\"name\":\"raw\",\"version\":\"1\"}}}");
+    String session = init.headers().firstValue("Mcp-Session-Id").orElseThrow();
+    post(session, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
+
+    RawStream first = RawStream.open(session, null);
+    List<String> priming = first.nextEvent();
+    assertThat(priming).anyMatch(l -> l.startsWith("id: ")).contains("retry: 1000");
+    JsonNode call =
+        message(
+            post(
+                session,
+                "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{"
+                    + "\"name\":\"pipeline\",\"arguments\":{\"text\":\"abc\"},\"task\":{},"
+                    + "\"_meta\":{\"progressToken\":\"p1\"}}}"));
+    String id = call.at("/result/task/taskId").asText();
+    assertThat(id).isNotBlank();
+    report(id, "", "upper", "reverse,count", "processing");
+    List<String> seen = first.nextEventWith("notifications/progress");
+    String lastSeen = field(seen, "id: ");
+    first.close();
+
+    // while no stream is open: two more steps, each a progress notification kept for the client
+    report(id, "upper", "reverse", "count", "processing");
+    report(id, "upper,reverse", "count", "", "processing");
+    RawStream resumed = RawStream.open(session, lastSeen);
+    List<String> missed = resumed.nextEventWith("notifications/progress");
+    assertThat(missed).noneMatch(l -> l.equals("retry: 1000"));
+    long before = Long.parseLong(lastSeen.substring(lastSeen.lastIndexOf(':') + 1));
+    String missedId = field(missed, "id: ");
+    assertThat(Long.parseLong(missedId.substring(missedId.lastIndexOf(':') + 1)))
+        .isEqualTo(before + 1);
+    assertThat(field(missed, "data: ")).contains("\"p1\"");
+    resumed.close();
+  }
+
+  /**
+   * Reports the three actors' steps and the final result, as their sidecars would, with a pause
+   * after the first that only the MCP client's answer to the elicitation ends.
+   */
+  private static void runPipeline(String id) throws Exception {
+    String[][] steps = {
+      {"", "upper", "reverse,count"}, {"upper", "reverse", "count"}, {"upper,reverse", "count", ""}
+    };
+    for (String[] s : steps) {
+      for (String state : List.of("received", "processing", "completed")) {
+        report(id, s[0], s[1], s[2], state);
+      }
+      if (s[1].equals("upper")) {
+        // x-pause parks the task until the client's input resumes it
+        TaskHttp.post(
+            base + "/mesh/" + id + "/final",
+            "{\"id\":\"" + id + "\",\"status\":\"paused\",\"current_actor_name\":\"x-pause\"}");
+        for (String status : List.of("paused", "running")) { // running again: the client answered
+          TaskHttp.await(
+              base + "/tasks/" + id,
+              t -> t.path("status").asText().equals(status),
+              Duration.ofSeconds(60));
+        }
+      }
+    }
+    HttpResponse<String> done =
+        TaskHttp.post(
+            base + "/mesh/" + id + "/final",
+            "{\"id\":\"" + id + "\",\"status\":\"succeeded\",\"result\":{\"text\":\"CBA\"}}");
+    assertThat(done.statusCode()).isEqualTo(200);
+  }
+
+  private static void report(String id, String prev, String curr, String next, String state)
+      throws Exception {
+    HttpResponse<String> r =
+        TaskHttp.post(
+            base + "/mesh/" + id + "/progress", TaskHttp.progress(prev, curr, next, state));
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+  }
+
+  private static HttpResponse<String> post(String session, String body) throws Exception {
+    HttpRequest.Builder req =
+        HttpRequest.newBuilder(URI.create(base + "/mcp"))
+            .header("Content-Type", "application/json")
+            .header("Accept", ACCEPT_BOTH)
+            .POST(HttpRequest.BodyPublishers.ofString(body));
+    if (session != null) {
+      req.header("Mcp-Session-Id", session);
+    }
+    HttpResponse<String> r = HTTP.send(req.build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(r.statusCode()).as(r.body()).isBetween(200, 202);
+    return r;
+  }
+
+  private static JsonNode message(HttpResponse<String> r) throws Exception {
+    return Json.MAPPER.readTree(r.body());
+  }
+
+  private static String field(List<String> event, String prefix) {
+    return event.stream()
+        .filter(l -> l.startsWith(prefix))
+        .map(l -> l.substring(prefix.length()))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no '" + prefix + "' in " + event));
+  }
+
+  /** A GET stream of a session, read line by line on its own thread. */
+  private static final class RawStream implements AutoCloseable {
+    private final InputStream body;
+    private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+
+    private RawStream(InputStream body) {
+      this.body = body;
+      Thread reader =
+          new Thread(
+              () -> {
+                try (BufferedReader in =
+                    new BufferedReader(new InputStreamReader(body, StandardCharsets.UTF_8))) {
+                  for (String l = in.readLine(); l != null; l = in.readLine()) {
+                    lines.add(l);
+                  }
+                } catch (Exception e) {
+                  // closed by the test
+                }
+              },
+              "mcp-stream-reader");
+      reader.setDaemon(true);
+      reader.start();
+    }
+
+    static RawStream open(String session, String lastEventId) throws Exception {
+      HttpRequest.Builder req =
+          HttpRequest.newBuilder(URI.create(base + "/mcp"))
+              .header("Accept", "text/event-stream")
+              .header("Mcp-Session-Id", session)
+              .GET();
+      if (lastEventId != null) {
+        req.header("Last-Event-ID", lastEventId);
+      }
+      HttpResponse<InputStream> r =
+          HTTP.send(req.build(), HttpResponse.BodyHandlers.ofInputStream());
+      assertThat(r.statusCode()).isEqualTo(200);
+      assertThat(r.headers().firstValue("Content-Type").orElse("")).startsWith("text/event-stream");
+      return new RawStream(r.body());
+    }
+
+    /** The lines of the next event (comments skipped). */
+    List<String> nextEvent() throws InterruptedException {
+      List<String> event = new ArrayList<>();
+      while (true) {
+        String l = lines.poll(30, TimeUnit.SECONDS);
+        assertThat(l).as("an event within 30 s").isNotNull();
+        if (l.isEmpty()) {
+          if (!event.isEmpty()) {
+            return event;
+          }
+        } else if (!l.startsWith(":")) {
+          event.add(l);
+        }
+      }
+    }
+
+    List<String> nextEventWith(String text) throws InterruptedException {
+      Duration limit = Duration.ofSeconds(30);
+      long deadline = System.nanoTime() + limit.toNanos();
+      while (System.nanoTime() < deadline) {
+        List<String> e = nextEvent();
+        if (e.stream().anyMatch(l -> l.contains(text))) {
+          return e;
+        }
+      }
+      throw new AssertionError("no event with " + text);
+    }
+
+    @Override
+    public void close() throws Exception {
+      body.close();
+    }
+  }
+}
