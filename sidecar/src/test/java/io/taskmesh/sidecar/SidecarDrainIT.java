@@ -75,9 +75,11 @@ class SidecarDrainIT {
             "SVC_METRICS_HOST", "127.0.0.1",
             "SVC_LOG_FORMAT", "json");
     try (ChildJvm sidecar = ChildJvm.start(Main.class.getName(), env, tmp.resolve("d.log"))) {
+      // a JSON log line: its message holds the URL, with '/' escaped as '\/' by the encoder
       String line =
-          sidecar.awaitLine(
-              l -> l.contains("metrics and readiness on http://"), 60, TimeUnit.SECONDS);
+          sidecar
+              .awaitLine(l -> l.contains("metrics and readiness on http"), 60, TimeUnit.SECONDS)
+              .replace("\\/", "/");
       String ops = line.substring(line.indexOf("http://"), line.indexOf("/metrics"));
       Await.until(
           () -> get(ops + "/ready").statusCode() == 200, Duration.ofSeconds(30), "sidecar ready");
