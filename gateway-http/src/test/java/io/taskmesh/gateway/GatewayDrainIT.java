@@ -1,0 +1,131 @@
+package io.taskmesh.gateway;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.taskmesh.devkit.Await;
+import io.taskmesh.devkit.LocalKafka;
+import io.taskmesh.schemas.Json;
+import java.io.BufferedReader;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A real gateway on the shared broker, stopped while an SSE client watches a task that is still
+ * pending (no sidecar runs): the client gets its history, then {@code retry: 1000}, then the end of
+ * the stream, and the stop took at most the drain's bound; {@code /ready} answered 200 before.
+ */
+@Timeout(value = 2, unit = TimeUnit.MINUTES)
+class GatewayDrainIT {
+  private static final HttpClient HTTP = HttpClient.newHttpClient();
+  @TempDir Path dir;
+
+  @Test
+  void closeTellsEveryStreamToRetryThenEndsIt() throws Exception {
+    Path flows = dir.resolve("flows.yaml");
+    Files.writeString(
+        flows,
+        "flows:\n  - name: echo\n    entrypoint: echo\n    mcp:\n      inputSchema: {type: object}\n");
+    Map<String, String> env = new HashMap<>();
+    env.put("SVC_GATEWAY_MODE", "testing");
+    env.put("KAFKA_BOOTSTRAP_SERVERS", LocalKafka.shared().bootstrapServers());
+    env.put("SVC_PORT", "0");
+    env.put("SVC_HOST", "127.0.0.1");
+    env.put("SVC_CONFIG_PATH", flows.toString());
+    env.put("SVC_STATE_DIR", dir.resolve("state").toString());
+    env.put("SVC_STREAMS_APPLICATION_ID", "drain-it-" + UUID.randomUUID());
+    Gateway gateway = TaskHttp.start(env);
+    String base = "http://127.0.0.1:" + gateway.port();
+    try {
+      HttpResponse<String> ready = get(base + "/ready");
+      assertThat(ready.statusCode()).as(ready.body()).isEqualTo(200);
+      assertThat(ready.body()).contains("\"kafka\":{\"ok\":true}", "\"streams\":{\"ok\":true}");
+
+      HttpResponse<String> call =
+          HTTP.send(
+              HttpRequest.newBuilder(URI.create(base + "/tools/call"))
+                  .header("Content-Type", "application/json")
+                  .POST(HttpRequest.BodyPublishers.ofString("{\"name\":\"echo\",\"arguments\":{}}"))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(call.statusCode()).as(call.body()).isEqualTo(200);
+      JsonNode content = Json.MAPPER.readTree(call.body()).get("content").get(0);
+      String id = Json.MAPPER.readTree(content.get("text").asText()).get("task_id").asText();
+      Await.until(
+          () -> get(base + "/tasks/" + id).statusCode() == 200,
+          Duration.ofSeconds(30),
+          "the task is folded");
+
+      List<String> lines = new CopyOnWriteArrayList<>();
+      HttpResponse<InputStream> sse =
+          HTTP.send(
+              HttpRequest.newBuilder(URI.create(base + "/stream/" + id))
+                  .header("Accept", "text/event-stream")
+                  .GET()
+                  .build(),
+              HttpResponse.BodyHandlers.ofInputStream());
+      assertThat(sse.statusCode()).isEqualTo(200);
+      CompletableFuture<Void> ended =
+          CompletableFuture.runAsync(
+              () -> {
+                try (BufferedReader r =
+                    new BufferedReader(new InputStreamReader(sse.body(), StandardCharsets.UTF_8))) {
+                  String line;
+                  while ((line = r.readLine()) != null) {
+                    lines.add(line);
+                  }
+                } catch (Exception gone) {
+                  lines.add("<" + gone + ">");
+                }
+              });
+      Await.until(
+          () -> lines.stream().anyMatch(l -> l.startsWith("data:")),
+          Duration.ofSeconds(20),
+          "the task's history arrives");
+
+      long start = System.nanoTime();
+      gateway.close();
+      gateway = null;
+      long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+
+      ended.get(20, TimeUnit.SECONDS);
+      assertThat(lines).contains("retry: 1000");
+      assertThat(lines.indexOf("retry: 1000"))
+          .as("after the history")
+          .isGreaterThan(
+              lines.indexOf(
+                  lines.stream().filter(l -> l.startsWith("data:")).findFirst().orElseThrow()));
+      assertThat(tookMs)
+          .as("close within the drain bound plus the Streams and client shutdown")
+          .isLessThan(Gateway.DRAIN_WITHIN.toMillis() + 30_000);
+    } finally {
+      if (gateway != null) {
+        gateway.close();
+      }
+    }
+  }
+
+  private static HttpResponse<String> get(String url) throws Exception {
+    return HTTP.send(
+        HttpRequest.newBuilder(URI.create(url)).GET().build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+}
