@@ -25,6 +25,14 @@ final class AgentCards {
         .result(Json.write(AgentCard.build(settings, endpoint(ctx), skills().values(), false)));
   }
 
+  /** The A2A 1.0 card (1.0 fields only, {@link AgentCard#v1}). */
+  void v1PublicCard(Context ctx) {
+    ctx.contentType("application/json")
+        .result(
+            Json.write(
+                AgentCard.v1(AgentCard.build(settings, endpoint(ctx), skills().values(), false))));
+  }
+
   /**
    * The authenticated extended card; an agent without one (A2A auth off, so the card does not
    * declare it) answers AuthenticatedExtendedCardNotConfiguredError (-32007), as A2A 0.3 says.

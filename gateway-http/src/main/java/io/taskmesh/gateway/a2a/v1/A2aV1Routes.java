@@ -39,6 +39,9 @@ public final class A2aV1Routes {
 
   private void mount(JavalinConfig cfg) {
     cfg.routes.post(BASE, this::rpc);
+    // the 1.0 card where a client whose base URL is this interface looks for it (public, as the
+    // root card; no A2A-Version: discovery comes before a version is chosen)
+    cfg.routes.get(BASE + "/.well-known/agent-card.json", edge::v1Card);
     cfg.routes.post(BASE + "/message:send", ctx -> http(ctx, V1Method.SEND, () -> body(ctx)));
     cfg.routes.post(BASE + "/message:stream", ctx -> http(ctx, V1Method.STREAM, () -> body(ctx)));
     cfg.routes.get(BASE + "/tasks", ctx -> http(ctx, V1Method.LIST, () -> V1Query.listTasks(ctx)));

@@ -169,10 +169,19 @@ final class V1Objects {
     return out;
   }
 
-  /** {@code SendMessageResponse}: the task under {@code task}. */
-  static JsonNode sendResponse(JsonNode task) {
+  /**
+   * {@code SendMessageResponse}: the task under {@code task}, or a direct agent message under
+   * {@code message}.
+   */
+  static JsonNode sendResponse(JsonNode result) {
     ObjectNode out = Json.MAPPER.createObjectNode();
-    out.set("task", task(task));
+    if ("message".equals(result.path("kind").asText()) && result instanceof ObjectNode m) {
+      ObjectNode message = m.deepCopy();
+      message(message);
+      out.set("message", message);
+      return out;
+    }
+    out.set("task", task(result));
     return out;
   }
 
@@ -193,6 +202,11 @@ final class V1Objects {
         e.remove("kind");
         artifact(e.get("artifact"));
         out.set("artifactUpdate", e);
+      }
+      case "message" -> {
+        ObjectNode m = ((ObjectNode) result).deepCopy();
+        message(m);
+        out.set("message", m);
       }
       default -> out.set("task", task(result));
     }
