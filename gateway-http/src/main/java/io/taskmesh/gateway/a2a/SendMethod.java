@@ -50,6 +50,9 @@ final class SendMethod {
       return;
     }
     FlowConfig flow = A2aMessages.chooseSkill(send.skill(), skills.get());
+    if (!isNative(flow)) {
+      send.refuseFiles();
+    }
     ObjectNode pushConfig =
         send.pushConfig() == null ? null : push.validate(send.pushConfig(), null);
     String id = starter.start(flow, payload(flow, send, null), call.principal(), send.contextId());
@@ -101,8 +104,7 @@ final class SendMethod {
    * agents key their behaviour on them (the TCK names the scenario in the messageId).
    */
   private static ObjectNode payload(FlowConfig flow, A2aMessages.Send send, TaskState existing) {
-    JsonNode a2a = flow == null ? null : flow.a2a();
-    if (a2a == null || !a2a.isObject() || !a2a.path("native").asBoolean(false)) {
+    if (!isNative(flow)) {
       return send.payload();
     }
     ObjectNode payload = send.payload().deepCopy();
@@ -117,6 +119,9 @@ final class SendMethod {
     }
     if (existing != null) {
       message.put("taskId", existing.id());
+    }
+    if (!send.files().isEmpty()) {
+      send.files().forEach(message.putArray("files")::add);
     }
     JsonNode metadata = send.message().get("metadata");
     if (metadata != null && metadata.isObject()) {
@@ -153,7 +158,11 @@ final class SendMethod {
               + contextId
               + "\")");
     }
-    starter.resume(id, payload(skills.get().get(existing.flow()), send, existing));
+    FlowConfig flow = skills.get().get(existing.flow());
+    if (!isNative(flow)) {
+      send.refuseFiles();
+    }
+    starter.resume(id, payload(flow, send, existing));
     A2aTask working =
         A2aTasks.task(existing, send.historyLength())
             .withStatus(
@@ -181,6 +190,12 @@ final class SendMethod {
     CompletableFuture<TaskState> ended =
         waiter.until(id, s -> s.seq() > pausedAt + 1 && A2aState.of(s.status()).endsStream(), 0);
     call.replyWhen(ended.thenAccept(s -> call.reply(answer(s, send.historyLength()))));
+  }
+
+  /** Whether the flow takes the A2A message's own fields ({@code a2a: {native: true}}). */
+  private static boolean isNative(FlowConfig flow) {
+    JsonNode a2a = flow == null ? null : flow.a2a();
+    return a2a != null && a2a.isObject() && a2a.path("native").asBoolean(false);
   }
 
   /** A task just created, before its created event is folded (for push bookkeeping). */

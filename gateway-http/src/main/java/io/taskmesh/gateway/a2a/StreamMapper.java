@@ -35,8 +35,19 @@ final class StreamMapper {
   private A2aState lastState;
   private boolean flySent;
   private boolean done;
+  private final boolean untilTerminal;
 
   StreamMapper(String taskId, String contextId, long lastSeq, A2aState lastState) {
+    this(taskId, contextId, lastSeq, lastState, false);
+  }
+
+  /**
+   * @param untilTerminal whether input-required and auth-required are ordinary state changes and
+   *     only a terminal state ends the stream (A2A 1.0 {@code SubscribeToTask}, spec 3.1.6)
+   */
+  StreamMapper(
+      String taskId, String contextId, long lastSeq, A2aState lastState, boolean untilTerminal) {
+    this.untilTerminal = untilTerminal;
     this.taskId = taskId;
     this.contextId = contextId;
     this.lastSeq = lastSeq;
@@ -73,7 +84,7 @@ final class StreamMapper {
           A2aTasks.artifactEvent(taskId, contextId, part, flySent, true),
           A2aTasks.statusEvent(taskId, contextId, u, true));
     }
-    if (state.isInterrupted()) {
+    if (state.isInterrupted() && !untilTerminal) {
       done = true;
       return List.of(A2aTasks.statusEvent(taskId, contextId, u, true));
     }
