@@ -104,5 +104,7 @@ def respond(payload, ctx):
         yield _done(f"echo: {text}", artifacts=[_artifact(_text(text), name="echo")])
         return
     turn = int(payload.get("turn", 0)) + 1 if isinstance(payload, dict) else 1
-    yield _wait_for_input(ctx, f"You said: {text}. Tell me more (turn {turn}).",
-                          {"turn": turn, "said": text})
+    answer = f"You said: {text}. Tell me more (turn {turn})."
+    # a streaming client sees the answer as it comes; the paused task keeps it in its payload
+    yield fly({"text": answer})
+    yield _wait_for_input(ctx, answer, {"turn": turn, "said": text, "answer": answer})

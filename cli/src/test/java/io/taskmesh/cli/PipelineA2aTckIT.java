@@ -76,14 +76,23 @@ class PipelineA2aTckIT {
 
   @Test
   void anyOtherMessageIdHoldsAConversationOverZeroPointThree() throws Exception {
-    String body =
-        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"message/send\",\"params\":{\"message\":"
-            + "{\"kind\":\"message\",\"role\":\"user\",\"messageId\":\""
-            + UUID.randomUUID()
-            + "\",\"parts\":[{\"kind\":\"text\",\"text\":\"hello\"}]}}}";
-    JsonNode task = post("/a2a/", body, null).get("result");
-    assertThat(task.at("/status/state").asText()).isEqualTo("input-required");
-    assertThat(task.at("/status/message/parts/0/text").asText()).contains("You said: hello");
+    JsonNode first = post("/a2a/", conversationTurn(null), null).get("result");
+    assertThat(first.at("/status/state").asText()).isEqualTo("input-required");
+    String id = first.get("id").asText();
+    // each answer is followed by another wait for input: the task never ends by itself
+    JsonNode second = post("/a2a/", conversationTurn(id), null).get("result");
+    assertThat(second.get("id").asText()).isEqualTo(id);
+    assertThat(second.at("/status/state").asText()).isEqualTo("input-required");
+    assertThat(second.get("history").size()).isGreaterThan(first.get("history").size());
+  }
+
+  private static String conversationTurn(String taskId) {
+    return "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"message/send\",\"params\":{\"message\":"
+        + "{\"kind\":\"message\",\"role\":\"user\",\"messageId\":\""
+        + UUID.randomUUID()
+        + "\","
+        + (taskId == null ? "" : "\"taskId\":\"" + taskId + "\",")
+        + "\"parts\":[{\"kind\":\"text\",\"text\":\"hello\"}]}}}";
   }
 
   private static ObjectNode message(String prefix) {
