@@ -13,6 +13,7 @@ import time
 from taskmesh_runtime import fly
 
 ACTOR = "tck"
+LONG_ACTOR = "tck-long"
 FILE_BYTES = "dGNr"  # base64 of "tck"
 LONG_STEPS, LONG_STEP_S = 20, 0.5
 
@@ -71,6 +72,14 @@ COMPLETED = {
 PREFIXES = sorted(COMPLETED, key=len, reverse=True)
 
 
+def long_running(payload):
+    """The long-running scenario: ~10 s of FLY chunks, then completed (time to cancel or subscribe)."""
+    for step in range(1, LONG_STEPS + 1):
+        yield fly({"text": f"step {step}/{LONG_STEPS} "})
+        time.sleep(LONG_STEP_S)
+    yield _done(f"done: {payload.get('text', '')}")
+
+
 def _message(payload):
     """The message this call answers: a follow-up (payload["input"]) or the first one."""
     follow_up = payload.get("input") if isinstance(payload, dict) else None
@@ -85,10 +94,8 @@ def respond(payload, ctx):
         yield _wait_for_input(ctx, "Please provide more input", {"asked": "more input"})
         return
     if message_id.startswith(("tck-long-running", "test-resubscribe-message-id")):
-        for step in range(1, LONG_STEPS + 1):
-            yield fly({"text": f"step {step}/{LONG_STEPS} "})
-            time.sleep(LONG_STEP_S)
-        yield _done(f"done: {text}")
+        ctx.route["next"] = [LONG_ACTOR]  # its own actor: this one stays free for other tasks
+        yield {"text": text}
         return
     if message_id.startswith("tck-stream-artifact-chunked"):
         for chunk, last in (("chunk-1 ", False), ("chunk-2", True)):
