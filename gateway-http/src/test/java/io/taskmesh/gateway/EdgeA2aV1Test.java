@@ -263,7 +263,65 @@ class EdgeA2aV1Test {
                     + " "
                     + i.get("url").asText().replaceFirst("^http://[^/]+", "")));
     assertThat(described)
-        .containsExactly("JSONRPC 0.3 /a2a/", "JSONRPC 1.0 /a2a/v1", "HTTP+JSON 1.0 /a2a/v1");
+        .containsExactly("JSONRPC 1.0 /a2a/v1", "HTTP+JSON 1.0 /a2a/v1", "JSONRPC 0.3 /a2a/");
+  }
+
+  @Test
+  void theOnePointZeroCardHasOnlyOnePointZeroFieldsAndBothCardsCanBeCached() {
+    HttpResponse<String> r = gateway.get("/a2a/v1/.well-known/agent-card.json");
+    assertThat(r.statusCode()).isEqualTo(200);
+    JsonNode card = EdgeGateway.json(r);
+    for (String zeroPointThree :
+        List.of(
+            "url",
+            "protocolVersion",
+            "preferredTransport",
+            "additionalInterfaces",
+            "supportsAuthenticatedExtendedCard",
+            "security")) {
+      assertThat(card.has(zeroPointThree)).as(zeroPointThree).isFalse();
+    }
+    assertThat(card.at("/capabilities").has("stateTransitionHistory")).isFalse();
+    assertThat(card.get("supportedInterfaces").findValuesAsText("protocolVersion"))
+        .containsExactly("1.0", "1.0");
+    assertThat(card.get("skills")).isNotEmpty();
+
+    for (String path :
+        List.of("/.well-known/agent-card.json", "/a2a/v1/.well-known/agent-card.json")) {
+      HttpResponse<String> first = gateway.get(path);
+      String etag = first.headers().firstValue("ETag").orElseThrow();
+      assertThat(first.headers().firstValue("Cache-Control").orElseThrow()).contains("max-age=");
+      assertThat(first.headers().firstValue("Last-Modified")).isPresent();
+      assertThat(gateway.get(path, "If-None-Match", etag).statusCode()).isEqualTo(304);
+      assertThat(gateway.get(path, "If-None-Match", "\"other\"").statusCode()).isEqualTo(200);
+    }
+  }
+
+  @Test
+  void paramsMayUseProtoFieldNamesAndANonJsonBodyIsContentTypeNotSupported() {
+    String id = result("SendMessage", sendRequest("v1-snake", "x", true)).at("/task/id").asText();
+    JsonNode got = result("GetTask", "{\"id\":\"" + id + "\",\"history_length\":0}");
+    assertThat(got.has("history")).isFalse();
+    // deleting a config twice (or one never made) is not an error: delete is idempotent
+    for (int i = 0; i < 2; i++) {
+      result(
+          "DeleteTaskPushNotificationConfig", "{\"task_id\":\"" + id + "\",\"id\":\"never-made\"}");
+    }
+
+    HttpResponse<String> rpc =
+        gateway.send(
+            gateway
+                .request("POST", "/a2a/v1", rpc("GetTask", "{\"id\":\"" + id + "\"}"))
+                .setHeader("Content-Type", "text/plain")
+                .header("A2A-Version", "1.0"));
+    assertThat(EdgeGateway.json(rpc).at("/error/code").asInt()).isEqualTo(-32005);
+    HttpResponse<String> rest =
+        gateway.send(
+            gateway
+                .request("POST", "/a2a/v1/message:send", sendRequest("v1-plain", "x", true))
+                .setHeader("Content-Type", "text/plain")
+                .header("A2A-Version", "1.0"));
+    assertThat(rest.statusCode()).as(rest.body()).isEqualTo(415);
   }
 
   @Test

@@ -18,7 +18,8 @@ import java.util.Set;
  * are merged key by key in order (a later part's key wins). Text parts are joined with {@code "\n"}
  * into {@code {"text": ...}}; with data parts as well, the joined text is set as the payload's
  * {@code text} field (it wins over a data part's {@code text}). File parts are refused with
- * ContentTypeNotSupported (-32005): flows take JSON.
+ * ContentTypeNotSupported (-32005): flows take JSON; only a flow with {@code a2a: {native: true}}
+ * gets them, as {@code payload.a2a.files}.
  *
  * <p>Skill choice: {@code params.metadata.skill} or {@code message.metadata.skill} (also {@code
  * skillId}) names the flow; a message that names none goes to the default skill, or to the only
@@ -38,7 +39,22 @@ final class A2aMessages {
       String skill,
       Boolean blocking,
       JsonNode pushConfig,
-      Integer historyLength) {}
+      Integer historyLength,
+      List<JsonNode> files) {
+
+    /**
+     * A file part's refusal for a flow that takes JSON only (a flow with {@code a2a: {native:
+     * true}} gets the files in {@code payload.a2a.files} instead).
+     */
+    void refuseFiles() {
+      if (!files.isEmpty()) {
+        throw new A2aException(
+            A2aException.CONTENT_TYPE_NOT_SUPPORTED,
+            "Content type not supported: file parts are not accepted by this skill, send text or"
+                + " data parts");
+      }
+    }
+  }
 
   static Send parseSend(ObjectNode params) {
     JsonNode message = params.get("message");
@@ -66,7 +82,8 @@ final class A2aMessages {
     if (contextId != null && contextId.isBlank()) {
       throw A2aException.params("Invalid params: 'message.contextId' must not be blank");
     }
-    ObjectNode payload = payload(message.get("parts"));
+    List<JsonNode> files = new ArrayList<>();
+    ObjectNode payload = payload(message.get("parts"), files);
     String skill = skill(params.get("metadata"), "metadata");
     String messageSkill = skill(message.get("metadata"), "message.metadata");
     Boolean blocking = null;
@@ -104,11 +121,20 @@ final class A2aMessages {
         skill != null ? skill : messageSkill,
         blocking,
         pushConfig,
-        historyLength);
+        historyLength,
+        files);
   }
 
   /** The payload of a message's parts (rule in the class comment). */
   static ObjectNode payload(JsonNode parts) {
+    return payload(parts, null);
+  }
+
+  /**
+   * The payload of a message's parts; with {@code files} not null, each file part's {@code file}
+   * object is added to it instead of being refused.
+   */
+  static ObjectNode payload(JsonNode parts, List<JsonNode> files) {
     if (parts == null || !parts.isArray()) {
       throw A2aException.params("Invalid params: 'message.parts' (a list) is required");
     }
@@ -148,12 +174,20 @@ final class A2aMessages {
             payload.set(f.getKey(), f.getValue());
           }
         }
-        case "file" ->
+        case "file" -> {
+          JsonNode file = part.get("file");
+          if (files == null) {
             throw new A2aException(
                 A2aException.CONTENT_TYPE_NOT_SUPPORTED,
                 "Content type not supported: file parts are not accepted, send text or data parts ('"
                     + where
                     + "')");
+          }
+          if (file == null || !file.isObject()) {
+            throw A2aException.params("Invalid params: '" + where + ".file' must be an object");
+          }
+          files.add(file);
+        }
         default ->
             throw A2aException.params(
                 "Invalid params: '"

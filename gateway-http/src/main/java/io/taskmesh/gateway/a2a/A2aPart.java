@@ -5,7 +5,10 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.Objects;
 
-/** A part of an A2A message or artifact: text or JSON data (file parts are never produced). */
+/**
+ * A part of an A2A message or artifact: text or JSON data; a file only when a flow result asks for
+ * one ({@link ShapedResult}).
+ */
 public sealed interface A2aPart {
 
   /** {@code {"kind": "text", "text": ...}}. */
@@ -31,6 +34,22 @@ public sealed interface A2aPart {
     @JsonProperty("kind")
     public String kind() {
       return "data";
+    }
+  }
+
+  /**
+   * {@code {"kind": "file", "file": {"bytes" | "uri", "name"?, "mimeType"?}}}, the file object as
+   * the flow wrote it.
+   */
+  @JsonPropertyOrder({"kind", "file"})
+  record File(JsonNode file) implements A2aPart {
+    public File {
+      Objects.requireNonNull(file, "file");
+    }
+
+    @JsonProperty("kind")
+    public String kind() {
+      return "file";
     }
   }
 }

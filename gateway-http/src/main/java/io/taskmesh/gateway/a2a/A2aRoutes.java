@@ -166,6 +166,14 @@ public final class A2aRoutes implements AutoCloseable {
   }
 
   /**
+   * Serves the public card in A2A 1.0's fields only, for 1.0 clients that discover the agent at the
+   * 1.0 interface's own base URL ({@code /a2a/v1}).
+   */
+  public void v1Card(Context ctx) {
+    cards.v1PublicCard(ctx);
+  }
+
+  /**
    * Authenticates an A2A request (every binding takes the same credentials). Answers 401 itself and
    * returns false when the credentials are missing or wrong; else {@code owner} gets the task owner
    * of the caller (null while A2A auth is off).

@@ -35,8 +35,13 @@ public final class A2aTasks {
     String contextId = contextId(s);
     List<A2aArtifact> artifacts = null;
     if (s.status() == TaskStatus.SUCCEEDED && s.result() != null && !s.result().isNull()) {
-      artifacts =
-          List.of(new A2aArtifact(RESULT_ARTIFACT, "result", List.of(resultPart(s.result()))));
+      ShapedResult shaped = ShapedResult.of(s.result());
+      if (shaped.isEmpty()) {
+        artifacts =
+            List.of(new A2aArtifact(RESULT_ARTIFACT, "result", List.of(resultPart(s.result()))));
+      } else if (!shaped.namedArtifacts().isEmpty()) {
+        artifacts = shaped.namedArtifacts();
+      }
     }
     List<A2aMessage> history = null;
     if (historyLength == null || historyLength > 0) {
@@ -74,7 +79,13 @@ public final class A2aTasks {
     return new A2aTask(
         s.id(),
         contextId,
-        status(s.id(), contextId, s.status(), s.message(), s.error(), s.updatedAt(), s.seq()),
+        shape(
+            status(s.id(), contextId, s.status(), s.message(), s.error(), s.updatedAt(), s.seq()),
+            s.status(),
+            s.result(),
+            s.id(),
+            contextId,
+            s.seq()),
         artifacts,
         history,
         metadata);
@@ -113,7 +124,58 @@ public final class A2aTasks {
 
   /** The status of an update, as of that update. */
   static A2aTaskStatus status(String taskId, String contextId, TaskUpdate u) {
-    return status(taskId, contextId, u.status(), u.message(), u.error(), u.timestamp(), u.seq());
+    return shape(
+        status(taskId, contextId, u.status(), u.message(), u.error(), u.timestamp(), u.seq()),
+        u.status(),
+        u.result(),
+        taskId,
+        contextId,
+        u.seq());
+  }
+
+  /**
+   * A completed task's status as its result asks ({@link ShapedResult}): its own final message
+   * text, or the state {@code rejected}.
+   */
+  private static A2aTaskStatus shape(
+      A2aTaskStatus status,
+      TaskStatus gatewayStatus,
+      JsonNode result,
+      String taskId,
+      String contextId,
+      long seq) {
+    if (gatewayStatus != TaskStatus.SUCCEEDED) {
+      return status;
+    }
+    ShapedResult shaped = ShapedResult.of(result);
+    if (shaped.isEmpty()) {
+      return status;
+    }
+    A2aMessage said =
+        shaped.status() == null
+            ? status.message()
+            : message(
+                A2aMessage.AGENT,
+                taskId + "-" + seq,
+                taskId,
+                contextId,
+                new A2aPart.Text(shaped.status()));
+    return new A2aTaskStatus(
+        shaped.rejected() ? A2aState.REJECTED : status.state(), said, status.timestamp());
+  }
+
+  /**
+   * The direct agent message a waiting send answers instead of the task, when the completed task's
+   * result asks for one ({@link ShapedResult#reply()}); else null.
+   */
+  static A2aMessage reply(TaskState s) {
+    if (s.status() != TaskStatus.SUCCEEDED) {
+      return null;
+    }
+    List<A2aPart> parts = ShapedResult.of(s.result()).reply();
+    return parts == null
+        ? null
+        : new A2aMessage(A2aMessage.AGENT, s.id() + "-reply", null, contextId(s), parts);
   }
 
   static StatusUpdateEvent statusEvent(String taskId, String contextId, TaskUpdate u, boolean fin) {

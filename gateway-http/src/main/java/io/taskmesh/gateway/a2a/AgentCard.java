@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.taskmesh.schemas.FlowConfig;
 import io.taskmesh.schemas.Json;
 import java.util.Collection;
+import java.util.List;
 
 /**
  * The agent card: the spec's fields ({@code name}, {@code version}, {@code supportedInterfaces},
@@ -17,7 +18,7 @@ import java.util.Collection;
  * per flow with an {@code a2a} section. It says only what is configured: security schemes and the
  * extended card appear when A2A auth is on ({@link A2aSettings}). Pure: no I/O.
  */
-final class AgentCard {
+public final class AgentCard {
   static final String PROTOCOL_VERSION = "0.3.0";
   static final String TRANSPORT = "JSONRPC";
 
@@ -41,11 +42,12 @@ final class AgentCard {
     card.put("protocolVersion", PROTOCOL_VERSION);
     card.put("url", endpoint);
     card.put("preferredTransport", TRANSPORT);
-    // every interface served; an A2A 1.0 client picks the 1.0 one, 0.3 clients read url above
+    // every interface served, in order of preference (A2A 1.0: the first is preferred): a 1.0
+    // client that takes the first JSON-RPC entry gets 1.0; 0.3 clients read url above
     ArrayNode interfaces = card.putArray("supportedInterfaces");
-    addInterface(interfaces, endpoint, TRANSPORT, "0.3");
     addInterface(interfaces, endpoint + V1_PATH, TRANSPORT, "1.0");
     addInterface(interfaces, endpoint + V1_PATH, "HTTP+JSON", "1.0");
+    addInterface(interfaces, endpoint, TRANSPORT, "0.3");
     ObjectNode additional = card.putArray("additionalInterfaces").addObject();
     additional.put("url", endpoint);
     additional.put("transport", TRANSPORT);
@@ -70,6 +72,69 @@ final class AgentCard {
     }
     return card;
   }
+
+  /**
+   * The A2A 1.0 card of a {@link #build} card: the same agent in 1.0's fields only (the 1.0 schema
+   * closes its objects, so the 0.3 fields a combined card carries would make it invalid): the 1.0
+   * interfaces, no {@code url}/{@code preferredTransport}/{@code protocolVersion}/{@code
+   * additionalInterfaces}/{@code supportsAuthenticatedExtendedCard}/{@code
+   * capabilities.stateTransitionHistory}, schemes in their 1.0 form only, and {@code security} as
+   * 1.0's {@code securityRequirements}. Served at {@code /a2a/v1/.well-known/agent-card.json} and
+   * by the 1.0 extended card methods.
+   */
+  public static ObjectNode v1(JsonNode combined) {
+    ObjectNode card = combined.deepCopy();
+    card.remove(
+        List.of(
+            "protocolVersion",
+            "url",
+            "preferredTransport",
+            "additionalInterfaces",
+            "supportsAuthenticatedExtendedCard",
+            "security"));
+    ArrayNode interfaces = Json.MAPPER.createArrayNode();
+    combined
+        .path("supportedInterfaces")
+        .forEach(
+            i -> {
+              if (i.path("protocolVersion").asText().startsWith("1.")) {
+                interfaces.add(i);
+              }
+            });
+    card.set("supportedInterfaces", interfaces);
+    JsonNode caps = card.get("capabilities");
+    if (caps instanceof ObjectNode c) {
+      c.remove("stateTransitionHistory");
+    }
+    JsonNode schemes = card.get("securitySchemes");
+    if (schemes instanceof ObjectNode all) {
+      all.fields().forEachRemaining(e -> ((ObjectNode) e.getValue()).retain(V1_SCHEME_KINDS));
+      ArrayNode requirements = card.putArray("securityRequirements");
+      combined
+          .path("security")
+          .forEach(
+              alternative ->
+                  alternative
+                      .fieldNames()
+                      .forEachRemaining(
+                          name ->
+                              requirements
+                                  .addObject()
+                                  .putObject("schemes")
+                                  .putObject(name)
+                                  .putArray("list")));
+    }
+    return card;
+  }
+
+  /** The 1.0 {@code SecurityScheme} members (one per kind of scheme). */
+  private static final List<String> V1_SCHEME_KINDS =
+      List.of(
+          "apiKeySecurityScheme",
+          "httpAuthSecurityScheme",
+          "oauth2SecurityScheme",
+          "openIdConnectSecurityScheme",
+          "mtlsSecurityScheme");
 
   /**
    * The schemes of the configured mechanisms only ({@code SVC_A2A_API_KEY}: {@code apiKey}, {@code

@@ -1,6 +1,7 @@
 package io.taskmesh.gateway.a2a;
 
 import io.javalin.http.Context;
+import io.javalin.http.HttpStatus;
 import io.taskmesh.schemas.FlowConfig;
 import io.taskmesh.schemas.Json;
 import java.util.LinkedHashMap;
@@ -14,6 +15,10 @@ import java.util.function.Supplier;
 final class AgentCards {
   private final A2aSettings settings;
   private final Supplier<Map<String, FlowConfig>> flows;
+  private final CardEtags etags = new CardEtags();
+
+  /** How long a client may keep the card: skills change with a flow config reload. */
+  static final int CARD_MAX_AGE_SECONDS = 60;
 
   AgentCards(A2aSettings settings, Supplier<Map<String, FlowConfig>> flows) {
     this.settings = settings;
@@ -21,8 +26,34 @@ final class AgentCards {
   }
 
   void publicCard(Context ctx) {
-    ctx.contentType("application/json")
-        .result(Json.write(AgentCard.build(settings, endpoint(ctx), skills().values(), false)));
+    serve(ctx, Json.write(AgentCard.build(settings, endpoint(ctx), skills().values(), false)));
+  }
+
+  /** The A2A 1.0 card (1.0 fields only, {@link AgentCard#v1}). */
+  void v1PublicCard(Context ctx) {
+    serve(
+        ctx,
+        Json.write(
+            AgentCard.v1(AgentCard.build(settings, endpoint(ctx), skills().values(), false))));
+  }
+
+  /**
+   * A card with the caching headers of A2A 1.0 (8.6.1): {@code Cache-Control} with a short {@code
+   * max-age} (a flow config reload changes the skills), an {@code ETag} of the content, and {@code
+   * Last-Modified} when this replica first served that content; a matching {@code If-None-Match}
+   * gets 304.
+   */
+  private void serve(Context ctx, String card) {
+    String etag = CardEtags.of(card);
+    ctx.header("Cache-Control", "public, max-age=" + CARD_MAX_AGE_SECONDS);
+    ctx.header("ETag", etag);
+    ctx.header("Last-Modified", etags.firstSeen(etag));
+    String ifNoneMatch = ctx.header("If-None-Match");
+    if (ifNoneMatch != null && CardEtags.matches(ifNoneMatch, etag)) {
+      ctx.status(HttpStatus.NOT_MODIFIED);
+      return;
+    }
+    ctx.contentType("application/json").result(card);
   }
 
   /**

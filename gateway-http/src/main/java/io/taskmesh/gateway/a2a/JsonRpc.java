@@ -48,7 +48,16 @@ public final class JsonRpc {
           A2aException.INVALID_REQUEST, "Invalid Request: 'jsonrpc' must be \"2.0\"");
     }
     JsonNode id = node.get("id");
-    if (id == null || !(id.isTextual() || id.isIntegralNumber())) {
+    if (id == null) {
+      // a JSON-RPC notification: A2A has none (its request objects require an id, and every
+      // method has a result), so it is answered as an invalid request rather than left silent,
+      // which would leave a client that forgot the id waiting for nothing
+      throw new A2aException(
+          A2aException.INVALID_REQUEST,
+          "Invalid Request: 'id' is required (A2A methods answer every call; JSON-RPC"
+              + " notifications are not served)");
+    }
+    if (!(id.isTextual() || id.isIntegralNumber())) {
       throw new A2aException(
           A2aException.INVALID_REQUEST, "Invalid Request: 'id' must be a string or an integer");
     }

@@ -55,10 +55,8 @@ final class PushConfigMethods {
   void delete(A2aCall call) {
     String taskId = ownTaskId(call);
     String configId = A2aMessages.requiredString(call.params(), "pushNotificationConfigId");
-    if (!push.delete(taskId, configId)) {
-      throw A2aException.params(
-          "Invalid params: no push notification config '" + configId + "' for task " + taskId);
-    }
+    // idempotent (A2A 1.0, 3.1.10): deleting a config that is already gone has the same effect
+    push.delete(taskId, configId);
     call.reply(null);
   }
 

@@ -26,6 +26,7 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
@@ -96,6 +97,14 @@ final class PushNotifier implements AutoCloseable {
           .followRedirects(HttpClient.Redirect.NEVER)
           .build();
   private final ScheduledExecutorService scheduler = Threads.scheduler("a2a-push", 2);
+  private final Duration endedRetention;
+
+  /**
+   * How long the configs of an ended task stay readable (GetTaskPushNotificationConfig after the
+   * end) before they are removed.
+   */
+  static final Duration ENDED_RETENTION = Duration.ofMinutes(10);
+
   private final Map<String, Watch> watches = new ConcurrentHashMap<>();
   private final Map<String, UnaryOperator<JsonNode>> forms =
       new ConcurrentHashMap<>(Map.of(FORM_03, UnaryOperator.identity()));
@@ -119,6 +128,23 @@ final class PushNotifier implements AutoCloseable {
       boolean allowPrivate,
       PushConfigStore store,
       Retry retry) {
+    this(queries, feed, allowPrivate, store, retry, ENDED_RETENTION);
+  }
+
+  /**
+   * @param endedRetention how long the configs of a task stay after the replica that delivers for
+   *     it has sent (or given up) the notification of its terminal state; then that replica removes
+   *     them from the store (tombstones on the compacted topic), so the topic does not keep every
+   *     config ever made
+   */
+  PushNotifier(
+      TaskQueries queries,
+      UpdateFeed feed,
+      boolean allowPrivate,
+      PushConfigStore store,
+      Retry retry,
+      Duration endedRetention) {
+    this.endedRetention = endedRetention;
     this.queries = queries;
     this.feed = feed;
     this.allowPrivate = allowPrivate;
@@ -238,20 +264,56 @@ final class PushNotifier implements AutoCloseable {
                       return CompletableFuture.completedFuture(null);
                     }
                     JsonNode task = Json.tree(taskBody(u));
-                    return CompletableFuture.allOf(
-                        targets.stream()
-                            .map(
-                                c ->
-                                    post(
-                                        c.config(),
-                                        forms
-                                            .getOrDefault(c.form(), UnaryOperator.identity())
-                                            .apply(task),
-                                        0,
-                                        System.nanoTime()))
-                            .toArray(CompletableFuture[]::new));
+                    CompletableFuture<Void> delivered =
+                        CompletableFuture.allOf(
+                            targets.stream()
+                                .map(
+                                    c ->
+                                        post(
+                                            c.config(),
+                                            forms
+                                                .getOrDefault(c.form(), UnaryOperator.identity())
+                                                .apply(task),
+                                            0,
+                                            System.nanoTime()))
+                                .toArray(CompletableFuture[]::new));
+                    return state.isTerminal()
+                        ? delivered.thenRun(() -> forgetLater(w.taskId, targets))
+                        : delivered;
                   },
                   scheduler);
+    }
+  }
+
+  /**
+   * After {@link #endedRetention}, removes the configs an ended task was notified with from the
+   * store (every replica forgets them as the removal arrives). Only the delivering replica does it,
+   * so each config gets one tombstone; a config registered after the end is never notified and is
+   * kept. A restart before the retention is over forgets the plan, and those configs stay.
+   */
+  private void forgetLater(String taskId, List<PushConfigStore.Entry> notified) {
+    try {
+      scheduler.schedule(
+          () ->
+              notified.forEach(
+                  c -> {
+                    try {
+                      if (get(taskId, c.configId()).isPresent()) {
+                        store.remove(taskId, c.configId());
+                        unapply(taskId, c.configId());
+                      }
+                    } catch (RuntimeException e) {
+                      LOG.warn(
+                          "push: config {} of ended task {} not removed: {}",
+                          c.configId(),
+                          taskId,
+                          e.toString());
+                    }
+                  }),
+          endedRetention.toMillis(),
+          TimeUnit.MILLISECONDS);
+    } catch (RejectedExecutionException closing) {
+      LOG.debug("push: closing, the configs of task {} are kept", taskId);
     }
   }
 

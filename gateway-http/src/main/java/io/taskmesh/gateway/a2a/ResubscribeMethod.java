@@ -31,10 +31,18 @@ final class ResubscribeMethod {
               + state
               + "): there is nothing to subscribe to");
     }
-    resubscribe(call);
+    stream(call, true);
   }
 
   void resubscribe(A2aCall call) throws Exception {
+    stream(call, false);
+  }
+
+  /**
+   * @param untilTerminal 1.0: the stream goes on through input-required and auth-required and ends
+   *     at a terminal state only; 0.3: it ends at either
+   */
+  private void stream(A2aCall call, boolean untilTerminal) throws Exception {
     String id = A2aMessages.requiredString(call.params(), "id");
     TaskState s = tasks.visible(id, call.principal());
     A2aState state = A2aState.of(s.status());
@@ -42,11 +50,11 @@ final class ResubscribeMethod {
     List<StreamResult> first = new ArrayList<>();
     first.add(A2aTasks.task(s, 0));
     StreamMapper mapper;
-    if (state.endsStream()) {
+    if (untilTerminal ? state.isTerminal() : state.endsStream()) {
       mapper = new StreamMapper(id, contextId, s.seq() - 1, null);
       first.addAll(mapper.onState(s)); // already over: the closing events, then the end
     } else {
-      mapper = new StreamMapper(id, contextId, s.seq(), state);
+      mapper = new StreamMapper(id, contextId, s.seq(), state, untilTerminal);
     }
     call.stream(id, first, mapper);
   }

@@ -1,5 +1,6 @@
 package io.taskmesh.gateway.a2a;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.taskmesh.schemas.FlowConfig;
 import io.taskmesh.schemas.TaskState;
@@ -49,9 +50,12 @@ final class SendMethod {
       return;
     }
     FlowConfig flow = A2aMessages.chooseSkill(send.skill(), skills.get());
+    if (!isNative(flow)) {
+      send.refuseFiles();
+    }
     ObjectNode pushConfig =
         send.pushConfig() == null ? null : push.validate(send.pushConfig(), null);
-    String id = starter.start(flow, send.payload(), call.principal(), send.contextId());
+    String id = starter.start(flow, payload(flow, send, null), call.principal(), send.contextId());
     String contextId = send.contextId() != null ? send.contextId() : id;
     if (pushConfig != null) {
       push.set(pending(id, contextId, call.principal()), pushConfig, call.pushForm());
@@ -82,7 +86,48 @@ final class SendMethod {
     }
     CompletableFuture<TaskState> ended =
         waiter.until(id, s -> A2aState.of(s.status()).endsStream(), 0);
-    call.replyWhen(ended.thenAccept(s -> call.reply(A2aTasks.task(s, historyLength))));
+    call.replyWhen(ended.thenAccept(s -> call.reply(answer(s, historyLength))));
+  }
+
+  /**
+   * A settled task, or the direct message its result asks to answer with ({@link ShapedResult}).
+   */
+  private static Object answer(TaskState s, Integer historyLength) {
+    A2aMessage reply = A2aTasks.reply(s);
+    return reply != null ? reply : A2aTasks.task(s, historyLength);
+  }
+
+  /**
+   * The payload of a message to {@code flow}: the parts' payload, plus, for a flow that asks for it
+   * ({@code a2a: {native: true}}), the message's own fields as {@code payload.a2a}: {@code
+   * messageId}, {@code contextId} and {@code taskId} when known, {@code metadata} when sent. A2A
+   * agents key their behaviour on them (the TCK names the scenario in the messageId).
+   */
+  private static ObjectNode payload(FlowConfig flow, A2aMessages.Send send, TaskState existing) {
+    if (!isNative(flow)) {
+      return send.payload();
+    }
+    ObjectNode payload = send.payload().deepCopy();
+    ObjectNode message = payload.putObject(ShapedResult.KEY);
+    message.put("messageId", send.message().path("messageId").asText());
+    String contextId =
+        send.contextId() != null
+            ? send.contextId()
+            : existing != null ? A2aTasks.contextId(existing) : null;
+    if (contextId != null) {
+      message.put("contextId", contextId);
+    }
+    if (existing != null) {
+      message.put("taskId", existing.id());
+    }
+    if (!send.files().isEmpty()) {
+      send.files().forEach(message.putArray("files")::add);
+    }
+    JsonNode metadata = send.message().get("metadata");
+    if (metadata != null && metadata.isObject()) {
+      message.set("metadata", metadata);
+    }
+    return payload;
   }
 
   /**
@@ -113,7 +158,11 @@ final class SendMethod {
               + contextId
               + "\")");
     }
-    starter.resume(id, send.payload());
+    FlowConfig flow = skills.get().get(existing.flow());
+    if (!isNative(flow)) {
+      send.refuseFiles();
+    }
+    starter.resume(id, payload(flow, send, existing));
     A2aTask working =
         A2aTasks.task(existing, send.historyLength())
             .withStatus(
@@ -140,7 +189,13 @@ final class SendMethod {
     long pausedAt = existing.seq();
     CompletableFuture<TaskState> ended =
         waiter.until(id, s -> s.seq() > pausedAt + 1 && A2aState.of(s.status()).endsStream(), 0);
-    call.replyWhen(ended.thenAccept(s -> call.reply(A2aTasks.task(s, send.historyLength()))));
+    call.replyWhen(ended.thenAccept(s -> call.reply(answer(s, send.historyLength()))));
+  }
+
+  /** Whether the flow takes the A2A message's own fields ({@code a2a: {native: true}}). */
+  private static boolean isNative(FlowConfig flow) {
+    JsonNode a2a = flow == null ? null : flow.a2a();
+    return a2a != null && a2a.isObject() && a2a.path("native").asBoolean(false);
   }
 
   /** A task just created, before its created event is folded (for push bookkeeping). */

@@ -3,6 +3,7 @@ package io.taskmesh.gateway.a2a;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.taskmesh.schemas.TaskState;
 import io.taskmesh.schemas.TaskUpdate;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -19,6 +20,10 @@ import java.util.List;
  *       part) and then the final status-update ({@code final: true});
  *   <li>input-required and auth-required end the stream with a final status-update only (the task
  *       is not over);
+ *   <li>a flow result or FLY event with an {@code a2a} member names its own artifacts ({@link
+ *       ShapedResult}): a FLY event {@code {"a2a": {"artifact": {...}, "append", "lastChunk"}}} is
+ *       a chunk of that artifact; a completed result's {@code a2a.artifacts} are sent whole before
+ *       the final status-update, instead of the {@code fly-stream} result chunk;
  *   <li>after the final event nothing more is emitted; updates at or below the last seen sequence
  *       number are duplicates and are ignored.
  * </ul>
@@ -30,8 +35,19 @@ final class StreamMapper {
   private A2aState lastState;
   private boolean flySent;
   private boolean done;
+  private final boolean untilTerminal;
 
   StreamMapper(String taskId, String contextId, long lastSeq, A2aState lastState) {
+    this(taskId, contextId, lastSeq, lastState, false);
+  }
+
+  /**
+   * @param untilTerminal whether input-required and auth-required are ordinary state changes and
+   *     only a terminal state ends the stream (A2A 1.0 {@code SubscribeToTask}, spec 3.1.6)
+   */
+  StreamMapper(
+      String taskId, String contextId, long lastSeq, A2aState lastState, boolean untilTerminal) {
+    this.untilTerminal = untilTerminal;
     this.taskId = taskId;
     this.contextId = contextId;
     this.lastSeq = lastSeq;
@@ -46,6 +62,20 @@ final class StreamMapper {
     A2aState state = A2aState.of(u.status());
     if (state.isTerminal()) {
       done = true;
+      ShapedResult shaped =
+          state == A2aState.COMPLETED ? ShapedResult.of(u.result()) : ShapedResult.of(null);
+      if (!shaped.isEmpty()) {
+        // the result names its own artifacts: each whole, after the FLY chunks (closed if any)
+        List<StreamResult> out = new ArrayList<>();
+        if (flySent) {
+          out.add(A2aTasks.artifactEvent(taskId, contextId, new A2aPart.Text(""), true, true));
+        }
+        shaped
+            .namedArtifacts()
+            .forEach(a -> out.add(new ArtifactUpdateEvent(taskId, contextId, a, false, true)));
+        out.add(A2aTasks.statusEvent(taskId, contextId, u, true));
+        return out;
+      }
       A2aPart part =
           state == A2aState.COMPLETED && u.result() != null && !u.result().isNull()
               ? A2aTasks.resultPart(u.result())
@@ -54,7 +84,7 @@ final class StreamMapper {
           A2aTasks.artifactEvent(taskId, contextId, part, flySent, true),
           A2aTasks.statusEvent(taskId, contextId, u, true));
     }
-    if (state.isInterrupted()) {
+    if (state.isInterrupted() && !untilTerminal) {
       done = true;
       return List.of(A2aTasks.statusEvent(taskId, contextId, u, true));
     }
@@ -68,6 +98,19 @@ final class StreamMapper {
   synchronized List<StreamResult> onFly(JsonNode fly) {
     if (done || fly == null || !fly.isObject()) {
       return List.of();
+    }
+    JsonNode chunk = fly.path(ShapedResult.KEY).get("artifact");
+    A2aArtifact own = ShapedResult.artifact(chunk, "fly-artifact");
+    if (own != null) {
+      // a FLY event that names its artifact: a chunk of that artifact, as the event says
+      JsonNode a2a = fly.get(ShapedResult.KEY);
+      return List.of(
+          new ArtifactUpdateEvent(
+              taskId,
+              contextId,
+              own,
+              a2a.path("append").asBoolean(false),
+              a2a.path("lastChunk").asBoolean(false)));
     }
     StreamResult event =
         A2aTasks.artifactEvent(taskId, contextId, A2aTasks.flyPart(fly), flySent, false);

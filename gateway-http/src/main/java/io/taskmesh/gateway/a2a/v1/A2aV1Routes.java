@@ -10,6 +10,7 @@ import io.taskmesh.gateway.a2a.A2aWire;
 import io.taskmesh.gateway.a2a.JsonRpc;
 import io.taskmesh.schemas.Json;
 import java.io.IOException;
+import java.util.Locale;
 import java.util.function.Supplier;
 
 /**
@@ -39,6 +40,9 @@ public final class A2aV1Routes {
 
   private void mount(JavalinConfig cfg) {
     cfg.routes.post(BASE, this::rpc);
+    // the 1.0 card where a client whose base URL is this interface looks for it (public, as the
+    // root card; no A2A-Version: discovery comes before a version is chosen)
+    cfg.routes.get(BASE + "/.well-known/agent-card.json", edge::v1Card);
     cfg.routes.post(BASE + "/message:send", ctx -> http(ctx, V1Method.SEND, () -> body(ctx)));
     cfg.routes.post(BASE + "/message:stream", ctx -> http(ctx, V1Method.STREAM, () -> body(ctx)));
     cfg.routes.get(BASE + "/tasks", ctx -> http(ctx, V1Method.LIST, () -> V1Query.listTasks(ctx)));
@@ -80,6 +84,7 @@ public final class A2aV1Routes {
     byte[] body = ctx.bodyAsBytes();
     JsonRpc.Request req;
     try {
+      jsonContentType(ctx);
       req = JsonRpc.parse(body);
       versionCheck(ctx);
     } catch (A2aException e) {
@@ -99,7 +104,7 @@ public final class A2aV1Routes {
     }
     ObjectNode params;
     try {
-      params = method.in().apply(req.paramsObject());
+      params = method.in().apply(V1Objects.camelKeys(req.paramsObject()));
     } catch (A2aException e) {
       wire.error(ctx, req.id(), e);
       return;
@@ -144,7 +149,7 @@ public final class A2aV1Routes {
     ObjectNode translated;
     try {
       versionCheck(ctx);
-      translated = method.in().apply(params.get());
+      translated = method.in().apply(V1Objects.camelKeys(params.get()));
     } catch (A2aException e) {
       wire.error(ctx, null, e);
       return;
@@ -160,6 +165,7 @@ public final class A2aV1Routes {
 
   /** The request body as a JSON object (a bad body is INVALID_ARGUMENT). */
   private static ObjectNode body(Context ctx) {
+    jsonContentType(ctx);
     byte[] bytes = ctx.bodyAsBytes();
     if (bytes.length == 0) {
       return Json.MAPPER.createObjectNode();
@@ -177,6 +183,26 @@ public final class A2aV1Routes {
           A2aException.PARSE_ERROR, "Invalid JSON payload: the body must be a JSON object");
     }
     return (ObjectNode) node;
+  }
+
+  /**
+   * A request body must be JSON ({@code application/json}, or a {@code +json} type such as {@code
+   * application/a2a+json}); one that names another Content-Type is ContentTypeNotSupportedError
+   * (HTTP+JSON: 415). A body without a Content-Type is read as JSON.
+   */
+  static void jsonContentType(Context ctx) {
+    String type = ctx.header("Content-Type");
+    if (type == null || type.isBlank()) {
+      return;
+    }
+    String media = type.split(";", 2)[0].trim().toLowerCase(Locale.ROOT);
+    if (!media.equals("application/json") && !media.endsWith("+json")) {
+      throw new A2aException(
+          A2aException.CONTENT_TYPE_NOT_SUPPORTED,
+          "Content type not supported: Content-Type "
+              + media
+              + "; send the request as application/json");
+    }
   }
 
   /**

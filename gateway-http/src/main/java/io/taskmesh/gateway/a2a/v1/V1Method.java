@@ -3,6 +3,7 @@ package io.taskmesh.gateway.a2a.v1;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.taskmesh.gateway.a2a.A2aRoutes.Operation;
+import io.taskmesh.gateway.a2a.AgentCard;
 import java.util.Map;
 import java.util.function.UnaryOperator;
 
@@ -65,7 +66,7 @@ record V1Method(
           V1Objects::empty,
           false);
   static final V1Method EXTENDED_CARD =
-      new V1Method("GetExtendedAgentCard", Operation.EXTENDED_CARD, p -> p, card -> card, false);
+      new V1Method("GetExtendedAgentCard", Operation.EXTENDED_CARD, p -> p, AgentCard::v1, false);
 
   /** The JSON-RPC methods by their 1.0 names (spec 5.3). */
   static final Map<String, V1Method> BY_NAME =

@@ -79,7 +79,15 @@ final class V1Objects {
     } else if (has(part, "data")) {
       out.put("kind", "data");
     } else if (has(part, "raw") || has(part, "url")) {
+      // the 0.3 file part: {kind: file, file: {bytes | uri, name, mimeType}}
+      ObjectNode file = Json.MAPPER.createObjectNode();
+      copyAs(part, file, "raw", "bytes");
+      copyAs(part, file, "url", "uri");
+      copyAs(part, file, "filename", "name");
+      copyAs(part, file, "mediaType", "mimeType");
+      out = Json.MAPPER.createObjectNode();
       out.put("kind", "file");
+      out.set("file", file);
     } else {
       throw invalid("'" + where + "' must have one of 'text', 'raw', 'url' or 'data'");
     }
@@ -155,6 +163,55 @@ final class V1Objects {
     return out;
   }
 
+  /**
+   * Request params with every field named in lowerCamelCase: A2A 1.0 objects are ProtoJSON, whose
+   * parsers accept a field's proto name ({@code task_id}, {@code history_length}) as well as its
+   * JSON name ({@code taskId}). Free-form values ({@code data}, {@code metadata}) are left as sent.
+   */
+  static ObjectNode camelKeys(ObjectNode params) {
+    ObjectNode out = Json.MAPPER.createObjectNode();
+    params
+        .fields()
+        .forEachRemaining(
+            e -> {
+              String key = camel(e.getKey());
+              JsonNode value = e.getValue();
+              boolean freeForm = key.equals("data") || key.equals("metadata");
+              out.set(key, freeForm ? value : camelKeys(value));
+            });
+    return out;
+  }
+
+  private static JsonNode camelKeys(JsonNode value) {
+    if (value instanceof ObjectNode o) {
+      return camelKeys(o);
+    }
+    if (value instanceof ArrayNode a) {
+      ArrayNode out = Json.MAPPER.createArrayNode();
+      a.forEach(v -> out.add(camelKeys(v)));
+      return out;
+    }
+    return value;
+  }
+
+  /** {@code history_length} -> {@code historyLength}; a name without '_' is kept. */
+  static String camel(String name) {
+    if (name.indexOf('_') < 0) {
+      return name;
+    }
+    StringBuilder b = new StringBuilder(name.length());
+    boolean upper = false;
+    for (char c : name.toCharArray()) {
+      if (c == '_') {
+        upper = b.length() > 0;
+      } else {
+        b.append(upper ? Character.toUpperCase(c) : c);
+        upper = false;
+      }
+    }
+    return b.toString();
+  }
+
   // ---- out: 0.3 results -> 1.0 objects ----
 
   static JsonNode task(JsonNode task) {
@@ -163,16 +220,29 @@ final class V1Objects {
     }
     ObjectNode out = t.deepCopy();
     out.remove("kind");
+    if (out.get("metadata") instanceof ObjectNode metadata) {
+      // 1.0 names every field in lowerCamelCase (spec 5.5), the gateway's own metadata included
+      out.set("metadata", camelKeys(metadata));
+    }
     status(out.get("status"));
     eachObject(out.get("history"), V1Objects::message);
     eachObject(out.get("artifacts"), V1Objects::artifact);
     return out;
   }
 
-  /** {@code SendMessageResponse}: the task under {@code task}. */
-  static JsonNode sendResponse(JsonNode task) {
+  /**
+   * {@code SendMessageResponse}: the task under {@code task}, or a direct agent message under
+   * {@code message}.
+   */
+  static JsonNode sendResponse(JsonNode result) {
     ObjectNode out = Json.MAPPER.createObjectNode();
-    out.set("task", task(task));
+    if ("message".equals(result.path("kind").asText()) && result instanceof ObjectNode m) {
+      ObjectNode message = m.deepCopy();
+      message(message);
+      out.set("message", message);
+      return out;
+    }
+    out.set("task", task(result));
     return out;
   }
 
@@ -193,6 +263,11 @@ final class V1Objects {
         e.remove("kind");
         artifact(e.get("artifact"));
         out.set("artifactUpdate", e);
+      }
+      case "message" -> {
+        ObjectNode m = ((ObjectNode) result).deepCopy();
+        message(m);
+        out.set("message", m);
       }
       default -> out.set("task", task(result));
     }

@@ -46,7 +46,9 @@ final class V1Wire {
 
       @Override
       public boolean errorsAsEvents() {
-        return true;
+        // a stream that cannot start answers one plain JSON-RPC error (application/json), as the
+        // A2A SDK servers do: clients read an error before the stream as the call's failure
+        return false;
       }
 
       @Override
