@@ -5,9 +5,6 @@ import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -16,7 +13,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The Redis {@code ./taskmesh dev} starts when a {@code kv-*} state mount names no {@code
@@ -36,7 +32,7 @@ final class LocalRedis implements AutoCloseable {
   }
 
   static LocalRedis start(Path dir, Duration timeout) {
-    return start(freePort(), dir, timeout);
+    return start(LocalPorts.freePort(), dir, timeout);
   }
 
   /** On this port (a test stops the server and starts it again where the connectors expect it). */
@@ -67,7 +63,7 @@ final class LocalRedis implements AutoCloseable {
       throw new UncheckedIOException("local Redis: cannot run " + binary, e);
     }
     long deadline = System.nanoTime() + timeout.toNanos();
-    while (!accepting(port)) {
+    while (!LocalPorts.accepting(port)) {
       if (!p.isAlive() || System.nanoTime() > deadline) {
         p.destroyForcibly();
         throw new IllegalStateException(
@@ -77,7 +73,7 @@ final class LocalRedis implements AutoCloseable {
                 + " KVSTORE_URL in the mount's connector.env. Log: "
                 + log);
       }
-      pause();
+      LocalPorts.pause();
     }
     return new LocalRedis(p, port);
   }
@@ -160,39 +156,6 @@ final class LocalRedis implements AutoCloseable {
 
   @Override
   public void close() {
-    process.destroy();
-    try {
-      if (!process.waitFor(10, TimeUnit.SECONDS)) {
-        process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
-  private static int freePort() {
-    try (ServerSocket s = new ServerSocket(0, 1, null)) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
-
-  private static boolean accepting(int port) {
-    try (Socket s = new Socket()) {
-      s.connect(new InetSocketAddress("127.0.0.1", port), 200);
-      return true;
-    } catch (IOException e) {
-      return false;
-    }
-  }
-
-  private static void pause() {
-    try {
-      Thread.sleep(50); // waiting for a child process to open its port
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
+    LocalPorts.stop(process);
   }
 }

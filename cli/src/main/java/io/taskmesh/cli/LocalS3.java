@@ -3,15 +3,11 @@ package io.taskmesh.cli;
 import io.taskmesh.servicekit.Env;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.regions.Region;
@@ -40,7 +36,7 @@ final class LocalS3 implements AutoCloseable {
   }
 
   static LocalS3 start(Path logFile, Duration timeout) {
-    return start(freePort(), logFile, timeout);
+    return start(LocalPorts.freePort(), logFile, timeout);
   }
 
   /** On this port (a test stops the server and starts it again where the connectors expect it). */
@@ -60,7 +56,7 @@ final class LocalS3 implements AutoCloseable {
       throw new UncheckedIOException("local S3: cannot run " + python + " -m moto.server", e);
     }
     long deadline = System.nanoTime() + timeout.toNanos();
-    while (!accepting(port)) {
+    while (!LocalPorts.accepting(port)) {
       if (!p.isAlive() || System.nanoTime() > deadline) {
         p.destroyForcibly();
         throw new IllegalStateException(
@@ -69,7 +65,7 @@ final class LocalS3 implements AutoCloseable {
                 + "? Or set OBJSTORE_ENDPOINT_URL in the mount's connector.env. Log: "
                 + logFile);
       }
-      pause();
+      LocalPorts.pause();
     }
     return new LocalS3(p, "http://127.0.0.1:" + port);
   }
@@ -104,39 +100,6 @@ final class LocalS3 implements AutoCloseable {
 
   @Override
   public void close() {
-    process.destroy();
-    try {
-      if (!process.waitFor(10, TimeUnit.SECONDS)) {
-        process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
-  private static int freePort() {
-    try (ServerSocket s = new ServerSocket(0, 1, null)) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
-
-  private static boolean accepting(int port) {
-    try (Socket s = new Socket()) {
-      s.connect(new InetSocketAddress("127.0.0.1", port), 200);
-      return true;
-    } catch (IOException e) {
-      return false;
-    }
-  }
-
-  private static void pause() {
-    try {
-      Thread.sleep(50); // waiting for a child process to open its port
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
+    LocalPorts.stop(process);
   }
 }

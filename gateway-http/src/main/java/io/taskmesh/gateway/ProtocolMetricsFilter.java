@@ -6,24 +6,17 @@ import io.taskmesh.schemas.Json;
 import io.taskmesh.servicekit.ops.ServiceMetrics;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
-import jakarta.servlet.ReadListener;
 import jakarta.servlet.ServletException;
-import jakarta.servlet.ServletInputStream;
 import jakarta.servlet.ServletOutputStream;
 import jakarta.servlet.ServletRequest;
 import jakarta.servlet.ServletResponse;
 import jakarta.servlet.WriteListener;
 import jakarta.servlet.http.HttpServletRequest;
-import jakarta.servlet.http.HttpServletRequestWrapper;
 import jakarta.servlet.http.HttpServletResponse;
 import jakarta.servlet.http.HttpServletResponseWrapper;
-import java.io.BufferedReader;
-import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.PrintWriter;
-import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.Set;
@@ -65,7 +58,7 @@ final class ProtocolMetricsFilter implements Filter {
       byte[] body =
           http.getInputStream().readNBytes((int) Math.min(Integer.MAX_VALUE, maxBodyBytes + 1));
       method = jsonRpcMethod(body);
-      forward = new ReplayedBody(http, body);
+      forward = new CachedBodyRequest(http, body);
     }
     if (method == null) {
       method = http.getMethod() + " " + route(path);
@@ -129,55 +122,6 @@ final class ProtocolMetricsFilter implements Filter {
       }
     }
     return b.toString();
-  }
-
-  /** The request with its already-read body readable again, for the protocol code. */
-  private static final class ReplayedBody extends HttpServletRequestWrapper {
-    private final byte[] body;
-
-    ReplayedBody(HttpServletRequest request, byte[] body) {
-      super(request);
-      this.body = body;
-    }
-
-    @Override
-    public ServletInputStream getInputStream() {
-      ByteArrayInputStream in = new ByteArrayInputStream(body);
-      return new ServletInputStream() {
-        @Override
-        public int read() {
-          return in.read();
-        }
-
-        @Override
-        public int read(byte[] b, int off, int len) {
-          return in.read(b, off, len);
-        }
-
-        @Override
-        public boolean isFinished() {
-          return in.available() == 0;
-        }
-
-        @Override
-        public boolean isReady() {
-          return true;
-        }
-
-        @Override
-        public void setReadListener(ReadListener listener) {
-          throw new IllegalStateException("the body was read already; read it synchronously");
-        }
-      };
-    }
-
-    @Override
-    public BufferedReader getReader() {
-      String cs = getCharacterEncoding();
-      return new BufferedReader(
-          new InputStreamReader(
-              getInputStream(), cs == null ? StandardCharsets.UTF_8 : Charset.forName(cs)));
-    }
   }
 
   /** Passes everything through; keeps the status and the start of a JSON body. */

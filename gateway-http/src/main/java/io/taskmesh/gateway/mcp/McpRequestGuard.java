@@ -1,6 +1,7 @@
 package io.taskmesh.gateway.mcp;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.taskmesh.gateway.CachedBodyRequest;
 import io.taskmesh.gateway.RefusedBodies;
 import io.taskmesh.schemas.Json;
 import jakarta.servlet.Filter;

@@ -1,4 +1,4 @@
-package io.taskmesh.gateway.mcp;
+package io.taskmesh.gateway;
 
 import jakarta.servlet.ReadListener;
 import jakarta.servlet.ServletInputStream;
@@ -10,12 +10,13 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 
 /**
- * A request whose body the guard has already read (to check it) and hands on to the SDK unchanged.
+ * A request whose body a filter has already read (to check or count it), readable again for the
+ * code behind it, unchanged (the MCP guard and the protocol metrics filter).
  */
-final class CachedBodyRequest extends HttpServletRequestWrapper {
+public final class CachedBodyRequest extends HttpServletRequestWrapper {
   private final byte[] body;
 
-  CachedBodyRequest(HttpServletRequest request, byte[] body) {
+  public CachedBodyRequest(HttpServletRequest request, byte[] body) {
     super(request);
     this.body = body;
   }
