@@ -76,10 +76,14 @@ class A2aIT {
       assertThat(card.get("protocolVersion").asText()).isEqualTo("0.3.0");
       assertThat(card.get("url").asText()).isEqualTo(h.base + "/a2a/");
       assertThat(card.get("preferredTransport").asText()).isEqualTo("JSONRPC");
-      assertThat(card.get("supportedInterfaces").get(0).get("protocolBinding").asText())
-          .isEqualTo("JSONRPC");
-      assertThat(card.get("supportedInterfaces").get(0).get("url").asText())
-          .isEqualTo(h.base + "/a2a/");
+      // 1.0 interfaces first (JSON-RPC, HTTP+JSON at /a2a/v1), then 0.3 JSON-RPC at /a2a/
+      JsonNode interfaces = card.get("supportedInterfaces");
+      assertThat(interfaces.get(0).get("protocolBinding").asText()).isEqualTo("JSONRPC");
+      assertThat(interfaces.get(0).get("url").asText()).isEqualTo(h.base + "/a2a/v1");
+      assertThat(interfaces.get(0).get("protocolVersion").asText()).isEqualTo("1.0");
+      assertThat(interfaces.get(2).get("protocolBinding").asText()).isEqualTo("JSONRPC");
+      assertThat(interfaces.get(2).get("url").asText()).isEqualTo(h.base + "/a2a/");
+      assertThat(interfaces.get(2).get("protocolVersion").asText()).isEqualTo("0.3");
       assertThat(card.get("capabilities").get("streaming").asBoolean()).isTrue();
       assertThat(card.get("capabilities").get("extendedAgentCard").asBoolean()).isTrue();
       assertThat(card.get("capabilities").get("pushNotifications").asBoolean()).isTrue();
