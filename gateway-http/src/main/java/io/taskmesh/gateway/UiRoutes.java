@@ -105,8 +105,9 @@ final class UiRoutes implements AutoCloseable {
 
   /**
    * The bearer credentials of a request: its {@code Authorization} header, or for the dashboard's
-   * event streams (GET {@code /stream/{id}} and {@code /tasks/stream}) the cookie {@link #COOKIE}.
-   * No other route takes the cookie, so a page elsewhere cannot act with it.
+   * event streams (GET {@code /stream/{id}}, {@code /tasks/stream}, {@code /ui/mesh/stream}) the
+   * cookie {@link #COOKIE}. No other route takes the cookie, so a page elsewhere cannot act with
+   * it.
    */
   static String authorization(Context ctx) {
     String header = ctx.header("Authorization");
@@ -114,7 +115,9 @@ final class UiRoutes implements AutoCloseable {
       return header;
     }
     String path = ctx.path();
-    if (!path.startsWith("/stream/") && !path.equals("/tasks/stream")) {
+    if (!path.startsWith("/stream/")
+        && !path.equals("/tasks/stream")
+        && !path.equals("/ui/mesh/stream")) {
       return null;
     }
     String cookie = ctx.cookie(COOKIE);
