@@ -23,7 +23,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * The dashboard's routes with client auth on (a static MCP key), in-process over in-memory ports:
  * its files are public, its data is not; the session cookie stands in for the bearer header on the
- * two GET event streams and nowhere else; the task-list stream carries the caller's tasks only.
+ * GET event streams and nowhere else; the task-list stream carries the caller's tasks only; without
+ * mesh-api the envelope routes say so rather than fail.
  */
 @Timeout(value = 1, unit = TimeUnit.MINUTES)
 class EdgeUiTest {
