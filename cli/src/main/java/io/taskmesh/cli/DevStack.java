@@ -120,9 +120,18 @@ public final class DevStack implements AutoCloseable {
   private DevStack() {}
 
   public static DevStack start(Options o, Consumer<String> say) {
+    return start(o, System.getenv(), say);
+  }
+
+  /**
+   * With {@code authEnv} in place of the process environment as the source of the client auth
+   * variables ({@code SVC_MCP_*}, {@code SVC_A2A_*}, {@code SVC_INTERNAL_TOKEN}): how a test runs a
+   * stack whose gateway wants a token.
+   */
+  static DevStack start(Options o, Map<String, String> authEnv, Consumer<String> say) {
     DevStack stack = new DevStack();
     try {
-      stack.startAll(o, say);
+      stack.startAll(o, authEnv, say);
       return stack;
     } catch (RuntimeException e) {
       stack.close();
@@ -174,7 +183,7 @@ public final class DevStack implements AutoCloseable {
     return stateProxy;
   }
 
-  private void startAll(Options o, Consumer<String> say) {
+  private void startAll(Options o, Map<String, String> authEnv, Consumer<String> say) {
     String bootstrap = o.kafkaBootstrap();
     if (bootstrap == null && o.brokers() > 1) {
       say.accept(
@@ -211,7 +220,10 @@ public final class DevStack implements AutoCloseable {
     env.put("SVC_STATE_DIR", o.dataDir().resolve("gateway-state").toString());
     env.put("SVC_DATABASE_URL", databaseUrl);
     env.put("SVC_TOPIC_REPLICATION_FACTOR", o.replicationFactor());
-    passAuthThrough(System.getenv(), env, o, say);
+    passAuthThrough(authEnv, env, o, say);
+    // mesh-api first: the gateway's dashboard shows its envelopes (Envelopes panel)
+    startMeshApi(o, bootstrap, databaseUrl);
+    env.put("SVC_UI_MESH_API_URL", meshApiUrl + "/api/v1");
     if ("api".equalsIgnoreCase(System.getenv().getOrDefault("SVC_GATEWAY_MODE", "").trim())) {
       startApiAndMesh(env, say);
     } else {
@@ -221,7 +233,6 @@ public final class DevStack implements AutoCloseable {
       meshGatewayUrl = gatewayUrl;
     }
 
-    startMeshApi(o, bootstrap, databaseUrl);
     say.accept("mesh-api: " + meshApiUrl);
     say.accept("mesh-api-internal: " + meshApiInternalUrl);
 

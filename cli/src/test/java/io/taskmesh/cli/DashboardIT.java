@@ -38,6 +38,7 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class DashboardIT {
   private static final Duration WAIT = Duration.ofSeconds(60);
+  private static final String KEY = "dashboard-it-key";
   @TempDir static Path data;
   private static DevStack stack;
   private static String base;
@@ -47,7 +48,9 @@ class DashboardIT {
   static void start() {
     Path chromium = TestTools.require("chromium", "chromium");
     Path driver = TestTools.require("chromedriver", "chromium-driver");
-    stack = TestStacks.onSharedBroker(TestStacks.root().resolve("examples"), data, "ui");
+    // the gateway wants an API key: the page signs in, and its event streams go by the cookie
+    stack =
+        TestStacks.onSharedBrokerWithKey(TestStacks.root().resolve("examples"), data, "ui", KEY);
     base = stack.gatewayUrl();
     ChromeOptions options = new ChromeOptions();
     options.setBinary(chromium.toFile());
@@ -70,8 +73,37 @@ class DashboardIT {
   }
 
   @Test
+  void theSignInFormRefusesAWrongTokenAndTheRightOneStreamsAFlowLive() {
+    browser.get(base + "/ui/");
+    signOut();
+    browser.get(base + "/ui/");
+    await(d -> d.findElement(By.id("login-token")).isDisplayed());
+    assertThat(browser.findElement(By.id("home")).isDisplayed()).isFalse();
+
+    browser.findElement(By.id("login-token")).sendKeys("not-the-key");
+    browser.findElement(By.cssSelector("#login-form button")).click();
+    await(d -> text("login-error").equals("The gateway refused this token."));
+    assertThat(browser.findElement(By.id("home")).isDisplayed()).isFalse();
+
+    browser.findElement(By.id("login-token")).sendKeys(KEY);
+    browser.findElement(By.cssSelector("#login-form button")).click();
+    WebElement form = await(d -> d.findElement(By.cssSelector("form[data-flow=countdown]")));
+    assertThat(browser.findElement(By.id("login")).isDisplayed()).isFalse();
+    assertThat(browser.manage().getCookieNamed("taskmesh_ui_token")).isNotNull();
+    form.findElement(By.id("arg-countdown-text")).sendKeys("signed in");
+    form.findElement(By.id("arg-countdown-seconds")).sendKeys("2");
+    form.findElement(By.tagName("button")).click();
+    // the task stream is an EventSource: it can only be authorized by the session cookie
+    await(d -> d.getCurrentUrl().contains("#task/"));
+    await(d -> !text("tokens").isEmpty());
+    await(d -> text("task-status").equals("succeeded"));
+    assertThat(text("outcome")).contains("\"text\": \"signed in\"");
+  }
+
+  @Test
   void aPersonStartsAFlowFromTheFormAndWatchesItToTheResult() throws Exception {
     browser.get(base + "/ui/");
+    signIn();
     WebElement form = await(d -> d.findElement(By.cssSelector("form[data-flow=countdown]")));
     form.findElement(By.id("arg-countdown-text")).sendKeys("lift off");
     form.findElement(By.id("arg-countdown-seconds")).sendKeys("3");
@@ -104,6 +136,7 @@ class DashboardIT {
   void aThreeActorRouteFillsActorByActorAndTheListFollowsLive() throws Exception {
     browser.get(base + "/ui/");
     browser.navigate().refresh(); // a page of its own, not the hash change of the last test's
+    signIn();
     WebElement form = await(d -> d.findElement(By.cssSelector("form[data-flow=shout]")));
     form.findElement(By.id("arg-shout-text")).sendKeys("abc def");
     form.findElement(By.tagName("button")).click();
@@ -138,12 +171,52 @@ class DashboardIT {
     save("dashboard-home.png");
   }
 
+  @Test
+  void aMeshApiEnvelopeAppearsInTheEnvelopesPanelAndChangesStatusLive() throws Exception {
+    browser.get(base + "/ui/#");
+    browser.navigate().refresh();
+    signIn();
+    await(d -> d.findElement(By.id("mesh-live")).isDisplayed());
+    String id = createEnvelope("countdown", "{\"text\":\"from mesh-api\",\"seconds\":3}");
+    By row = By.id("envelope-" + id);
+    // first seen while the actor works, then in place as it ends: both from the event stream
+    await(d -> d.findElement(row).getText().contains("running"));
+    await(d -> d.findElement(row).getText().contains("succeeded"));
+    assertThat(browser.findElement(row).getText()).contains("100%");
+
+    browser.findElement(row).click();
+    await(d -> text("mesh-detail-id").equals(id));
+    await(d -> text("mesh-detail-body").contains("\"counted_seconds\": 3"));
+    assertThat(text("mesh-detail-body")).contains("\"status\": \"succeeded\"");
+    browser.executeScript("document.getElementById('mesh').scrollIntoView()");
+    save("dashboard-envelopes.png");
+
+    // a fresh page lists it from mesh-api (the proxied list)
+    browser.navigate().refresh();
+    await(d -> d.findElement(row).getText().contains("succeeded"));
+  }
+
+  private static String createEnvelope(String actor, String payload) throws Exception {
+    HttpResponse<String> r =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(
+                        URI.create(stack.meshApiUrl() + "/api/v1/mesh/?actor=" + actor))
+                    .header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString("{\"payload\":" + payload + "}"))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(201);
+    return Json.MAPPER.readTree(r.body()).get("id").asText();
+  }
+
   private static String callTool(String name, String arguments) throws Exception {
     HttpResponse<String> r =
         HttpClient.newHttpClient()
             .send(
                 HttpRequest.newBuilder(URI.create(base + "/tools/call"))
                     .header("Content-Type", "application/json")
+                    .header("Authorization", "Bearer " + KEY)
                     .POST(
                         HttpRequest.BodyPublishers.ofString(
                             "{\"name\":\"" + name + "\",\"arguments\":" + arguments + "}"))
@@ -151,6 +224,31 @@ class DashboardIT {
                 HttpResponse.BodyHandlers.ofString());
     assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
     return Json.MAPPER.readTree(r.body()).at("/structuredContent/task_id").asText();
+  }
+
+  /** Signs in through the form when the page asks (the token then lasts for this tab). */
+  private static void signIn() {
+    await(
+        d ->
+            d.findElement(By.id("login")).isDisplayed()
+                || d.findElement(By.id("home")).isDisplayed()
+                || d.findElement(By.id("task")).isDisplayed());
+    if (browser.findElement(By.id("login")).isDisplayed()) {
+      browser.findElement(By.id("login-token")).sendKeys(KEY);
+      browser.findElement(By.cssSelector("#login-form button")).click();
+      await(d -> !d.findElement(By.id("login")).isDisplayed());
+    }
+  }
+
+  /** The page's sign-out: its token and its cookie are gone. */
+  private static void signOut() {
+    signIn();
+    WebElement out = browser.findElement(By.id("signout"));
+    if (out.isDisplayed()) {
+      out.click();
+    }
+    await(d -> d.findElement(By.id("login")).isDisplayed());
+    assertThat(browser.manage().getCookieNamed("taskmesh_ui_token")).isNull();
   }
 
   private static String text(String id) {

@@ -3,6 +3,7 @@ package io.taskmesh.cli;
 import io.taskmesh.devkit.LocalKafka;
 import io.taskmesh.devkit.LocalPostgres;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.UUID;
 
 /**
@@ -21,6 +22,18 @@ final class TestStacks {
     return start(configDir, data, LocalKafka.shared().bootstrapServers(), namespacePrefix, 1);
   }
 
+  /** Like {@link #onSharedBroker}, its gateway wanting {@code apiKey} ({@code SVC_MCP_API_KEY}). */
+  static DevStack onSharedBrokerWithKey(
+      Path configDir, Path data, String namespacePrefix, String apiKey) {
+    return start(
+        configDir,
+        data,
+        LocalKafka.shared().bootstrapServers(),
+        namespacePrefix,
+        1,
+        Map.of("SVC_MCP_API_KEY", apiKey));
+  }
+
   /** The stack on a cluster of its own: {@code brokers} child JVMs started by dev itself. */
   static DevStack onOwnCluster(Path configDir, Path data, String namespacePrefix, int brokers) {
     return start(configDir, data, null, namespacePrefix, brokers);
@@ -28,6 +41,16 @@ final class TestStacks {
 
   private static DevStack start(
       Path configDir, Path data, String bootstrap, String namespacePrefix, int brokers) {
+    return start(configDir, data, bootstrap, namespacePrefix, brokers, System.getenv());
+  }
+
+  private static DevStack start(
+      Path configDir,
+      Path data,
+      String bootstrap,
+      String namespacePrefix,
+      int brokers,
+      Map<String, String> authEnv) {
     return DevStack.start(
         new DevStack.Options(
             root(),
@@ -40,6 +63,7 @@ final class TestStacks {
             0,
             namespacePrefix + UUID.randomUUID().toString().substring(0, 8),
             brokers),
+        authEnv,
         System.out::println);
   }
 }

@@ -69,6 +69,7 @@ public final class GatewayApp implements AutoCloseable {
   private final OAuth oauth;
   private final PushConfigStore pushConfigs;
   private final UiRoutes ui;
+  private final UiMeshRoutes uiMesh;
   static final String VERSION = "0.1.0";
   private final ScheduledExecutorService configPoller = Threads.scheduler("flow-config-poll");
   private final Readiness readiness = new Readiness();
@@ -146,6 +147,13 @@ public final class GatewayApp implements AutoCloseable {
     this.meshTasks = new MeshTaskRoutes(queries, commands, fly, flows, streams);
     this.ui =
         new UiRoutes(flows, feed, queries, this::requireMcpAuth, this::ownedBy, mcpAuth.enabled());
+    this.uiMesh =
+        new UiMeshRoutes(
+            config.mode().servesApi() ? config.uiMeshApiUrl() : null,
+            config.bootstrapServers(),
+            config.meshApiEventsTopic(),
+            config.replicationFactor(),
+            this::requireMcpAuth);
     this.app = Javalin.create(this::configure);
   }
 
@@ -179,6 +187,7 @@ public final class GatewayApp implements AutoCloseable {
         "/openapi.json",
         ctx -> ctx.contentType("application/json").result(ApiDocument.openApiJson()));
     if (mode.servesApi()) {
+      uiMesh.mount(cfg); // before ui's /ui/{file}
       ui.mount(cfg); // the dashboard; before /tasks/{id}, which would take /tasks/stream
     }
     cfg.routes.get("/tasks/{id}", ctx -> ctx.json(TaskViews.task(visibleTask(ctx))));
@@ -395,5 +404,6 @@ public final class GatewayApp implements AutoCloseable {
     app.stop();
     streams.close();
     ui.close();
+    uiMesh.close();
   }
 }

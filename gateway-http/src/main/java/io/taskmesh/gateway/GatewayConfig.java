@@ -29,7 +29,9 @@ public record GatewayConfig(
     List<String> mcpAllowedOrigins,
     A2aSettings a2a,
     String internalToken,
-    OAuthConfig oauth) {
+    OAuthConfig oauth,
+    String uiMeshApiUrl,
+    String meshApiEventsTopic) {
 
   /** Shortest {@code SVC_INTERNAL_TOKEN} accepted: a shared secret, not a password to remember. */
   static final int MIN_INTERNAL_TOKEN = 16;
@@ -61,7 +63,9 @@ public record GatewayConfig(
         env.list("SVC_MCP_ALLOWED_ORIGINS", "http://localhost:*,http://127.0.0.1:*,http://[::1]:*"),
         A2aSettings.fromEnv(vars),
         internalToken(env.optional("SVC_INTERNAL_TOKEN")),
-        OAuthConfig.fromEnv(vars, DatabaseUrl::toJdbc));
+        OAuthConfig.fromEnv(vars, DatabaseUrl::toJdbc),
+        env.optional("SVC_UI_MESH_API_URL"),
+        env.string("SVC_MESH_API_EVENTS_TOPIC", "svc.mesh-api-events"));
   }
 
   /** The same configuration with other OAuth settings (tests inject a clock this way). */
@@ -85,7 +89,9 @@ public record GatewayConfig(
         mcpAllowedOrigins,
         a2a,
         internalToken,
-        o);
+        o,
+        uiMeshApiUrl,
+        meshApiEventsTopic);
   }
 
   /**

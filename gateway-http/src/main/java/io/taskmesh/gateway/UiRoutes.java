@@ -42,9 +42,10 @@ import java.util.regex.Pattern;
  * <p>Auth is the MCP auth of every other client route. The page asks for the token (API key or
  * OAuth access token) in a form, keeps it in {@code sessionStorage} and sends it as a bearer header
  * on every fetch; {@code POST /ui/session} with that header sets it as a short-lived {@code
- * HttpOnly}, {@code SameSite=Strict} cookie that only the two GET event streams ({@code
- * /stream/{id}}, {@code /tasks/stream}) accept in place of the header. The cookie carries the token
- * itself, so any replica checks it as it checks a header; no session is kept on the server.
+ * HttpOnly}, {@code SameSite=Strict} cookie that only the GET event streams ({@code /stream/{id}},
+ * {@code /tasks/stream}, {@code /ui/mesh/stream}) accept in place of the header. The cookie carries
+ * the token itself, so any replica checks it as it checks a header; no session is kept on the
+ * server.
  */
 final class UiRoutes implements AutoCloseable {
   /** The cookie the event streams accept in place of the Authorization header. */
@@ -105,8 +106,9 @@ final class UiRoutes implements AutoCloseable {
 
   /**
    * The bearer credentials of a request: its {@code Authorization} header, or for the dashboard's
-   * event streams (GET {@code /stream/{id}} and {@code /tasks/stream}) the cookie {@link #COOKIE}.
-   * No other route takes the cookie, so a page elsewhere cannot act with it.
+   * event streams (GET {@code /stream/{id}}, {@code /tasks/stream}, {@code /ui/mesh/stream}) the
+   * cookie {@link #COOKIE}. No other route takes the cookie, so a page elsewhere cannot act with
+   * it.
    */
   static String authorization(Context ctx) {
     String header = ctx.header("Authorization");
@@ -114,7 +116,9 @@ final class UiRoutes implements AutoCloseable {
       return header;
     }
     String path = ctx.path();
-    if (!path.startsWith("/stream/") && !path.equals("/tasks/stream")) {
+    if (!path.startsWith("/stream/")
+        && !path.equals("/tasks/stream")
+        && !path.equals("/ui/mesh/stream")) {
       return null;
     }
     String cookie = ctx.cookie(COOKIE);

@@ -23,7 +23,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * The dashboard's routes with client auth on (a static MCP key), in-process over in-memory ports:
  * its files are public, its data is not; the session cookie stands in for the bearer header on the
- * two GET event streams and nowhere else; the task-list stream carries the caller's tasks only.
+ * GET event streams and nowhere else; the task-list stream carries the caller's tasks only; without
+ * mesh-api the envelope routes say so rather than fail.
  */
 @Timeout(value = 1, unit = TimeUnit.MINUTES)
 class EdgeUiTest {
@@ -60,7 +61,14 @@ class EdgeUiTest {
   void withoutTheTokenTheDataIsRefused() {
     String own = gateway.seedTask("ui-refused", McpAuth.STATIC_KEY_PRINCIPAL);
     for (String route :
-        List.of("GET /ui/flows", "POST /ui/session", "GET /tasks/stream", "GET /stream/" + own)) {
+        List.of(
+            "GET /ui/flows",
+            "POST /ui/session",
+            "GET /tasks/stream",
+            "GET /stream/" + own,
+            "GET /ui/mesh",
+            "GET /ui/mesh/some-envelope",
+            "GET /ui/mesh/stream")) {
       String[] mp = route.split(" ");
       assertThat(gateway.status(mp[0], mp[1], null)).as(route).isEqualTo(401);
       assertThat(gateway.status(mp[0], mp[1], null, "Authorization", "Bearer wrong"))
@@ -84,6 +92,20 @@ class EdgeUiTest {
   }
 
   @Test
+  void withoutMeshApiTheEnvelopeRoutesSaySoPlainly() {
+    JsonNode list = EdgeGateway.json(gateway.get("/ui/mesh", "Authorization", BEARER));
+    assertThat(list.get("configured").asBoolean()).isFalse();
+    assertThat(list.get("messages")).isEmpty();
+    for (String path : List.of("/ui/mesh/some-envelope", "/ui/mesh/stream")) {
+      HttpResponse<String> r = gateway.get(path, "Authorization", BEARER);
+      assertThat(r.statusCode()).as(path).isEqualTo(404);
+      assertThat(EdgeGateway.json(r).get("error").asText())
+          .as(path)
+          .isEqualTo("mesh_api_not_configured");
+    }
+  }
+
+  @Test
   void theSessionCookieOpensTheEventStreamsOnly() {
     HttpResponse<String> session = gateway.post("/ui/session", null, "Authorization", BEARER);
     assertThat(session.statusCode()).isEqualTo(204);
@@ -96,6 +118,10 @@ class EdgeUiTest {
 
     assertThat(gateway.status("GET", "/stream/" + own, null, "Cookie", cookie)).isEqualTo(200);
     assertThat(gateway.status("GET", "/tasks/stream", null, "Cookie", cookie)).isEqualTo(200);
+    // taken by the envelope stream too (this gateway has no mesh-api: 404, not 401)
+    assertThat(gateway.status("GET", "/ui/mesh/stream", null, "Cookie", cookie)).isEqualTo(404);
+    assertThat(gateway.get("/ui/mesh", "Cookie", cookie).statusCode()).isEqualTo(401);
+    assertThat(gateway.get("/ui/mesh/some-envelope", "Cookie", cookie).statusCode()).isEqualTo(401);
     // no other route takes it: a page elsewhere could not act or read with it
     assertThat(gateway.get("/tasks", "Cookie", cookie).statusCode()).isEqualTo(401);
     assertThat(gateway.get("/tasks/" + own, "Cookie", cookie).statusCode()).isEqualTo(401);

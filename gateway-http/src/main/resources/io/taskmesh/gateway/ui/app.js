@@ -8,7 +8,8 @@ const FINAL = new Set(['succeeded', 'failed', 'canceled']);
 const FLY_TYPES = ['partial', 'progress', 'status', 'token', 'artifact_update', 'status_update', 'message'];
 const RENEW_SESSION_MS = 5 * 60 * 1000;
 
-const state = { flows: [], tasks: new Map(), listStream: null, taskStream: null, renew: null };
+const state = { flows: [], tasks: new Map(), listStream: null, taskStream: null, renew: null,
+  envelopes: new Map(), meshStream: null, meshSelected: null };
 
 const $ = (id) => document.getElementById(id);
 
@@ -54,7 +55,7 @@ function showLogin(err) {
 }
 
 function closeStreams() {
-  for (const k of ['listStream', 'taskStream']) {
+  for (const k of ['listStream', 'taskStream', 'meshStream']) {
     if (state[k]) { state[k].close(); state[k] = null; }
   }
 }
@@ -187,7 +188,7 @@ function showHome() {
   es.onopen = () => setConnected(true, 'live');
   es.onerror = () => setConnected(false, 'reconnecting…');
   es.addEventListener('update', (e) => onListUpdate(JSON.parse(e.data)));
-  loadFlows().then(loadTasks).catch(showLogin);
+  loadFlows().then(loadTasks).then(showEnvelopes).catch(showLogin);
 }
 
 async function loadTasks() {
@@ -379,6 +380,93 @@ function renderRoute(view) {
   }));
 }
 
+// ---- mesh-api envelopes (GET /ui/mesh, /ui/mesh/{id}, /ui/mesh/stream) ----------------------
+
+async function showEnvelopes() {
+  // the stream first, then the list: an envelope that changes in between is in one or the other
+  const es = new EventSource('/ui/mesh/stream');
+  state.meshStream = es;
+  es.addEventListener('status', (e) => onEnvelopeStatus(JSON.parse(e.data)));
+  es.onopen = () => { $('mesh-live').hidden = false; };
+  // a gateway without mesh-api answers 404 here, which ends the EventSource for good
+  es.onerror = () => { $('mesh-live').hidden = true; };
+  const page = await api('/ui/mesh?limit=50');
+  state.meshConfigured = page.configured !== false;
+  if (!state.meshConfigured) {
+    es.close();
+    $('mesh-table').hidden = true;
+    $('mesh-note').hidden = false;
+    $('mesh-note').textContent = 'mesh-api not configured on this gateway (SVC_UI_MESH_API_URL is not set).';
+    return;
+  }
+  for (const m of page.messages || []) {
+    const known = state.envelopes.get(m.id);
+    if (!known || (known.updated_at || '') <= (m.updated_at || '')) state.envelopes.set(m.id, envelopeRow(m));
+  }
+  renderEnvelopes();
+}
+
+function envelopeRow(m) {
+  const d = m.data || {};
+  return { id: m.id, status: m.status, actor: d.current_actor || d.actor || '', progress: d.progress || 0,
+    created_at: m.created_at, updated_at: m.updated_at };
+}
+
+async function onEnvelopeStatus(ev) {
+  let m = state.envelopes.get(ev.id);
+  if (!m) {
+    // an envelope this page has not listed yet: its creation time comes from mesh-api
+    m = { id: ev.id, status: ev.status, actor: ev.actor || '', progress: ev.progress || 0, created_at: ev.at };
+    state.envelopes.set(ev.id, m);
+    api('/ui/mesh/' + encodeURIComponent(ev.id)).then((full) => {
+      m.created_at = full.created_at;
+      renderEnvelopes();
+    }).catch(() => {});
+  }
+  m.status = ev.status;
+  if (ev.actor) m.actor = ev.actor;
+  if (ev.progress !== undefined && ev.progress !== null) m.progress = ev.progress;
+  if (ev.status === 'succeeded') m.progress = 100;
+  m.updated_at = ev.at;
+  renderEnvelopes();
+  if (state.meshSelected === ev.id) showEnvelope(ev.id);
+}
+
+function renderEnvelopes() {
+  $('mesh-note').hidden = state.envelopes.size > 0;
+  $('mesh-note').textContent = 'No envelopes yet.';
+  $('mesh-table').hidden = state.envelopes.size === 0;
+  const rows = [...state.envelopes.values()].sort((a, b) => (b.created_at || '').localeCompare(a.created_at || ''));
+  $('mesh-rows').replaceChildren(...rows.slice(0, 100).map((m) => {
+    const pct = Math.max(0, Math.min(100, Number(m.progress) || 0));
+    const fill = el('div');
+    fill.style.width = pct + '%'; // a style attribute would be refused by the page's CSP
+    const row = el('tr', { class: 'envelope' + (state.meshSelected === m.id ? ' selected' : ''), id: 'envelope-' + m.id,
+      onclick: () => showEnvelope(m.id) },
+      el('td', {}, el('code', {}, m.id)),
+      el('td', {}, el('span', { class: 'status ' + m.status }, m.status)),
+      el('td', {}, m.actor),
+      el('td', {}, el('div', { class: 'bar' }, fill), ' ' + Math.round(pct) + '%'),
+      el('td', {}, time(m.created_at)),
+      el('td', {}, time(m.updated_at)));
+    return row;
+  }));
+}
+
+/** The envelope as mesh-api keeps it; read again on each of its status events. */
+async function showEnvelope(id) {
+  state.meshSelected = id;
+  $('mesh-detail').hidden = false;
+  $('mesh-detail-id').textContent = id;
+  try {
+    $('mesh-detail-body').textContent = JSON.stringify(await api('/ui/mesh/' + encodeURIComponent(id)), null, 2);
+  } catch (e) {
+    if (e instanceof Unauthorized) { showLogin(e); return; }
+    $('mesh-detail-body').textContent = e.message;
+  }
+  renderEnvelopes();
+}
+
 // ---- start ----------------------------------------------------------------------------------
 
 function route() {
@@ -412,6 +500,11 @@ window.addEventListener('DOMContentLoaded', () => {
     location.hash = '';
     showLogin();
     $('login-error').textContent = '';
+  });
+  $('mesh-detail-close').addEventListener('click', () => {
+    state.meshSelected = null;
+    $('mesh-detail').hidden = true;
+    renderEnvelopes();
   });
   for (const id of ['filter-status', 'filter-flow']) {
     $(id).addEventListener('change', () => { renderTasks(); loadTasks().catch(showLogin); });
