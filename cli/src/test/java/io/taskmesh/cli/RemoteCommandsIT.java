@@ -173,6 +173,8 @@ class RemoteCommandsIT {
               "EXIT=0");
 
       tmux.type("clear");
+      // the next wait looks for EXIT=: first let the clear take the last command's one away
+      tmux.awaitScreen(s -> !EXITED.matcher(s).find(), Duration.ofSeconds(30));
       tmux.type("./taskmesh call shout --arg 'text=abc def' --url " + base + "; echo EXIT=$?");
       String shoutScreen = tmux.awaitScreen(s -> EXITED.matcher(s).find(), Duration.ofSeconds(90));
       assertThat(shoutScreen)
