@@ -24,6 +24,7 @@ import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.TaskState;
 import io.taskmesh.servicekit.Threads;
 import io.taskmesh.servicekit.ops.Readiness;
+import io.taskmesh.servicekit.sse.SseWriters;
 import io.taskmesh.topology.EventLogException;
 import io.taskmesh.topology.TaskCommands;
 import io.taskmesh.topology.TaskListing;
@@ -35,7 +36,9 @@ import jakarta.servlet.DispatcherType;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -70,6 +73,8 @@ public final class GatewayApp implements AutoCloseable {
   private final PushConfigStore pushConfigs;
   private final UiRoutes ui;
   private final UiMeshRoutes uiMesh;
+  // set while the routes are configured (api modes only); its streams are drained with the others
+  private A2aRoutes a2a;
   static final String VERSION = "0.1.0";
   private final ScheduledExecutorService configPoller = Threads.scheduler("flow-config-poll");
   private final Readiness readiness = new Readiness();
@@ -215,7 +220,7 @@ public final class GatewayApp implements AutoCloseable {
       if (oauth != null) {
         OAuthRoutes.register(cfg, oauth);
       }
-      A2aRoutes a2a =
+      a2a =
           A2aRoutes.register(
               cfg,
               config.a2a(),
@@ -387,12 +392,24 @@ public final class GatewayApp implements AutoCloseable {
   }
 
   /**
-   * Shutdown drain: {@code /ready} answers 503 from now on, and every task stream is told to
-   * reconnect after {@code retry} (to another replica) and closed, waiting up to {@code within}.
+   * Shutdown drain: {@code /ready} answers 503 from now on, and every SSE client (task streams, A2A
+   * streams, the UI's task list) is told to reconnect after {@code retry} (to another replica) and
+   * closed, waiting up to {@code within} for all of them together.
    */
   public void drain(Duration retry, Duration within) {
     readiness.drain();
-    streams.drain(retry, within);
+    List<SseWriters> endpoints = new ArrayList<>(List.of(streams.writers(), ui.writers()));
+    if (a2a != null) {
+      endpoints.add(a2a.streams());
+    }
+    try {
+      int left = SseWriters.finishAllWithRetry(endpoints, retry, within);
+      if (left > 0) {
+        LOG.warn("{} SSE clients still open after the drain; closing them", left);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   @Override
@@ -401,9 +418,14 @@ public final class GatewayApp implements AutoCloseable {
     if (mcp != null) {
       mcp.close();
     }
-    app.stop();
+    // every SSE client is ended (and unsubscribed from its feeds) while the server still runs:
+    // once it stops, their responses are recycled and a late write would find them gone
     streams.close();
     ui.close();
     uiMesh.close();
+    if (a2a != null) {
+      a2a.streams().close();
+    }
+    app.stop();
   }
 }

@@ -14,10 +14,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
-import org.slf4j.LoggerFactory;
 
 /**
  * SSE of one task ({@code /stream/{id}}, {@code /mesh/{id}/stream}): subscribe to the live feed
@@ -75,15 +75,20 @@ final class TaskStreams implements AutoCloseable {
     new SseHandler(
             client -> {
               client.keepAlive();
-              SseWriter writer = writers.open(new JavalinSseSink(client), () -> {});
+              List<AutoCloseable> subs = new CopyOnWriteArrayList<>(List.of(updates));
+              // the writer unsubscribes when it ends, whichever way (last update, failed write,
+              // drain, gateway close): the feeds never outlive the stream they write to
+              SseWriter writer =
+                  writers.open(
+                      new JavalinSseSink(client), () -> subs.forEach(TaskStreams::closeQuietly));
               SseSession session = new SseSession(writer, lastEventId);
-              AutoCloseable flySub = withFly ? fly.subscribe(taskId, session::onFly) : () -> {};
-              client.onClose(
-                  () -> {
-                    writer.close();
-                    closeQuietly(updates);
-                    closeQuietly(flySub);
-                  });
+              if (withFly) {
+                subs.add(fly.subscribe(taskId, session::onFly));
+                if (writer.isClosed()) {
+                  closeQuietly(subs.get(subs.size() - 1));
+                }
+              }
+              client.onClose(writer::close);
               pending.handOver(session);
               session.replay(history);
             })
@@ -142,16 +147,8 @@ final class TaskStreams implements AutoCloseable {
     }
   }
 
-  /** Tells every open task stream to reconnect after {@code retry}, then closes it. */
-  void drain(Duration retry, Duration within) {
-    try {
-      int left = writers.finishAllWithRetry(retry, within);
-      if (left > 0) {
-        LoggerFactory.getLogger(TaskStreams.class)
-            .warn("{} SSE clients still open after the drain; the server closes them", left);
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+  /** The open task streams, for the gateway's shutdown drain. */
+  SseWriters writers() {
+    return writers;
   }
 }

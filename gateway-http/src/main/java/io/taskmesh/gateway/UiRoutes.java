@@ -270,6 +270,11 @@ final class UiRoutes implements AutoCloseable {
 
   private record Listed(boolean visible, String flow) {}
 
+  /** The open task-list streams, for the gateway's shutdown drain. */
+  SseWriters writers() {
+    return writers;
+  }
+
   @Override
   public void close() {
     ownerChecks.shutdownNow();

@@ -30,8 +30,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A real gateway on the shared broker, stopped while an SSE client watches a task that is still
- * pending (no sidecar runs): the client gets its history, then {@code retry: 1000}, then the end of
- * the stream, and the stop took at most the drain's bound; {@code /ready} answered 200 before.
+ * pending (no sidecar runs), and an A2A client streams another ({@code message/stream}): both are
+ * counted in {@code taskmesh_sse_clients}; on close each gets its events, then {@code retry: 1000},
+ * then the end of the stream, and the stop took at most the drain's bound; {@code /ready} answered
+ * 200 before.
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class GatewayDrainIT {
@@ -43,7 +45,8 @@ class GatewayDrainIT {
     Path flows = dir.resolve("flows.yaml");
     Files.writeString(
         flows,
-        "flows:\n  - name: echo\n    entrypoint: echo\n    mcp:\n      inputSchema: {type: object}\n");
+        "flows:\n  - name: echo\n    entrypoint: echo\n    a2a: {}\n    mcp:\n"
+            + "      inputSchema: {type: object}\n");
     Map<String, String> env = new HashMap<>();
     env.put("SVC_GATEWAY_MODE", "testing");
     env.put("KAFKA_BOOTSTRAP_SERVERS", LocalKafka.shared().bootstrapServers());
@@ -83,23 +86,38 @@ class GatewayDrainIT {
                   .build(),
               HttpResponse.BodyHandlers.ofInputStream());
       assertThat(sse.statusCode()).isEqualTo(200);
-      CompletableFuture<Void> ended =
-          CompletableFuture.runAsync(
-              () -> {
-                try (BufferedReader r =
-                    new BufferedReader(new InputStreamReader(sse.body(), StandardCharsets.UTF_8))) {
-                  String line;
-                  while ((line = r.readLine()) != null) {
-                    lines.add(line);
-                  }
-                } catch (Exception gone) {
-                  lines.add("<" + gone + ">");
-                }
-              });
+      CompletableFuture<Void> ended = readLines(sse.body(), lines);
       Await.until(
           () -> lines.stream().anyMatch(l -> l.startsWith("data:")),
           Duration.ofSeconds(20),
           "the task's history arrives");
+
+      // an A2A stream (message/stream) of another pending task: drained the same way
+      List<String> a2aLines = new CopyOnWriteArrayList<>();
+      HttpResponse<InputStream> a2a =
+          HTTP.send(
+              HttpRequest.newBuilder(URI.create(base + "/a2a/"))
+                  .header("Content-Type", "application/json")
+                  .header("Accept", "text/event-stream")
+                  .POST(
+                      HttpRequest.BodyPublishers.ofString(
+                          "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"message/stream\","
+                              + "\"params\":{\"message\":{\"kind\":\"message\",\"role\":\"user\","
+                              + "\"messageId\":\"m-drain\",\"parts\":[{\"kind\":\"text\","
+                              + "\"text\":\"hi\"}]},\"metadata\":{\"skill\":\"echo\"}}}"))
+                  .build(),
+              HttpResponse.BodyHandlers.ofInputStream());
+      assertThat(a2a.statusCode()).isEqualTo(200);
+      CompletableFuture<Void> a2aEnded = readLines(a2a.body(), a2aLines);
+      Await.until(
+          () -> a2aLines.stream().anyMatch(l -> l.startsWith("data:")),
+          Duration.ofSeconds(20),
+          "the A2A stream's first event arrives");
+      String metrics = get(base + "/metrics").body();
+      assertThat(metrics)
+          .as("both streams counted in taskmesh_sse_clients")
+          .containsPattern("taskmesh_sse_clients\\{[^}]*endpoint=\"sse\"[^}]*} [1-9]")
+          .containsPattern("taskmesh_sse_clients\\{[^}]*endpoint=\"a2a-sse\"[^}]*} [1-9]");
 
       long start = System.nanoTime();
       gateway.close();
@@ -107,6 +125,8 @@ class GatewayDrainIT {
       long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
 
       ended.get(20, TimeUnit.SECONDS);
+      a2aEnded.get(20, TimeUnit.SECONDS);
+      assertThat(a2aLines).as("the A2A stream told to retry, then ended").contains("retry: 1000");
       assertThat(lines).contains("retry: 1000");
       assertThat(lines.indexOf("retry: 1000"))
           .as("after the history")
@@ -121,6 +141,22 @@ class GatewayDrainIT {
         gateway.close();
       }
     }
+  }
+
+  /** Reads a stream's lines until the server ends it. */
+  private static CompletableFuture<Void> readLines(InputStream body, List<String> lines) {
+    return CompletableFuture.runAsync(
+        () -> {
+          try (BufferedReader r =
+              new BufferedReader(new InputStreamReader(body, StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = r.readLine()) != null) {
+              lines.add(line);
+            }
+          } catch (Exception gone) {
+            lines.add("<" + gone + ">");
+          }
+        });
   }
 
   private static HttpResponse<String> get(String url) throws Exception {

@@ -6,6 +6,7 @@ import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
 import io.javalin.http.HttpStatus;
 import io.taskmesh.servicekit.Threads;
+import io.taskmesh.servicekit.sse.SseWriters;
 import io.taskmesh.topology.EventLogException;
 import io.taskmesh.topology.ViewUnavailableException;
 import jakarta.servlet.DispatcherType;
@@ -87,7 +88,7 @@ public final class A2aRoutes implements AutoCloseable {
             settings.pushAllowPrivate(),
             ports.pushConfigs(),
             PushNotifier.Retry.DEFAULT);
-    this.sse = new A2aSse(ports.queries(), ports.feed(), ports.fly(), writers, timers);
+    this.sse = new A2aSse(ports.queries(), ports.feed(), ports.fly());
     OwnedTasks tasks = new OwnedTasks(ports.queries());
     TaskWaiter waiter = new TaskWaiter(tasks, ports.feed(), writers, timers);
     SendMethod send = new SendMethod(cards::skills, ports.starter(), push, tasks, waiter);
@@ -260,8 +261,17 @@ public final class A2aRoutes implements AutoCloseable {
     }
   }
 
+  /**
+   * Shutdown drain of the A2A streams ({@code message/stream}, {@code SendStreamingMessage},
+   * resubscribe, {@code SubscribeToTask}): the SSE endpoint whose clients get a {@code retry:}.
+   */
+  public SseWriters streams() {
+    return sse.writers();
+  }
+
   @Override
   public void close() {
+    sse.close();
     timers.shutdownNow();
     writers.shutdownNow();
     push.close();

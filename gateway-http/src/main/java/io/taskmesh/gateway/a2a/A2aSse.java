@@ -3,15 +3,13 @@ package io.taskmesh.gateway.a2a;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.javalin.http.Context;
 import io.javalin.http.sse.SseHandler;
+import io.taskmesh.servicekit.sse.SsePolicy;
+import io.taskmesh.servicekit.sse.SseWriters;
 import io.taskmesh.topology.TaskQueries;
 import io.taskmesh.topology.UpdateFeed;
-import java.util.ArrayList;
+import java.time.Duration;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executor;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -20,33 +18,33 @@ import org.slf4j.LoggerFactory;
 /**
  * The SSE answers of the A2A edge: a task's stream (first results, then live updates and FLY events
  * until the mapper is done) and an error as a one-event stream. Every open stream gets a keepalive
- * comment every {@value #KEEPALIVE_SECONDS} s (spec).
+ * comment every 15 s (spec); on shutdown every open stream gets {@code retry:} and ends, like the
+ * task streams.
  */
 final class A2aSse {
   private static final Logger LOG = LoggerFactory.getLogger(A2aSse.class);
-  static final long KEEPALIVE_SECONDS = 15;
+  static final Duration KEEPALIVE = SsePolicy.SPEC_KEEPALIVE;
 
   private final TaskQueries queries;
   private final UpdateFeed feed;
   private final FlyFeed fly;
-  private final Executor writers;
-  private final Set<A2aStream> open = ConcurrentHashMap.newKeySet();
+  private final SseWriters writers =
+      new SseWriters("a2a-sse", 4, SsePolicy.A2A_STREAM.withKeepalive(KEEPALIVE));
 
-  A2aSse(
-      TaskQueries queries,
-      UpdateFeed feed,
-      FlyFeed fly,
-      Executor writers,
-      ScheduledExecutorService timers) {
+  A2aSse(TaskQueries queries, UpdateFeed feed, FlyFeed fly) {
     this.queries = queries;
     this.feed = feed;
     this.fly = fly;
-    this.writers = writers;
-    timers.scheduleAtFixedRate(
-        () -> open.forEach(s -> s.comment("keepalive")),
-        KEEPALIVE_SECONDS,
-        KEEPALIVE_SECONDS,
-        TimeUnit.SECONDS);
+  }
+
+  /** The open A2A streams, for the gateway's shutdown drain. */
+  SseWriters writers() {
+    return writers;
+  }
+
+  /** Ends every open stream (its feeds unsubscribed) and stops the writer threads. */
+  void close() {
+    writers.close();
   }
 
   /**
@@ -65,14 +63,15 @@ final class A2aSse {
     new SseHandler(
             client -> {
               client.keepAlive();
-              A2aStream s = new A2aStream(client, wire, requestId, writers);
-              List<AutoCloseable> subs = new ArrayList<>();
-              client.onClose(
-                  () -> {
-                    open.remove(s);
-                    subs.forEach(Subscriptions::closeQuietly);
-                  });
-              open.add(s);
+              List<AutoCloseable> subs = new CopyOnWriteArrayList<>();
+              A2aStream s =
+                  new A2aStream(
+                      client,
+                      wire,
+                      requestId,
+                      writers,
+                      () -> subs.forEach(Subscriptions::closeQuietly));
+              client.onClose(s::close);
               // one at a time (feed, FLY and the stored state arrive on different threads): an
               // update that
               // ends the stream must queue its events before another source sees the mapper done
@@ -97,6 +96,10 @@ final class A2aSse {
                 subs.add(feed.subscribe(taskId, u -> emit.accept(() -> mapper.onUpdate(u))));
                 subs.add(fly.subscribe(taskId, f -> emit.accept(() -> mapper.onFly(f))));
               }
+              if (s.isClosed()) {
+                // ended (client gone, shutdown) while it subscribed: its onClose ran before
+                subs.forEach(Subscriptions::closeQuietly);
+              }
               try {
                 queries.get(taskId).ifPresent(st -> emit.accept(() -> mapper.onState(st)));
               } catch (RuntimeException e) {
@@ -115,7 +118,7 @@ final class A2aSse {
       new SseHandler(
               client -> {
                 client.keepAlive();
-                A2aStream s = new A2aStream(client, wire, requestId, writers);
+                A2aStream s = new A2aStream(client, wire, requestId, writers, () -> {});
                 s.sendError(e);
                 s.finish();
               })

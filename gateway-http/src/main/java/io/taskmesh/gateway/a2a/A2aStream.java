@@ -6,15 +6,19 @@ import io.taskmesh.gateway.JavalinSseSink;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.servicekit.sse.SsePolicy;
 import io.taskmesh.servicekit.sse.SseWriter;
+import io.taskmesh.servicekit.sse.SseWriters;
 import java.util.List;
 import java.util.concurrent.Executor;
+import java.util.function.UnaryOperator;
 
 /**
  * One A2A SSE response: every event is one {@code data:} line (no {@code event:} line) in the
  * wire's form (0.3: a JSON-RPC response whose {@code id} is the request's id, same JSON type). The
- * kit's {@link SseWriter} with the {@link SsePolicy#A2A_STREAM} limits writes them in order on a
- * shared executor, so feed threads never block on a slow client; after the final event the stream
- * is closed, and a client that falls {@value #MAX_QUEUED} events behind is disconnected.
+ * kit's {@link SseWriter} with the {@link SsePolicy#A2A_STREAM} limits writes them in order on the
+ * A2A endpoint's {@link SseWriters} (counted in {@code taskmesh_sse_clients}, kept alive, drained
+ * with a {@code retry:} on shutdown like task streams), so feed threads never block on a slow
+ * client; after the final event the stream is closed, and a client that falls {@value #MAX_QUEUED}
+ * events behind is disconnected.
  */
 final class A2aStream {
   static final int MAX_QUEUED = SsePolicy.REPLAYABLE_BACKLOG;
@@ -23,22 +27,32 @@ final class A2aStream {
   private final JsonNode requestId;
   private final SseWriter writer;
 
-  A2aStream(SseClient client, A2aWire wire, JsonNode requestId, Executor writers) {
+  /**
+   * {@code onClose} runs once when the stream ends, whichever way (final event, failed write,
+   * shutdown drain): it unsubscribes the stream's feeds.
+   */
+  A2aStream(
+      SseClient client, A2aWire wire, JsonNode requestId, SseWriters writers, Runnable onClose) {
     this.wire = wire;
     this.requestId = requestId;
     // a caller holding this stream's lock (A2aSse, while it subscribes) holds the writing back
     // too: a client reacting to the first event is then never ahead of the subscriptions
-    Executor afterCaller =
-        task ->
-            writers.execute(
-                () -> {
-                  synchronized (this) {
-                    // only waits for the caller to let go
-                  }
-                  task.run();
-                });
-    this.writer =
-        new SseWriter(new JavalinSseSink(client), afterCaller, SsePolicy.A2A_STREAM, () -> {});
+    UnaryOperator<Executor> afterCaller =
+        pool ->
+            task ->
+                pool.execute(
+                    () -> {
+                      synchronized (this) {
+                        // only waits for the caller to let go
+                      }
+                      task.run();
+                    });
+    this.writer = writers.open(new JavalinSseSink(client), onClose, afterCaller);
+  }
+
+  /** True once the stream has ended (its feeds are unsubscribed, or are being). */
+  boolean isClosed() {
+    return writer.isClosed();
   }
 
   /** Queues A2A results (Task, status-update, artifact-update), in order. */
@@ -54,6 +68,11 @@ final class A2aStream {
 
   synchronized void comment(String text) {
     writer.comment(text);
+  }
+
+  /** Ends the stream now (the client went away). Not under the lock: a writer may hold it. */
+  void close() {
+    writer.close();
   }
 
   /** Closes the stream once everything queued so far is written. */

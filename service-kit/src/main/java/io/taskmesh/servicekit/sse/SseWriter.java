@@ -190,6 +190,9 @@ public final class SseWriter {
       sink.event(f.event(), f.data(), f.id());
       return !f.last();
     } catch (Exception clientGone) {
+      // the first failed write ends the stream (onClose unsubscribes it from its feed): one line,
+      // no stack trace, and nothing more is written to this client
+      LOG.warn("SSE client write failed ({}); closing the stream", clientGone.toString());
       return false;
     }
   }

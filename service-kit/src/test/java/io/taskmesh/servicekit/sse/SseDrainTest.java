@@ -6,6 +6,7 @@ import io.taskmesh.servicekit.ops.ServiceMetrics;
 import io.taskmesh.servicekit.sse.SseWriter.Frame;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -57,5 +58,26 @@ class SseDrainTest {
     }
     assertThat(ServiceMetrics.registry().get("taskmesh.sse.fly.events.dropped").counter().count())
         .isEqualTo(before + 7);
+  }
+
+  @Test
+  void closeEndsEveryClientStillOpenAndRunsItsOnClose() {
+    RecordingSink a = new RecordingSink();
+    RecordingSink b = new RecordingSink();
+    AtomicInteger unsubscribed = new AtomicInteger();
+    SseWriters writers = new SseWriters("close-test", 2, SsePolicy.TASK_STREAM);
+    SseWriter wa = writers.open(a, unsubscribed::incrementAndGet);
+    SseWriter wb = writers.open(b, unsubscribed::incrementAndGet);
+    assertThat(writers.openCount()).isEqualTo(2);
+
+    writers.close();
+
+    assertThat(wa.isClosed()).isTrue();
+    assertThat(wb.isClosed()).isTrue();
+    assertThat(unsubscribed).as("each client's feeds released").hasValue(2);
+    assertThat(a.closes).isEqualTo(1);
+    assertThat(b.closes).isEqualTo(1);
+    assertThat(writers.openCount()).isZero();
+    assertThat(wa.send(Frame.of("update", "late"))).isFalse();
   }
 }

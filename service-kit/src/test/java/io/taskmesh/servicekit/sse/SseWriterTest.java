@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.taskmesh.devkit.Await;
 import io.taskmesh.servicekit.Threads;
 import io.taskmesh.servicekit.sse.SseWriter.Frame;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.List;
@@ -151,6 +154,77 @@ class SseWriterTest {
     w2.send(update(1));
     Await.until(w2::isClosed, Duration.ofSeconds(10), "closed when the client is gone");
     assertThat(gone.lines).isEmpty();
+  }
+
+  /** A client whose response is gone: every write throws, as a recycled servlet response does. */
+  private static final class RecycledSink implements SseSink {
+    final AtomicInteger writes = new AtomicInteger();
+    final AtomicInteger closes = new AtomicInteger();
+
+    private IllegalStateException gone() {
+      writes.incrementAndGet();
+      return new IllegalStateException("Response does not exist (likely recycled)");
+    }
+
+    @Override
+    public void event(String event, String data, String id) {
+      throw gone();
+    }
+
+    @Override
+    public void comment(String text) {
+      throw gone();
+    }
+
+    @Override
+    public void retry(long millis) {
+      throw gone();
+    }
+
+    @Override
+    public boolean isOpen() {
+      return true; // it does not know: only a write finds out
+    }
+
+    @Override
+    public void close() {
+      closes.incrementAndGet();
+      throw new IllegalStateException("Response does not exist (likely recycled)");
+    }
+  }
+
+  @Test
+  void theFirstFailedWriteEndsTheWriterLogsOnceAndUnsubscribes() throws Exception {
+    RecycledSink recycled = new RecycledSink();
+    AtomicInteger unsubscribed = new AtomicInteger();
+    ByteArrayOutputStream log = new ByteArrayOutputStream();
+    PrintStream err = System.err;
+    // slf4j-simple looks System.err up at each line: the writer's log lines land here
+    System.setErr(new PrintStream(log, true, StandardCharsets.UTF_8));
+    try {
+      SseWriter w =
+          new SseWriter(recycled, pool, SsePolicy.TASK_STREAM, unsubscribed::incrementAndGet);
+      for (int i = 1; i <= 200; i++) {
+        w.send(update(i));
+        w.keepalive();
+      }
+      Await.until(w::isClosed, Duration.ofSeconds(10), "closed after the first failed write");
+      Await.until(() -> unsubscribed.get() == 1, Duration.ofSeconds(10), "onClose ran");
+      assertThat(w.send(update(201))).as("nothing is queued after the end").isFalse();
+      w.keepalive();
+      w.finishWithRetry(1000);
+      w.close();
+    } finally {
+      System.setErr(err);
+    }
+    assertThat(recycled.writes).as("one write tried, none after it failed").hasValue(1);
+    assertThat(unsubscribed).as("onClose (unsubscribe) ran once").hasValue(1);
+    assertThat(recycled.closes).hasValue(1);
+    List<String> lines =
+        log.toString(StandardCharsets.UTF_8).lines().filter(l -> l.contains("SseWriter")).toList();
+    assertThat(lines).hasSize(1);
+    assertThat(lines.get(0)).contains("WARN", "write failed", "likely recycled");
+    assertThat(log.toString(StandardCharsets.UTF_8)).doesNotContain("\tat ");
   }
 
   @Test
