@@ -88,7 +88,6 @@ final class McpProtocol {
   private ObjectNode initialize(McpSession session, JsonNode params) {
     String asked = params.path("protocolVersion").asText("");
     String chosen = SUPPORTED.contains(asked) ? asked : LATEST;
-    session.protocolVersion(chosen);
     session.elicits(params.path("capabilities").has("elicitation"));
     ObjectNode r = Json.MAPPER.createObjectNode();
     r.put("protocolVersion", chosen);
