@@ -198,10 +198,6 @@ final class McpProtocol {
       code = JsonRpcError.INTERNAL_ERROR;
       message = "internal error";
     }
-    ObjectNode m = Json.MAPPER.createObjectNode();
-    m.put("jsonrpc", "2.0");
-    m.set("id", id);
-    m.putObject("error").put("code", code).put("message", message);
-    return m;
+    return new JsonRpcError(200, id, code, message).json();
   }
 }
