@@ -5,8 +5,7 @@
 // elicitation the pause brings (via tasks/result), hears progress, task status and resource
 // updates, and prints the tool result once tasks/result answers.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { transportFor } from "./mcp-transport.mjs";
 import {
   CallToolResultSchema,
   ElicitRequestSchema,
@@ -15,15 +14,9 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 
 const [base, token, kind] = process.argv.slice(2);
-const headers = token && token !== "-" ? { Authorization: `Bearer ${token}` } : {};
 const say = (o) => process.stdout.write(JSON.stringify(o) + "\n");
 
-const transport = kind === "sse"
-  ? new SSEClientTransport(new URL(base + "/mcp/sse"), {
-      requestInit: { headers },
-      eventSourceInit: { fetch: (url, init) => fetch(url, { ...init, headers: { ...(init?.headers || {}), ...headers } }) },
-    })
-  : new StreamableHTTPClientTransport(new URL(base + "/mcp"), { requestInit: { headers } });
+const transport = transportFor(base, token, kind);
 
 const client = new Client(
   { name: "taskmesh-tasks-it", version: "1.0.0" },

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.taskmesh.devkit.Await;
-import io.taskmesh.devkit.LocalKafka;
 import io.taskmesh.devkit.SseReader;
 import io.taskmesh.schemas.ApiDocument;
 import io.taskmesh.schemas.Json;
@@ -16,10 +15,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -55,14 +52,7 @@ class GatewayIT {
           - name: hidden
             entrypoint: echo
         """);
-    Map<String, String> env = new HashMap<>();
-    env.put("SVC_GATEWAY_MODE", "testing");
-    env.put("KAFKA_BOOTSTRAP_SERVERS", LocalKafka.shared().bootstrapServers());
-    env.put("SVC_PORT", "0");
-    env.put("SVC_HOST", "127.0.0.1");
-    env.put("SVC_CONFIG_PATH", flows.toString());
-    env.put("SVC_STATE_DIR", dir.resolve("state").toString());
-    env.put("SVC_STREAMS_APPLICATION_ID", "gateway-it-" + UUID.randomUUID());
+    Map<String, String> env = TaskHttp.singleEnv("testing", dir, flows, "gateway-it");
     gateway = TaskHttp.start(env);
     base = "http://127.0.0.1:" + gateway.port();
   }

@@ -7,9 +7,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -34,14 +32,7 @@ public final class McpBench {
     Path dir = Files.createTempDirectory("mcp-bench");
     Path flows = dir.resolve("flows.yaml");
     Files.writeString(flows, "flows:\n  - {name: echo, entrypoint: echo, mcp: {}}\n");
-    Map<String, String> env = new HashMap<>();
-    env.put("SVC_GATEWAY_MODE", "api");
-    env.put("KAFKA_BOOTSTRAP_SERVERS", LocalKafka.shared().bootstrapServers());
-    env.put("SVC_PORT", "0");
-    env.put("SVC_HOST", "127.0.0.1");
-    env.put("SVC_CONFIG_PATH", flows.toString());
-    env.put("SVC_STATE_DIR", dir.resolve("state").toString());
-    env.put("SVC_STREAMS_APPLICATION_ID", "mcp-bench-" + UUID.randomUUID());
+    Map<String, String> env = TaskHttp.singleEnv("api", dir, flows, "mcp-bench");
     try (Gateway gateway = TaskHttp.start(env)) {
       String base = "http://127.0.0.1:" + gateway.port();
       for (int warm = 0; warm < 2; warm++) {

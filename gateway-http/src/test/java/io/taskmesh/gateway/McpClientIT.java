@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.taskmesh.devkit.Await;
-import io.taskmesh.devkit.LocalKafka;
 import io.taskmesh.schemas.Json;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -19,7 +18,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -66,16 +64,9 @@ class McpClientIT {
   static void start() throws Exception {
     flows = dir.resolve("flows.yaml");
     Files.writeString(flows, FLOWS);
-    Map<String, String> env = new HashMap<>();
-    env.put("SVC_GATEWAY_MODE", "api");
-    env.put("KAFKA_BOOTSTRAP_SERVERS", LocalKafka.shared().bootstrapServers());
-    env.put("SVC_PORT", "0");
-    env.put("SVC_HOST", "127.0.0.1");
-    env.put("SVC_CONFIG_PATH", flows.toString());
+    Map<String, String> env = TaskHttp.singleEnv("api", dir, flows, "mcp-it");
     env.put("SVC_CONFIG_POLL_INTERVAL", "200ms");
     env.put("SVC_MCP_API_KEY", KEY);
-    env.put("SVC_STATE_DIR", dir.resolve("state").toString());
-    env.put("SVC_STREAMS_APPLICATION_ID", "mcp-it-" + UUID.randomUUID());
     env.put("SVC_NAMESPACE", "mcpit");
     gateway = TaskHttp.start(env);
     base = "http://127.0.0.1:" + gateway.port();

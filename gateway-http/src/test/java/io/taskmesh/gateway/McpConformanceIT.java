@@ -2,13 +2,10 @@ package io.taskmesh.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.taskmesh.devkit.LocalKafka;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -34,14 +31,7 @@ class McpConformanceIT {
     Files.writeString(
         flows,
         "flows:\n  - {name: echo, entrypoint: echo, description: returns its input, mcp: {}}\n");
-    Map<String, String> env = new HashMap<>();
-    env.put("SVC_GATEWAY_MODE", "api");
-    env.put("KAFKA_BOOTSTRAP_SERVERS", LocalKafka.shared().bootstrapServers());
-    env.put("SVC_PORT", "0");
-    env.put("SVC_HOST", "127.0.0.1");
-    env.put("SVC_CONFIG_PATH", flows.toString());
-    env.put("SVC_STATE_DIR", dir.resolve("state").toString());
-    env.put("SVC_STREAMS_APPLICATION_ID", "mcp-conformance-" + UUID.randomUUID());
+    Map<String, String> env = TaskHttp.singleEnv("api", dir, flows, "mcp-conformance");
     gateway = TaskHttp.start(env);
     nodeDir = NodeClients.ensureInstalled();
   }

@@ -3,7 +3,6 @@ package io.taskmesh.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.taskmesh.devkit.LocalKafka;
 import io.taskmesh.schemas.Json;
 import java.io.BufferedReader;
 import java.io.InputStream;
@@ -17,11 +16,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -61,14 +58,7 @@ class McpTasksIT {
             timeout: 120
             mcp: {}
         """);
-    Map<String, String> env = new HashMap<>();
-    env.put("SVC_GATEWAY_MODE", "testing");
-    env.put("KAFKA_BOOTSTRAP_SERVERS", LocalKafka.shared().bootstrapServers());
-    env.put("SVC_PORT", "0");
-    env.put("SVC_HOST", "127.0.0.1");
-    env.put("SVC_CONFIG_PATH", flows.toString());
-    env.put("SVC_STATE_DIR", dir.resolve("state").toString());
-    env.put("SVC_STREAMS_APPLICATION_ID", "mcp-tasks-it-" + UUID.randomUUID());
+    Map<String, String> env = TaskHttp.singleEnv("testing", dir, flows, "mcp-tasks-it");
     gateway = TaskHttp.start(env);
     base = "http://127.0.0.1:" + gateway.port();
     nodeDir = NodeClients.ensureInstalled();

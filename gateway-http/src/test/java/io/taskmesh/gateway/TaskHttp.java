@@ -15,6 +15,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.UUID;
 import java.util.function.Predicate;
 
 /**
@@ -45,6 +46,24 @@ public final class TaskHttp {
     env.put("SVC_TASK_EVENTS_TOPIC", prefix + ".task-events");
     env.put("SVC_TASK_UPDATES_TOPIC", prefix + ".task-updates");
     env.put("SVC_NAMESPACE", prefix);
+    return env;
+  }
+
+  /**
+   * The env of a test's single gateway on the shared broker: {@code mode}, a port of its choosing,
+   * the flows file, its state under {@code dir}, and an application id of its own ({@code
+   * appPrefix}, a dash and a random UUID), so {@link #start} gives it task topics of its own. The
+   * map is mutable: a test adds what else it needs.
+   */
+  static Map<String, String> singleEnv(String mode, Path dir, Path flows, String appPrefix) {
+    Map<String, String> env = new HashMap<>();
+    env.put("SVC_GATEWAY_MODE", mode);
+    env.put("KAFKA_BOOTSTRAP_SERVERS", LocalKafka.shared().bootstrapServers());
+    env.put("SVC_PORT", "0");
+    env.put("SVC_HOST", "127.0.0.1");
+    env.put("SVC_CONFIG_PATH", flows.toString());
+    env.put("SVC_STATE_DIR", dir.resolve("state").toString());
+    env.put("SVC_STREAMS_APPLICATION_ID", appPrefix + "-" + UUID.randomUUID());
     return env;
   }
 

@@ -28,7 +28,8 @@ record JsonRpcError(int httpStatus, JsonNode id, int code, String message, JsonN
     return new JsonRpcError(httpStatus, NullNode.getInstance(), code, message);
   }
 
-  String body() {
+  /** The error response message. */
+  ObjectNode json() {
     ObjectNode error = Json.MAPPER.createObjectNode();
     error.put("code", code);
     error.put("message", message);
@@ -39,7 +40,11 @@ record JsonRpcError(int httpStatus, JsonNode id, int code, String message, JsonN
     body.put("jsonrpc", "2.0");
     body.set("id", id == null ? NullNode.getInstance() : id);
     body.set("error", error);
-    return Json.write(body);
+    return body;
+  }
+
+  String body() {
+    return Json.write(json());
   }
 
   void writeTo(HttpServletResponse response) throws IOException {

@@ -8,25 +8,23 @@ import jakarta.servlet.ServletRequest;
 import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
-import jakarta.servlet.http.HttpServletResponseWrapper;
 import java.io.IOException;
-import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Authenticates MCP transport requests before the SDK sees them (Javalin's before-handlers do not
- * run for servlets), and binds each Streamable HTTP session to the principal that opened it: the
- * SDK does not, so without this another client could use a session id it learnt.
+ * Authenticates MCP transport requests before anything else reads them (Javalin's before-handlers
+ * do not run for servlets), and refuses a session another principal opened (its {@link
+ * McpSession#owner()}) as if it did not exist, before the request checks run: a client that learnt
+ * another's session id cannot use it.
  */
 final class McpAuthFilter implements Filter {
   static final String SESSION_HEADER = "Mcp-Session-Id";
   private final McpAuth auth;
-  private final Map<String, String> sessionOwners = new ConcurrentHashMap<>();
+  private final McpSessions sessions;
 
-  McpAuthFilter(McpAuth auth) {
+  McpAuthFilter(McpAuth auth, McpSessions sessions) {
     this.auth = auth;
+    this.sessions = sessions;
   }
 
   @Override
@@ -43,39 +41,18 @@ final class McpAuthFilter implements Filter {
       return;
     }
     String who = principal.get();
-    String session = request.getHeader(SESSION_HEADER);
-    if (session != null
-        && sessionOwners.containsKey(session)
-        && !Objects.equals(sessionOwners.get(session), who)) {
+    // with auth off every client is the same anonymous one: no session is anyone else's
+    if (auth.enabled()
+        && sessions
+            .ownerOf(request.getHeader(SESSION_HEADER))
+            .filter(owner -> !owner.equals(who))
+            .isPresent()) {
       response.setStatus(404); // as for an unknown session: do not reveal that it exists
       response.setContentType("text/plain");
       response.getWriter().write("session not found");
       return;
     }
-    if ("DELETE".equals(request.getMethod()) && session != null) {
-      sessionOwners.remove(session);
-    }
     request.setAttribute(McpServlet.PRINCIPAL, who);
-    chain.doFilter(
-        request,
-        new HttpServletResponseWrapper(response) {
-          @Override
-          public void setHeader(String name, String value) {
-            bind(name, value, who);
-            super.setHeader(name, value);
-          }
-
-          @Override
-          public void addHeader(String name, String value) {
-            bind(name, value, who);
-            super.addHeader(name, value);
-          }
-        });
-  }
-
-  private void bind(String header, String value, String who) {
-    if (SESSION_HEADER.equalsIgnoreCase(header) && value != null) {
-      sessionOwners.putIfAbsent(value, who);
-    }
+    chain.doFilter(request, response);
   }
 }

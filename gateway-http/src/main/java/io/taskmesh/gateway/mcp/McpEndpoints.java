@@ -81,7 +81,7 @@ public final class McpEndpoints implements AutoCloseable {
         new McpProtocol(calls, tools, tasks, new McpResources(tasks, queries), version);
     this.servlet =
         new McpServlet(protocol, sessions, new McpHostCheck(allowedHosts, allowedOrigins), auth);
-    this.authFilter = new McpAuthFilter(auth);
+    this.authFilter = new McpAuthFilter(auth, sessions);
     this.guard = new McpRequestGuard(STREAMABLE_PATH, MESSAGE_PATH, maxBodyBytes);
     keepAlive.scheduleAtFixedRate(
         () -> {

@@ -15,11 +15,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The outermost filter of every MCP path: whatever answers an error behind it (the auth filter, the
- * request guard, the MCP SDK's servlets, Jetty's {@code sendError}), the client gets a JSON-RPC
- * error object with the same HTTP status. The SDK 2.1.0 servlets serialize their {@code McpError}
- * exception itself (~8 KB with its stack trace) as the body of a 4xx; this replaces such bodies
- * with their message, and an exception escaping the chain with a bare -32603, so no class name,
- * file name or stack frame reaches a client.
+ * request guard, the servlet, Jetty's {@code sendError}), the client gets a JSON-RPC error object
+ * with the same HTTP status. A plain-text error body is re-wrapped with its message, and an
+ * exception escaping the chain is a bare -32603, so no class name, file name or stack frame reaches
+ * a client.
  */
 final class McpErrorResponses implements Filter {
   private static final Logger LOG = LoggerFactory.getLogger(McpErrorResponses.class);
@@ -66,17 +65,8 @@ final class McpErrorResponses implements Filter {
           safe(error.path("message").asText(""), status),
           error.get("data"));
     }
-    String message;
-    if (json != null) {
-      // the SDK's serialized McpError: its JSON-RPC error's message, else the exception's message
-      JsonNode rpc = json.path("jsonRpcError");
-      message =
-          rpc.path("message").isTextual()
-              ? rpc.get("message").asText()
-              : json.path("message").asText("");
-    } else {
-      message = body.strip(); // our own filters answer short plain text
-    }
+    // our own filters answer short plain text
+    String message = json != null ? json.path("message").asText("") : body.strip();
     return JsonRpcError.transport(status, codeFor(status), safe(message, status));
   }
 

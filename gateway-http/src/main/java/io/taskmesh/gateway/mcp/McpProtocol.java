@@ -88,7 +88,6 @@ final class McpProtocol {
   private ObjectNode initialize(McpSession session, JsonNode params) {
     String asked = params.path("protocolVersion").asText("");
     String chosen = SUPPORTED.contains(asked) ? asked : LATEST;
-    session.protocolVersion(chosen);
     session.elicits(params.path("capabilities").has("elicitation"));
     ObjectNode r = Json.MAPPER.createObjectNode();
     r.put("protocolVersion", chosen);
@@ -199,10 +198,6 @@ final class McpProtocol {
       code = JsonRpcError.INTERNAL_ERROR;
       message = "internal error";
     }
-    ObjectNode m = Json.MAPPER.createObjectNode();
-    m.put("jsonrpc", "2.0");
-    m.set("id", id);
-    m.putObject("error").put("code", code).put("message", message);
-    return m;
+    return new JsonRpcError(200, id, code, message).json();
   }
 }

@@ -17,12 +17,12 @@ import java.util.Locale;
 import java.util.Optional;
 
 /**
- * Checks what the transport specification asks of an MCP request before the SDK reads it, and
+ * Checks what the transport specification asks of an MCP request before the servlet reads it, and
  * answers each fault with the JSON-RPC error and HTTP status it names or implies: body over the
  * limit 413, wrong {@code Content-Type} 415, {@code Accept} without what Streamable HTTP requires
  * 406, invalid JSON 400 -32700, not one JSON-RPC message 400 -32600, a {@code tools/call} whose
- * params are malformed -32602. The SDK does the session checks (400 without a session, 404 for an
- * unknown one); {@link McpErrorResponses} turns its answers into JSON-RPC errors.
+ * params are malformed -32602. The servlet does the session checks (400 without a session, 404 for
+ * an unknown one).
  */
 final class McpRequestGuard implements Filter {
   private final String streamablePath;
@@ -106,9 +106,9 @@ final class McpRequestGuard implements Filter {
 
   /**
    * The body must be one JSON-RPC 2.0 request, notification or response (2025-11-25 has no
-   * batches). A malformed {@code tools/call} is refused here because the SDK answers it with an
-   * empty stream; on Streamable HTTP the error is the request's answer (200), on the old SSE
-   * transport answers go to the stream, so the POST itself fails (400) for the client to see it.
+   * batches). A malformed {@code tools/call} is refused here too: on Streamable HTTP the error is
+   * the request's answer (200), on the old SSE transport answers go to the stream, so the POST
+   * itself fails (400) for the client to see it.
    */
   private static Optional<JsonRpcError> messageFault(byte[] body, boolean streamable) {
     JsonNode message;

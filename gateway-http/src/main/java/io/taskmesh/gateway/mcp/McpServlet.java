@@ -42,17 +42,14 @@ final class McpServlet extends HttpServlet {
 
   @Override
   protected void service(HttpServletRequest req, HttpServletResponse res) throws IOException {
-    if (!hostCheck.hostAllowed(req.getHeader("Host"))
-        || !hostCheck.originAllowed(req.getHeader("Origin"))) {
+    boolean hostAllowed = hostCheck.hostAllowed(req.getHeader("Host"));
+    if (!hostAllowed || !hostCheck.originAllowed(req.getHeader("Origin"))) {
       // an unread body would leave the connection unusable for the client's next request
       RefusedBodies.drain(req);
-    }
-    if (!hostCheck.hostAllowed(req.getHeader("Host"))) {
-      JsonRpcError.transport(421, JsonRpcError.INVALID_REQUEST, "Host not allowed").writeTo(res);
-      return;
-    }
-    if (!hostCheck.originAllowed(req.getHeader("Origin"))) {
-      JsonRpcError.transport(403, JsonRpcError.INVALID_REQUEST, "Origin not allowed").writeTo(res);
+      (hostAllowed
+              ? JsonRpcError.transport(403, JsonRpcError.INVALID_REQUEST, "Origin not allowed")
+              : JsonRpcError.transport(421, JsonRpcError.INVALID_REQUEST, "Host not allowed"))
+          .writeTo(res);
       return;
     }
     String path = req.getServletPath();

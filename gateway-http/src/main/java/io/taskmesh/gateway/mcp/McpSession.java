@@ -11,9 +11,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * One client's MCP session: who opened it, the revision it speaks, its streams and what it
- * subscribed to. A Streamable HTTP session has a standalone stream (GET) for notifications plus one
- * stream per request answered over SSE; a legacy SSE session has its one stream for everything.
+ * One client's MCP session: who opened it, its streams and what it subscribed to. A Streamable HTTP
+ * session has a standalone stream (GET) for notifications plus one stream per request answered over
+ * SSE; a legacy SSE session has its one stream for everything.
  */
 final class McpSession {
   private final String id;
@@ -25,9 +25,7 @@ final class McpSession {
   private final AtomicLong streams = new AtomicLong();
   private final Map<String, CompletableFuture<JsonNode>> asked = new ConcurrentHashMap<>();
   private final AtomicLong askIds = new AtomicLong();
-  private volatile String protocolVersion = McpProtocol.LATEST;
   private volatile boolean elicits;
-  private volatile boolean closed;
   private volatile long lastUsedNanos = System.nanoTime();
 
   McpSession(String owner, boolean legacy) {
@@ -48,14 +46,6 @@ final class McpSession {
 
   boolean legacy() {
     return legacy;
-  }
-
-  String protocolVersion() {
-    return protocolVersion;
-  }
-
-  void protocolVersion(String version) {
-    this.protocolVersion = version;
   }
 
   /** Whether the client declared the {@code elicitation} capability (it can be asked for input). */
@@ -154,12 +144,7 @@ final class McpSession {
     return System.nanoTime() - lastUsedNanos > nanos && !notifications.isAttached();
   }
 
-  boolean closed() {
-    return closed;
-  }
-
   void close() {
-    closed = true;
     notifications.close();
     requestStreams.values().forEach(SseChannel::close);
     subscriptions.values().forEach(McpTasks::closeQuietly);

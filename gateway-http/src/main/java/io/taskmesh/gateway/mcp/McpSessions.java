@@ -22,6 +22,12 @@ final class McpSessions {
     return s;
   }
 
+  /** Who opened an open session (null when MCP auth is off), without counting as a use. */
+  Optional<String> ownerOf(String id) {
+    McpSession s = id == null ? null : open.get(id);
+    return s == null ? Optional.empty() : Optional.ofNullable(s.owner());
+  }
+
   /**
    * Ends sessions a client left without {@code DELETE}: unused and without an open stream for
    * {@code idle}. A client that comes back gets 404 and initializes again, as the transport says.

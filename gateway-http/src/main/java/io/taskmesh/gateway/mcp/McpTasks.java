@@ -35,8 +35,8 @@ final class McpTasks {
   private static final Duration CANCEL_WAIT = Duration.ofSeconds(10);
   private static final Duration FOLD_WAIT = Duration.ofSeconds(5);
   private static final int MAX_STARTING = 10_000;
-  private final Map<String, Boolean> starting = new ConcurrentHashMap<>();
   private static final Logger LOG = LoggerFactory.getLogger(McpTasks.class);
+  private final Map<String, Boolean> starting = new ConcurrentHashMap<>();
 
   private final TaskQueries queries;
   private final TaskCommands commands;
@@ -180,12 +180,25 @@ final class McpTasks {
   }
 
   private void completeFromStore(String id, String owner, CompletableFuture<TaskState> done) {
+    read(
+        id,
+        owner,
+        s -> {
+          if (s.status() != null && s.status().isFinal()) {
+            done.complete(s);
+          }
+        });
+  }
+
+  /**
+   * Hands the task's stored state to {@code then} when the owner may see it. A read that fails (the
+   * store is moving) is skipped: the task's next update reads it again.
+   */
+  private void read(String id, String owner, Consumer<TaskState> then) {
     try {
-      find(id, owner)
-          .filter(s -> s.status() != null && s.status().isFinal())
-          .ifPresent(done::complete);
+      find(id, owner).ifPresent(then);
     } catch (RuntimeException e) {
-      LOG.debug("task {} not readable yet: {}", id, e.getMessage());
+      LOG.debug("task {} not readable: {}", id, e.getMessage());
     }
   }
 
@@ -199,33 +212,14 @@ final class McpTasks {
       return;
     }
     TaskWatch watch = new TaskWatch(progressToken, statuses, to);
-    Runnable fromStore =
-        () -> {
-          try {
-            find(id, owner).ifPresent(watch::onState);
-          } catch (RuntimeException e) {
-            LOG.debug("task {} not readable: {}", id, e.getMessage());
-          }
-        };
-    AutoCloseable sub = feed.subscribe(id, u -> notifier.execute(fromStore));
-    watch.closeWith(sub);
+    watch.closeWith(watch(id, owner, watch::onState));
     // updates folded before the subscription: start from the stored state
-    notifier.execute(fromStore);
+    notifier.execute(() -> read(id, owner, watch::onState));
   }
 
   /** Calls {@code listener} with the task's state after each of its updates until closed. */
   AutoCloseable watch(String id, String owner, Consumer<TaskState> listener) {
-    return feed.subscribe(
-        id,
-        u ->
-            notifier.execute(
-                () -> {
-                  try {
-                    find(id, owner).ifPresent(listener);
-                  } catch (RuntimeException e) {
-                    LOG.debug("task {} not readable: {}", id, e.getMessage());
-                  }
-                }));
+    return feed.subscribe(id, u -> notifier.execute(() -> read(id, owner, listener)));
   }
 
   static int offset(JsonNode cursor) {

@@ -62,7 +62,7 @@ final class SseChannel {
    * {@code retry}) on a fresh stream, then every kept event after {@code after}.
    */
   synchronized void attach(AsyncContext context, long after, boolean prime) {
-    detachQuietly();
+    completeQuietly();
     HttpServletResponse response = (HttpServletResponse) context.getResponse();
     response.setStatus(200);
     response.setContentType("text/event-stream");
@@ -99,11 +99,6 @@ final class SseChannel {
   /** Writes raw SSE text (the legacy transport's {@code endpoint} event) without keeping it. */
   synchronized void writeRaw(String text) {
     write(text);
-  }
-
-  /** Whether the stream ended for good (its request was answered, or the session closed). */
-  synchronized boolean finished() {
-    return finished;
   }
 
   /** Sends one JSON-RPC message as the next event. */
@@ -160,7 +155,7 @@ final class SseChannel {
       out.flush();
       return true;
     } catch (IOException | IllegalStateException e) {
-      detachQuietly(); // the client went away: keep the events for its reconnect
+      completeQuietly(); // the client went away: keep the events for its reconnect
       return false;
     }
   }
@@ -175,10 +170,6 @@ final class SseChannel {
         // already completed by the container
       }
     }
-  }
-
-  private void detachQuietly() {
-    completeQuietly();
   }
 
   private synchronized void detached(AsyncContext context) {
