@@ -18,8 +18,11 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Counts MCP and A2A requests by protocol, method and result ({@code
@@ -41,6 +44,7 @@ final class ProtocolMetricsFilter implements Filter {
           "extendedAgentCard");
 
   private final long maxBodyBytes;
+  private final Map<List<String>, Counter> counters = new ConcurrentHashMap<>();
 
   ProtocolMetricsFilter(long maxBodyBytes) {
     this.maxBodyBytes = maxBodyBytes;
@@ -67,14 +71,21 @@ final class ProtocolMetricsFilter implements Filter {
     try {
       chain.doFilter(forward, sniff);
     } finally {
-      Counter.builder("taskmesh.protocol.requests")
-          .description("MCP and A2A requests by protocol, method and result")
-          .tag("protocol", protocol)
-          .tag("method", method)
-          .tag("result", sniff.result())
-          .register(ServiceMetrics.registry())
-          .increment();
+      counter(protocol, method, sniff.result()).increment();
     }
+  }
+
+  /** The counter of one tag set, registered on its first request and looked up after that. */
+  private Counter counter(String protocol, String method, String result) {
+    return counters.computeIfAbsent(
+        List.of(protocol, method, result),
+        k ->
+            Counter.builder("taskmesh.protocol.requests")
+                .description("MCP and A2A requests by protocol, method and result")
+                .tag("protocol", protocol)
+                .tag("method", method)
+                .tag("result", result)
+                .register(ServiceMetrics.registry()));
   }
 
   private static boolean isJson(String contentType) {

@@ -27,11 +27,6 @@ public final class TaskLauncher {
   private final String meshUrl;
   private final String eventsTopic;
 
-  public TaskLauncher(
-      TaskCommands commands, EnvelopeQueue dispatcher, String namespace, String meshUrl) {
-    this(commands, dispatcher, namespace, meshUrl, null);
-  }
-
   /**
    * @param eventsTopic the task event log; named in each envelope ({@code x-svc-task-events}) so
    *     that our sidecars append progress to it inside their routing transaction instead of posting

@@ -139,7 +139,7 @@ final class TaskStreams implements AutoCloseable {
     }
   }
 
-  private static void closeQuietly(AutoCloseable c) {
+  static void closeQuietly(AutoCloseable c) {
     try {
       c.close();
     } catch (Exception ignored) {

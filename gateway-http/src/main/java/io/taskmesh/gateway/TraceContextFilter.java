@@ -2,7 +2,7 @@ package io.taskmesh.gateway;
 
 import io.opentelemetry.context.Context;
 import io.opentelemetry.context.Scope;
-import io.opentelemetry.context.propagation.TextMapGetter;
+import io.taskmesh.servicekit.trace.TraceHeaders;
 import io.taskmesh.servicekit.trace.Tracing;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
@@ -11,7 +11,8 @@ import jakarta.servlet.ServletRequest;
 import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import java.io.IOException;
-import java.util.Collections;
+import java.util.HashMap;
+import java.util.Map;
 
 /**
  * A client's W3C trace context ({@code traceparent}/{@code tracestate} request headers) made the
@@ -20,27 +21,23 @@ import java.util.Collections;
  * malformed {@code traceparent}, runs under the empty context: the task starts a trace of its own.
  */
 final class TraceContextFilter implements Filter {
-  private static final TextMapGetter<HttpServletRequest> HEADERS =
-      new TextMapGetter<>() {
-        @Override
-        public Iterable<String> keys(HttpServletRequest request) {
-          return Collections.list(request.getHeaderNames());
-        }
-
-        @Override
-        public String get(HttpServletRequest request, String key) {
-          return request == null ? null : request.getHeader(key);
-        }
-      };
-
   @Override
   public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain)
       throws IOException, ServletException {
-    if (!(req instanceof HttpServletRequest http) || http.getHeader("traceparent") == null) {
+    String traceparent =
+        req instanceof HttpServletRequest http ? http.getHeader(TraceHeaders.TRACEPARENT) : null;
+    if (traceparent == null) {
       chain.doFilter(req, res);
       return;
     }
-    Context client = Tracing.current().propagator().extract(Context.root(), http, HEADERS);
+    // the W3C propagator reads these two headers only
+    Map<String, String> headers = new HashMap<>(4);
+    headers.put(TraceHeaders.TRACEPARENT, traceparent);
+    String tracestate = ((HttpServletRequest) req).getHeader(TraceHeaders.TRACESTATE);
+    if (tracestate != null) {
+      headers.put(TraceHeaders.TRACESTATE, tracestate);
+    }
+    Context client = TraceHeaders.extract(Tracing.current(), headers);
     try (Scope ignored = client.makeCurrent()) {
       chain.doFilter(req, res);
     }

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
-import io.javalin.http.sse.SseHandler;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.servicekit.TopicCreator;
 import io.taskmesh.servicekit.TopicFanout;
@@ -158,23 +157,8 @@ final class UiMeshRoutes implements AutoCloseable {
       notConfigured(ctx);
       return;
     }
-    new SseHandler(
-            client -> {
-              client.keepAlive();
-              SseWriter writer = writers.open(new JavalinSseSink(client), () -> {});
-              AutoCloseable sub = events.subscribeAll(e -> forwardEvent(e, writer));
-              client.onClose(
-                  () -> {
-                    writer.close();
-                    try {
-                      sub.close();
-                    } catch (Exception ignored) {
-                      // unsubscribing cannot fail in a way the client could act on
-                    }
-                  });
-              writer.comment("envelopes");
-            })
-        .handle(ctx);
+    UiRoutes.feedStream(
+        ctx, writers, "envelopes", writer -> events.subscribeAll(e -> forwardEvent(e, writer)));
   }
 
   private static void forwardEvent(JsonNode e, SseWriter writer) {

@@ -207,24 +207,38 @@ final class UiRoutes implements AutoCloseable {
    */
   private void taskListStream(Context ctx) throws Exception {
     String who = owner.apply(ctx);
+    feedStream(
+        ctx,
+        writers,
+        "tasks",
+        writer -> {
+          Map<String, Listed> known = new BoundedCache<>(10_000);
+          return feed.subscribeAll(
+              u -> ownerChecks.execute(() -> forward(u, who, known, writer, 1)));
+        });
+  }
+
+  /**
+   * A dashboard event stream fed by one subscription ({@code /tasks/stream}, {@code
+   * /ui/mesh/stream}): opened with the comment {@code greeting}, unsubscribed when the client goes.
+   */
+  static void feedStream(
+      Context ctx,
+      SseWriters writers,
+      String greeting,
+      Function<SseWriter, AutoCloseable> subscribe)
+      throws Exception {
     new SseHandler(
             client -> {
               client.keepAlive();
               SseWriter writer = writers.open(new JavalinSseSink(client), () -> {});
-              Map<String, Listed> known = new BoundedCache<>(10_000);
-              AutoCloseable sub =
-                  feed.subscribeAll(
-                      u -> ownerChecks.execute(() -> forward(u, who, known, writer, 1)));
+              AutoCloseable sub = subscribe.apply(writer);
               client.onClose(
                   () -> {
                     writer.close();
-                    try {
-                      sub.close();
-                    } catch (Exception ignored) {
-                      // unsubscribing cannot fail in a way the client could act on
-                    }
+                    TaskStreams.closeQuietly(sub);
                   });
-              writer.comment("tasks");
+              writer.comment(greeting);
             })
         .handle(ctx);
   }

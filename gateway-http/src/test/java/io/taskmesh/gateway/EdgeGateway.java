@@ -78,7 +78,8 @@ final class EdgeGateway implements AutoCloseable {
     env.putAll(extraEnv);
     GatewayConfig config = GatewayConfig.fromEnv(env);
     flows = FlowRegistry.load(config.configPath());
-    TaskLauncher launcher = new TaskLauncher(tasks, queue, config.namespace(), config.meshUrl());
+    TaskLauncher launcher =
+        new TaskLauncher(tasks, queue, config.namespace(), config.meshUrl(), null);
     app = new GatewayApp(config, flows, tasks, tasks, tasks, launcher, fly);
     app.javalin().start(config.host(), config.port());
     base = "http://127.0.0.1:" + app.javalin().port();

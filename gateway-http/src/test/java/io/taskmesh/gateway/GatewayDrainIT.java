@@ -2,10 +2,7 @@ package io.taskmesh.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.taskmesh.devkit.Await;
-import io.taskmesh.devkit.LocalKafka;
-import io.taskmesh.schemas.Json;
 import java.io.BufferedReader;
 import java.io.InputStream;
 import java.io.InputStreamReader;
@@ -17,9 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -47,33 +42,18 @@ class GatewayDrainIT {
         flows,
         "flows:\n  - name: echo\n    entrypoint: echo\n    a2a: {}\n    mcp:\n"
             + "      inputSchema: {type: object}\n");
-    Map<String, String> env = new HashMap<>();
-    env.put("SVC_GATEWAY_MODE", "testing");
-    env.put("KAFKA_BOOTSTRAP_SERVERS", LocalKafka.shared().bootstrapServers());
-    env.put("SVC_PORT", "0");
-    env.put("SVC_HOST", "127.0.0.1");
-    env.put("SVC_CONFIG_PATH", flows.toString());
-    env.put("SVC_STATE_DIR", dir.resolve("state").toString());
-    env.put("SVC_STREAMS_APPLICATION_ID", "drain-it-" + UUID.randomUUID());
-    Gateway gateway = TaskHttp.start(env);
+    Gateway gateway =
+        TaskHttp.start(
+            TaskHttp.env("drain-it-" + UUID.randomUUID(), dir.resolve("state"), flows, 0));
     String base = "http://127.0.0.1:" + gateway.port();
     try {
-      HttpResponse<String> ready = get(base + "/ready");
+      HttpResponse<String> ready = TaskHttp.get(base + "/ready");
       assertThat(ready.statusCode()).as(ready.body()).isEqualTo(200);
       assertThat(ready.body()).contains("\"kafka\":{\"ok\":true}", "\"streams\":{\"ok\":true}");
 
-      HttpResponse<String> call =
-          HTTP.send(
-              HttpRequest.newBuilder(URI.create(base + "/tools/call"))
-                  .header("Content-Type", "application/json")
-                  .POST(HttpRequest.BodyPublishers.ofString("{\"name\":\"echo\",\"arguments\":{}}"))
-                  .build(),
-              HttpResponse.BodyHandlers.ofString());
-      assertThat(call.statusCode()).as(call.body()).isEqualTo(200);
-      JsonNode content = Json.MAPPER.readTree(call.body()).get("content").get(0);
-      String id = Json.MAPPER.readTree(content.get("text").asText()).get("task_id").asText();
+      String id = TaskHttp.callTool(base, "echo");
       Await.until(
-          () -> get(base + "/tasks/" + id).statusCode() == 200,
+          () -> TaskHttp.get(base + "/tasks/" + id).statusCode() == 200,
           Duration.ofSeconds(30),
           "the task is folded");
 
@@ -113,7 +93,7 @@ class GatewayDrainIT {
           () -> a2aLines.stream().anyMatch(l -> l.startsWith("data:")),
           Duration.ofSeconds(20),
           "the A2A stream's first event arrives");
-      String metrics = get(base + "/metrics").body();
+      String metrics = TaskHttp.get(base + "/metrics").body();
       assertThat(metrics)
           .as("both streams counted in taskmesh_sse_clients")
           .containsPattern("taskmesh_sse_clients\\{[^}]*endpoint=\"sse\"[^}]*} [1-9]")
@@ -157,11 +137,5 @@ class GatewayDrainIT {
             lines.add("<" + gone + ">");
           }
         });
-  }
-
-  private static HttpResponse<String> get(String url) throws Exception {
-    return HTTP.send(
-        HttpRequest.newBuilder(URI.create(url)).GET().build(),
-        HttpResponse.BodyHandlers.ofString());
   }
 }

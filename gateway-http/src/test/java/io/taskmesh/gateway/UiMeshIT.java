@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.taskmesh.devkit.LocalKafka;
 import io.taskmesh.devkit.SseReader;
 import io.taskmesh.schemas.Json;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
@@ -35,10 +34,7 @@ class UiMeshIT {
 
   @BeforeAll
   static void start() throws Exception {
-    int closedPort;
-    try (ServerSocket s = new ServerSocket(0)) {
-      closedPort = s.getLocalPort(); // nothing listens there once closed
-    }
+    int closedPort = TaskHttp.freePort(); // nothing listens there once closed
     String bootstrap = LocalKafka.shared().bootstrapServers();
     gateway =
         EdgeGateway.start(

@@ -66,10 +66,6 @@ final class A2aStream {
     writer.send(data(wire.errorEvent(requestId, e)));
   }
 
-  synchronized void comment(String text) {
-    writer.comment(text);
-  }
-
   /** Ends the stream now (the client went away). Not under the lock: a writer may hold it. */
   void close() {
     writer.close();
