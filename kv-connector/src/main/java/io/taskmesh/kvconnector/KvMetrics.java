@@ -4,6 +4,10 @@ import io.micrometer.core.instrument.Timer;
 import io.taskmesh.servicekit.ops.ServiceMetrics;
 import io.vertx.core.http.HttpServerRequest;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 /**
  * {@code taskmesh_kv_request_duration_seconds} by route (the OpenAPI path, ids replaced), method
@@ -24,6 +28,8 @@ final class KvMetrics {
     Duration.ofSeconds(5)
   };
 
+  private static final Map<List<String>, Timer> TIMERS = new ConcurrentHashMap<>();
+
   private KvMetrics() {}
 
   /** Called first for each request; records once the response has ended. */
@@ -34,14 +40,22 @@ final class KvMetrics {
     req.response()
         .endHandler(
             v ->
-                Timer.builder("taskmesh.kv.request.duration")
-                    .description("kv-connector requests, from arrival to the end of the response")
-                    .tag("route", route)
-                    .tag("method", method)
-                    .tag("status", req.response().getStatusCode() / 100 + "xx")
-                    .serviceLevelObjectives(BUCKETS)
-                    .register(ServiceMetrics.registry())
-                    .record(Duration.ofNanos(System.nanoTime() - start)));
+                TIMERS
+                    .computeIfAbsent(
+                        List.of(route, method, req.response().getStatusCode() / 100 + "xx"),
+                        KvMetrics::timer)
+                    .record(System.nanoTime() - start, TimeUnit.NANOSECONDS));
+  }
+
+  /** The timer of (route, method, status class), registered on its first request. */
+  private static Timer timer(List<String> key) {
+    return Timer.builder("taskmesh.kv.request.duration")
+        .description("kv-connector requests, from arrival to the end of the response")
+        .tag("route", key.get(0))
+        .tag("method", key.get(1))
+        .tag("status", key.get(2))
+        .serviceLevelObjectives(BUCKETS)
+        .register(ServiceMetrics.registry());
   }
 
   static String route(String path) {

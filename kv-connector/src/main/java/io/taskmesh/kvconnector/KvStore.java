@@ -2,12 +2,14 @@ package io.taskmesh.kvconnector;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.taskmesh.servicekit.ops.JdbcProbe;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.sql.Timestamp;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -125,19 +127,15 @@ public final class KvStore implements AutoCloseable {
     ddl(st, sql);
   }
 
+  /** The readiness check: a pooled connection validates within {@code timeout}. */
+  public JdbcProbe readinessProbe(Duration timeout) {
+    return new JdbcProbe(ds, timeout);
+  }
+
   /**
    * Keys under {@code prefix} in key order; with a delimiter, deeper keys fold into {@code
    * prefixes}.
    */
-  /** For the readiness check: null when a pooled connection validates, else what is wrong. */
-  public String readinessProblem() {
-    try (Connection c = ds.getConnection()) {
-      return c.isValid(2) ? null : "the database did not validate the connection";
-    } catch (SQLException e) {
-      return "database unreachable (SQLState " + e.getSQLState() + ")";
-    }
-  }
-
   public record Listing(List<String> keys, List<String> prefixes) {}
 
   public Listing list(String prefix, String delimiter, Long limit) throws SQLException {

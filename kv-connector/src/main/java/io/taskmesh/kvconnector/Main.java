@@ -4,6 +4,7 @@ import io.taskmesh.servicekit.ConfigException;
 import io.taskmesh.servicekit.ops.OpsServer;
 import io.taskmesh.servicekit.ops.Readiness;
 import java.sql.SQLException;
+import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,7 +37,8 @@ public final class Main {
       }
     }
     KvApp app = new KvApp(config, store).start();
-    Readiness readiness = new Readiness().add("database", store::readinessProblem);
+    Readiness readiness =
+        new Readiness().add("database", store.readinessProbe(Duration.ofSeconds(2)));
     OpsServer ops = OpsServer.startIfConfigured(System.getenv(), readiness);
     Runtime.getRuntime()
         .addShutdownHook(

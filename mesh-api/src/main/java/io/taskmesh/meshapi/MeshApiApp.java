@@ -349,10 +349,12 @@ public final class MeshApiApp implements AutoCloseable {
     readiness.drain();
     timers.shutdownNow();
     drainSse();
+    // every SSE client is ended, and its writer threads stopped, while the servers still run: once
+    // they stop, the responses are recycled and a late write would find them gone
     streams.forEach(SseStream::close);
+    sseWriters.close();
     external.stop();
     internal.stop();
-    sseWriters.close();
     readiness.close();
   }
 

@@ -4,6 +4,7 @@ import io.taskmesh.servicekit.Threads;
 import io.taskmesh.servicekit.TopicCreator;
 import io.taskmesh.servicekit.logging.LogContext;
 import io.taskmesh.servicekit.ops.KafkaMeters;
+import io.taskmesh.servicekit.trace.TraceHeaders;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -325,7 +326,7 @@ final class ActorLoop implements AutoCloseable {
 
   /** The record's W3C trace context header, when a producer set one (for the log lines' MDC). */
   private static String traceparent(ConsumerRecord<String, byte[]> r) {
-    Header h = r.headers().lastHeader("traceparent");
+    Header h = r.headers().lastHeader(TraceHeaders.TRACEPARENT);
     return h == null || h.value() == null ? null : new String(h.value(), StandardCharsets.UTF_8);
   }
 

@@ -9,6 +9,7 @@ import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.Route;
 import io.taskmesh.schemas.Times;
 import io.taskmesh.schemas.Topics;
+import io.taskmesh.servicekit.trace.TraceHeaders;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -22,7 +23,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.ThreadLocalRandom;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,7 +40,8 @@ final class EnvelopeProcessor implements ActorLoop.Handler {
    */
   static final Duration REPORT_WAIT = Duration.ofSeconds(2);
 
-  private static final List<String> TRACE_HEADERS = List.of("traceparent", "tracestate");
+  private static final List<String> TRACE_HEADERS =
+      List.of(TraceHeaders.TRACEPARENT, TraceHeaders.TRACESTATE);
 
   private final SidecarConfig config;
   private final RuntimeClient runtime;
@@ -398,27 +399,13 @@ final class EnvelopeProcessor implements ActorLoop.Handler {
    * EnvelopeTracing}) each actor's span context replaces it instead, under the same trace id.
    */
   static Envelope withTraceparent(Envelope e) {
-    if (e.header("traceparent") != null && !e.header("traceparent").isBlank()) {
+    String traceparent = e.header(TraceHeaders.TRACEPARENT);
+    if (traceparent != null && !traceparent.isBlank()) {
       return e;
     }
     Map<String, Object> h = new LinkedHashMap<>(e.headers());
-    h.put("traceparent", newTraceparent());
+    h.put(TraceHeaders.TRACEPARENT, TraceHeaders.random());
     return new Envelope(e.id(), e.parentId(), e.route(), e.status(), e.payload(), h);
-  }
-
-  static String newTraceparent() {
-    ThreadLocalRandom r = ThreadLocalRandom.current();
-    long hi;
-    long lo;
-    long span;
-    do {
-      hi = r.nextLong();
-      lo = r.nextLong();
-    } while (hi == 0 && lo == 0);
-    do {
-      span = r.nextLong();
-    } while (span == 0);
-    return String.format("00-%016x%016x-%016x-01", hi, lo, span);
   }
 
   /** Header {@code x-svc-pause} present and not blank, "false" or "0". */

@@ -12,6 +12,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.producer.Producer;
@@ -54,6 +55,9 @@ final class SidecarMetrics {
   private final Map<String, Counter> envelopes = new ConcurrentHashMap<>();
   private final Timer commits;
 
+  /** The runtime call timers by result type, registered on the first call with that result. */
+  private final Map<Class<?>, Timer> runtimeCalls = new ConcurrentHashMap<>();
+
   private SidecarMetrics(String actor) {
     this.actor = actor;
     MeterRegistry r = ServiceMetrics.registry();
@@ -91,14 +95,19 @@ final class SidecarMetrics {
   <T> T runtimeCall(Supplier<T> call) {
     long start = System.nanoTime();
     T result = call.get();
-    Timer.builder("taskmesh.actor.runtime.call.duration")
+    runtimeCalls
+        .computeIfAbsent(result == null ? Void.class : result.getClass(), this::runtimeCallTimer)
+        .record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+    return result;
+  }
+
+  private Timer runtimeCallTimer(Class<?> resultType) {
+    return Timer.builder("taskmesh.actor.runtime.call.duration")
         .description("Duration of one call of the actor's runtime (handler), by result")
         .tag("actor", actor)
-        .tag("result", resultName(result))
+        .tag("result", resultName(resultType))
         .serviceLevelObjectives(CALL_BUCKETS)
-        .register(ServiceMetrics.registry())
-        .record(Duration.ofNanos(System.nanoTime() - start));
-    return result;
+        .register(ServiceMetrics.registry());
   }
 
   void committed(long startNanos) {
@@ -152,13 +161,12 @@ final class SidecarMetrics {
     return sum;
   }
 
-  private static String resultName(Object result) {
-    if (result == null) {
+  private static String resultName(Class<?> resultType) {
+    if (resultType == Void.class) {
       return "none";
     }
     // InvokeResult.TimedOut -> timed_out
-    return result
-        .getClass()
+    return resultType
         .getSimpleName()
         .replaceAll("([a-z])([A-Z])", "$1_$2")
         .toLowerCase(Locale.ROOT);

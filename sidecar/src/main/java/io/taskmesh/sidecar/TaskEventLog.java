@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * Progress straight into the gateway's task event log (the topic the envelope's {@code
  * x-svc-task-events} header names), as the same {@code progress} task events the gateway's {@code
  * POST /mesh/{id}/progress} appends. This replaces three HTTP round trips per envelope (each
- * followed by the gateway's own Kafka write) with Kafka writes that cost the hop almost nothing:
+ * followed by the gateway's own Kafka write) with Kafka writes of our own:
  *
  * <ul>
  *   <li>{@code received} and {@code processing} are sent at once, without waiting, on a plain
@@ -81,7 +81,7 @@ final class TaskEventLog implements AutoCloseable {
     return new Outcome.Output(topic, e.id(), progressEvent(e, route, state, null));
   }
 
-  /** Waits until every event sent so far is written (usually long done by commit time). */
+  /** Waits until every event sent so far is written. */
   void flush() {
     if (sentSinceFlush.getAndSet(false)) {
       try {
@@ -98,8 +98,8 @@ final class TaskEventLog implements AutoCloseable {
       p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
       p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
       p.put(ProducerConfig.ACKS_CONFIG, "all");
-      // progress may wait a few ms; a request per event would cost the broker more than the hop
-      // saves, and flush() before each commit sends whatever is lingering at once
+      // progress may wait a few ms so that events sent close together share a request; flush()
+      // before each commit sends whatever is lingering at once
       p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
       p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
       p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());

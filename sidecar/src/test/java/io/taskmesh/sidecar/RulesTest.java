@@ -9,6 +9,7 @@ import io.taskmesh.schemas.FinalReport;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.Route;
 import io.taskmesh.schemas.TaskStatus;
+import io.taskmesh.servicekit.trace.TraceHeaders;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -203,9 +204,9 @@ class RulesTest {
 
   @Test
   void traceparentIsInjectedOnlyWhenMissing() {
-    assertThat(EnvelopeProcessor.newTraceparent())
+    assertThat(TraceHeaders.random())
         .matches("00-[0-9a-f]{32}-[0-9a-f]{16}-01")
-        .isNotEqualTo(EnvelopeProcessor.newTraceparent());
+        .isNotEqualTo(TraceHeaders.random());
     Envelope none =
         new Envelope("1", null, Route.start("a", List.of()), null, Json.tree(1), Map.of("k", "v"));
     Envelope injected = EnvelopeProcessor.withTraceparent(none);

@@ -1,6 +1,7 @@
 package io.taskmesh.servicekit.logging;
 
 import java.util.function.Supplier;
+import java.util.regex.Pattern;
 import org.slf4j.MDC;
 
 /**
@@ -12,6 +13,8 @@ public final class LogContext {
   public static final String TASK_ID = "task_id";
   public static final String ACTOR = "actor";
   public static final String TRACE_ID = "trace_id";
+
+  private static final Pattern TRACE_ID_HEX = Pattern.compile("[0-9a-f]{32}");
 
   private LogContext() {}
 
@@ -49,7 +52,7 @@ public final class LogContext {
       return null;
     }
     String[] parts = traceparent.trim().split("-");
-    if (parts.length < 4 || parts[1].length() != 32 || !parts[1].matches("[0-9a-f]{32}")) {
+    if (parts.length < 4 || !TRACE_ID_HEX.matcher(parts[1]).matches()) {
       return null;
     }
     return parts[1];
