@@ -3,6 +3,7 @@ Java connectors of state-connectors/ (built by `mvn -o -q -pl state-connectors -
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pathlib
 import platform
@@ -11,6 +12,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import zipfile
 
@@ -31,11 +33,14 @@ def require_connectors():
     """Skips the calling test module when the Java connectors are not built, as when pytest runs
     alone; under Maven (TASKMESH_REQUIRE_CONNECTORS=1, set by runtime/pom.xml, which builds the
     connectors first) a missing build fails instead, so these tests never skip in CI."""
+    if not connectors_built():
+        _skip_or_fail("state-connectors is not built (mvn -o -q -pl state-connectors -am test-compile)")
+
+
+def _skip_or_fail(message: str):
+    """Skips the calling test (or module), or fails it under Maven (TASKMESH_REQUIRE_CONNECTORS=1)."""
     import pytest  # the benchmark imports this module without pytest's machinery
 
-    if connectors_built():
-        return
-    message = "state-connectors is not built (mvn -o -q -pl state-connectors -am test-compile)"
     if os.environ.get("TASKMESH_REQUIRE_CONNECTORS") == "1":
         pytest.fail(message, pytrace=False)
     pytest.skip(message, allow_module_level=True)
@@ -128,6 +133,60 @@ class Connector:
             self.proc.wait(20)
 
 
+@contextlib.contextmanager
+def two_pods(kind: str, **connector_kwargs):
+    """Socket directories of two pods, each with its own ``kind`` connector on ``counter.sock``
+    (``connector_kwargs`` go to every Connector)."""
+    dirs = [tempfile.mkdtemp(prefix="tmpod-", dir="/tmp") for _ in range(2)]
+    connectors = []
+    try:
+        for d in dirs:
+            connectors.append(Connector(kind, f"{d}/counter.sock", **connector_kwargs))
+        yield dirs
+    finally:
+        for c in connectors:
+            c.stop()
+        for d in dirs:
+            shutil.rmtree(d, ignore_errors=True)
+
+
+def counter_runtime(start_runtime, socket_dir):
+    """A runtime with tm_cas.increment on the pod's buffered ``counter`` mount, key ``shared``."""
+    return start_runtime("tm_cas.increment", env={
+        "SVC_STATE_PROXY_MOUNTS": "counter:/state/counter:write=buffered",
+        "SVC_STATE_SOCKET_DIR": socket_dir,
+        "TM_COUNTER": "/state/counter/shared",
+    })
+
+
+def race_increments(runtimes, per_runtime: int, join_timeout: float) -> tuple[list[dict], list]:
+    """Every runtime invokes its increment ``per_runtime`` times, all starting together:
+    (the acknowledged payloads, the non-200 responses)."""
+    from conftest import envelope
+
+    acknowledged: list[dict] = []
+    failures: list = []
+    lock = threading.Lock()
+    start = threading.Barrier(len(runtimes))
+
+    def drive(rt):
+        start.wait()
+        for i in range(per_runtime):
+            resp = rt.invoke(envelope({"i": i}))
+            with lock:
+                if resp.status == 200:
+                    acknowledged.append(resp.json()["frames"][0]["payload"])
+                else:
+                    failures.append(resp)
+
+    threads = [threading.Thread(target=drive, args=(rt,)) for rt in runtimes]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(join_timeout)
+    return acknowledged, failures
+
+
 class LocalBlob:
     """state-connectors' LocalGcsServer (the in-memory JSON API blob store the blob connectors are
     tested against) as a child JVM on a local port; ``stop()``/``start()`` keep the port (and
@@ -198,15 +257,10 @@ def redis_binary(workdir: str) -> str | None:
 
 def require_redis(workdir: str) -> str:
     """The binary, or skip (fail under Maven, like require_connectors)."""
-    import pytest
-
     binary = redis_binary(workdir)
-    if binary:
-        return binary
-    message = "no redis-server: set TASKMESH_REDIS_SERVER or build state-connectors (embedded-redis)"
-    if os.environ.get("TASKMESH_REQUIRE_CONNECTORS") == "1":
-        pytest.fail(message, pytrace=False)
-    pytest.skip(message)
+    if not binary:
+        _skip_or_fail("no redis-server: set TASKMESH_REDIS_SERVER or build state-connectors (embedded-redis)")
+    return binary
 
 
 class Redis:

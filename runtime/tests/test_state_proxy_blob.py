@@ -5,20 +5,15 @@ blob store down -> ConnectionError in the handler, and the same runtime process 
 
 from __future__ import annotations
 
-import shutil
-import tempfile
-import threading
-
 import pytest
 
 from conftest import envelope
-from state_backends import Connector, LocalBlob, require_connectors
+from state_backends import LocalBlob, counter_runtime, race_increments, require_connectors, two_pods
 
 require_connectors()
 
 BUCKET = "blob-cas"
 PER_RUNTIME = 15
-MOUNT = "counter:/state/counter:write=buffered"
 
 
 @pytest.fixture
@@ -30,47 +25,13 @@ def blob():
 
 @pytest.fixture
 def pods(blob):
-    dirs = [tempfile.mkdtemp(prefix="tmblobpod-", dir="/tmp") for _ in range(2)]
-    connectors = []
-    try:
-        for d in dirs:
-            connectors.append(Connector("blob-buffered-cas", f"{d}/counter.sock", env=blob.connector_env()))
+    with two_pods("blob-buffered-cas", env=blob.connector_env()) as dirs:
         yield dirs
-    finally:
-        for c in connectors:
-            c.stop()
-        for d in dirs:
-            shutil.rmtree(d, ignore_errors=True)
-
-
-def _counter_runtime(start_runtime, socket_dir):
-    return start_runtime("tm_cas.increment", env={
-        "SVC_STATE_PROXY_MOUNTS": MOUNT,
-        "SVC_STATE_SOCKET_DIR": socket_dir,
-        "TM_COUNTER": "/state/counter/shared",
-    })
 
 
 def test_two_runtimes_end_with_exactly_the_acknowledged_increments(pods, blob, start_runtime):
-    runtimes = [_counter_runtime(start_runtime, d) for d in pods]
-    acknowledged: list[dict] = []
-    failures: list = []
-    lock = threading.Lock()
-    start = threading.Barrier(len(runtimes))
-
-    def drive(rt):
-        start.wait()
-        for i in range(PER_RUNTIME):
-            resp = rt.invoke(envelope({"i": i}))
-            with lock:
-                (acknowledged.append(resp.json()["frames"][0]["payload"]) if resp.status == 200
-                 else failures.append(resp))
-
-    threads = [threading.Thread(target=drive, args=(rt,)) for rt in runtimes]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(180)
+    runtimes = [counter_runtime(start_runtime, d) for d in pods]
+    acknowledged, failures = race_increments(runtimes, PER_RUNTIME, 180)
 
     assert not failures, failures
     assert not [a for a in acknowledged if a.get("indeterminate")]
@@ -81,7 +42,7 @@ def test_two_runtimes_end_with_exactly_the_acknowledged_increments(pods, blob, s
 
 
 def test_blob_store_down_is_connection_error_and_the_same_runtime_recovers(pods, blob, start_runtime):
-    rt = _counter_runtime(start_runtime, pods[0])
+    rt = counter_runtime(start_runtime, pods[0])
     first = rt.invoke(envelope({"i": 0}))
     assert first.status == 200, first
     assert first.json()["frames"][0]["payload"]["value"] == 1

@@ -4,14 +4,9 @@ number of acknowledged increments, and every acknowledged increment saw a value 
 
 from __future__ import annotations
 
-import shutil
-import tempfile
-import threading
-
 import pytest
 
-from conftest import envelope
-from state_backends import Connector, Moto, require_connectors
+from state_backends import Moto, counter_runtime, race_increments, require_connectors, two_pods
 
 pytest.importorskip("boto3")
 require_connectors()
@@ -21,50 +16,20 @@ PER_RUNTIME = 25
 
 
 @pytest.fixture
-def two_pods():
+def pods():
     moto = Moto()
     moto.client().create_bucket(Bucket=BUCKET)
-    dirs = [tempfile.mkdtemp(prefix="tmcas-", dir="/tmp") for _ in range(2)]
-    connectors = []
     try:
-        for d in dirs:
-            connectors.append(Connector("objstore-buffered-cas", f"{d}/counter.sock", BUCKET, moto.endpoint))
-        yield moto, dirs
+        with two_pods("objstore-buffered-cas", bucket=BUCKET, endpoint=moto.endpoint) as dirs:
+            yield moto, dirs
     finally:
-        for c in connectors:
-            c.stop()
         moto.stop()
-        for d in dirs:
-            shutil.rmtree(d, ignore_errors=True)
 
 
-def test_two_runtimes_end_with_exactly_the_acknowledged_increments(two_pods, start_runtime):
-    moto, dirs = two_pods
-    runtimes = [start_runtime("tm_cas.increment", env={
-        "SVC_STATE_PROXY_MOUNTS": "counter:/state/counter:write=buffered",
-        "SVC_STATE_SOCKET_DIR": d,
-        "TM_COUNTER": "/state/counter/shared",
-    }) for d in dirs]
-    acknowledged: list[dict] = []
-    failures: list = []
-    lock = threading.Lock()
-    start = threading.Barrier(len(runtimes))
-
-    def drive(rt):
-        start.wait()
-        for i in range(PER_RUNTIME):
-            resp = rt.invoke(envelope({"i": i}))
-            with lock:
-                if resp.status == 200:
-                    acknowledged.append(resp.json()["frames"][0]["payload"])
-                else:
-                    failures.append(resp)
-
-    threads = [threading.Thread(target=drive, args=(rt,)) for rt in runtimes]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(120)
+def test_two_runtimes_end_with_exactly_the_acknowledged_increments(pods, start_runtime):
+    moto, dirs = pods
+    runtimes = [counter_runtime(start_runtime, d) for d in dirs]
+    acknowledged, failures = race_increments(runtimes, PER_RUNTIME, 120)
 
     assert not failures, failures
     final = int(moto.client().get_object(Bucket=BUCKET, Key="shared")["Body"].read())

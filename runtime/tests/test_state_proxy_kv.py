@@ -7,17 +7,15 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-import threading
 
 import pytest
 
 from conftest import envelope
-from state_backends import Connector, Redis, require_connectors, require_redis
+from state_backends import Redis, counter_runtime, race_increments, require_connectors, require_redis, two_pods
 
 require_connectors()
 
 PER_RUNTIME = 25
-MOUNT = "counter:/state/counter:write=buffered"
 PREFIX = "kvcas/"
 
 
@@ -33,50 +31,13 @@ def redis():
 @pytest.fixture
 def pods(redis):
     """Socket directories of two pods, each with its own kv-buffered-cas connector."""
-    dirs = [tempfile.mkdtemp(prefix="tmkvpod-", dir="/tmp") for _ in range(2)]
-    connectors = []
-    try:
-        for d in dirs:
-            connectors.append(Connector("kv-buffered-cas", f"{d}/counter.sock", prefix=PREFIX,
-                                        env={"KVSTORE_URL": redis.url}))
+    with two_pods("kv-buffered-cas", prefix=PREFIX, env={"KVSTORE_URL": redis.url}) as dirs:
         yield dirs
-    finally:
-        for c in connectors:
-            c.stop()
-        for d in dirs:
-            shutil.rmtree(d, ignore_errors=True)
-
-
-def _counter_runtime(start_runtime, socket_dir):
-    return start_runtime("tm_cas.increment", env={
-        "SVC_STATE_PROXY_MOUNTS": MOUNT,
-        "SVC_STATE_SOCKET_DIR": socket_dir,
-        "TM_COUNTER": "/state/counter/shared",
-    })
 
 
 def test_two_runtimes_end_with_exactly_the_acknowledged_increments(pods, redis, start_runtime):
-    runtimes = [_counter_runtime(start_runtime, d) for d in pods]
-    acknowledged: list[dict] = []
-    failures: list = []
-    lock = threading.Lock()
-    start = threading.Barrier(len(runtimes))
-
-    def drive(rt):
-        start.wait()
-        for i in range(PER_RUNTIME):
-            resp = rt.invoke(envelope({"i": i}))
-            with lock:
-                if resp.status == 200:
-                    acknowledged.append(resp.json()["frames"][0]["payload"])
-                else:
-                    failures.append(resp)
-
-    threads = [threading.Thread(target=drive, args=(rt,)) for rt in runtimes]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(120)
+    runtimes = [counter_runtime(start_runtime, d) for d in pods]
+    acknowledged, failures = race_increments(runtimes, PER_RUNTIME, 120)
 
     assert not failures, failures
     # Redis decides every conditional write (no indeterminate answers as moto's racing 500s)
@@ -89,7 +50,7 @@ def test_two_runtimes_end_with_exactly_the_acknowledged_increments(pods, redis, 
 
 
 def test_redis_down_is_connection_error_and_the_same_runtime_recovers(pods, redis, start_runtime):
-    rt = _counter_runtime(start_runtime, pods[0])
+    rt = counter_runtime(start_runtime, pods[0])
     first = rt.invoke(envelope({"i": 0}))
     assert first.status == 200, first
     assert first.json()["frames"][0]["payload"]["value"] == 1

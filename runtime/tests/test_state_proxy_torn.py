@@ -6,7 +6,6 @@ back with the backend's own client and through the restarted connector."""
 
 from __future__ import annotations
 
-import http.client
 import os
 import shutil
 import socket
@@ -14,6 +13,7 @@ import tempfile
 
 import pytest
 
+from conftest import UnixHTTPConnection
 from state_backends import Connector, LocalBlob, Moto, Redis, require_connectors, require_redis
 
 require_connectors()
@@ -23,19 +23,8 @@ BUCKET = "torn"
 PART = 8 * 1024 * 1024  # the object-store connectors' multipart part size
 
 
-class _Unix(http.client.HTTPConnection):
-    def __init__(self, path):
-        super().__init__("localhost", timeout=30)
-        self._path = path
-
-    def connect(self):
-        self.sock = socket.socket(socket.AF_UNIX)
-        self.sock.settimeout(self.timeout)
-        self.sock.connect(self._path)
-
-
 def _get(socket_path, key) -> tuple[int, bytes]:
-    conn = _Unix(socket_path)
+    conn = UnixHTTPConnection(socket_path, timeout=30)
     try:
         conn.request("GET", f"/keys/{key}")
         resp = conn.getresponse()
@@ -45,7 +34,7 @@ def _get(socket_path, key) -> tuple[int, bytes]:
 
 
 def _put(socket_path, key, body: bytes) -> int:
-    conn = _Unix(socket_path)
+    conn = UnixHTTPConnection(socket_path, timeout=30)
     try:
         conn.request("PUT", f"/keys/{key}", body=body, headers={"Content-Length": str(len(body))})
         return conn.getresponse().status

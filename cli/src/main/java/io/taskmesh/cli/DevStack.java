@@ -27,7 +27,6 @@ import io.taskmesh.sidecar.SinkActor;
 import io.taskmesh.sidecar.SumpActor;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -297,7 +296,7 @@ public final class DevStack implements AutoCloseable {
     }
     Map<String, String> meshEnv = new HashMap<>(env);
     meshEnv.put("SVC_GATEWAY_MODE", "mesh");
-    meshEnv.put("SVC_PORT", Integer.toString(freePort()));
+    meshEnv.put("SVC_PORT", Integer.toString(LocalPorts.freePort()));
     meshEnv.put("SVC_STATE_DIR", env.get("SVC_STATE_DIR") + "-mesh");
     // each advertises its own port for forwarded task queries (the process env names neither)
     Gateway mesh =
@@ -346,7 +345,7 @@ public final class DevStack implements AutoCloseable {
       return;
     }
     if (env.getOrDefault("SVC_MCP_OAUTH_ISSUER", "").isBlank()) {
-      int port = o.gatewayPort() == 0 ? freePort() : o.gatewayPort();
+      int port = o.gatewayPort() == 0 ? LocalPorts.freePort() : o.gatewayPort();
       env.put("SVC_PORT", Integer.toString(port));
       env.put("SVC_MCP_OAUTH_ISSUER", "http://127.0.0.1:" + port);
     }
@@ -358,14 +357,6 @@ public final class DevStack implements AutoCloseable {
         "oauth: issuer "
             + env.get("SVC_MCP_OAUTH_ISSUER")
             + ", clients and tokens in the dev Postgres");
-  }
-
-  private static int freePort() {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 
   private static String devSecret(Path file) {

@@ -39,42 +39,29 @@ final class LocalRedis implements AutoCloseable {
   static LocalRedis start(int port, Path dir, Duration timeout) {
     Path log = dir.resolve("local-redis.log");
     Path binary = binary(dir);
-    Process p;
-    try {
-      Files.createDirectories(dir);
-      p =
-          new ProcessBuilder(
-                  List.of(
-                      binary.toString(),
-                      "--port",
-                      Integer.toString(port),
-                      "--bind",
-                      "127.0.0.1",
-                      "--save",
-                      "",
-                      "--appendonly",
-                      "no",
-                      "--dir",
-                      dir.toString()))
-              .redirectErrorStream(true)
-              .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-              .start();
-    } catch (IOException e) {
-      throw new UncheckedIOException("local Redis: cannot run " + binary, e);
-    }
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (!LocalPorts.accepting(port)) {
-      if (!p.isAlive() || System.nanoTime() > deadline) {
-        p.destroyForcibly();
-        throw new IllegalStateException(
+    Process p =
+        LocalPorts.start(
+            List.of(
+                binary.toString(),
+                "--port",
+                Integer.toString(port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                dir.toString()),
+            log,
+            port,
+            timeout,
+            "local Redis: cannot run " + binary,
             "local Redis ("
                 + binary
                 + ") did not start; set TASKMESH_REDIS_SERVER to a redis-server binary, or"
                 + " KVSTORE_URL in the mount's connector.env. Log: "
                 + log);
-      }
-      LocalPorts.pause();
-    }
     return new LocalRedis(p, port);
   }
 

@@ -1,10 +1,7 @@
 package io.taskmesh.cli;
 
 import io.taskmesh.servicekit.Env;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.URI;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -42,31 +39,17 @@ final class LocalS3 implements AutoCloseable {
   /** On this port (a test stops the server and starts it again where the connectors expect it). */
   static LocalS3 start(int port, Path logFile, Duration timeout) {
     String python = Env.of(System.getenv()).string("SVC_PYTHON", "python3");
-    Process p;
-    try {
-      Files.createDirectories(logFile.getParent());
-      p =
-          new ProcessBuilder(
-                  List.of(
-                      python, "-m", "moto.server", "-H", "127.0.0.1", "-p", Integer.toString(port)))
-              .redirectErrorStream(true)
-              .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()))
-              .start();
-    } catch (IOException e) {
-      throw new UncheckedIOException("local S3: cannot run " + python + " -m moto.server", e);
-    }
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (!LocalPorts.accepting(port)) {
-      if (!p.isAlive() || System.nanoTime() > deadline) {
-        p.destroyForcibly();
-        throw new IllegalStateException(
+    Process p =
+        LocalPorts.start(
+            List.of(python, "-m", "moto.server", "-H", "127.0.0.1", "-p", Integer.toString(port)),
+            logFile,
+            port,
+            timeout,
+            "local S3: cannot run " + python + " -m moto.server",
             "local S3 (moto) did not start; is moto installed in "
                 + python
                 + "? Or set OBJSTORE_ENDPOINT_URL in the mount's connector.env. Log: "
                 + logFile);
-      }
-      LocalPorts.pause();
-    }
     return new LocalS3(p, "http://127.0.0.1:" + port);
   }
 

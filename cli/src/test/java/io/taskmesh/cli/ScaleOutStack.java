@@ -14,9 +14,6 @@ import io.taskmesh.sidecar.Sidecar;
 import io.taskmesh.sidecar.SidecarConfig;
 import io.taskmesh.sidecar.SinkActor;
 import io.taskmesh.sidecar.SumpActor;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -71,7 +68,7 @@ final class ScaleOutStack implements AutoCloseable {
 
       Map<String, String> meshEnv = new HashMap<>(common);
       meshEnv.put("SVC_GATEWAY_MODE", "mesh");
-      meshEnv.put("SVC_PORT", Integer.toString(freePort()));
+      meshEnv.put("SVC_PORT", Integer.toString(LocalPorts.freePort()));
       meshEnv.put("SVC_STATE_DIR", data.resolve("gateway-mesh").toString());
       Gateway mesh = Gateway.start(GatewayConfig.fromEnv(meshEnv), TaskSettings.fromEnv(meshEnv));
       started.push(mesh);
@@ -84,7 +81,7 @@ final class ScaleOutStack implements AutoCloseable {
         Map<String, String> env = new HashMap<>(common);
         env.put("SVC_GATEWAY_MODE", "api");
         env.put("SVC_MESH_URL", meshUrl);
-        env.put("SVC_PORT", Integer.toString(freePort()));
+        env.put("SVC_PORT", Integer.toString(LocalPorts.freePort()));
         env.put("SVC_STATE_DIR", data.resolve("gateway-api-" + i).toString());
         apiEnv[i] = env;
         api[i] = Gateway.start(GatewayConfig.fromEnv(env), TaskSettings.fromEnv(env));
@@ -181,14 +178,6 @@ final class ScaleOutStack implements AutoCloseable {
       } catch (Exception e) {
         System.err.println("scale-out: stopping failed: " + e);
       }
-    }
-  }
-
-  private static int freePort() {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
     }
   }
 }
