@@ -9,30 +9,16 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
- * Holds back the body of an error response (status 4xx/5xx set before the body, as the SDK and our
- * filters do) so {@link McpErrorResponses} can answer a JSON-RPC error instead; every other
- * response streams through, with the SDK's unknown-tool placeholder replaced on the way.
+ * Holds back the body of an error response (status 4xx/5xx set before the body, as our filters and
+ * Jetty do) so {@link McpErrorResponses} can answer a JSON-RPC error instead; every other response
+ * streams through untouched.
  */
 final class ErrorCapturingResponse extends HttpServletResponseWrapper {
-  /**
-   * The SDK 2.1.0 answers a call of an unknown tool with the fixed message {@code "Unknown tool:
-   * invalid_tool_name"} and the real name only in {@code data}; it has no hook for that answer, so
-   * the message is rewritten to name the tool, on both transports.
-   */
-  private static final Pattern UNKNOWN_TOOL =
-      Pattern.compile(
-          "\"message\":\"Unknown tool: invalid_tool_name\",\"data\":\"Tool not found: ((?:[^\"\\\\]|\\\\.)*)\"");
-
-  private static final String PLACEHOLDER = "invalid_tool_name";
-
   private int failedStatus;
   private final StringWriter capturedText = new StringWriter();
   private final ByteArrayOutputStream capturedBytes = new ByteArrayOutputStream();
-  private PrintWriter writer;
 
   ErrorCapturingResponse(HttpServletResponse response) {
     super(response);
@@ -71,10 +57,7 @@ final class ErrorCapturingResponse extends HttpServletResponseWrapper {
     if (failedStatus != 0) {
       return new PrintWriter(capturedText);
     }
-    if (writer == null) {
-      writer = new UnknownToolRewriter(super.getWriter());
-    }
-    return writer;
+    return super.getWriter();
   }
 
   @Override
@@ -98,30 +81,5 @@ final class ErrorCapturingResponse extends HttpServletResponseWrapper {
         throw new IllegalStateException("error bodies are written synchronously");
       }
     };
-  }
-
-  /**
-   * The SDK writes each JSON-RPC message with one {@code write(String)}, so the rewrite sees it
-   * whole.
-   */
-  private static final class UnknownToolRewriter extends PrintWriter {
-    UnknownToolRewriter(PrintWriter out) {
-      super(out);
-    }
-
-    @Override
-    public void write(String s, int off, int len) {
-      if (len > PLACEHOLDER.length() && s.contains(PLACEHOLDER)) {
-        String part = s.substring(off, off + len);
-        Matcher m = UNKNOWN_TOOL.matcher(part);
-        if (m.find()) {
-          String rewritten =
-              m.replaceAll("\"message\":\"Unknown tool: $1\",\"data\":{\"name\":\"$1\"}");
-          super.write(rewritten, 0, rewritten.length());
-          return;
-        }
-      }
-      super.write(s, off, len);
-    }
   }
 }
