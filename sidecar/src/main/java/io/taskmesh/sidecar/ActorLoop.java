@@ -324,7 +324,10 @@ final class ActorLoop implements AutoCloseable {
     return o;
   }
 
-  /** The record's W3C trace context header, when a producer set one (for the log lines' MDC). */
+  /**
+   * The record's W3C trace context header, when a producer set one: the log lines' MDC until the
+   * handler has read the envelope and names the trace it travels on.
+   */
   private static String traceparent(ConsumerRecord<String, byte[]> r) {
     Header h = r.headers().lastHeader(TraceHeaders.TRACEPARENT);
     return h == null || h.value() == null ? null : new String(h.value(), StandardCharsets.UTF_8);

@@ -9,6 +9,7 @@ import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.Route;
 import io.taskmesh.schemas.Times;
 import io.taskmesh.schemas.Topics;
+import io.taskmesh.servicekit.logging.LogContext;
 import io.taskmesh.servicekit.trace.TraceHeaders;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -24,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.header.Header;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -79,10 +81,36 @@ final class EnvelopeProcessor implements ActorLoop.Handler {
           read.problem());
       return Outcome.done(toSink(invalidEnvelope(record, read.problem())));
     }
-    try (EnvelopeTracing.Handling traced =
-        EnvelopeTracing.start(read.envelope(), config.actorName())) {
-      return traced.ended(handleValid(withTraceparent(traced.envelope())));
+    Envelope received = adoptRecordTrace(read.envelope(), record);
+    try (EnvelopeTracing.Handling traced = EnvelopeTracing.start(received, config.actorName())) {
+      Envelope handled = withTraceparent(traced.envelope());
+      // the log lines of this envelope name the trace it travels on (ActorLoop's scope ends it)
+      LogContext.trace(handled.header(TraceHeaders.TRACEPARENT));
+      return traced.ended(handleValid(handled));
     }
+  }
+
+  /**
+   * A producer outside taskmesh may put the W3C context on the Kafka record instead of the
+   * envelope; an envelope without its own {@code traceparent} takes the record's, so its spans, its
+   * log lines and the next actors all carry that trace instead of a new random one.
+   */
+  static Envelope adoptRecordTrace(Envelope e, ConsumerRecord<String, byte[]> record) {
+    String own = e.header(TraceHeaders.TRACEPARENT);
+    if (own != null && !own.isBlank()) {
+      return e;
+    }
+    Header h = record.headers().lastHeader(TraceHeaders.TRACEPARENT);
+    if (h == null || h.value() == null || LogContext.traceId(asText(h)) == null) {
+      return e;
+    }
+    Map<String, Object> headers = new LinkedHashMap<>(e.headers());
+    headers.put(TraceHeaders.TRACEPARENT, asText(h));
+    return new Envelope(e.id(), e.parentId(), e.route(), e.status(), e.payload(), headers);
+  }
+
+  private static String asText(Header h) {
+    return new String(h.value(), StandardCharsets.UTF_8);
   }
 
   private Outcome handleValid(Envelope e) {

@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -213,6 +214,29 @@ class RulesTest {
     assertThat(injected.header("traceparent")).matches("00-[0-9a-f]{32}-[0-9a-f]{16}-01");
     assertThat(injected.header("k")).isEqualTo("v");
     assertThat(EnvelopeProcessor.withTraceparent(injected)).isSameAs(injected);
+  }
+
+  @Test
+  void aRecordTraceparentIsAdoptedOnlyByAnEnvelopeWithoutOne() {
+    String recordTrace = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    ConsumerRecord<String, byte[]> record = new ConsumerRecord<>("t", 0, 0, "1", new byte[0]);
+    record.headers().add("traceparent", recordTrace.getBytes(StandardCharsets.UTF_8));
+    Envelope none =
+        new Envelope("1", null, Route.start("a", List.of()), null, Json.tree(1), Map.of("k", "v"));
+
+    Envelope adopted = EnvelopeProcessor.adoptRecordTrace(none, record);
+    assertThat(adopted.header("traceparent")).isEqualTo(recordTrace);
+    assertThat(adopted.header("k")).isEqualTo("v");
+
+    String own = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    Envelope carrying =
+        new Envelope(
+            "1", null, Route.start("a", List.of()), null, Json.tree(1), Map.of("traceparent", own));
+    assertThat(EnvelopeProcessor.adoptRecordTrace(carrying, record)).isSameAs(carrying);
+
+    ConsumerRecord<String, byte[]> malformed = new ConsumerRecord<>("t", 0, 0, "1", new byte[0]);
+    malformed.headers().add("traceparent", "not-a-trace".getBytes(StandardCharsets.UTF_8));
+    assertThat(EnvelopeProcessor.adoptRecordTrace(none, malformed)).isSameAs(none);
   }
 
   private static EnvelopeStatus status(EnvelopePhase phase, String reason, String error) {

@@ -15,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -37,7 +38,7 @@ import org.junit.jupiter.api.io.TempDir;
  * envelopes: its ops port answered ready before, and after the stop the batch it had in hand was
  * finished and committed (x-sink holds more than at the signal, and exactly as many envelopes as
  * the group's committed offsets say were consumed). Its JSON log lines carry the envelope's task
- * id, the actor and the trace id of the record's traceparent header.
+ * id, the actor and the trace id of its traceparent (the record header or the envelope's own).
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class SidecarDrainIT {
@@ -60,6 +61,10 @@ class SidecarDrainIT {
     RuntimeProcess rt = mesh.runtime("testhandlers.slow");
     // first, one envelope for another actor: refused with a log line that names it
     sendWithTraceparent(mesh.envelope("wrong-1", Map.of(), "elsewhere"), TRACE_ID);
+    // and one whose trace context travels in the envelope's own headers, as taskmesh sends it
+    Envelope wrong2 =
+        withEnvelopeTrace(mesh.envelope("wrong-2", Map.of(), "elsewhere"), ENVELOPE_TRACE_ID);
+    mesh.send(mesh.topic("d"), wrong2.id(), Json.bytes(wrong2));
     for (int i = 0; i < 40; i++) {
       mesh.send(mesh.envelope("d-" + i, Map.of("sleep", 0.3), "d"));
     }
@@ -97,7 +102,7 @@ class SidecarDrainIT {
 
       int after = sinkCount();
       assertThat(after).as("the batch in hand was finished and committed").isGreaterThan(atSignal);
-      assertThat(after).as("it stopped instead of draining the whole topic").isLessThan(41);
+      assertThat(after).as("it stopped instead of draining the whole topic").isLessThan(42);
       assertThat(committedOffsets()).as("offsets committed with the outputs").isEqualTo(after);
     }
     // the JSON log: the refusal's line carries the envelope's task id, the actor and the trace id
@@ -115,9 +120,21 @@ class SidecarDrainIT {
               assertThat(e.path("mdc").path("actor").asText()).isEqualTo("d");
               assertThat(e.path("mdc").path("trace_id").asText()).isEqualTo(TRACE_ID);
             });
+    assertThat(events)
+        .filteredOn(e -> e.path("formattedMessage").asText().contains("wrong-2"))
+        .isNotEmpty()
+        .allSatisfy(
+            e -> assertThat(e.path("mdc").path("trace_id").asText()).isEqualTo(ENVELOPE_TRACE_ID));
   }
 
   private static final String TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736";
+  private static final String ENVELOPE_TRACE_ID = "0af7651916cd43dd8448eb211c80319c";
+
+  private static Envelope withEnvelopeTrace(Envelope e, String traceId) {
+    Map<String, Object> headers = new HashMap<>(e.headers());
+    headers.put("traceparent", "00-" + traceId + "-b7ad6b7169203331-01");
+    return new Envelope(e.id(), e.parentId(), e.route(), e.status(), e.payload(), headers);
+  }
 
   private void sendWithTraceparent(Envelope e, String traceId) throws Exception {
     try (KafkaProducer<String, byte[]> p =

@@ -44,6 +44,14 @@ public final class LogContext {
   }
 
   /**
+   * Replaces the trace id of the scope open on this thread (a service that learns the trace only
+   * after opening it, e.g. from a message it has just parsed); a null or malformed value leaves it.
+   */
+  public static void trace(String traceparent) {
+    put(TRACE_ID, traceId(traceparent));
+  }
+
+  /**
    * The trace id of a W3C {@code traceparent} ({@code 00-<32 hex>-<16 hex>-<2 hex>}); null when
    * absent or malformed.
    */
