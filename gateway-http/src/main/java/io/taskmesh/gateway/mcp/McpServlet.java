@@ -113,15 +113,15 @@ final class McpServlet extends HttpServlet {
 
   private void streamablePost(HttpServletRequest req, HttpServletResponse res) throws IOException {
     JsonNode message = body(req);
+    if (McpStateless.applies(req, message)) {
+      stateless.serve(req, res, message, owner(req));
+      return;
+    }
     if ("initialize".equals(message.path("method").asText()) && isRequest(message)) {
       McpSession session = sessions.open(owner(req), false);
       ObjectNode answer = protocol.request(session, message).join();
       res.setHeader(SESSION, session.id());
       writeJson(res, answer);
-      return;
-    }
-    if (McpStateless.applies(req, message)) {
-      stateless.serve(req, res, message, owner(req));
       return;
     }
     String version = requestedVersion(req, message);
