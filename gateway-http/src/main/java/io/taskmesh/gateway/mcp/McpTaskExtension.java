@@ -138,7 +138,8 @@ final class McpTaskExtension {
   private static String statusMessage(TaskState s) {
     String text = s.error() != null ? s.error() : s.message();
     StringBuilder m = new StringBuilder();
-    m.append(Math.round(s.progressPercent())).append("% done");
+    double percent = s.status() == TaskStatus.SUCCEEDED ? 100 : s.progressPercent();
+    m.append(Math.round(percent)).append("% done");
     if (s.currentActorName() != null) {
       m.append(", actor ").append(s.currentActorName()).append(" (#");
       m.append(s.currentActorIdx()).append(')');
