@@ -137,6 +137,7 @@ final class McpStateless {
       case "tools/list" -> list("tools", tools.tools());
       case "tools/call" -> callTool(params, owner);
       case "prompts/list" -> list("prompts", Json.MAPPER.createArrayNode());
+      case "prompts/get" -> throw McpError.invalidParams("Unknown prompt: " + params.path("name"));
       case "resources/list" -> resources.list(params, owner);
       case "resources/templates/list" -> resources.templates();
       case "resources/read" -> read(params, owner);

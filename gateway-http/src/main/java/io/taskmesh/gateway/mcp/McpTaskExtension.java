@@ -9,6 +9,8 @@ import io.taskmesh.topology.TaskCommands;
 import java.time.Instant;
 import java.util.Map;
 import java.util.function.BiConsumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The tasks extension ({@code io.modelcontextprotocol/tasks}) as MCP 2026-07-28 clients speak it,
@@ -23,6 +25,7 @@ final class McpTaskExtension {
   /** Prefix of the key a paused task's one input request carries in {@code inputRequests}. */
   private static final String INPUT_KEY = "taskmesh-input-";
 
+  private static final Logger LOG = LoggerFactory.getLogger(McpTaskExtension.class);
   private final McpTasks tasks;
   private final TaskCommands commands;
   private final BiConsumer<String, JsonNode> resume;
@@ -78,7 +81,13 @@ final class McpTaskExtension {
         && answer != null
         && "accept".equals(answer.path("action").asText())) {
       JsonNode content = answer.get("content");
-      resume.accept(s.id(), content != null && content.isObject() ? content : empty());
+      try {
+        resume.accept(s.id(), content != null && content.isObject() ? content : empty());
+      } catch (RuntimeException e) {
+        LOG.warn("task {} could not be resumed: {}", s.id(), e.getMessage());
+        throw new McpError(
+            JsonRpcError.INTERNAL_ERROR, "the input could not be handed to the task, retry");
+      }
     }
     return empty();
   }
