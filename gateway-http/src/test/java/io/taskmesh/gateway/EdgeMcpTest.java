@@ -103,25 +103,54 @@ class EdgeMcpTest {
   }
 
   @Test
-  void aRequestOfTheStatelessRevisionIsTheUnsupportedVersionErrorWithItsId() throws Exception {
+  void aRequestOfTheStatelessRevisionIsRefusedWithItsIdUntilItCarriesWhatTheRevisionRequires()
+      throws Exception {
     try (EdgeGateway gateway = EdgeGateway.start(GatewayMode.API)) {
       String discover =
           "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"server/discover\",\"params\":"
               + "{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"}}}";
-      for (String[] headers :
-          List.of(
+      // without a session it is served sessionless (EdgeMcpStatelessTest): here without its
+      // headers, then without its client capabilities
+      Map<Integer, String[]> faults =
+          Map.of(
+              -32020,
               new String[] {"Accept", ACCEPT_BOTH},
-              new String[] {"Accept", ACCEPT_BOTH, "MCP-Protocol-Version", "2026-07-28"})) {
-        HttpResponse<String> r = gateway.post("/mcp", discover, headers);
+              -32602,
+              new String[] {
+                "Accept",
+                ACCEPT_BOTH,
+                "MCP-Protocol-Version",
+                "2026-07-28",
+                "Mcp-Method",
+                "server/discover"
+              });
+      for (var fault : faults.entrySet()) {
+        HttpResponse<String> r = gateway.post("/mcp", discover, fault.getValue());
         assertThat(r.statusCode()).as(r.body()).isEqualTo(400);
         JsonNode answer = message(r);
         assertThat(answer.get("id").asInt()).isEqualTo(9);
-        assertThat(answer.at("/error/code").asInt()).isEqualTo(-32022);
-        assertThat(answer.at("/error/data/requested").asText()).isEqualTo("2026-07-28");
-        assertThat(answer.at("/error/data/supported"))
-            .extracting(JsonNode::asText)
-            .contains("2025-11-25");
+        assertThat(answer.at("/error/code").asInt()).isEqualTo(fault.getKey());
+        assertNoInternals("discover", r);
       }
+      // a session speaks the revision it was initialized with, never 2026-07-28
+      HttpResponse<String> r =
+          gateway.post(
+              "/mcp",
+              discover,
+              "Accept",
+              ACCEPT_BOTH,
+              "MCP-Protocol-Version",
+              "2026-07-28",
+              "Mcp-Session-Id",
+              session(gateway));
+      assertThat(r.statusCode()).as(r.body()).isEqualTo(400);
+      JsonNode answer = message(r);
+      assertThat(answer.get("id").asInt()).isEqualTo(9);
+      assertThat(answer.at("/error/code").asInt()).isEqualTo(-32022);
+      assertThat(answer.at("/error/data/requested").asText()).isEqualTo("2026-07-28");
+      assertThat(answer.at("/error/data/supported"))
+          .extracting(JsonNode::asText)
+          .contains("2025-11-25");
     }
   }
 

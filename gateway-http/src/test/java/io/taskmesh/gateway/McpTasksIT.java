@@ -3,6 +3,8 @@ package io.taskmesh.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.taskmesh.devkit.Await;
 import io.taskmesh.schemas.Json;
 import java.io.BufferedReader;
 import java.io.InputStream;
@@ -20,6 +22,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -34,11 +38,14 @@ import org.junit.jupiter.params.provider.ValueSource;
  * Tool calls as MCP tasks (2025-11-25), tasks as resources, and resumable Streamable HTTP streams,
  * against a testing-mode gateway on a real broker whose actor reports the test posts itself (the
  * mesh routes), so each task's progress is known: the official TypeScript SDK client over both
- * transports, and raw HTTP for the stream's event ids, priming event and redelivery.
+ * transports, and raw HTTP for the stream's event ids, priming event and redelivery, and for the
+ * sessionless 2026-07-28 revision beside them.
  */
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
 class McpTasksIT {
   private static final String ACCEPT_BOTH = "application/json, text/event-stream";
+  private static final String STATELESS = "2026-07-28";
+  private static final String TASKS_EXT = "io.modelcontextprotocol/tasks";
   private static final HttpClient HTTP = HttpClient.newHttpClient();
   @TempDir static Path dir;
   private static Gateway gateway;
@@ -139,6 +146,111 @@ class McpTasksIT {
 
     assertThat(events.get("cancelled").get("status").asText()).isEqualTo("cancelled");
     assertThat(events.get("cancel-again").at("/error/code").asInt()).isEqualTo(-32602);
+  }
+
+  /**
+   * The 2026-07-28 era on the same endpoint: no session, every request carries its revision and
+   * routing headers. No official client speaks it yet (the newest TypeScript SDK, 1.32.2, knows
+   * revisions up to 2025-11-25), so this client is raw HTTP as the revision specifies it: it
+   * discovers the server, calls the tool as a task, follows its progress with tasks/get, answers
+   * the pause's input request with tasks/update, and reads the result inlined in the task.
+   */
+  @Test
+  void aSessionlessClientFollowsATaskWithProgressAndAnswersItsInputWithTasksUpdate()
+      throws Exception {
+    JsonNode discovered = stateless("server/discover", Json.MAPPER.createObjectNode(), null);
+    assertThat(discovered.at("/result/capabilities/extensions").has(TASKS_EXT)).isTrue();
+    ObjectNode call = Json.MAPPER.createObjectNode().put("name", "pipeline");
+    call.putObject("arguments").put("text", "abc");
+    JsonNode created = stateless("tools/call", call, "pipeline").get("result");
+    assertThat(created.get("resultType").asText()).isEqualTo("task");
+    assertThat(created.get("status").asText()).isEqualTo("working");
+    String id = created.get("taskId").asText();
+    CompletableFuture<Void> pipeline =
+        CompletableFuture.runAsync(
+            () -> {
+              try {
+                runPipeline(id);
+              } catch (Exception e) {
+                throw new CompletionException(e);
+              }
+            });
+
+    List<String> statuses = new ArrayList<>();
+    List<Long> percents = new ArrayList<>();
+    List<String> answered = new ArrayList<>();
+    ObjectNode get = Json.MAPPER.createObjectNode().put("taskId", id);
+    JsonNode done =
+        Await.until(
+            () -> {
+              JsonNode t = stateless("tasks/get", get, id).get("result");
+              String status = t.get("status").asText();
+              if (statuses.isEmpty() || !statuses.get(statuses.size() - 1).equals(status)) {
+                statuses.add(status);
+              }
+              long percent =
+                  Long.parseLong(t.get("statusMessage").asText().replaceFirst("%.*", ""));
+              if (percents.isEmpty() || percents.get(percents.size() - 1) != percent) {
+                percents.add(percent);
+              }
+              if (status.equals("input_required") && answered.isEmpty()) {
+                String key = t.get("inputRequests").fieldNames().next();
+                assertThat(t.at("/inputRequests/" + key + "/method").asText())
+                    .isEqualTo("elicitation/create");
+                ObjectNode update = Json.MAPPER.createObjectNode().put("taskId", id);
+                update
+                    .putObject("inputResponses")
+                    .putObject(key)
+                    .put("action", "accept")
+                    .putObject("content")
+                    .put("text", "go on");
+                JsonNode ack = stateless("tasks/update", update, id).get("result");
+                assertThat(ack.get("resultType").asText()).isEqualTo("complete");
+                answered.add(key);
+              }
+              return t;
+            },
+            t -> t.get("status").asText().equals("completed"),
+            Duration.ofSeconds(90),
+            "the task completes");
+    pipeline.get(60, TimeUnit.SECONDS); // it saw the task paused, then running again
+
+    assertThat(answered).hasSize(1);
+    assertThat(statuses).contains("input_required").last().isEqualTo("completed");
+    assertThat(percents).as(statuses.toString()).hasSizeGreaterThanOrEqualTo(2).isSorted();
+    assertThat(percents.get(percents.size() - 1)).isEqualTo(100L);
+    JsonNode result = done.get("result");
+    assertThat(result.get("isError").asBoolean()).isFalse();
+    assertThat(result.at("/structuredContent/result/text").asText()).isEqualTo("CBA");
+    assertThat(result.has("_meta")).as("no related-task key inlined").isFalse();
+  }
+
+  /** One request of the 2026-07-28 revision declaring the tasks extension; its answer. */
+  private static JsonNode stateless(String method, ObjectNode params, String name)
+      throws Exception {
+    ObjectNode p = params.deepCopy();
+    ObjectNode meta = p.putObject("_meta");
+    meta.put("io.modelcontextprotocol/protocolVersion", STATELESS);
+    meta.putObject("io.modelcontextprotocol/clientInfo").put("name", "raw").put("version", "1");
+    meta.putObject("io.modelcontextprotocol/clientCapabilities")
+        .putObject("extensions")
+        .putObject(TASKS_EXT);
+    ObjectNode body = Json.MAPPER.createObjectNode().put("jsonrpc", "2.0").put("id", 1);
+    body.put("method", method).set("params", p);
+    HttpRequest.Builder req =
+        HttpRequest.newBuilder(URI.create(base + "/mcp"))
+            .header("Content-Type", "application/json")
+            .header("Accept", ACCEPT_BOTH)
+            .header("MCP-Protocol-Version", STATELESS)
+            .header("Mcp-Method", method)
+            .POST(HttpRequest.BodyPublishers.ofString(Json.write(body)));
+    if (name != null) {
+      req.header("Mcp-Name", name);
+    }
+    HttpResponse<String> r = HTTP.send(req.build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+    assertThat(r.headers().firstValue("Mcp-Session-Id")).isEmpty();
+    return Json.MAPPER.readTree(r.body());
   }
 
   @Test

@@ -19,6 +19,12 @@ record JsonRpcError(int httpStatus, JsonNode id, int code, String message, JsonN
   /** 2026-07-28: the request names a protocol revision this server does not implement. */
   static final int UNSUPPORTED_PROTOCOL_VERSION = -32022;
 
+  /** 2026-07-28: a required header is missing or does not match the body. */
+  static final int HEADER_MISMATCH = -32020;
+
+  /** 2026-07-28: the request needs a client capability the client did not declare. */
+  static final int MISSING_CLIENT_CAPABILITY = -32021;
+
   JsonRpcError(int httpStatus, JsonNode id, int code, String message) {
     this(httpStatus, id, code, message, null);
   }

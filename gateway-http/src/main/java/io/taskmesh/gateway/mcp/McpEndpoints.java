@@ -77,10 +77,20 @@ public final class McpEndpoints implements AutoCloseable {
                 sessions.all().forEach(s -> s.send(changed));
               }
             });
-    McpProtocol protocol =
-        new McpProtocol(calls, tools, tasks, new McpResources(tasks, queries), version);
+    McpResources resources = new McpResources(tasks, queries);
+    McpProtocol protocol = new McpProtocol(calls, tools, tasks, resources, version);
+    McpStateless stateless =
+        new McpStateless(
+            calls,
+            tools,
+            tasks,
+            new McpTaskExtension(tasks, commands, resume),
+            resources,
+            auth,
+            version);
     this.servlet =
-        new McpServlet(protocol, sessions, new McpHostCheck(allowedHosts, allowedOrigins), auth);
+        new McpServlet(
+            protocol, stateless, sessions, new McpHostCheck(allowedHosts, allowedOrigins), auth);
     this.authFilter = new McpAuthFilter(auth, sessions);
     this.guard = new McpRequestGuard(STREAMABLE_PATH, MESSAGE_PATH, maxBodyBytes);
     keepAlive.scheduleAtFixedRate(

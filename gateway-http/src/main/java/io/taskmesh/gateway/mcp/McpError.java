@@ -1,16 +1,29 @@
 package io.taskmesh.gateway.mcp;
 
+import com.fasterxml.jackson.databind.JsonNode;
+
 /** A JSON-RPC error a method handler answers with (code and a message safe for the client). */
 final class McpError extends RuntimeException {
   private final int code;
+  private final transient JsonNode data;
 
   McpError(int code, String message) {
+    this(code, message, null);
+  }
+
+  McpError(int code, String message, JsonNode data) {
     super(message, null, false, false);
     this.code = code;
+    this.data = data;
   }
 
   int code() {
     return code;
+  }
+
+  /** The error's {@code data} member, or null. */
+  JsonNode data() {
+    return data;
   }
 
   static McpError invalidParams(String message) {

@@ -36,7 +36,9 @@ final class McpInputAsker {
     }
     asking = true;
     askedAt = s.updatedAt();
-    session.ask("elicitation/create", request(s)).whenComplete((answer, e) -> answered(answer));
+    session
+        .ask("elicitation/create", elicitation(taskId, s))
+        .whenComplete((answer, e) -> answered(answer));
   }
 
   private synchronized void answered(JsonNode answer) {
@@ -52,7 +54,11 @@ final class McpInputAsker {
     }
   }
 
-  private ObjectNode request(TaskState s) {
+  /**
+   * The {@code elicitation/create} params asking for a paused task's input: the same question in
+   * both eras (2026-07-28 puts it in the task's {@code inputRequests}).
+   */
+  static ObjectNode elicitation(String taskId, TaskState s) {
     ObjectNode params = Json.MAPPER.createObjectNode();
     params.put(
         "message",

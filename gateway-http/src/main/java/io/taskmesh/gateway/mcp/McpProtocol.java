@@ -121,23 +121,13 @@ final class McpProtocol {
    */
   private ObjectNode callTool(McpSession session, JsonNode params) {
     String name = params.path("name").asText();
-    JsonNode arguments = params.get("arguments");
     JsonNode progressToken = params.path("_meta").get("progressToken");
     boolean asTask = params.hasNonNull("task");
-    String id;
-    try {
-      id = calls.start(name, arguments, session.owner());
-    } catch (ToolCalls.UnknownTool e) {
-      throw McpError.invalidParams("Unknown tool: " + name);
-    } catch (ToolArguments.InvalidArguments | ToolCalls.ArgumentsTooLarge e) {
-      // argument problems are tool execution errors (MCP tools, "Error Handling"): the model can
-      // correct them
-      return errorResult(e.getMessage());
-    } catch (EventLogException | DispatchException e) {
-      LOG.error("tool {} could not start a task: {}", name, e.getMessage());
-      return errorResult("the task could not be started: task log unavailable");
+    Started started = start(calls, tasks, name, params.get("arguments"), session.owner());
+    if (started.failure() != null) {
+      return started.failure();
     }
-    tasks.started(id);
+    String id = started.id();
     tasks.follow(id, session.owner(), progressToken, asTask, session);
     if (asTask) {
       ObjectNode r = Json.MAPPER.createObjectNode();
@@ -154,6 +144,37 @@ final class McpProtocol {
           .put("io.modelcontextprotocol/model-immediate-response", ToolCalls.resultText(id));
       return r;
     }
+    return startedResult(id);
+  }
+
+  /** A tool call's task: its id, or the tool error result that says why it did not start. */
+  record Started(String id, ObjectNode failure) {}
+
+  /**
+   * Starts the flow's task for either era; an unknown tool is -32602, bad arguments or a log that
+   * cannot take the task are a tool error result.
+   */
+  static Started start(
+      ToolCalls calls, McpTasks tasks, String name, JsonNode arguments, String owner) {
+    String id;
+    try {
+      id = calls.start(name, arguments, owner);
+    } catch (ToolCalls.UnknownTool e) {
+      throw McpError.invalidParams("Unknown tool: " + name);
+    } catch (ToolArguments.InvalidArguments | ToolCalls.ArgumentsTooLarge e) {
+      // argument problems are tool execution errors (MCP tools, "Error Handling"): the model can
+      // correct them
+      return new Started(null, errorResult(e.getMessage()));
+    } catch (EventLogException | DispatchException e) {
+      LOG.error("tool {} could not start a task: {}", name, e.getMessage());
+      return new Started(null, errorResult("the task could not be started: task log unavailable"));
+    }
+    tasks.started(id);
+    return new Started(id, null);
+  }
+
+  /** The result of a plain (not task-augmented) call: the task id at once. */
+  static ObjectNode startedResult(String id) {
     ObjectNode r = Json.MAPPER.createObjectNode();
     r.putArray("content").addObject().put("type", "text").put("text", ToolCalls.resultText(id));
     r.set("structuredContent", Json.MAPPER.valueToTree(ToolCalls.result(id)));

@@ -18,9 +18,10 @@ import java.util.concurrent.CompletableFuture;
 /**
  * Both MCP transports over our {@link McpProtocol}: Streamable HTTP on {@code /mcp} (POST a
  * message, GET the session's stream, DELETE the session) and the older HTTP+SSE transport ({@code
- * GET /mcp/sse} opens a session and its stream, messages are POSTed to {@code /mcp/message}). The
- * filters in front ({@link McpErrorResponses}, {@link McpAuthFilter}, {@link McpRequestGuard}) have
- * already authenticated the request and checked its headers and body.
+ * GET /mcp/sse} opens a session and its stream, messages are POSTed to {@code /mcp/message}). A
+ * sessionless POST naming revision 2026-07-28 goes to {@link McpStateless} instead. The filters in
+ * front ({@link McpErrorResponses}, {@link McpAuthFilter}, {@link McpRequestGuard}) have already
+ * authenticated the request and checked its headers and body.
  */
 final class McpServlet extends HttpServlet {
   static final String PRINCIPAL = "taskmesh.mcp.principal";
@@ -29,12 +30,19 @@ final class McpServlet extends HttpServlet {
   private static final String META_VERSION = "io.modelcontextprotocol/protocolVersion";
 
   private final transient McpProtocol protocol;
+  private final transient McpStateless stateless;
   private final transient McpSessions sessions;
   private final transient McpHostCheck hostCheck;
   private final transient McpAuth auth;
 
-  McpServlet(McpProtocol protocol, McpSessions sessions, McpHostCheck hostCheck, McpAuth auth) {
+  McpServlet(
+      McpProtocol protocol,
+      McpStateless stateless,
+      McpSessions sessions,
+      McpHostCheck hostCheck,
+      McpAuth auth) {
     this.protocol = protocol;
+    this.stateless = stateless;
     this.sessions = sessions;
     this.hostCheck = hostCheck;
     this.auth = auth;
@@ -105,6 +113,10 @@ final class McpServlet extends HttpServlet {
 
   private void streamablePost(HttpServletRequest req, HttpServletResponse res) throws IOException {
     JsonNode message = body(req);
+    if (McpStateless.applies(req, message)) {
+      stateless.serve(req, res, message, owner(req));
+      return;
+    }
     if ("initialize".equals(message.path("method").asText()) && isRequest(message)) {
       McpSession session = sessions.open(owner(req), false);
       ObjectNode answer = protocol.request(session, message).join();
@@ -114,8 +126,7 @@ final class McpServlet extends HttpServlet {
     }
     String version = requestedVersion(req, message);
     if (version != null && !McpProtocol.SUPPORTED.contains(version)) {
-      // a 2026-07-28 (stateless) request among them: answered as that revision asks a server that
-      // does not implement it, naming the revisions it can speak
+      // a session's requests speak the revision it was initialized with: never 2026-07-28
       ObjectNode data = Json.MAPPER.createObjectNode();
       McpProtocol.SUPPORTED.forEach(data.putArray("supported")::add);
       data.put("requested", version);

@@ -1,0 +1,257 @@
+package io.taskmesh.gateway.mcp;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.taskmesh.gateway.McpAuth;
+import io.taskmesh.gateway.ToolCalls;
+import io.taskmesh.schemas.Json;
+import io.taskmesh.topology.ViewUnavailableException;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * MCP 2026-07-28 on {@code /mcp}: no session, no {@code initialize}; each POST carries its
+ * revision, client capabilities and routing headers ({@link StatelessRequestCheck}) and is answered
+ * on its own. Served: {@code server/discover}, the tools (flows), the caller's tasks as resources,
+ * an empty prompt list, and the tasks extension ({@link McpTaskExtension}). Every result carries
+ * {@code resultType}; list results and reads carry the cache hints {@code ttlMs} and {@code
+ * cacheScope}. A method of the session era ({@code initialize}, {@code ping}, subscriptions) is 404
+ * -32601, as the revision asks of a method it does not define.
+ */
+final class McpStateless {
+  static final String VERSION = "2026-07-28";
+
+  /** Every revision the endpoint speaks: this one sessionless, the older ones by initialize. */
+  static final List<String> SUPPORTED =
+      List.of(VERSION, "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05");
+
+  /** How long a client may reuse the tool list (it changes only with the flow config). */
+  static final int TOOLS_TTL_MS = 60_000;
+
+  private static final Set<String> CACHEABLE =
+      Set.of(
+          "server/discover",
+          "tools/list",
+          "prompts/list",
+          "resources/list",
+          "resources/templates/list",
+          "resources/read");
+  private static final Logger LOG = LoggerFactory.getLogger(McpStateless.class);
+
+  private final ToolCalls calls;
+  private final McpToolList tools;
+  private final McpTasks tasks;
+  private final McpTaskExtension extension;
+  private final McpResources resources;
+  private final McpAuth auth;
+  private final String serverVersion;
+
+  McpStateless(
+      ToolCalls calls,
+      McpToolList tools,
+      McpTasks tasks,
+      McpTaskExtension extension,
+      McpResources resources,
+      McpAuth auth,
+      String serverVersion) {
+    this.calls = calls;
+    this.tools = tools;
+    this.tasks = tasks;
+    this.extension = extension;
+    this.resources = resources;
+    this.auth = auth;
+    this.serverVersion = serverVersion;
+  }
+
+  /**
+   * Whether a POST without a session is for this era: it names a revision (header, else {@code
+   * _meta}) that is not one of the session era's. A sessionless request naming none, or an older
+   * one, keeps the session era's answer (400, no session), and an {@code initialize} naming no
+   * revision in a header is the session era's handshake.
+   */
+  static boolean applies(HttpServletRequest req, JsonNode message) {
+    if (req.getHeader(McpAuthFilter.SESSION_HEADER) != null) {
+      return false;
+    }
+    String header = req.getHeader("MCP-Protocol-Version");
+    if (header != null) {
+      return !McpProtocol.SUPPORTED.contains(header.strip());
+    }
+    return !"initialize".equals(message.path("method").asText())
+        && message.path("params").path("_meta").has(StatelessRequestCheck.META_VERSION);
+  }
+
+  /** Answers one sessionless message for the caller {@code owner}. */
+  void serve(HttpServletRequest req, HttpServletResponse res, JsonNode message, String owner)
+      throws IOException {
+    if (!message.has("method")) {
+      JsonRpcError.transport(400, JsonRpcError.INVALID_REQUEST, "a client sends no responses")
+          .writeTo(res);
+      return;
+    }
+    if (!message.hasNonNull("id")) {
+      res.setStatus(202); // this revision defines no client notifications over HTTP: none to act on
+      return;
+    }
+    Optional<JsonRpcError> fault = StatelessRequestCheck.fault(req, message, SUPPORTED);
+    if (fault.isPresent()) {
+      fault.get().writeTo(res);
+      return;
+    }
+    JsonNode id = message.get("id");
+    String method = message.get("method").asText();
+    JsonNode params = message.get("params");
+    ObjectNode result;
+    try {
+      result = dispatch(method, params, owner);
+    } catch (McpError e) {
+      new JsonRpcError(statusOf(e.code()), id, e.code(), e.getMessage(), e.data()).writeTo(res);
+      return;
+    } catch (ViewUnavailableException e) {
+      new JsonRpcError(
+              503, id, JsonRpcError.INTERNAL_ERROR, "task store unavailable, retry shortly")
+          .writeTo(res);
+      return;
+    } catch (RuntimeException e) {
+      LOG.error("MCP {} failed", method, e);
+      new JsonRpcError(500, id, JsonRpcError.INTERNAL_ERROR, "internal error").writeTo(res);
+      return;
+    }
+    result.putIfAbsent("resultType", Json.MAPPER.getNodeFactory().textNode("complete"));
+    if (CACHEABLE.contains(method)) {
+      cacheHints(method, result);
+    }
+    write(res, id, result);
+  }
+
+  private ObjectNode dispatch(String method, JsonNode params, String owner) {
+    return switch (method) {
+      case "server/discover" -> discover();
+      case "tools/list" -> list("tools", tools.tools());
+      case "tools/call" -> callTool(params, owner);
+      case "prompts/list" -> list("prompts", Json.MAPPER.createArrayNode());
+      case "prompts/get" -> throw McpError.invalidParams("Unknown prompt: " + params.path("name"));
+      case "resources/list" -> resources.list(params, owner);
+      case "resources/templates/list" -> resources.templates();
+      case "resources/read" -> read(params, owner);
+      case "tasks/get" -> extension.get(declaring(params), owner);
+      case "tasks/update" -> extension.update(declaring(params), owner);
+      case "tasks/cancel" -> extension.cancel(declaring(params), owner);
+      default -> throw new McpError(JsonRpcError.METHOD_NOT_FOUND, "Method not found: " + method);
+    };
+  }
+
+  /** The params of a tasks method; -32021 when the client did not declare the extension. */
+  private static JsonNode declaring(JsonNode params) {
+    if (!McpTaskExtension.declaredBy(params)) {
+      ObjectNode data = Json.MAPPER.createObjectNode();
+      data.putObject("requiredCapabilities").putObject("extensions").putObject(McpTaskExtension.ID);
+      throw new McpError(
+          JsonRpcError.MISSING_CLIENT_CAPABILITY,
+          "Missing required client capability: extensions." + McpTaskExtension.ID,
+          data);
+    }
+    return params;
+  }
+
+  private ObjectNode discover() {
+    ObjectNode r = Json.MAPPER.createObjectNode();
+    SUPPORTED.forEach(r.putArray("supportedVersions")::add);
+    ObjectNode caps = r.putObject("capabilities");
+    // no listChanged / subscribe: this era delivers those on subscriptions/listen, not served here
+    caps.putObject("tools");
+    caps.putObject("resources");
+    caps.putObject("prompts");
+    caps.putObject("extensions").putObject(McpTaskExtension.ID);
+    r.put(
+        "instructions",
+        "Each tool runs a taskmesh flow as a long-running task. Declare the "
+            + McpTaskExtension.ID
+            + " extension to get the task back from tools/call and follow it with tasks/get"
+            + " (tasks/update answers its input requests), or read it as the resource"
+            + " taskmesh://tasks/{id}.");
+    r.putObject("_meta")
+        .putObject("io.modelcontextprotocol/serverInfo")
+        .put("name", "taskmesh")
+        .put("version", serverVersion);
+    return r;
+  }
+
+  /**
+   * Starts the flow's task: with the tasks extension declared, the task itself comes back; else the
+   * task id at once, as a plain call of the session era.
+   */
+  private ObjectNode callTool(JsonNode params, String owner) {
+    String name = params.path("name").asText();
+    McpProtocol.Started started =
+        McpProtocol.start(calls, tasks, name, params.get("arguments"), owner);
+    if (started.failure() != null) {
+      return started.failure();
+    }
+    return McpTaskExtension.declaredBy(params)
+        ? McpTaskExtension.created(started.id())
+        : McpProtocol.startedResult(started.id());
+  }
+
+  /** 2026-07-28 names an unknown resource -32602 with its URI (the session era: -32002). */
+  private ObjectNode read(JsonNode params, String owner) {
+    try {
+      return resources.read(params, owner);
+    } catch (McpError e) {
+      if (e.code() != McpResources.RESOURCE_NOT_FOUND) {
+        throw e;
+      }
+      ObjectNode data = Json.MAPPER.createObjectNode().put("uri", params.path("uri").asText());
+      throw new McpError(JsonRpcError.INVALID_PARAMS, "Resource not found", data);
+    }
+  }
+
+  private static ObjectNode list(String field, JsonNode items) {
+    ObjectNode r = Json.MAPPER.createObjectNode();
+    r.set(field, items);
+    return r;
+  }
+
+  /**
+   * Tools, prompts and templates change only with the flow config: reusable for a minute, by anyone
+   * unless MCP auth is on. Task resources change with every update and are the caller's own: not
+   * reusable, private.
+   */
+  private void cacheHints(String method, ObjectNode result) {
+    boolean tasksInside = method.startsWith("resources/") && !method.endsWith("templates/list");
+    result.put("ttlMs", tasksInside ? 0 : TOOLS_TTL_MS);
+    result.put("cacheScope", tasksInside || auth.enabled() ? "private" : "public");
+  }
+
+  private static int statusOf(int code) {
+    return switch (code) {
+      case JsonRpcError.METHOD_NOT_FOUND -> 404;
+      case JsonRpcError.HEADER_MISMATCH,
+          JsonRpcError.MISSING_CLIENT_CAPABILITY,
+          JsonRpcError.UNSUPPORTED_PROTOCOL_VERSION ->
+          400;
+      default -> 200; // an error of the method itself is the request's answer
+    };
+  }
+
+  private static void write(HttpServletResponse res, JsonNode id, ObjectNode result)
+      throws IOException {
+    ObjectNode m = Json.MAPPER.createObjectNode();
+    m.put("jsonrpc", "2.0");
+    m.set("id", id);
+    m.set("result", result);
+    byte[] bytes = Json.write(m).getBytes(StandardCharsets.UTF_8);
+    res.setStatus(200);
+    res.setContentType("application/json");
+    res.setCharacterEncoding("UTF-8");
+    res.setContentLength(bytes.length);
+    res.getOutputStream().write(bytes);
+  }
+}

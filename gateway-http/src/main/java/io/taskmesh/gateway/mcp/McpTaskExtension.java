@@ -1,0 +1,173 @@
+package io.taskmesh.gateway.mcp;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.taskmesh.schemas.Json;
+import io.taskmesh.schemas.TaskState;
+import io.taskmesh.schemas.TaskStatus;
+import io.taskmesh.topology.TaskCommands;
+import java.time.Instant;
+import java.util.Map;
+import java.util.function.BiConsumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The tasks extension ({@code io.modelcontextprotocol/tasks}) as MCP 2026-07-28 clients speak it,
+ * over the same taskmesh tasks as {@link McpTasks}: a flat {@code CreateTaskResult}, {@code
+ * tasks/get} with the result, error or {@code inputRequests} inlined, {@code tasks/update} handing
+ * the client's answer to a paused task, {@code tasks/cancel} an empty acknowledgement. Every
+ * operation sees only the caller's own tasks.
+ */
+final class McpTaskExtension {
+  static final String ID = "io.modelcontextprotocol/tasks";
+
+  /** Prefix of the key a paused task's one input request carries in {@code inputRequests}. */
+  private static final String INPUT_KEY = "taskmesh-input-";
+
+  private static final Logger LOG = LoggerFactory.getLogger(McpTaskExtension.class);
+  private final McpTasks tasks;
+  private final TaskCommands commands;
+  private final BiConsumer<String, JsonNode> resume;
+
+  McpTaskExtension(McpTasks tasks, TaskCommands commands, BiConsumer<String, JsonNode> resume) {
+    this.tasks = tasks;
+    this.commands = commands;
+    this.resume = resume;
+  }
+
+  /** Whether the request's client capabilities name the extension. */
+  static boolean declaredBy(JsonNode params) {
+    return params
+        .path("_meta")
+        .path(StatelessRequestCheck.META_CAPABILITIES)
+        .path("extensions")
+        .has(ID);
+  }
+
+  /** The {@code CreateTaskResult} of a task this gateway has just started. */
+  static ObjectNode created(String id) {
+    ObjectNode r = Json.MAPPER.createObjectNode();
+    r.put("resultType", "task");
+    r.put("taskId", id);
+    r.put("status", "working");
+    r.put("statusMessage", "Task started");
+    String now = Instant.now().toString();
+    r.put("createdAt", now);
+    r.put("lastUpdatedAt", now);
+    r.putNull("ttlMs"); // kept as long as the task store keeps it
+    r.put("pollIntervalMs", McpTaskViews.POLL_INTERVAL_MS);
+    return r;
+  }
+
+  /** {@code tasks/get}: the task, with what its status implies inlined. */
+  ObjectNode get(JsonNode params, String owner) {
+    return detailed(tasks.visible(params, owner));
+  }
+
+  /**
+   * {@code tasks/update}: an accepted answer to the paused task's current input request resumes it
+   * with the answer's content; answers to other keys, declined ones, or for a task that no longer
+   * waits are ignored, as the extension asks.
+   */
+  ObjectNode update(JsonNode params, String owner) {
+    TaskState s = tasks.visible(params, owner);
+    JsonNode responses = params.get("inputResponses");
+    if (responses != null && !responses.isObject()) {
+      throw McpError.invalidParams("'inputResponses' must be an object keyed by input request");
+    }
+    JsonNode answer = responses == null ? null : responses.get(inputKey(s));
+    if (s.status() == TaskStatus.PAUSED
+        && answer != null
+        && "accept".equals(answer.path("action").asText())) {
+      JsonNode content = answer.get("content");
+      try {
+        resume.accept(s.id(), content != null && content.isObject() ? content : empty());
+      } catch (RuntimeException e) {
+        LOG.warn("task {} could not be resumed: {}", s.id(), e.getMessage());
+        throw new McpError(
+            JsonRpcError.INTERNAL_ERROR, "the input could not be handed to the task, retry");
+      }
+    }
+    return empty();
+  }
+
+  /** {@code tasks/cancel}: asks a task that still runs to stop; the outcome shows in tasks/get. */
+  ObjectNode cancel(JsonNode params, String owner) {
+    TaskState s = tasks.visible(params, owner);
+    if (s.status() == null || !s.status().isFinal()) {
+      commands.cancel(s.id(), "cancelled by the MCP client");
+    }
+    return empty();
+  }
+
+  /**
+   * The extension's statuses from ours. A failed flow is a tool that ran and reported an error:
+   * {@code completed} with {@code isError} (the extension keeps {@code failed} for protocol errors,
+   * which never reach a task here). Only a paused task waits for this client's input; auth_required
+   * waits for someone else and stays {@code working}.
+   */
+  static String status(TaskStatus status) {
+    if (status == null) {
+      return "working";
+    }
+    return switch (status) {
+      case SUCCEEDED, FAILED -> "completed";
+      case CANCELED -> "cancelled";
+      case PAUSED -> "input_required";
+      default -> "working";
+    };
+  }
+
+  static ObjectNode detailed(TaskState s) {
+    ObjectNode t = Json.MAPPER.createObjectNode();
+    t.put("taskId", s.id());
+    String status = status(s.status());
+    t.put("status", status);
+    t.put("statusMessage", statusMessage(s));
+    t.put("createdAt", s.createdAt());
+    t.put("lastUpdatedAt", s.updatedAt() == null ? s.createdAt() : s.updatedAt());
+    t.putNull("ttlMs");
+    t.put("pollIntervalMs", McpTaskViews.POLL_INTERVAL_MS);
+    if (status.equals("completed")) {
+      ObjectNode result = McpTaskViews.toolResult(s);
+      result.remove("_meta"); // the task id is the envelope's: no related-task key inlined
+      t.set("result", result);
+    } else if (status.equals("input_required")) {
+      ObjectNode request = t.putObject("inputRequests").putObject(inputKey(s));
+      request.put("method", "elicitation/create");
+      ObjectNode elicitation = McpInputAsker.elicitation(s.id(), s);
+      elicitation.remove("_meta");
+      request.set("params", elicitation);
+    }
+    return t;
+  }
+
+  /** The task's progress in words: the percent done and the actor at work. */
+  private static String statusMessage(TaskState s) {
+    String text = s.error() != null ? s.error() : s.message();
+    StringBuilder m = new StringBuilder();
+    double percent = s.status() == TaskStatus.SUCCEEDED ? 100 : s.progressPercent();
+    m.append(Math.round(percent)).append("% done");
+    if (s.currentActorName() != null) {
+      m.append(", actor ").append(s.currentActorName()).append(" (#");
+      m.append(s.currentActorIdx()).append(')');
+    }
+    if (text != null) {
+      m.append(": ").append(text);
+    }
+    if (s.status() == TaskStatus.PAUSED) {
+      m.append(" (answer the input request with tasks/update)");
+    }
+    return m.toString();
+  }
+
+  /** One key per pause: an answer to an earlier pause does not resume a later one. */
+  private static String inputKey(TaskState s) {
+    return INPUT_KEY + s.seq();
+  }
+
+  private static ObjectNode empty() {
+    return Json.MAPPER.valueToTree(Map.of());
+  }
+}

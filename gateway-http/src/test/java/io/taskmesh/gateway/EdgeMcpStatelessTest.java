@@ -1,0 +1,315 @@
+package io.taskmesh.gateway;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.taskmesh.schemas.FinalReport;
+import io.taskmesh.schemas.Json;
+import io.taskmesh.schemas.TaskEvent;
+import io.taskmesh.schemas.Topics;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * MCP 2026-07-28 on {@code /mcp}, in-process: a sessionless client discovers the server, each fault
+ * of the revision's headers and {@code _meta} is its error object and HTTP status (with the
+ * request's id, no internals), the tasks extension answers only for the caller's own tasks and
+ * {@code tasks/update} resumes a paused task the way an elicitation answer does, and a session of
+ * 2025-11-25 still works beside it.
+ */
+@Timeout(value = 2, unit = TimeUnit.MINUTES)
+class EdgeMcpStatelessTest {
+  private static final String V = "2026-07-28";
+  private static final String TASKS_EXT = "io.modelcontextprotocol/tasks";
+  private static final List<String> INTERNALS = List.of("Exception", "at io.", ".java", "\tat ");
+
+  /** A request of this revision: body with the per-request {@code _meta}, and its headers. */
+  private record Call(String method, ObjectNode params, List<String> headers) {
+    static Call of(String method, ObjectNode params, String name) {
+      ObjectNode meta = params.putObject("_meta");
+      meta.put("io.modelcontextprotocol/protocolVersion", V);
+      meta.putObject("io.modelcontextprotocol/clientInfo").put("name", "edge").put("version", "1");
+      meta.putObject("io.modelcontextprotocol/clientCapabilities")
+          .putObject("extensions")
+          .putObject(TASKS_EXT);
+      List<String> headers =
+          new ArrayList<>(
+              List.of(
+                  "Accept",
+                  "application/json, text/event-stream",
+                  "MCP-Protocol-Version",
+                  V,
+                  "Mcp-Method",
+                  method));
+      if (name != null) {
+        headers.addAll(List.of("Mcp-Name", name));
+      }
+      return new Call(method, params, headers);
+    }
+
+    Call without(String header) {
+      List<String> h = new ArrayList<>();
+      for (int i = 0; i < headers.size(); i += 2) {
+        if (!headers.get(i).equals(header)) {
+          h.addAll(headers.subList(i, i + 2));
+        }
+      }
+      return new Call(method, params, h);
+    }
+
+    Call with(String header, String value) {
+      List<String> h = new ArrayList<>(without(header).headers);
+      h.addAll(List.of(header, value));
+      return new Call(method, params, h);
+    }
+
+    Call meta(String key, String value) {
+      ObjectNode p = params.deepCopy();
+      ObjectNode meta = (ObjectNode) p.get("_meta");
+      if (value == null) {
+        meta.remove(key);
+      } else {
+        meta.put(key, value);
+      }
+      return new Call(method, p, headers);
+    }
+
+    HttpResponse<String> send(EdgeGateway gateway, int id, String... extraHeaders) {
+      ObjectNode body = Json.MAPPER.createObjectNode();
+      body.put("jsonrpc", "2.0").put("id", id).put("method", method).set("params", params);
+      List<String> h = new ArrayList<>(headers);
+      h.addAll(List.of(extraHeaders));
+      return gateway.post("/mcp", Json.write(body), h.toArray(String[]::new));
+    }
+  }
+
+  private static ObjectNode params() {
+    return Json.MAPPER.createObjectNode();
+  }
+
+  private static Call discover() {
+    return Call.of("server/discover", params(), null);
+  }
+
+  private static Call tasksGet(String id) {
+    return Call.of("tasks/get", params().put("taskId", id), id);
+  }
+
+  @Test
+  void aClientWithoutASessionDiscoversTheServerAndItsCacheHints() throws Exception {
+    try (EdgeGateway gateway = EdgeGateway.start(GatewayMode.API)) {
+      HttpResponse<String> r = discover().send(gateway, 1);
+      assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+      assertThat(r.headers().firstValue("Mcp-Session-Id")).isEmpty();
+      JsonNode result = EdgeGateway.json(r).get("result");
+      assertThat(result.get("supportedVersions"))
+          .extracting(JsonNode::asText)
+          .startsWith(V)
+          .contains("2025-11-25");
+      assertThat(result.at("/capabilities/extensions").has(TASKS_EXT)).isTrue();
+      assertThat(result.at("/_meta/io.modelcontextprotocol~1serverInfo/name").asText())
+          .isEqualTo("taskmesh");
+      assertThat(result.get("resultType").asText()).isEqualTo("complete");
+      assertThat(result.get("cacheScope").asText()).isEqualTo("public");
+
+      JsonNode tools = EdgeGateway.json(Call.of("tools/list", params(), null).send(gateway, 2));
+      assertThat(tools.at("/result/tools/0/name").asText()).isEqualTo("echo");
+      assertThat(tools.at("/result/ttlMs").asInt()).isPositive();
+      JsonNode resources =
+          EdgeGateway.json(Call.of("resources/list", params(), null).send(gateway, 3));
+      assertThat(resources.at("/result/ttlMs").asInt()).isZero();
+      assertThat(resources.at("/result/cacheScope").asText()).isEqualTo("private");
+
+      // a session of the older revision beside it, as before
+      HttpResponse<String> init =
+          gateway.post(
+              "/mcp",
+              "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
+                  + "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},"
+                  + "\"clientInfo\":{\"name\":\"edge\",\"version\":\"1\"}}}",
+              "Accept",
+              "application/json, text/event-stream");
+      assertThat(EdgeGateway.json(init).at("/result/protocolVersion").asText())
+          .isEqualTo("2025-11-25");
+      assertThat(init.headers().firstValue("Mcp-Session-Id")).isPresent();
+    }
+  }
+
+  @Test
+  void eachHeaderOrMetaFaultIsTheRevisionsErrorWithTheRequestsId() throws Exception {
+    try (EdgeGateway gateway = EdgeGateway.start(GatewayMode.API)) {
+      String before = gateway.recorded();
+      Call call = Call.of("tools/call", params().put("name", "echo"), "echo");
+      String encoded =
+          "=?base64?" + Base64.getEncoder().encodeToString("ech0".getBytes(StandardCharsets.UTF_8));
+      Map<String, Object[]> cases =
+          Map.ofEntries(
+              Map.entry(
+                  "no MCP-Protocol-Version", e(call.without("MCP-Protocol-Version"), 400, -32020)),
+              Map.entry("no Mcp-Method", e(call.without("Mcp-Method"), 400, -32020)),
+              Map.entry(
+                  "Mcp-Method of another method",
+                  e(call.with("Mcp-Method", "tools/list"), 400, -32020)),
+              Map.entry(
+                  "Mcp-Method in another case",
+                  e(call.with("Mcp-Method", "TOOLS/CALL"), 400, -32020)),
+              Map.entry("no Mcp-Name", e(call.without("Mcp-Name"), 400, -32020)),
+              Map.entry("Mcp-Name of another tool", e(call.with("Mcp-Name", "other"), 400, -32020)),
+              Map.entry(
+                  "Base64 Mcp-Name of another tool",
+                  e(call.with("Mcp-Name", encoded + "?="), 400, -32020)),
+              Map.entry(
+                  "broken Base64 Mcp-Name",
+                  e(call.with("Mcp-Name", "=?base64?***?="), 400, -32020)),
+              Map.entry(
+                  "_meta without the version",
+                  e(call.meta("io.modelcontextprotocol/protocolVersion", null), 400, -32602)),
+              Map.entry(
+                  "_meta version not the header's",
+                  e(
+                      call.meta("io.modelcontextprotocol/protocolVersion", "2025-11-25"),
+                      400,
+                      -32020)),
+              Map.entry(
+                  "a revision not spoken",
+                  e(
+                      call.meta("io.modelcontextprotocol/protocolVersion", "2099-01-01")
+                          .with("MCP-Protocol-Version", "2099-01-01"),
+                      400,
+                      -32022)),
+              Map.entry(
+                  "initialize has no place here",
+                  e(Call.of("initialize", params(), null), 404, -32601)),
+              Map.entry("ping has no place here", e(Call.of("ping", params(), null), 404, -32601)),
+              Map.entry(
+                  "_meta without the client capabilities",
+                  e(
+                      Call.of("tasks/get", params().put("taskId", "t"), "t")
+                          .meta("io.modelcontextprotocol/clientCapabilities", null),
+                      400,
+                      -32602)));
+      int id = 100;
+      for (var c : cases.entrySet()) {
+        Call faulty = (Call) c.getValue()[0];
+        HttpResponse<String> r = faulty.send(gateway, ++id);
+        String what = c.getKey() + ": " + r.body();
+        assertThat(r.statusCode()).as(what).isEqualTo((int) c.getValue()[1]);
+        JsonNode m = EdgeGateway.json(r);
+        assertThat(m.get("id").asInt()).as(what).isEqualTo(id);
+        assertThat(m.at("/error/code").asInt()).as(what).isEqualTo((int) c.getValue()[2]);
+        assertThat(r.body()).as(what).doesNotContain(INTERNALS);
+      }
+      assertThat(gateway.recorded()).as("no refused call started a task").isEqualTo(before);
+      HttpResponse<String> base64Name =
+          call.with("Mcp-Name", "=?base64?ZWNobw==?=")
+              .with("Mcp-Method", "  tools/call ")
+              .send(gateway, 2);
+      assertThat(base64Name.statusCode()).as(base64Name.body()).isEqualTo(200);
+      assertThat(EdgeGateway.json(base64Name).at("/result/resultType").asText()).isEqualTo("task");
+
+      JsonNode unsupported =
+          EdgeGateway.json(
+              call.meta("io.modelcontextprotocol/protocolVersion", "2099-01-01")
+                  .with("MCP-Protocol-Version", "2099-01-01")
+                  .send(gateway, 1));
+      assertThat(unsupported.at("/error/data/requested").asText()).isEqualTo("2099-01-01");
+      assertThat(unsupported.at("/error/data/supported"))
+          .extracting(JsonNode::asText)
+          .contains(V, "2025-11-25");
+      ObjectNode noExtension = params().put("taskId", "t");
+      Call undeclared = Call.of("tasks/get", noExtension, "t");
+      ((ObjectNode) undeclared.params().at("/_meta/io.modelcontextprotocol~1clientCapabilities"))
+          .removeAll();
+      HttpResponse<String> r = undeclared.send(gateway, 7);
+      assertThat(r.statusCode()).as(r.body()).isEqualTo(400);
+      assertThat(EdgeGateway.json(r).at("/error/code").asInt()).isEqualTo(-32021);
+      assertThat(
+              EdgeGateway.json(r).at("/error/data/requiredCapabilities/extensions").has(TASKS_EXT))
+          .isTrue();
+    }
+  }
+
+  private static Object[] e(Call call, int status, int code) {
+    return new Object[] {call, status, code};
+  }
+
+  @Test
+  void aTaskAugmentedCallIsATaskTheCallerAloneFollowsUpdatesAndCancels() throws Exception {
+    try (EdgeGateway gateway =
+        EdgeGateway.start(GatewayMode.API, Map.of("SVC_MCP_API_KEY", "edge-key"))) {
+      String[] auth = {"Authorization", "Bearer edge-key"};
+      assertThat(discover().send(gateway, 1).statusCode()).as("no key").isEqualTo(401);
+
+      Call call =
+          Call.of(
+              "tools/call",
+              params().put("name", "echo").set("arguments", params().put("text", "hi")),
+              "echo");
+      JsonNode created = EdgeGateway.json(call.send(gateway, 2, auth)).get("result");
+      assertThat(created.get("resultType").asText()).isEqualTo("task");
+      assertThat(created.has("task")).as("flat, no task wrapper").isFalse();
+      assertThat(created.has("ttl") || created.has("pollInterval")).isFalse();
+      assertThat(created.get("pollIntervalMs").asInt()).isPositive();
+      String id = created.get("taskId").asText();
+
+      JsonNode working = EdgeGateway.json(tasksGet(id).send(gateway, 3, auth)).get("result");
+      assertThat(working.get("taskId").asText()).isEqualTo(id);
+      assertThat(working.get("status").asText()).isEqualTo("working");
+      assertThat(working.has("result")).isFalse();
+
+      gateway.tasks.append(
+          TaskEvent.paused(
+              id, FinalReport.paused(id, Topics.PAUSE, Map.of("question", "which colour?"))));
+      JsonNode paused = EdgeGateway.json(tasksGet(id).send(gateway, 4, auth)).get("result");
+      assertThat(paused.get("status").asText()).isEqualTo("input_required");
+      var keys = paused.get("inputRequests").fieldNames();
+      String key = keys.next();
+      assertThat(paused.at("/inputRequests/" + key + "/method").asText())
+          .isEqualTo("elicitation/create");
+
+      ObjectNode answer = params().put("taskId", id);
+      answer.putObject("inputResponses").putObject("not-the-key").put("action", "accept");
+      Call wrongKey = Call.of("tasks/update", answer, id);
+      assertThat(
+              EdgeGateway.json(wrongKey.send(gateway, 5, auth)).at("/result/resultType").asText())
+          .isEqualTo("complete");
+      assertThat(gateway.queue.resumed()).as("an unknown key is ignored").isEmpty();
+
+      ObjectNode reply = params().put("taskId", id);
+      reply
+          .putObject("inputResponses")
+          .putObject(key)
+          .put("action", "accept")
+          .putObject("content")
+          .put("text", "blue");
+      JsonNode ack = EdgeGateway.json(Call.of("tasks/update", reply, id).send(gateway, 6, auth));
+      assertThat(ack.get("result").size()).as(ack.toString()).isEqualTo(1); // resultType only
+      assertThat(gateway.queue.resumed()).hasSize(1);
+      assertThat(gateway.queue.resumed().get(0).envelopeId()).isEqualTo(id);
+      assertThat(gateway.queue.resumed().get(0).input().get("text").asText()).isEqualTo("blue");
+
+      String foreign = gateway.seedTask("foreign-task", "someone-else");
+      for (String method : List.of("tasks/get", "tasks/update", "tasks/cancel")) {
+        JsonNode m =
+            EdgeGateway.json(
+                Call.of(method, params().put("taskId", foreign), foreign).send(gateway, 8, auth));
+        assertThat(m.at("/error/code").asInt()).as(method + " " + m).isEqualTo(-32602);
+      }
+
+      JsonNode cancelled =
+          EdgeGateway.json(
+              Call.of("tasks/cancel", params().put("taskId", id), id).send(gateway, 9, auth));
+      assertThat(cancelled.at("/result/resultType").asText()).isEqualTo("complete");
+      assertThat(cancelled.get("result").has("status")).isFalse();
+      assertThat(gateway.tasks.get(id).orElseThrow().status().isFinal()).isTrue();
+    }
+  }
+}
