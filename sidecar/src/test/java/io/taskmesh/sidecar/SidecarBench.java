@@ -1,20 +1,26 @@
 package io.taskmesh.sidecar;
 
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Timer;
 import io.taskmesh.devkit.LocalKafka;
 import io.taskmesh.schemas.Envelope;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.Route;
 import io.taskmesh.schemas.Topics;
+import io.taskmesh.servicekit.ops.ServiceMetrics;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.TreeMap;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -40,7 +46,9 @@ import org.apache.kafka.common.serialization.StringSerializer;
  *       call);
  *   <li>tasks/s end to end through upper -> reverse -> count (runtime/examples/text.py) to x-sink;
  *   <li>latency per hop p50/p99 with one task in flight (record timestamps of consecutive topics)
- *       vs the raw round trip of that hop's runtime.
+ *       vs the raw round trip of that hop's runtime;
+ *   <li>the exactly-once floor of the same hops with plain Kafka clients ({@link EosHopFloor}), and
+ *       the sidecar's added latency as a multiple of it.
  * </ol>
  *
  * Args: {@code [envelopes=3000] [tasks=2000] [latencyTasks=200]}.
@@ -61,6 +69,9 @@ public final class SidecarBench {
   private final String eventLog = "bench-task-events-" + UUID.randomUUID();
   private final GatewayRecorder gateway;
   private final GatewayReporter reporter;
+
+  /** Per hop of the three-actor flow: p50 and p99 added by sidecar + Kafka (hop minus raw). */
+  private final List<double[]> added = new ArrayList<>();
 
   private SidecarBench(String bootstrap) {
     this.bootstrap = bootstrap;
@@ -95,6 +106,7 @@ public final class SidecarBench {
     try {
       b.oneActor(envelopes);
       b.threeActors(tasks, latencyTasks);
+      b.eosFloor(latencyTasks);
       if (EVENT_LOG) {
         System.out.printf(
             "%n   progress events written to the task event log: %d%n", b.count(b.eventLog));
@@ -137,12 +149,14 @@ public final class SidecarBench {
           envelope("warm", Map.of("i", -1), "echo"),
           ns); // group joined and runtime warm before timing
       arrivals.await(1, Duration.ofSeconds(60));
+      Map<String, double[]> before = steps("echo");
       long start = System.nanoTime();
       for (int i = 0; i < n; i++) {
         sendAsync(envelope("e" + i, Map.of("i", i), "echo"), ns);
       }
       producer.flush();
       long end = arrivals.await(n + 1, Duration.ofSeconds(300));
+      Map<String, double[]> after = steps("echo");
       double perSec = n / seconds(end - start);
       System.out.printf(
           "%n1. one actor, trivial handler (testhandlers.echo), %d envelopes, 1 partition, concurrency 1%n",
@@ -153,6 +167,7 @@ public final class SidecarBench {
       System.out.printf(
           "   through the sidecar (Kafka in -> runtime -> x-sink topic):      %8.0f envelopes/s  = %.2f x raw%n",
           perSec, perSec / rawPerSec);
+      printSteps("echo", before, after);
     }
   }
 
@@ -170,6 +185,7 @@ public final class SidecarBench {
     }
     String sink = Topics.actorQueue(ns, Topics.SINK);
     double perSec;
+    Map<String, Map<String, double[]>> marks = new LinkedHashMap<>();
     try (Arrivals arrivals = new Arrivals(sink)) {
       send(envelope("warm", Map.of("text", "warm"), actors.toArray(String[]::new)), ns);
       arrivals.await(1, Duration.ofSeconds(60));
@@ -184,6 +200,7 @@ public final class SidecarBench {
       perSec = tasks / seconds(end - start);
 
       // latency: one task in flight at a time
+      actors.forEach(a -> marks.put(a, steps(a)));
       for (int i = 0; i < latencyTasks; i++) {
         send(envelope("l" + i, Map.of("text", "latency " + i), actors.toArray(String[]::new)), ns);
         arrivals.await(tasks + 2 + i, Duration.ofSeconds(60));
@@ -222,9 +239,91 @@ public final class SidecarBench {
           pct(rawHop, 99),
           pct(hop, 50) - pct(rawHop, 50),
           pct(hop, 99) - pct(rawHop, 99));
+      added.add(new double[] {pct(hop, 50) - pct(rawHop, 50), pct(hop, 99) - pct(rawHop, 99)});
     }
     System.out.printf(
         "   whole flow      p50 %6.2f ms  p99 %6.2f ms%n", pct(e2e, 50), pct(e2e, 99));
+    System.out.println("   where a batch's time went in the latency part (ActorLoop step timers):");
+    actors.forEach(a -> printSteps(a, marks.get(a), steps(a)));
+  }
+
+  // --- 4: the exactly-once floor ---------------------------------------------------------------
+
+  /**
+   * The same hops with plain Kafka clients and nothing else ({@link EosHopFloor}): what
+   * exactly-once routing costs on this broker, whatever the sidecar does. The sidecar's added
+   * latency per hop is printed against the floor hop with the same kind of input (plain for upper,
+   * transactional for reverse and count).
+   */
+  private void eosFloor(int n) throws Exception {
+    System.out.printf(
+        "%n4. exactly-once floor: plain Kafka clients, read_committed consumer + transactional"
+            + " producer, send + sendOffsetsToTransaction + commitTransaction per record, one in"
+            + " flight, %d records, no sidecar, no runtime (transaction.version %s)%n",
+        n, EosHopFloor.transactionVersion(bootstrap));
+    EosHopFloor floor = new EosHopFloor(bootstrap);
+    List<long[]> hops = floor.run(n);
+    floor.print(n);
+    List<String> actors = List.of("upper", "reverse", "count");
+    for (int h = 0; h < hops.size(); h++) {
+      double f50 = pct(hops.get(h), 50);
+      double f99 = pct(hops.get(h), 99);
+      System.out.printf(
+          "   hop %-7s added by sidecar p50 %6.2f ms = %4.1f x floor (%5.2f ms), p99 %6.2f ms ="
+              + " %4.1f x floor (%6.2f ms); above the floor p50 %6.2f ms%n",
+          actors.get(h),
+          added.get(h)[0],
+          added.get(h)[0] / Math.max(f50, 0.5),
+          f50,
+          added.get(h)[1],
+          added.get(h)[1] / Math.max(f99, 0.5),
+          f99,
+          added.get(h)[0] - f50);
+    }
+  }
+
+  // --- step timers of the sidecars in this JVM ---------------------------------------------------
+
+  /**
+   * Count and total milliseconds of each batch step timer of {@code actor}, and the batch sizes.
+   */
+  private static Map<String, double[]> steps(String actor) {
+    Map<String, double[]> out = new TreeMap<>();
+    for (Timer t :
+        ServiceMetrics.registry()
+            .find("taskmesh.actor.batch.step.duration")
+            .tag("actor", actor)
+            .timers()) {
+      out.put(
+          t.getId().getTag("step"), new double[] {t.count(), t.totalTime(TimeUnit.MILLISECONDS)});
+    }
+    DistributionSummary size =
+        ServiceMetrics.registry().find("taskmesh.actor.batch.size").tag("actor", actor).summary();
+    if (size != null) {
+      out.put("#records", new double[] {size.count(), size.totalAmount()});
+    }
+    return out;
+  }
+
+  /** Mean per batch of each step between two snapshots, and the mean batch size. */
+  private static void printSteps(
+      String actor, Map<String, double[]> before, Map<String, double[]> after) {
+    StringBuilder line = new StringBuilder();
+    double[] b0 = before.getOrDefault("#records", new double[2]);
+    double[] b1 = after.getOrDefault("#records", new double[2]);
+    double batches = b1[0] - b0[0];
+    line.append(
+        String.format(
+            "   %-7s %.0f batches, %.1f records each; mean ms per batch:",
+            actor, batches, batches == 0 ? 0 : (b1[1] - b0[1]) / batches));
+    for (String step : List.of("mark", "handle", "before_commit", "send", "offsets", "commit")) {
+      double[] s0 = before.getOrDefault(step, new double[2]);
+      double[] s1 = after.getOrDefault(step, new double[2]);
+      if (s1[0] > s0[0]) {
+        line.append(String.format(" %s %.2f", step, (s1[1] - s0[1]) / (s1[0] - s0[0])));
+      }
+    }
+    System.out.println(line);
   }
 
   private long[] rawRoundTrips(RuntimeProcess rt, String actor, int n) {
