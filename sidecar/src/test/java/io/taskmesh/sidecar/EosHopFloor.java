@@ -46,6 +46,13 @@ final class EosHopFloor {
   private static final int HOPS = 3;
   private static final String SENT_NANOS = "floor-sent-nanos";
 
+  /**
+   * {@code -Dfloor.second=true}: each transaction also writes one record to a second topic, as the
+   * sidecar's {@code completed} progress event does; the difference is the price of a second
+   * partition in a transaction.
+   */
+  private static final boolean SECOND = Boolean.getBoolean("floor.second");
+
   private final String bootstrap;
   private final String prefix = "floor-" + UUID.randomUUID().toString().substring(0, 6);
 
@@ -54,6 +61,7 @@ final class EosHopFloor {
 
   private final List<Map<String, Long>> committed = new ArrayList<>();
   private final List<Map<String, long[]>> steps = new ArrayList<>();
+  private final Map<String, Long> sourceSent = new ConcurrentHashMap<>();
 
   /** The figures of the last run, per hop: record-timestamp latencies in nanos. */
   private final List<long[]> hopNanos = new ArrayList<>();
@@ -78,10 +86,12 @@ final class EosHopFloor {
     for (int k = 0; k <= HOPS; k++) {
       topics.add(prefix + "-" + k);
     }
+    List<String> created = new ArrayList<>(topics);
+    created.add(prefix + "-second");
     try (Admin admin =
         Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
       admin
-          .createTopics(topics.stream().map(t -> new NewTopic(t, 1, (short) 1)).toList())
+          .createTopics(created.stream().map(t -> new NewTopic(t, 1, (short) 1)).toList())
           .all()
           .get(60, TimeUnit.SECONDS);
     }
@@ -144,23 +154,26 @@ final class EosHopFloor {
       for (int i = 0; i < n; i++) {
         String key = "r" + (i + 50);
         long[] s = steps.get(k).get(key);
-        wake[i] = polled.get(k).get(key) - s[3];
+        long upstream = k == 0 ? sourceSent.get(key) : committed.get(k - 1).get(key);
+        wake[i] = polled.get(k).get(key) - upstream;
         for (int j = 0; j < names.length; j++) {
           step[j][i] = s[j];
         }
       }
       System.out.printf(
-          "   floor hop %d (%s input) p50 %6.2f ms  p99 %6.2f ms | steps p50/p99 ms: upstream"
-              + " %s -> our poll returns %.2f/%.2f",
+          "   floor hop %d (%s input) p50 %6.2f ms  p99 %6.2f ms | steps p50/p99/mean ms: upstream"
+              + " %s -> our poll returns %.2f/%.2f/%.2f",
           k,
           k == 0 ? "plain" : "transactional",
           pct(hopNanos.get(k), 50),
           pct(hopNanos.get(k), 99),
           k == 0 ? "send" : "commit return",
           pct(wake, 50),
-          pct(wake, 99));
+          pct(wake, 99),
+          mean(wake));
       for (int j = 0; j < names.length; j++) {
-        System.out.printf(", %s %.2f/%.2f", names[j], pct(step[j], 50), pct(step[j], 99));
+        System.out.printf(
+            ", %s %.2f/%.2f/%.2f", names[j], pct(step[j], 50), pct(step[j], 99), mean(step[j]));
       }
       System.out.println();
     }
@@ -201,6 +214,9 @@ final class EosHopFloor {
             ProducerRecord<String, byte[]> o = new ProducerRecord<>(out, r.key(), r.value());
             o.headers().add(SENT_NANOS, longBytes(System.nanoTime()));
             producer.send(o);
+            if (SECOND) {
+              producer.send(new ProducerRecord<>(prefix + "-second", r.key(), r.value()));
+            }
             offsets.put(
                 new TopicPartition(r.topic(), r.partition()),
                 new OffsetAndMetadata(r.offset() + 1));
@@ -211,13 +227,14 @@ final class EosHopFloor {
           producer.commitTransaction();
           long t3 = System.nanoTime();
           for (ConsumerRecord<String, byte[]> r : records) {
-            long upstream =
-                index == 0
-                    ? ByteBuffer.wrap(r.headers().lastHeader(SENT_NANOS).value()).getLong()
-                    : committed.get(index - 1).get(r.key());
-            polled.get(index).put(r.key(), polledAt);
+            // read in print(): the downstream hop may poll this record before these puts
             committed.get(index).put(r.key(), t3);
-            steps.get(index).put(r.key(), new long[] {t1 - t0, t2 - t1, t3 - t2, upstream});
+            polled.get(index).put(r.key(), polledAt);
+            if (index == 0) {
+              sourceSent.put(
+                  r.key(), ByteBuffer.wrap(r.headers().lastHeader(SENT_NANOS).value()).getLong());
+            }
+            steps.get(index).put(r.key(), new long[] {t1 - t0, t2 - t1, t3 - t2});
           }
         }
       } catch (RuntimeException e) {
@@ -306,6 +323,10 @@ final class EosHopFloor {
 
   private static byte[] longBytes(long v) {
     return ByteBuffer.allocate(Long.BYTES).putLong(v).array();
+  }
+
+  private static double mean(long[] nanos) {
+    return Arrays.stream(nanos).average().orElse(0) / 1e6;
   }
 
   static double pct(long[] nanos, int p) {
