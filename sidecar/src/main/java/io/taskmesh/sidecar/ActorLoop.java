@@ -194,11 +194,17 @@ final class ActorLoop implements AutoCloseable {
       }
       plan.put(tp, list);
     }
+    SidecarMetrics metrics = SidecarMetrics.of(config.actorName());
+    metrics.batch(records.count());
     if (!marks.isEmpty()) {
+      long markStart = System.nanoTime();
       consumer.commitSync(marks);
+      metrics.step("mark", markStart);
     }
 
+    long handleStart = System.nanoTime();
     Map<TopicPartition, List<Outcome>> outcomes = handleAll(plan);
+    metrics.step("handle", handleStart);
     List<Outcome.Output> outputs = new ArrayList<>(deadLetters);
     List<Runnable> afterCommit = new ArrayList<>();
     Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>(deadOffsets);
@@ -344,8 +350,11 @@ final class ActorLoop implements AutoCloseable {
     }
     admin.ensure(
         outputs.stream().map(Outcome.Output::topic).distinct().toList(), config.topicSpec());
+    SidecarMetrics metrics = SidecarMetrics.of(config.actorName());
     if (!outputs.isEmpty()) {
+      long flushStart = System.nanoTime();
       handler.beforeCommit();
+      metrics.step("before_commit", flushStart);
     }
     long started = System.nanoTime();
     try {
@@ -355,9 +364,14 @@ final class ActorLoop implements AutoCloseable {
         o.headers().forEach((k, v) -> rec.headers().add(k, v.getBytes(StandardCharsets.UTF_8)));
         producer.send(rec);
       }
+      metrics.step("send", started);
+      long offsetsStart = System.nanoTime();
       producer.sendOffsetsToTransaction(offsets, consumer.groupMetadata());
+      metrics.step("offsets", offsetsStart);
+      long commitStart = System.nanoTime();
       producer.commitTransaction();
-      SidecarMetrics.of(config.actorName()).committed(started);
+      metrics.step("commit", commitStart);
+      metrics.committed(started);
       return true;
     } catch (ProducerFencedException | OutOfOrderSequenceException | AuthorizationException fatal) {
       throw fatal;

@@ -1,20 +1,30 @@
 package io.taskmesh.sidecar;
 
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.config.MeterFilter;
+import io.micrometer.core.instrument.distribution.DistributionStatisticConfig;
+import io.micrometer.core.instrument.distribution.ValueAtPercentile;
 import io.taskmesh.devkit.LocalKafka;
 import io.taskmesh.schemas.Envelope;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.Route;
 import io.taskmesh.schemas.Topics;
+import io.taskmesh.servicekit.ops.ServiceMetrics;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.TreeMap;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -40,7 +50,9 @@ import org.apache.kafka.common.serialization.StringSerializer;
  *       call);
  *   <li>tasks/s end to end through upper -> reverse -> count (runtime/examples/text.py) to x-sink;
  *   <li>latency per hop p50/p99 with one task in flight (record timestamps of consecutive topics)
- *       vs the raw round trip of that hop's runtime.
+ *       vs the raw round trip of that hop's runtime;
+ *   <li>the exactly-once floor of the same hops with plain Kafka clients ({@link EosHopFloor}), and
+ *       the sidecar's added latency as a multiple of it.
  * </ol>
  *
  * Args: {@code [envelopes=3000] [tasks=2000] [latencyTasks=200]}.
@@ -49,6 +61,12 @@ public final class SidecarBench {
   private final String bootstrap;
   private final List<AutoCloseable> closing = new ArrayList<>();
   private final KafkaProducer<String, byte[]> producer;
+
+  /**
+   * For one task in flight: no linger, or the first hop would include the 5 ms the throughput
+   * producer waits to fill a batch (the record timestamp is taken when send is called).
+   */
+  private final KafkaProducer<String, byte[]> latencyProducer;
 
   /**
    * {@code -Dreports=}: {@code false} (none), {@code true} (HTTP to a local recorder) or {@code
@@ -62,6 +80,9 @@ public final class SidecarBench {
   private final GatewayRecorder gateway;
   private final GatewayReporter reporter;
 
+  /** Per hop of the three-actor flow: p50 and p99 added by sidecar + Kafka (hop minus raw). */
+  private final List<double[]> added = new ArrayList<>();
+
   private SidecarBench(String bootstrap) {
     this.bootstrap = bootstrap;
     Properties p = new Properties();
@@ -70,6 +91,8 @@ public final class SidecarBench {
     p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
     p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
     producer = new KafkaProducer<>(p);
+    p.put(ProducerConfig.LINGER_MS_CONFIG, 0);
+    latencyProducer = new KafkaProducer<>(p);
     gateway = REPORTS ? new GatewayRecorder() : null;
     reporter = new GatewayReporter(REPORTS ? gateway.url() : null);
   }
@@ -91,10 +114,35 @@ public final class SidecarBench {
         System.getProperty("java.version"),
         bootstrap,
         REPORTS ? "on (HTTP)" : EVENT_LOG ? "on (task event log in the transaction)" : "off");
+    // medians of the step timers for the bench only (the exported metric has buckets): one window
+    // long enough to hold the whole run, so they are the medians over all of an actor's batches
+    ServiceMetrics.registry()
+        .config()
+        .meterFilter(
+            new MeterFilter() {
+              @Override
+              public DistributionStatisticConfig configure(
+                  Meter.Id id, DistributionStatisticConfig config) {
+                if (!id.getName().equals("taskmesh.actor.batch.step.duration")) {
+                  return config;
+                }
+                return DistributionStatisticConfig.builder()
+                    .percentiles(0.5)
+                    .percentilePrecision(2)
+                    .expiry(Duration.ofHours(1))
+                    .bufferLength(1)
+                    .build()
+                    .merge(config);
+              }
+            });
     SidecarBench b = new SidecarBench(bootstrap);
     try {
+      // the floor runs first too: it warms the broker's transaction paths (a fresh LocalKafka is
+      // slower for its first minute) and shows how much the floor drifts during the run
+      b.floorBefore = b.floor(latencyTasks, "before the sidecar parts");
       b.oneActor(envelopes);
       b.threeActors(tasks, latencyTasks);
+      b.eosFloor(latencyTasks);
       if (EVENT_LOG) {
         System.out.printf(
             "%n   progress events written to the task event log: %d%n", b.count(b.eventLog));
@@ -137,12 +185,14 @@ public final class SidecarBench {
           envelope("warm", Map.of("i", -1), "echo"),
           ns); // group joined and runtime warm before timing
       arrivals.await(1, Duration.ofSeconds(60));
+      Map<String, double[]> before = steps("echo");
       long start = System.nanoTime();
       for (int i = 0; i < n; i++) {
         sendAsync(envelope("e" + i, Map.of("i", i), "echo"), ns);
       }
       producer.flush();
       long end = arrivals.await(n + 1, Duration.ofSeconds(300));
+      Map<String, double[]> after = steps("echo");
       double perSec = n / seconds(end - start);
       System.out.printf(
           "%n1. one actor, trivial handler (testhandlers.echo), %d envelopes, 1 partition, concurrency 1%n",
@@ -153,6 +203,7 @@ public final class SidecarBench {
       System.out.printf(
           "   through the sidecar (Kafka in -> runtime -> x-sink topic):      %8.0f envelopes/s  = %.2f x raw%n",
           perSec, perSec / rawPerSec);
+      printSteps("echo", before, after);
     }
   }
 
@@ -170,6 +221,7 @@ public final class SidecarBench {
     }
     String sink = Topics.actorQueue(ns, Topics.SINK);
     double perSec;
+    Map<String, Map<String, double[]>> marks = new LinkedHashMap<>();
     try (Arrivals arrivals = new Arrivals(sink)) {
       send(envelope("warm", Map.of("text", "warm"), actors.toArray(String[]::new)), ns);
       arrivals.await(1, Duration.ofSeconds(60));
@@ -184,6 +236,7 @@ public final class SidecarBench {
       perSec = tasks / seconds(end - start);
 
       // latency: one task in flight at a time
+      actors.forEach(a -> marks.put(a, steps(a)));
       for (int i = 0; i < latencyTasks; i++) {
         send(envelope("l" + i, Map.of("text", "latency " + i), actors.toArray(String[]::new)), ns);
         arrivals.await(tasks + 2 + i, Duration.ofSeconds(60));
@@ -222,9 +275,125 @@ public final class SidecarBench {
           pct(rawHop, 99),
           pct(hop, 50) - pct(rawHop, 50),
           pct(hop, 99) - pct(rawHop, 99));
+      added.add(new double[] {pct(hop, 50) - pct(rawHop, 50), pct(hop, 99) - pct(rawHop, 99)});
     }
     System.out.printf(
         "   whole flow      p50 %6.2f ms  p99 %6.2f ms%n", pct(e2e, 50), pct(e2e, 99));
+    System.out.println("   where a batch's time went in the latency part (ActorLoop step timers):");
+    actors.forEach(a -> printSteps(a, marks.get(a), steps(a)));
+  }
+
+  // --- 4: the exactly-once floor ---------------------------------------------------------------
+
+  private List<long[]> floorBefore;
+
+  private List<long[]> floor(int n, String when) throws Exception {
+    System.out.printf(
+        "%n4. exactly-once floor, %s: plain Kafka clients, read_committed consumer +"
+            + " transactional producer, send + sendOffsetsToTransaction + commitTransaction per"
+            + " record, one in flight, %d records, no sidecar, no runtime (transaction.version"
+            + " %s)%n",
+        when, n, EosHopFloor.transactionVersion(bootstrap));
+    EosHopFloor floor = new EosHopFloor(bootstrap);
+    List<long[]> hops = floor.run(n);
+    floor.print(n);
+    return hops;
+  }
+
+  /**
+   * The same hops with plain Kafka clients and nothing else ({@link EosHopFloor}): what
+   * exactly-once routing costs on this broker, whatever the sidecar does. The sidecar's added
+   * latency per hop is printed against the floor hop with the same kind of input (plain for upper,
+   * transactional for reverse and count).
+   */
+  private void eosFloor(int n) throws Exception {
+    List<long[]> after = floor(n, "after the sidecar parts");
+    List<String> actors = List.of("upper", "reverse", "count");
+    System.out.println(
+        "   the sidecar's added latency against the floor (the lower p50 and p99 of the two floor runs):");
+    for (int h = 0; h < after.size(); h++) {
+      double f50 = Math.min(pct(after.get(h), 50), pct(floorBefore.get(h), 50));
+      double f99 = Math.min(pct(after.get(h), 99), pct(floorBefore.get(h), 99));
+      System.out.printf(
+          "   hop %-7s added by sidecar p50 %6.2f ms = %4.1f x floor (%5.2f ms), p99 %6.2f ms ="
+              + " %4.1f x floor (%6.2f ms); above the floor p50 %6.2f ms%n",
+          actors.get(h),
+          added.get(h)[0],
+          added.get(h)[0] / Math.max(f50, 0.5),
+          f50,
+          added.get(h)[1],
+          added.get(h)[1] / Math.max(f99, 0.5),
+          f99,
+          added.get(h)[0] - f50);
+    }
+  }
+
+  // --- step timers of the sidecars in this JVM ---------------------------------------------------
+
+  /**
+   * Count and total milliseconds of each batch step timer of {@code actor}, and the batch sizes.
+   */
+  private static Map<String, double[]> steps(String actor) {
+    Map<String, double[]> out = new TreeMap<>();
+    for (Timer t :
+        ServiceMetrics.registry()
+            .find("taskmesh.actor.batch.step.duration")
+            .tag("actor", actor)
+            .timers()) {
+      ValueAtPercentile[] p = t.takeSnapshot().percentileValues();
+      out.put(
+          t.getId().getTag("step"),
+          new double[] {
+            t.count(),
+            t.totalTime(TimeUnit.MILLISECONDS),
+            p.length == 0 ? Double.NaN : p[0].value(TimeUnit.MILLISECONDS)
+          });
+    }
+    DistributionSummary size =
+        ServiceMetrics.registry().find("taskmesh.actor.batch.size").tag("actor", actor).summary();
+    if (size != null) {
+      out.put("#records", new double[] {size.count(), size.totalAmount()});
+    }
+    for (Timer t :
+        ServiceMetrics.registry()
+            .find("taskmesh.actor.runtime.call.duration")
+            .tag("actor", actor)
+            .timers()) {
+      double[] sum = out.computeIfAbsent("runtime_call", k -> new double[3]);
+      sum[0] += t.count();
+      sum[1] += t.totalTime(TimeUnit.MILLISECONDS);
+    }
+    return out;
+  }
+
+  /** Mean per batch of each step between two snapshots, and the mean batch size. */
+  private static void printSteps(
+      String actor, Map<String, double[]> before, Map<String, double[]> after) {
+    StringBuilder line = new StringBuilder();
+    double[] b0 = before.getOrDefault("#records", new double[2]);
+    double[] b1 = after.getOrDefault("#records", new double[2]);
+    double batches = b1[0] - b0[0];
+    line.append(
+        String.format(
+            "   %-7s %.0f batches, %.1f records each; mean ms per batch (p50 over all its batches):",
+            actor, batches, batches == 0 ? 0 : (b1[1] - b0[1]) / batches));
+    for (String step : List.of("mark", "handle", "before_commit", "send", "offsets", "commit")) {
+      double[] s0 = before.getOrDefault(step, new double[2]);
+      double[] s1 = after.getOrDefault(step, new double[2]);
+      if (s1[0] > s0[0]) {
+        line.append(
+            String.format(" %s %.2f (p50 %.2f)", step, (s1[1] - s0[1]) / (s1[0] - s0[0]), s1[2]));
+      }
+    }
+    double[] c0 = before.getOrDefault("runtime_call", new double[2]);
+    double[] c1 = after.getOrDefault("runtime_call", new double[2]);
+    if (c1[0] > c0[0]) {
+      line.append(
+          String.format(
+              "; runtime calls inside handle: mean %.2f ms per envelope",
+              (c1[1] - c0[1]) / (c1[0] - c0[0])));
+    }
+    System.out.println(line);
   }
 
   private long[] rawRoundTrips(RuntimeProcess rt, String actor, int n) {
@@ -282,7 +451,7 @@ public final class SidecarBench {
   }
 
   private void send(Envelope e, String ns) throws Exception {
-    producer.send(record(e, ns)).get();
+    latencyProducer.send(record(e, ns)).get();
   }
 
   private void sendAsync(Envelope e, String ns) {
@@ -390,5 +559,6 @@ public final class SidecarBench {
       gateway.close();
     }
     producer.close();
+    latencyProducer.close();
   }
 }

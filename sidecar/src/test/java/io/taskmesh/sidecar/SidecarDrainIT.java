@@ -95,6 +95,18 @@ class SidecarDrainIT {
           .contains("taskmesh_actor_consumer_lag_records{actor=\"d\"");
       Await.until(
           () -> sinkCount() >= 5, Duration.ofSeconds(60), "a first batch committed to x-sink");
+      // where a batch's time goes: every step of a committed batch is timed, and its size counted
+      // (recorded just after the commit returns, so a reader of x-sink may be a moment earlier)
+      List<String> stepMeters =
+          List.of(
+              "taskmesh_actor_batch_step_duration_seconds_count{actor=\"d\",step=\"handle\"}",
+              "taskmesh_actor_batch_step_duration_seconds_count{actor=\"d\",step=\"offsets\"}",
+              "taskmesh_actor_batch_step_duration_seconds_count{actor=\"d\",step=\"commit\"}",
+              "taskmesh_actor_batch_size_records_count{actor=\"d\"}");
+      Await.until(
+          () -> stepMeters.stream().allMatch(get(ops + "/metrics").body()::contains),
+          Duration.ofSeconds(10),
+          "batch step meters on /metrics");
 
       int atSignal = sinkCount();
       ProcessHandle.of(sidecar.pid()).ifPresent(ProcessHandle::destroy); // SIGTERM
