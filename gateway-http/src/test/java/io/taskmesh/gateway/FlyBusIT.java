@@ -7,6 +7,7 @@ import io.taskmesh.devkit.Await;
 import io.taskmesh.devkit.LocalPostgres;
 import io.taskmesh.schemas.Json;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -49,6 +50,31 @@ class FlyBusIT {
           .as("the publishing replica's own clients too")
           .isNotNull();
       assertThat(onA.poll(300, TimeUnit.MILLISECONDS)).as("exactly once locally").isNull();
+    }
+  }
+
+  /**
+   * Events are published in batches (one statement each); Postgres folds identical payloads of one
+   * transaction into one notification, so a repeated token must still arrive twice, in order.
+   */
+  @Test
+  void aBurstArrivesWholeAndInOrderRepeatedTokensIncluded() throws Exception {
+    BlockingQueue<JsonNode> onB = new LinkedBlockingQueue<>();
+    List<String> tokens = new ArrayList<>();
+    for (int i = 0; i < 300; i++) {
+      tokens.add(i % 3 == 0 ? "same" : "tok" + i);
+    }
+    try (AutoCloseable subB = b.subscribe("t-burst", onB::add)) {
+      for (String t : tokens) {
+        a.publish("t-burst", Json.tree(java.util.Map.of("partial", true, "text", t)));
+      }
+      List<String> got = new ArrayList<>();
+      for (int i = 0; i < tokens.size(); i++) {
+        JsonNode e = onB.poll(10, TimeUnit.SECONDS);
+        assertThat(e).as("event %d of %d", i, tokens.size()).isNotNull();
+        got.add(e.get("text").asText());
+      }
+      assertThat(got).containsExactlyElementsOf(tokens);
     }
   }
 
