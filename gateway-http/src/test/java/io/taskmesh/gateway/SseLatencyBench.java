@@ -1,6 +1,7 @@
 package io.taskmesh.gateway;
 
 import io.taskmesh.devkit.LocalKafka;
+import io.taskmesh.servicekit.ops.ServiceMetrics;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -16,6 +17,7 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -93,7 +95,8 @@ public final class SseLatencyBench {
       // the breakdown: the same events as folded updates on the update topic, read as the
       // gateway's feed reads them (read_uncommitted), before any SSE client sees them
       ConcurrentLinkedQueue<Sample> folded = new ConcurrentLinkedQueue<>();
-      Thread foldWatch = watchUpdates(bootstrap, prefix + ".task-updates", folded);
+      AtomicBoolean watching = new AtomicBoolean(true);
+      Thread foldWatch = watchUpdates(bootstrap, prefix + ".task-updates", folded, watching);
       long start = System.nanoTime();
       int sent =
           KAFKA_INGEST
@@ -103,7 +106,8 @@ public final class SseLatencyBench {
       while (samples.size() < sent && System.nanoTime() < deadline) {
         Thread.sleep(50); // stragglers
       }
-      foldWatch.interrupt();
+      watching.set(false);
+      foldWatch.join();
       Window gw = Window.of(samples, start, warmup);
       Window fold = Window.of(folded, start, warmup);
       System.out.printf(
@@ -120,6 +124,7 @@ public final class SseLatencyBench {
       gw.print("report -> SSE update");
       raw.print("raw Kafka produce -> consume");
       fold.print("breakdown: event -> folded update on the update topic (fold + produce)");
+      printFoldCommits();
       double ratio = ms(gw.measured, 99) / Math.max(0.001, ms(raw.measured, 99));
       System.out.printf(
           "ratio p99 gateway / raw Kafka p99 of the same run (after warm-up): %.1f; target <= 3.0:"
@@ -431,7 +436,10 @@ public final class SseLatencyBench {
    * gateway's feed does) and records event sent -> update readable for each progress update.
    */
   private static Thread watchUpdates(
-      String bootstrap, String topic, ConcurrentLinkedQueue<Sample> samples) throws Exception {
+      String bootstrap,
+      String topic,
+      ConcurrentLinkedQueue<Sample> samples,
+      AtomicBoolean watching) {
     Properties cp = new Properties();
     cp.put("bootstrap.servers", bootstrap);
     cp.put("isolation.level", "read_uncommitted");
@@ -454,7 +462,7 @@ public final class SseLatencyBench {
         new Thread(
             () -> {
               try (c) {
-                while (!Thread.currentThread().isInterrupted()) {
+                while (watching.get()) {
                   for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(100))) {
                     long now = System.nanoTime();
                     Matcher m = sent.matcher(new String(r.value(), StandardCharsets.ISO_8859_1));
@@ -464,14 +472,31 @@ public final class SseLatencyBench {
                     }
                   }
                 }
-              } catch (org.apache.kafka.common.errors.InterruptException stop) {
-                // the bench is done with it
               }
             },
             "fold-watch");
     t.setDaemon(true);
     t.start();
     return t;
+  }
+
+  /**
+   * The fold's exactly-once commits over the whole run, from the Streams meters of the gateway: the
+   * stream thread folds nothing while it commits, so events that arrive meanwhile wait.
+   */
+  private static void printFoldCommits() {
+    for (String stat : List.of("commit.latency.avg", "commit.latency.max", "commit.rate")) {
+      ServiceMetrics.registry().getMeters().stream()
+          .filter(m -> m.getId().getName().equals("kafka.stream.thread." + stat))
+          .forEach(
+              m ->
+                  m.measure()
+                      .forEach(
+                          v ->
+                              System.out.printf(
+                                  "breakdown: fold %s %.1f (%s)%n",
+                                  stat, v.getValue(), m.getId().getTag("thread.id"))));
+    }
   }
 
   /** Waits until {@code nanoTime} reaches {@code due}: every sender keeps one shared schedule. */
