@@ -15,6 +15,10 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.BiConsumer;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
@@ -26,11 +30,14 @@ import org.slf4j.LoggerFactory;
  * payload {@code <task_id>:<json>}, at most 8000 bytes. One dedicated listening connection per
  * process, reconnecting after 1 s; nothing is ever written to a table.
  *
- * <p>Publishing is queued: one publisher thread sends whatever is waiting as one statement (one
- * round trip, one transaction) instead of a round trip and a commit per event, which is what FLY's
- * rate cost (docs/bench/gateway-http.md, FlyBench). One thread keeps this process's events in the
- * order they were posted. Postgres folds identical payloads sent in one transaction into one
- * notification, so a batch never holds the same payload twice (a repeated token stays two events).
+ * <p>Publishing is a group commit: one publisher thread sends the events of all concurrent
+ * publishers as one statement (one round trip, one transaction) instead of a round trip and a
+ * commit per event, which is what FLY's rate cost (docs/bench/gateway-http.md, FlyBench). Each
+ * publisher still waits until its event went out, as before: a sidecar posting tokens one after the
+ * other keeps one in flight (no burst a client's 100-event buffer would drop), and a failed send is
+ * reported to it, so it delivers in-process, never twice. One thread keeps the order of posting.
+ * Postgres folds identical payloads sent in one transaction into one notification, so a batch never
+ * holds the same payload twice (a repeated token stays two events).
  */
 final class PgFlyChannel implements AutoCloseable {
   static final String CHANNEL = "fly";
@@ -40,6 +47,12 @@ final class PgFlyChannel implements AutoCloseable {
 
   /** Events waiting for the publisher; past it the caller delivers in-process (database slow). */
   static final int MAX_WAITING = 10_000;
+
+  /** How long one batch may take in the database before it counts as failed. */
+  private static final int SEND_TIMEOUT_SECONDS = 2;
+
+  /** How long a publisher waits for its batch at most (far past the two timeouts above). */
+  private static final int GIVE_UP_SECONDS = 30;
 
   /** Events per statement at most. */
   static final int MAX_BATCH = 500;
@@ -76,20 +89,36 @@ final class PgFlyChannel implements AutoCloseable {
     this.publisher.start();
   }
 
-  /** One event on its way out: the task id and JSON for the in-process fallback. */
-  private record Outgoing(String taskId, String json, String payload) {}
+  /** One event on its way out, and whether it went out (completed by the publisher). */
+  private record Outgoing(String payload, CompletableFuture<Boolean> sent) {}
 
   /**
-   * Queues an event for the publisher; false when the payload is too large, the database is
-   * unavailable, or so many events wait that it cannot keep up, so the caller delivers in-process
-   * instead. A batch that then fails to go out is delivered in-process by the publisher.
+   * Publishes with the next batch and waits until it went out; false when the payload is too large,
+   * the database is unavailable or too slow to take it, so the caller delivers in-process instead.
    */
   boolean publish(String taskId, String json) {
     String payload = taskId + ":" + json;
-    if (payload.getBytes(StandardCharsets.UTF_8).length > MAX_PAYLOAD_BYTES || !listening) {
+    if (payload.getBytes(StandardCharsets.UTF_8).length > MAX_PAYLOAD_BYTES
+        || !listening
+        || !running) {
       return false;
     }
-    return waiting.offer(new Outgoing(taskId, json, payload));
+    Outgoing out = new Outgoing(payload, new CompletableFuture<>());
+    if (!waiting.offer(out)) {
+      return false;
+    }
+    try {
+      // the publisher completes every event it takes within the connection timeout plus the
+      // statement timeout; the bound here only guards against a channel closed meanwhile
+      return out.sent().get(GIVE_UP_SECONDS, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return true; // it may still go out: delivering it in-process too could deliver it twice
+    } catch (TimeoutException e) {
+      return true; // as above: at most once, so this event is dropped
+    } catch (ExecutionException e) {
+      return false;
+    }
   }
 
   private void publishLoop() {
@@ -106,7 +135,8 @@ final class PgFlyChannel implements AutoCloseable {
             next = waiting.peek()) {
           batch.add(waiting.poll());
         }
-        send(batch);
+        boolean ok = send(batch);
+        batch.forEach(o -> o.sent().complete(ok));
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         return;
@@ -117,17 +147,19 @@ final class PgFlyChannel implements AutoCloseable {
     }
   }
 
-  private void send(List<Outgoing> batch) {
+  private boolean send(List<Outgoing> batch) {
     try (Connection c = publishers.getConnection();
         PreparedStatement ps = c.prepareStatement(NOTIFY_EACH)) {
+      ps.setQueryTimeout(SEND_TIMEOUT_SECONDS);
       ps.setArray(1, c.createArrayOf("text", batch.stream().map(Outgoing::payload).toArray()));
       ps.execute();
+      return true;
     } catch (SQLException | RuntimeException e) {
       LOG.warn(
           "FLY notify failed, delivering {} event(s) in-process only: {}",
           batch.size(),
           e.getMessage());
-      batch.forEach(o -> deliver.accept(o.taskId(), o.json()));
+      return false;
     }
   }
 
@@ -182,6 +214,10 @@ final class PgFlyChannel implements AutoCloseable {
     running = false;
     listener.interrupt();
     publisher.interrupt();
+    // whoever still waits delivers in-process
+    for (Outgoing o = waiting.poll(); o != null; o = waiting.poll()) {
+      o.sent().complete(false);
+    }
     publishers.close();
   }
 }
