@@ -15,10 +15,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.BiConsumer;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
@@ -30,12 +27,13 @@ import org.slf4j.LoggerFactory;
  * payload {@code <task_id>:<json>}, at most 8000 bytes. One dedicated listening connection per
  * process, reconnecting after 1 s; nothing is ever written to a table.
  *
- * <p>Publishing is a group commit: one publisher thread sends the events of all concurrent
- * publishers as one statement (one round trip, one transaction) instead of a round trip and a
- * commit per event, which is what FLY's rate cost (docs/bench/gateway-http.md, FlyBench). Each
- * publisher still waits until its event went out, as before: a sidecar posting tokens one after the
- * other keeps one in flight (no burst a client's 100-event buffer would drop), and a failed send is
- * reported to it, so it delivers in-process, never twice. One thread keeps the order of posting.
+ * <p>Publishing is queued: a POST returns once its event is queued, and one publisher thread sends
+ * whatever waits as one statement (one round trip, one transaction) instead of a round trip and a
+ * commit per event, which is what FLY's rate cost (docs/bench/gateway-http.md, FlyBench). The queue
+ * holds {@link #MAX_WAITING} events, half the spec's client buffer: past it a POST waits (a sidecar
+ * streaming faster than the database takes it is slowed down, not turned into a burst that a
+ * client's 100-event buffer would drop). A batch that fails goes to this process's subscribers
+ * (in-process, as with the database down), never twice. One thread keeps the order of posting.
  * Postgres folds identical payloads sent in one transaction into one notification, so a batch never
  * holds the same payload twice (a repeated token stays two events).
  */
@@ -45,17 +43,14 @@ final class PgFlyChannel implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(PgFlyChannel.class);
   private static final long RECONNECT_BACKOFF_MS = 1000;
 
-  /** Events waiting for the publisher; past it the caller delivers in-process (database slow). */
-  static final int MAX_WAITING = 10_000;
+  /** Events waiting for the publisher (and per statement at most): half the client buffer. */
+  static final int MAX_WAITING = 50;
+
+  /** How long a POST waits for room in the queue before it delivers in-process (database slow). */
+  private static final long QUEUE_WAIT_MS = 1000;
 
   /** How long one batch may take in the database before it counts as failed. */
   private static final int SEND_TIMEOUT_SECONDS = 2;
-
-  /** How long a publisher waits for its batch at most (far past the two timeouts above). */
-  private static final int GIVE_UP_SECONDS = 30;
-
-  /** Events per statement at most. */
-  static final int MAX_BATCH = 500;
 
   private static final String NOTIFY_EACH =
       "SELECT pg_notify('" + CHANNEL + "', p) FROM unnest(?::text[]) AS p";
@@ -89,12 +84,13 @@ final class PgFlyChannel implements AutoCloseable {
     this.publisher.start();
   }
 
-  /** One event on its way out, and whether it went out (completed by the publisher). */
-  private record Outgoing(String payload, CompletableFuture<Boolean> sent) {}
+  /** One event on its way out: the task id and JSON for the in-process fallback. */
+  private record Outgoing(String taskId, String json, String payload) {}
 
   /**
-   * Publishes with the next batch and waits until it went out; false when the payload is too large,
-   * the database is unavailable or too slow to take it, so the caller delivers in-process instead.
+   * Queues an event for the publisher; false when the payload is too large, the database is
+   * unavailable, or the queue stayed full for {@link #QUEUE_WAIT_MS}, so the caller delivers
+   * in-process instead.
    */
   boolean publish(String taskId, String json) {
     String payload = taskId + ":" + json;
@@ -103,21 +99,12 @@ final class PgFlyChannel implements AutoCloseable {
         || !running) {
       return false;
     }
-    Outgoing out = new Outgoing(payload, new CompletableFuture<>());
-    if (!waiting.offer(out)) {
-      return false;
-    }
     try {
-      // the publisher completes every event it takes within the connection timeout plus the
-      // statement timeout; the bound here only guards against a channel closed meanwhile
-      return out.sent().get(GIVE_UP_SECONDS, TimeUnit.SECONDS);
+      return waiting.offer(
+          new Outgoing(taskId, json, payload), QUEUE_WAIT_MS, TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      return true; // it may still go out: delivering it in-process too could deliver it twice
-    } catch (TimeoutException e) {
-      return true; // as above: at most once, so this event is dropped
-    } catch (ExecutionException e) {
-      return false;
+      return false; // not queued: the caller delivers it in-process
     }
   }
 
@@ -131,12 +118,13 @@ final class PgFlyChannel implements AutoCloseable {
         payloads.add(first.payload());
         // the only consumer, so what peek() shows is what poll() takes
         for (Outgoing next = waiting.peek();
-            next != null && batch.size() < MAX_BATCH && payloads.add(next.payload());
+            next != null && batch.size() < MAX_WAITING && payloads.add(next.payload());
             next = waiting.peek()) {
           batch.add(waiting.poll());
         }
-        boolean ok = send(batch);
-        batch.forEach(o -> o.sent().complete(ok));
+        if (!send(batch)) {
+          batch.forEach(o -> deliver.accept(o.taskId(), o.json()));
+        }
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         return;
@@ -214,10 +202,6 @@ final class PgFlyChannel implements AutoCloseable {
     running = false;
     listener.interrupt();
     publisher.interrupt();
-    // whoever still waits delivers in-process
-    for (Outgoing o = waiting.poll(); o != null; o = waiting.poll()) {
-      o.sent().complete(false);
-    }
     publishers.close();
   }
 }
