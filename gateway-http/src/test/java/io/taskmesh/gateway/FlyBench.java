@@ -41,15 +41,16 @@ import org.postgresql.PGNotification;
  *
  * <p>The rate is one the client's FLY buffer (the spec's 100 events) never overflows: the posters
  * are closed-loop, at most {@link #WINDOW} events posted and not yet read by the SSE client, so the
- * writer can never hold more than that. A paced (open-loop) run at 80 % of that rate then checks
- * that the rate is sustainable without the window. Drops are counted two ways and printed: events
+ * writer can never hold more than that. Paced (open-loop) rounds at 80, 60, 40, 20 % of that rate
+ * then find one the buffer takes without the window. Drops are counted two ways and printed: events
  * posted and never read, and the gateway's own drop counter ({@code
  * taskmesh_sse_fly_events_dropped_total}).
  *
  * <p>Baseline in the same run: raw {@code SELECT pg_notify} -> LISTEN through pgjdbc with the same
  * window, one sender connection per poster, measured before and after the FLY rounds (A-B-B-A). The
- * stages apart, same run: B alone (POST -> 200, which includes the NOTIFY), and A alone (raw NOTIFY
- * on the {@code fly} channel -> the SSE client).
+ * stages apart, same run: B alone (POST -> 200; a POST waits once 50 events wait for their NOTIFY,
+ * so this is the publishing rate), and A alone (raw NOTIFY on the {@code fly} channel -> the SSE
+ * client); during the FLY rounds a raw LISTEN on {@code fly} times sent -> NOTIFY readable.
  *
  * <p>Args: seconds per round (5), posters (4). Prints {@code /proc/loadavg} at start and end.
  */
@@ -109,7 +110,8 @@ public final class FlyBench {
 
         // the stages apart
         Round bOnly = windowedHttpOnly(b.port(), id, posters, seconds);
-        bOnly.print("stage B: POST /mesh/{id}/fly -> 200 (incl. NOTIFY), nobody reads");
+        bOnly.print(
+            "stage B: POST /mesh/{id}/fly -> 200, nobody reads (NOTIFY-bound past 50 queued)");
         Round aOnly = run("stage A: raw NOTIFY on 'fly' -> SSE", rawToA, sse, pg, posters, seconds);
         System.out.printf(
             "stages against raw: B %.2f, A %.2f, whole path %.2f%n",
