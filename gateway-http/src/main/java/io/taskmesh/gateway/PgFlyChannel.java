@@ -9,6 +9,13 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
@@ -19,6 +26,16 @@ import org.slf4j.LoggerFactory;
  * FLY across gateway processes over Postgres NOTIFY (spec, "FLY delivery"): channel {@code fly},
  * payload {@code <task_id>:<json>}, at most 8000 bytes. One dedicated listening connection per
  * process, reconnecting after 1 s; nothing is ever written to a table.
+ *
+ * <p>Publishing is queued: a POST returns once its event is queued, and one publisher thread sends
+ * whatever waits as one statement (one round trip, one transaction) instead of a round trip and a
+ * commit per event, which is what FLY's rate cost (docs/bench/gateway-http.md, FlyBench). The queue
+ * holds {@link #MAX_WAITING} events, half the spec's client buffer: past it a POST waits (a sidecar
+ * streaming faster than the database takes it is slowed down, not turned into a burst that a
+ * client's 100-event buffer would drop). A batch that fails goes to this process's subscribers
+ * (in-process, as with the database down), never twice. One thread keeps the order of posting.
+ * Postgres folds identical payloads sent in one transaction into one notification, so a batch never
+ * holds the same payload twice (a repeated token stays two events).
  */
 final class PgFlyChannel implements AutoCloseable {
   static final String CHANNEL = "fly";
@@ -26,10 +43,24 @@ final class PgFlyChannel implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(PgFlyChannel.class);
   private static final long RECONNECT_BACKOFF_MS = 1000;
 
+  /** Events waiting for the publisher (and per statement at most): half the client buffer. */
+  static final int MAX_WAITING = 50;
+
+  /** How long a POST waits for room in the queue before it delivers in-process (database slow). */
+  private static final long QUEUE_WAIT_MS = 1000;
+
+  /** How long one batch may take in the database before it counts as failed. */
+  private static final int SEND_TIMEOUT_SECONDS = 2;
+
+  private static final String NOTIFY_EACH =
+      "SELECT pg_notify('" + CHANNEL + "', p) FROM unnest(?::text[]) AS p";
+
   private final String jdbcUrl;
   private final HikariDataSource publishers;
   private final BiConsumer<String, String> deliver;
   private final Thread listener;
+  private final Thread publisher;
+  private final BlockingQueue<Outgoing> waiting = new ArrayBlockingQueue<>(MAX_WAITING);
   private volatile boolean running = true;
   private volatile boolean listening;
 
@@ -41,7 +72,7 @@ final class PgFlyChannel implements AutoCloseable {
     this.deliver = deliver;
     HikariConfig hc = new HikariConfig();
     hc.setJdbcUrl(jdbcUrl);
-    hc.setMaximumPoolSize(4);
+    hc.setMaximumPoolSize(1); // one publisher thread
     hc.setMinimumIdle(0);
     hc.setConnectionTimeout(1000); // a database that is down must not hold a FLY request for long
     hc.setInitializationFailTimeout(-1);
@@ -49,25 +80,73 @@ final class PgFlyChannel implements AutoCloseable {
     this.publishers = new HikariDataSource(hc);
     this.listener = Threads.newDaemon("fly-listener", this::listen);
     this.listener.start();
+    this.publisher = Threads.newDaemon("fly-publisher", this::publishLoop);
+    this.publisher.start();
   }
 
+  /** One event on its way out: the task id and JSON for the in-process fallback. */
+  private record Outgoing(String taskId, String json, String payload) {}
+
   /**
-   * Publishes; false when the payload is too large or the database is unavailable, so the caller
-   * delivers in-process instead.
+   * Queues an event for the publisher; false when the payload is too large, the database is
+   * unavailable, or the queue stayed full for {@link #QUEUE_WAIT_MS}, so the caller delivers
+   * in-process instead.
    */
   boolean publish(String taskId, String json) {
     String payload = taskId + ":" + json;
-    if (payload.getBytes(StandardCharsets.UTF_8).length > MAX_PAYLOAD_BYTES || !listening) {
+    if (payload.getBytes(StandardCharsets.UTF_8).length > MAX_PAYLOAD_BYTES
+        || !listening
+        || !running) {
       return false;
     }
+    try {
+      return waiting.offer(
+          new Outgoing(taskId, json, payload), QUEUE_WAIT_MS, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false; // not queued: the caller delivers it in-process
+    }
+  }
+
+  private void publishLoop() {
+    List<Outgoing> batch = new ArrayList<>();
+    Set<String> payloads = new HashSet<>();
+    while (running) {
+      try {
+        Outgoing first = waiting.take();
+        batch.add(first);
+        payloads.add(first.payload());
+        // the only consumer, so what peek() shows is what poll() takes
+        for (Outgoing next = waiting.peek();
+            next != null && batch.size() < MAX_WAITING && payloads.add(next.payload());
+            next = waiting.peek()) {
+          batch.add(waiting.poll());
+        }
+        if (!send(batch)) {
+          batch.forEach(o -> deliver.accept(o.taskId(), o.json()));
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      } finally {
+        batch.clear();
+        payloads.clear();
+      }
+    }
+  }
+
+  private boolean send(List<Outgoing> batch) {
     try (Connection c = publishers.getConnection();
-        PreparedStatement ps = c.prepareStatement("SELECT pg_notify(?, ?)")) {
-      ps.setString(1, CHANNEL);
-      ps.setString(2, payload);
+        PreparedStatement ps = c.prepareStatement(NOTIFY_EACH)) {
+      ps.setQueryTimeout(SEND_TIMEOUT_SECONDS);
+      ps.setArray(1, c.createArrayOf("text", batch.stream().map(Outgoing::payload).toArray()));
       ps.execute();
       return true;
-    } catch (SQLException e) {
-      LOG.warn("FLY notify failed, delivering in-process only: {}", e.getMessage());
+    } catch (SQLException | RuntimeException e) {
+      LOG.warn(
+          "FLY notify failed, delivering {} event(s) in-process only: {}",
+          batch.size(),
+          e.getMessage());
       return false;
     }
   }
@@ -122,6 +201,7 @@ final class PgFlyChannel implements AutoCloseable {
   public void close() {
     running = false;
     listener.interrupt();
+    publisher.interrupt();
     publishers.close();
   }
 }

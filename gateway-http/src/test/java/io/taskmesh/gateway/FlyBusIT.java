@@ -7,10 +7,14 @@ import io.taskmesh.devkit.Await;
 import io.taskmesh.devkit.LocalPostgres;
 import io.taskmesh.schemas.Json;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -49,6 +53,50 @@ class FlyBusIT {
           .as("the publishing replica's own clients too")
           .isNotNull();
       assertThat(onA.poll(300, TimeUnit.MILLISECONDS)).as("exactly once locally").isNull();
+    }
+  }
+
+  /**
+   * Concurrent publishers share batches (one statement each); Postgres folds identical payloads of
+   * one transaction into one notification, so the same token published at once by several
+   * publishers must still arrive once per publish, and each publisher's events in its order.
+   */
+  @Test
+  void concurrentPublishersLoseNoRepeatedTokenAndKeepTheirOrder() throws Exception {
+    BlockingQueue<JsonNode> onB = new LinkedBlockingQueue<>();
+    int publishers = 8;
+    int each = 40;
+    try (AutoCloseable subB = b.subscribe("t-burst", onB::add)) {
+      ExecutorService pool = Executors.newFixedThreadPool(publishers);
+      for (int p = 0; p < publishers; p++) {
+        int publisher = p;
+        pool.execute(
+            () -> {
+              for (int i = 0; i < each; i++) {
+                String text = i % 2 == 0 ? "same" : publisher + "-" + i;
+                a.publish("t-burst", Json.tree(java.util.Map.of("partial", true, "text", text)));
+              }
+            });
+      }
+      pool.shutdown();
+      assertThat(pool.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
+      List<String> got = new ArrayList<>();
+      for (int i = 0; i < publishers * each; i++) {
+        JsonNode e = onB.poll(10, TimeUnit.SECONDS);
+        assertThat(e).as("event %d of %d, got %s", i, publishers * each, got).isNotNull();
+        got.add(e.get("text").asText());
+      }
+      assertThat(got.stream().filter("same"::equals)).hasSize(publishers * each / 2);
+      for (int p = 0; p < publishers; p++) {
+        String prefix = p + "-";
+        assertThat(got.stream().filter(t -> t.startsWith(prefix)).toList())
+            .as("publisher %d in order", p)
+            .containsExactlyElementsOf(
+                IntStream.range(0, each)
+                    .filter(i -> i % 2 == 1)
+                    .mapToObj(i -> prefix + i)
+                    .toList());
+      }
     }
   }
 

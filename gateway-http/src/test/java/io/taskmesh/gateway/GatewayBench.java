@@ -2,17 +2,12 @@ package io.taskmesh.gateway;
 
 import io.taskmesh.devkit.LocalKafka;
 import io.taskmesh.devkit.LocalPostgres;
-import io.taskmesh.devkit.SseReader;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.PreparedStatement;
-import java.time.Duration;
 import java.util.List;
 import java.util.Queue;
 import java.util.UUID;
@@ -22,14 +17,11 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import org.postgresql.PGConnection;
-import org.postgresql.PGNotification;
 
 /**
- * On-demand benchmark (not a test): tools/call vs a trivial route on the same server, and FLY from
- * POST /mesh/{id}/fly on replica B to an SSE client on replica A vs raw NOTIFY/LISTEN. Run: mvn -q
- * -pl gateway-http test-compile exec:java -Dexec.mainClass=io.taskmesh.gateway.GatewayBench
- * -Dexec.classpathScope=test (see README).
+ * On-demand benchmark (not a test): tools/call vs a trivial route on the same server (FLY across
+ * replicas: {@link FlyBench}). Run: mvn -q -pl gateway-http test-compile exec:java
+ * -Dexec.mainClass=io.taskmesh.gateway.GatewayBench -Dexec.classpathScope=test (see README).
  */
 public final class GatewayBench {
   private static final HttpClient HTTP = HttpClient.newHttpClient();
@@ -50,7 +42,6 @@ public final class GatewayBench {
             TaskHttp.start(
                 TaskHttp.flyReplicaEnv(prefix, dir.resolve("state-b"), flows, "mesh", pg))) {
       String baseA = "http://127.0.0.1:" + a.port();
-      String baseB = "http://127.0.0.1:" + b.port();
       String session = mcpSession(baseA);
       Call health = new Call("GET /health", "GET", "/health", null, new String[0]);
       Call tools =
@@ -90,14 +81,8 @@ public final class GatewayBench {
               r.perSecond() / trivial.perSecond());
         }
       }
-
-      int events = 5000;
-      double raw = rawNotify(pg, events);
-      double fly = flyAcrossReplicas(baseA, baseB, events);
-      System.out.printf(
-          "FLY B->A over NOTIFY to an SSE client: %.0f events/s; raw NOTIFY/LISTEN via pgjdbc: %.0f/s; ratio %.2f%n",
-          fly, raw, fly / raw);
     }
+    // FLY across the replicas has its own bench: FlyBench
     LocalPostgres.shared().close();
     LocalKafka.shared().close();
     System.exit(0); // non-daemon client threads would keep the JVM alive
@@ -194,102 +179,5 @@ public final class GatewayBench {
     }
     int i = (int) Math.ceil(p / 100.0 * sorted.length) - 1;
     return sorted[Math.max(0, Math.min(sorted.length - 1, i))] / 1e6;
-  }
-
-  private static double rawNotify(String pg, int events) throws Exception {
-    try (Connection listen = DriverManager.getConnection(pg);
-        Connection notify = DriverManager.getConnection(pg)) {
-      listen.createStatement().execute("LISTEN bench");
-      PGConnection pgl = listen.unwrap(PGConnection.class);
-      long start = System.nanoTime();
-      Thread sender =
-          new Thread(
-              () -> {
-                try (PreparedStatement ps =
-                    notify.prepareStatement("SELECT pg_notify('bench', ?)")) {
-                  for (int i = 0; i < events; i++) {
-                    ps.setString(1, "t:{\"partial\":true,\"text\":\"tok" + i + "\"}");
-                    ps.execute();
-                  }
-                } catch (Exception e) {
-                  throw new IllegalStateException(e);
-                }
-              });
-      sender.start();
-      int got = 0;
-      while (got < events) {
-        PGNotification[] n = pgl.getNotifications(1000);
-        got += n == null ? 0 : n.length;
-      }
-      sender.join();
-      return events / ((System.nanoTime() - start) / 1e9);
-    }
-  }
-
-  /** A task on A, an SSE client on A, FLY posted to B by 4 threads; events/s as received. */
-  private static double flyAcrossReplicas(String baseA, String baseB, int events) throws Exception {
-    HttpResponse<String> call =
-        HTTP.send(
-            HttpRequest.newBuilder(URI.create(baseA + "/tools/call"))
-                .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString("{\"name\":\"echo\",\"arguments\":{}}"))
-                .build(),
-            HttpResponse.BodyHandlers.ofString());
-    String id = call.body().replaceAll(".*task_id\\\\\":\\\\\"([^\\\\]+).*", "$1");
-    SseReader sse = null;
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (sse == null && System.nanoTime() < deadline) {
-      SseReader r = SseReader.open(baseA + "/stream/" + id, null);
-      if (r.status() == 200) {
-        sse = r;
-      } else {
-        r.close();
-      }
-    }
-    try (SseReader stream = sse) {
-      Thread.sleep(300); // let the subscription settle before timing
-      long start = System.nanoTime();
-      ExecutorService posters = Executors.newFixedThreadPool(4);
-      for (int t = 0; t < 4; t++) {
-        int from = t;
-        posters.execute(
-            () -> {
-              for (int i = from; i < events; i += 4) {
-                try {
-                  HTTP.send(
-                      HttpRequest.newBuilder(URI.create(baseB + "/mesh/" + id + "/fly"))
-                          .header("Content-Type", "application/json")
-                          .POST(
-                              HttpRequest.BodyPublishers.ofString(
-                                  "{\"partial\":true,\"text\":\"tok" + i + "\"}"))
-                          .build(),
-                      HttpResponse.BodyHandlers.discarding());
-                } catch (Exception e) {
-                  throw new IllegalStateException(e);
-                }
-              }
-            });
-      }
-      int got = 0;
-      long lastAt = start;
-      while (got < events) {
-        SseReader.Event e = stream.next(Duration.ofSeconds(10));
-        if (e == null) {
-          break; // the SSE client's 100-event FLY buffer may have dropped some: at most once
-        }
-        if (e.event().equals("partial")) {
-          got++;
-          lastAt = System.nanoTime();
-        }
-      }
-      posters.shutdown();
-      posters.awaitTermination(1, TimeUnit.MINUTES);
-      // up to the last event received: the idle wait that detects drops is not counted
-      double rate = got / ((lastAt - start) / 1e9);
-      System.out.printf(
-          "  (FLY received %d of %d posted by 4 threads; the rest dropped by the 100-event buffer)%n",
-          got, events);
-      return rate;
-    }
   }
 }
