@@ -60,11 +60,11 @@ public final class SseStreamsBench {
   private static final long TARGET_RSS_KB = 1024 * 1024;
 
   /** One reading of the gateway process. */
-  private record Reading(long rssKb, int threads, long heapUsedKb, long heapCommittedKb) {
+  private record Reading(long rssKb, int threads, long heapUsedKb, long heapCommittedKb, long fds) {
     String describe() {
       return String.format(
-          "RSS %,d MB, %d threads, heap used %,d MB of %,d MB committed",
-          rssKb / 1024, threads, heapUsedKb / 1024, heapCommittedKb / 1024);
+          "RSS %,d MB, %d threads, heap used %,d MB of %,d MB committed, %,d open files",
+          rssKb / 1024, threads, heapUsedKb / 1024, heapCommittedKb / 1024, fds);
     }
   }
 
@@ -104,6 +104,17 @@ public final class SseStreamsBench {
       String base = "http://127.0.0.1:" + port;
       long pid = gateway.pid();
       System.out.printf("gateway pid %d on %s: %s%n", pid, base, read(pid).describe());
+      long limit = openFilesLimit(pid);
+      System.out.printf(
+          "open files limit: gateway %,d, this client %,d%n",
+          limit, openFilesLimit(ProcessHandle.current().pid()));
+      if (limit < streams + 1000L
+          || openFilesLimit(ProcessHandle.current().pid()) < streams + 1000L) {
+        throw new IllegalStateException(
+            "raise the open files limit (ulimit -n) to at least "
+                + (streams + 1000)
+                + " before the run");
+      }
 
       List<String> ids = createTasks(base, tasks);
       TaskHttp.await(base + "/tasks/" + ids.get(ids.size() - 1), n -> true, Duration.ofSeconds(60));
@@ -283,7 +294,22 @@ public final class SseStreamsBench {
       committed = Long.parseLong(m.group(1));
       used = Long.parseLong(m.group(2));
     }
-    return new Reading(rss, threads, used, committed);
+    long fds;
+    try (var files = Files.list(Path.of("/proc", Long.toString(pid), "fd"))) {
+      fds = files.count();
+    }
+    return new Reading(rss, threads, used, committed, fds);
+  }
+
+  /** The soft {@code Max open files} of a process (/proc/PID/limits). */
+  private static long openFilesLimit(long pid) throws IOException {
+    for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "limits"))) {
+      if (line.startsWith("Max open files")) {
+        String soft = line.substring("Max open files".length()).trim().split("\\s+")[0];
+        return "unlimited".equals(soft) ? Long.MAX_VALUE : Long.parseLong(soft);
+      }
+    }
+    return Long.MAX_VALUE;
   }
 
   static long rssKb(long pid) {
