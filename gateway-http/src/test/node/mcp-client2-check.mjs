@@ -1,6 +1,6 @@
 // The newest official TypeScript SDK client (the 2.x split package @modelcontextprotocol/client)
 // running a tool call as a taskmesh task to completion with progress, driven by McpTasksIT.
-// usage: node mcp-client2-check.mjs <base-url> <bearer-token|-> <2026|2025>
+// usage: node mcp-client2-check.mjs <base-url> <bearer-token|-> <2026|2025> [tool] [arguments-json]
 // Prints one JSON object per line. After "created" the test reports the task's progress through
 // the gateway's mesh routes; the client hears it and prints the tool result.
 //  2026: the client negotiates the era itself (server/discover). It does not implement the tasks
@@ -9,10 +9,10 @@
 //        the task, which it follows meanwhile with subscriptions/listen (resourceSubscriptions).
 //  2025: initialize; the call is task-augmented (params.task), progress and task status arrive as
 //        notifications, tasks/result waits for the result.
-import { Client } from "@modelcontextprotocol/client";
+import { Client, specTypeSchemas } from "@modelcontextprotocol/client";
 import { client2TransportFor } from "./mcp-transport.mjs";
 
-const [base, token, era] = process.argv.slice(2);
+const [base, token, era, tool = "pipeline", args = '{"text":"abc"}'] = process.argv.slice(2);
 const say = (o) => process.stdout.write(JSON.stringify(o) + "\n");
 const modern = era === "2026";
 
@@ -54,7 +54,7 @@ async function modernCall() {
   let listening;
   client.setNotificationHandler("notifications/resources/updated", (n) => updated.push(n.params.uri));
   const result = await client.callTool(
-    { name: "pipeline", arguments: { text: "abc" } },
+    { name: tool, arguments: JSON.parse(args) },
     {
       timeout: 90_000,
       onprogress: async (p) => {
@@ -94,25 +94,33 @@ async function sessionCall() {
     progress.push({ progress: n.params.progress, total: n.params.total, message: n.params.message }),
   );
   client.setNotificationHandler("notifications/tasks/status", (n) => statuses.push(n.params.status));
-  const created = await client.request({
-    method: "tools/call",
-    params: {
-      name: "pipeline",
-      arguments: { text: "abc" },
-      task: {},
-      _meta: { progressToken: "client2-progress" },
+  // callTool() expects a CallToolResult: a task-augmented call names the result it expects
+  const created = await client.request(
+    {
+      method: "tools/call",
+      params: {
+        name: tool,
+        arguments: JSON.parse(args),
+        task: {},
+        _meta: { progressToken: "client2-progress" },
+      },
     },
-  });
+    specTypeSchemas.CreateTaskResult,
+  );
   const taskId = created.task.taskId;
   say({ event: "created", taskId, status: created.task.status });
   const result = await client.request(
     { method: "tasks/result", params: { taskId } },
+    specTypeSchemas.GetTaskPayloadResult,
     { timeout: 90_000 },
   );
   say({ event: "result", result });
   for (let i = 0; i < 50 && !statuses.includes("completed"); i++) {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  const task = await client.request({ method: "tasks/get", params: { taskId } });
+  const task = await client.request(
+    { method: "tasks/get", params: { taskId } },
+    specTypeSchemas.GetTaskResult,
+  );
   say({ event: "heard", progress, statuses, task: task.status });
 }
