@@ -13,3 +13,10 @@ export function transportFor(base, token, kind) {
       })
     : new StreamableHTTPClientTransport(new URL(base + "/mcp"), { requestInit: { headers } });
 }
+
+// The 2.x split client package's Streamable HTTP transport (it speaks 2026-07-28 as well).
+export async function client2TransportFor(base, token) {
+  const { StreamableHTTPClientTransport: Transport2 } = await import("@modelcontextprotocol/client");
+  const headers = token && token !== "-" ? { Authorization: `Bearer ${token}` } : {};
+  return new Transport2(new URL(base + "/mcp"), { requestInit: { headers } });
+}

@@ -190,6 +190,28 @@ class EdgeMcpStatelessTest {
                   e(Call.of("initialize", params(), null), 404, -32601)),
               Map.entry("ping has no place here", e(Call.of("ping", params(), null), 404, -32601)),
               Map.entry(
+                  "listen without a filter",
+                  e(Call.of("subscriptions/listen", params(), null), 200, -32602)),
+              Map.entry(
+                  "listen with task ids that are not strings",
+                  e(
+                      Call.of(
+                          "subscriptions/listen",
+                          listenFor(Json.MAPPER.createArrayNode().add(7)),
+                          null),
+                      200,
+                      -32602)),
+              Map.entry(
+                  "listen for tasks without the extension",
+                  e(
+                      withoutExtension(
+                          Call.of(
+                              "subscriptions/listen",
+                              listenFor(Json.MAPPER.createArrayNode().add("t")),
+                              null)),
+                      400,
+                      -32021)),
+              Map.entry(
                   "_meta without the client capabilities",
                   e(
                       Call.of("tasks/get", params().put("taskId", "t"), "t")
@@ -235,6 +257,18 @@ class EdgeMcpStatelessTest {
               EdgeGateway.json(r).at("/error/data/requiredCapabilities/extensions").has(TASKS_EXT))
           .isTrue();
     }
+  }
+
+  private static Call withoutExtension(Call call) {
+    ((ObjectNode) call.params().at("/_meta/io.modelcontextprotocol~1clientCapabilities"))
+        .removeAll();
+    return call;
+  }
+
+  private static ObjectNode listenFor(JsonNode taskIds) {
+    ObjectNode p = params();
+    p.putObject("notifications").set("taskIds", taskIds);
+    return p;
   }
 
   private static Object[] e(Call call, int status, int code) {

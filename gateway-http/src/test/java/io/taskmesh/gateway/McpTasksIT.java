@@ -38,8 +38,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  * Tool calls as MCP tasks (2025-11-25), tasks as resources, and resumable Streamable HTTP streams,
  * against a testing-mode gateway on a real broker whose actor reports the test posts itself (the
  * mesh routes), so each task's progress is known: the official TypeScript SDK client over both
- * transports, and raw HTTP for the stream's event ids, priming event and redelivery, and for the
- * sessionless 2026-07-28 revision beside them.
+ * transports and the newest (2.x) client in both eras, and raw HTTP for the stream's event ids,
+ * priming event and redelivery, and for the sessionless 2026-07-28 revision's tasks extension and
+ * subscriptions/listen.
  */
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
 class McpTasksIT {
@@ -94,7 +95,7 @@ class McpTasksIT {
         JsonNode e = Json.MAPPER.readTree(line);
         events.put(e.get("event").asText(), e);
         if (e.get("event").asText().equals("created")) {
-          runPipeline(e.get("taskId").asText());
+          runPipeline(e.get("taskId").asText(), true);
         }
       }
     }
@@ -150,10 +151,10 @@ class McpTasksIT {
 
   /**
    * The 2026-07-28 era on the same endpoint: no session, every request carries its revision and
-   * routing headers. No official client speaks it yet (the newest TypeScript SDK, 1.32.2, knows
-   * revisions up to 2025-11-25), so this client is raw HTTP as the revision specifies it: it
-   * discovers the server, calls the tool as a task, follows its progress with tasks/get, answers
-   * the pause's input request with tasks/update, and reads the result inlined in the task.
+   * routing headers. The newest official client (2.x) speaks the era but not the tasks extension,
+   * so this client is raw HTTP as the extension specifies it: it discovers the server, calls the
+   * tool as a task, follows its progress with tasks/get, answers the pause's input request with
+   * tasks/update, and reads the result inlined in the task.
    */
   @Test
   void aSessionlessClientFollowsATaskWithProgressAndAnswersItsInputWithTasksUpdate()
@@ -170,7 +171,7 @@ class McpTasksIT {
         CompletableFuture.runAsync(
             () -> {
               try {
-                runPipeline(id);
+                runPipeline(id, true);
               } catch (Exception e) {
                 throw new CompletionException(e);
               }
@@ -225,9 +226,150 @@ class McpTasksIT {
     assertThat(result.has("_meta")).as("no related-task key inlined").isFalse();
   }
 
+  /**
+   * The newest official TypeScript SDK client, the 2.x split package {@code
+   * @modelcontextprotocol/client}, unmodified. 2026: it negotiates the era itself with {@code
+   * server/discover}; it does not implement the tasks extension, so it calls the tool with a
+   * progress token and hears the task's progress on the call's own stream, follows the task on
+   * {@code subscriptions/listen} meanwhile, and gets the result when the task ends. 2025: it
+   * initializes, calls the tool as a task, hears progress and task status, and {@code
+   * tasks/result} gives the result.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"2026", "2025"})
+  void theNewestOfficialClientRunsAToolCallAsATaskToCompletionWithProgress(String era)
+      throws Exception {
+    Map<String, JsonNode> events = new LinkedHashMap<>();
+    Process node =
+        new ProcessBuilder("node", "mcp-client2-check.mjs", base, "-", era)
+            .directory(nodeDir.toFile())
+            .redirectError(ProcessBuilder.Redirect.INHERIT)
+            .start();
+    try (BufferedReader out =
+        new BufferedReader(new InputStreamReader(node.getInputStream(), StandardCharsets.UTF_8))) {
+      for (String line = out.readLine(); line != null; line = out.readLine()) {
+        JsonNode e = Json.MAPPER.readTree(line);
+        events.put(e.get("event").asText(), e);
+        if (e.get("event").asText().equals("created")) {
+          runPipeline(e.get("taskId").asText(), false);
+        }
+      }
+    }
+    assertThat(node.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(node.exitValue()).as(events.toString()).isZero();
+    assertThat(events.get("closed").get("errors")).as("client errors").isEmpty();
+
+    boolean modern = era.equals("2026");
+    JsonNode connected = events.get("connected");
+    assertThat(connected.get("era").asText()).isEqualTo(modern ? "modern" : "legacy");
+    assertThat(connected.get("version").asText()).isEqualTo(modern ? STATELESS : "2025-11-25");
+    assertThat(connected.get("discovered").asBoolean()).isEqualTo(modern);
+    String id = events.get("created").get("taskId").asText();
+
+    JsonNode result = events.get("result").get("result");
+    assertThat(result.get("isError").asBoolean()).isFalse();
+    assertThat(Json.MAPPER.readTree(result.at("/content/0/text").asText()).get("text").asText())
+        .isEqualTo("CBA");
+    assertThat(result.at("/structuredContent/task_id").asText()).isEqualTo(id);
+    assertThat(result.at("/structuredContent/result/text").asText()).isEqualTo("CBA");
+
+    JsonNode heard = events.get("heard");
+    List<Double> percents = new ArrayList<>();
+    heard.get("progress").forEach(p -> percents.add(p.get("progress").asDouble()));
+    assertThat(percents).as(heard.toString()).hasSizeGreaterThanOrEqualTo(3).isSorted();
+    assertThat(percents).doesNotHaveDuplicates();
+    assertThat(percents.get(percents.size() - 1)).isEqualTo(100.0);
+    assertThat(heard.get("progress").findValuesAsText("message"))
+        .anyMatch(m -> m.equals("actor upper (#0)"));
+    if (modern) {
+      assertThat(connected.at("/capabilities/extensions").has(TASKS_EXT)).isTrue();
+      assertThat(heard.at("/progress/0/message").asText()).isEqualTo("task " + id + " started");
+      assertThat(events.get("created").at("/honored/resourceSubscriptions/0").asText())
+          .isEqualTo("taskmesh://tasks/" + id);
+      assertThat(heard.get("updated").asInt()).isPositive();
+      assertThat(heard.get("listenClosed").asText()).isEqualTo("graceful");
+      assertThat(Json.MAPPER.readTree(events.get("resource").get("text").asText()).get("status"))
+          .hasToString("\"succeeded\"");
+      assertThat(events.get("listen-tasks-without-extension").at("/error/code").asInt())
+          .isEqualTo(-32021);
+    } else {
+      assertThat(events.get("created").get("status").asText()).isEqualTo("working");
+      List<String> statuses = new ArrayList<>();
+      heard.get("statuses").forEach(s -> statuses.add(s.asText()));
+      assertThat(statuses).last().isEqualTo("completed");
+      assertThat(heard.get("task").asText()).isEqualTo("completed");
+    }
+  }
+
+  /**
+   * {@code subscriptions/listen} with the tasks extension, as raw HTTP: the acknowledgement honors
+   * only the caller's task ids, each change of the task is a {@code notifications/tasks} with the
+   * full task (progress in its status message, the result once completed), every message carries
+   * the subscription id, and the stream ends with the listen result once the task is final.
+   */
+  @Test
+  void aListenStreamCarriesTheTaskUntilItEndsAndThenClosesGracefully() throws Exception {
+    ObjectNode call = Json.MAPPER.createObjectNode().put("name", "pipeline");
+    call.putObject("arguments").put("text", "abc");
+    String id = stateless("tools/call", call, "pipeline").at("/result/taskId").asText();
+    ObjectNode listen = Json.MAPPER.createObjectNode();
+    listen.putObject("notifications").putArray("taskIds").add(id).add("no-such-task");
+    RawStream stream = RawStream.post(statelessBody("subscriptions/listen", listen, "sub-1"));
+    JsonNode ack = data(stream.nextEvent());
+    assertThat(ack.get("method").asText()).isEqualTo("notifications/subscriptions/acknowledged");
+    assertThat(ack.at("/params/notifications/taskIds"))
+        .extracting(JsonNode::asText)
+        .containsExactly(id);
+    assertThat(ack.at("/params/_meta/io.modelcontextprotocol~1subscriptionId").asText())
+        .isEqualTo("sub-1");
+    runPipeline(id, false);
+
+    List<String> messages = new ArrayList<>();
+    JsonNode last;
+    while (true) {
+      last = data(stream.nextEvent());
+      if (last.has("id")) {
+        break;
+      }
+      assertThat(last.get("method").asText()).isEqualTo("notifications/tasks");
+      assertThat(last.at("/params/_meta/io.modelcontextprotocol~1subscriptionId").asText())
+          .isEqualTo("sub-1");
+      assertThat(last.at("/params/taskId").asText()).isEqualTo(id);
+      messages.add(
+          last.at("/params/status").asText() + " " + last.at("/params/statusMessage").asText());
+      if (last.at("/params/status").asText().equals("completed")) {
+        assertThat(last.at("/params/result/structuredContent/result/text").asText())
+            .isEqualTo("CBA");
+      }
+    }
+    assertThat(messages).as(messages.toString()).hasSizeGreaterThanOrEqualTo(2);
+    assertThat(messages).last().asString().startsWith("completed 100% done");
+    assertThat(last.get("id").asText()).isEqualTo("sub-1");
+    assertThat(last.at("/result/resultType").asText()).isEqualTo("complete");
+    assertThat(last.at("/result/_meta/io.modelcontextprotocol~1subscriptionId").asText())
+        .isEqualTo("sub-1");
+    stream.close();
+  }
+
+  private static JsonNode data(List<String> event) throws Exception {
+    return Json.MAPPER.readTree(field(event, "data: "));
+  }
+
   /** One request of the 2026-07-28 revision declaring the tasks extension; its answer. */
   private static JsonNode stateless(String method, ObjectNode params, String name)
       throws Exception {
+    HttpRequest.Builder req = statelessBody(method, params, name);
+    HttpResponse<String> r = HTTP.send(req.build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+    assertThat(r.headers().firstValue("Mcp-Session-Id")).isEmpty();
+    return Json.MAPPER.readTree(r.body());
+  }
+
+  /**
+   * A request of the 2026-07-28 revision declaring the tasks extension, its headers set; for {@code
+   * subscriptions/listen} {@code name} is the request id.
+   */
+  private static HttpRequest.Builder statelessBody(String method, ObjectNode params, String name) {
     ObjectNode p = params.deepCopy();
     ObjectNode meta = p.putObject("_meta");
     meta.put("io.modelcontextprotocol/protocolVersion", STATELESS);
@@ -235,7 +377,12 @@ class McpTasksIT {
     meta.putObject("io.modelcontextprotocol/clientCapabilities")
         .putObject("extensions")
         .putObject(TASKS_EXT);
-    ObjectNode body = Json.MAPPER.createObjectNode().put("jsonrpc", "2.0").put("id", 1);
+    ObjectNode body = Json.MAPPER.createObjectNode().put("jsonrpc", "2.0");
+    if (method.equals("subscriptions/listen")) {
+      body.put("id", name);
+    } else {
+      body.put("id", 1);
+    }
     body.put("method", method).set("params", p);
     HttpRequest.Builder req =
         HttpRequest.newBuilder(URI.create(base + "/mcp"))
@@ -244,13 +391,10 @@ class McpTasksIT {
             .header("MCP-Protocol-Version", STATELESS)
             .header("Mcp-Method", method)
             .POST(HttpRequest.BodyPublishers.ofString(Json.write(body)));
-    if (name != null) {
+    if (name != null && !method.equals("subscriptions/listen")) {
       req.header("Mcp-Name", name);
     }
-    HttpResponse<String> r = HTTP.send(req.build(), HttpResponse.BodyHandlers.ofString());
-    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
-    assertThat(r.headers().firstValue("Mcp-Session-Id")).isEmpty();
-    return Json.MAPPER.readTree(r.body());
+    return req;
   }
 
   @Test
@@ -296,10 +440,10 @@ class McpTasksIT {
   }
 
   /**
-   * Reports the three actors' steps and the final result, as their sidecars would, with a pause
-   * after the first that only the MCP client's answer to the elicitation ends.
+   * Reports the three actors' steps and the final result, as their sidecars would; with {@code
+   * pause}, a pause after the first that only the MCP client's answer to the elicitation ends.
    */
-  private static void runPipeline(String id) throws Exception {
+  private static void runPipeline(String id, boolean pause) throws Exception {
     String[][] steps = {
       {"", "upper", "reverse,count"}, {"upper", "reverse", "count"}, {"upper,reverse", "count", ""}
     };
@@ -307,7 +451,7 @@ class McpTasksIT {
       for (String state : List.of("received", "processing", "completed")) {
         report(id, s[0], s[1], s[2], state);
       }
-      if (s[1].equals("upper")) {
+      if (pause && s[1].equals("upper")) {
         // x-pause parks the task until the client's input resumes it
         TaskHttp.post(
             base + "/mesh/" + id + "/final",
@@ -396,6 +540,15 @@ class McpTasksIT {
       }
       HttpResponse<InputStream> r =
           HTTP.send(req.build(), HttpResponse.BodyHandlers.ofInputStream());
+      assertThat(r.statusCode()).isEqualTo(200);
+      assertThat(r.headers().firstValue("Content-Type").orElse("")).startsWith("text/event-stream");
+      return new RawStream(r.body());
+    }
+
+    /** A 2026-07-28 request answered with a stream (subscriptions/listen). */
+    static RawStream post(HttpRequest.Builder request) throws Exception {
+      HttpResponse<InputStream> r =
+          HTTP.send(request.build(), HttpResponse.BodyHandlers.ofInputStream());
       assertThat(r.statusCode()).isEqualTo(200);
       assertThat(r.headers().firstValue("Content-Type").orElse("")).startsWith("text/event-stream");
       return new RawStream(r.body());

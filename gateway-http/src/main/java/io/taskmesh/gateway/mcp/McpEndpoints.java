@@ -36,6 +36,7 @@ public final class McpEndpoints implements AutoCloseable {
   private static final Duration SESSION_IDLE = Duration.ofMinutes(30);
 
   private final McpSessions sessions = new McpSessions();
+  private final McpListen listen;
   private final ExecutorService notifier;
   private final ScheduledExecutorService keepAlive;
   private final McpServlet servlet;
@@ -64,6 +65,7 @@ public final class McpEndpoints implements AutoCloseable {
     this.notifier = Executors.newCachedThreadPool(daemon("mcp-notify"));
     this.keepAlive = Executors.newSingleThreadScheduledExecutor(daemon("mcp-keepalive"));
     McpTasks tasks = new McpTasks(queries, commands, feed, auth, notifier, resume);
+    this.listen = new McpListen(tasks);
     McpToolList tools = new McpToolList();
     tools.update(calls.flows().all());
     calls
@@ -75,6 +77,7 @@ public final class McpEndpoints implements AutoCloseable {
                     McpTasks.notification(
                         "notifications/tools/list_changed", Json.MAPPER.createObjectNode());
                 sessions.all().forEach(s -> s.send(changed));
+                listen.toolsChanged();
               }
             });
     McpResources resources = new McpResources(tasks, queries);
@@ -86,6 +89,7 @@ public final class McpEndpoints implements AutoCloseable {
             tasks,
             new McpTaskExtension(tasks, commands, resume),
             resources,
+            listen,
             auth,
             version);
     this.servlet =
@@ -96,6 +100,7 @@ public final class McpEndpoints implements AutoCloseable {
     keepAlive.scheduleAtFixedRate(
         () -> {
           sessions.all().forEach(McpSession::keepAlive);
+          listen.keepAlive();
           sessions.closeIdle(SESSION_IDLE);
         },
         KEEPALIVE_SECONDS,
@@ -139,6 +144,7 @@ public final class McpEndpoints implements AutoCloseable {
   public void close() {
     keepAlive.shutdownNow();
     sessions.closeAll();
+    listen.closeAll();
     notifier.shutdownNow();
   }
 }

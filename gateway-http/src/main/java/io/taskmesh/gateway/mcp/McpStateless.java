@@ -20,10 +20,12 @@ import org.slf4j.LoggerFactory;
  * MCP 2026-07-28 on {@code /mcp}: no session, no {@code initialize}; each POST carries its
  * revision, client capabilities and routing headers ({@link StatelessRequestCheck}) and is answered
  * on its own. Served: {@code server/discover}, the tools (flows), the caller's tasks as resources,
- * an empty prompt list, and the tasks extension ({@link McpTaskExtension}). Every result carries
- * {@code resultType}; list results and reads carry the cache hints {@code ttlMs} and {@code
- * cacheScope}. A method of the session era ({@code initialize}, {@code ping}, subscriptions) is 404
- * -32601, as the revision asks of a method it does not define.
+ * an empty prompt list, the tasks extension ({@link McpTaskExtension}), {@code
+ * subscriptions/listen} ({@link McpListen}) and, for a call with a progress token but without the
+ * extension, the call answered on its own stream with its progress ({@link McpStreamedCall}). Every
+ * result carries {@code resultType}; list results and reads carry the cache hints {@code ttlMs} and
+ * {@code cacheScope}. A method of the session era ({@code initialize}, {@code ping}, {@code
+ * resources/subscribe}) is 404 -32601, as the revision asks of a method it does not define.
  */
 final class McpStateless {
   static final String VERSION = "2026-07-28";
@@ -50,6 +52,8 @@ final class McpStateless {
   private final McpTasks tasks;
   private final McpTaskExtension extension;
   private final McpResources resources;
+  private final McpListen listen;
+  private final McpStreamedCall streamed;
   private final McpAuth auth;
   private final String serverVersion;
 
@@ -59,6 +63,7 @@ final class McpStateless {
       McpTasks tasks,
       McpTaskExtension extension,
       McpResources resources,
+      McpListen listen,
       McpAuth auth,
       String serverVersion) {
     this.calls = calls;
@@ -66,6 +71,8 @@ final class McpStateless {
     this.tasks = tasks;
     this.extension = extension;
     this.resources = resources;
+    this.listen = listen;
+    this.streamed = new McpStreamedCall(tasks);
     this.auth = auth;
     this.serverVersion = serverVersion;
   }
@@ -97,7 +104,11 @@ final class McpStateless {
       return;
     }
     if (!message.hasNonNull("id")) {
-      res.setStatus(202); // this revision defines no client notifications over HTTP: none to act on
+      // the one client notification acted on: a client ending its listen
+      if ("notifications/cancelled".equals(message.path("method").asText())) {
+        listen.cancel(owner, message.path("params").path("requestId"));
+      }
+      res.setStatus(202);
       return;
     }
     Optional<JsonRpcError> fault = StatelessRequestCheck.fault(req, message, SUPPORTED);
@@ -110,7 +121,7 @@ final class McpStateless {
     JsonNode params = message.get("params");
     ObjectNode result;
     try {
-      result = dispatch(method, params, owner);
+      result = dispatch(req, id, method, params, owner);
     } catch (McpError e) {
       new JsonRpcError(statusOf(e.code()), id, e.code(), e.getMessage(), e.data()).writeTo(res);
       return;
@@ -124,6 +135,9 @@ final class McpStateless {
       new JsonRpcError(500, id, JsonRpcError.INTERNAL_ERROR, "internal error").writeTo(res);
       return;
     }
+    if (result == null) {
+      return; // answered on its own stream
+    }
     result.putIfAbsent("resultType", Json.MAPPER.getNodeFactory().textNode("complete"));
     if (CACHEABLE.contains(method)) {
       cacheHints(method, result);
@@ -131,11 +145,17 @@ final class McpStateless {
     write(res, id, result);
   }
 
-  private ObjectNode dispatch(String method, JsonNode params, String owner) {
+  /** The method's result, or null once the request is being answered on its own stream. */
+  private ObjectNode dispatch(
+      HttpServletRequest req, JsonNode id, String method, JsonNode params, String owner) {
     return switch (method) {
       case "server/discover" -> discover();
+      case "subscriptions/listen" -> {
+        listen.open(req, id, params, owner);
+        yield null;
+      }
       case "tools/list" -> list("tools", tools.tools());
-      case "tools/call" -> callTool(params, owner);
+      case "tools/call" -> callTool(req, id, params, owner);
       case "prompts/list" -> list("prompts", Json.MAPPER.createArrayNode());
       case "prompts/get" -> throw McpError.invalidParams("Unknown prompt: " + params.path("name"));
       case "resources/list" -> resources.list(params, owner);
@@ -151,12 +171,7 @@ final class McpStateless {
   /** The params of a tasks method; -32021 when the client did not declare the extension. */
   private static JsonNode declaring(JsonNode params) {
     if (!McpTaskExtension.declaredBy(params)) {
-      ObjectNode data = Json.MAPPER.createObjectNode();
-      data.putObject("requiredCapabilities").putObject("extensions").putObject(McpTaskExtension.ID);
-      throw new McpError(
-          JsonRpcError.MISSING_CLIENT_CAPABILITY,
-          "Missing required client capability: extensions." + McpTaskExtension.ID,
-          data);
+      throw McpTaskExtension.missingCapability();
     }
     return params;
   }
@@ -165,9 +180,9 @@ final class McpStateless {
     ObjectNode r = Json.MAPPER.createObjectNode();
     SUPPORTED.forEach(r.putArray("supportedVersions")::add);
     ObjectNode caps = r.putObject("capabilities");
-    // no listChanged / subscribe: this era delivers those on subscriptions/listen, not served here
-    caps.putObject("tools");
-    caps.putObject("resources");
+    // delivered on subscriptions/listen; the prompt list (empty) never changes
+    caps.putObject("tools").put("listChanged", true);
+    caps.putObject("resources").put("subscribe", true);
     caps.putObject("prompts");
     caps.putObject("extensions").putObject(McpTaskExtension.ID);
     r.put(
@@ -175,7 +190,9 @@ final class McpStateless {
         "Each tool runs a taskmesh flow as a long-running task. Declare the "
             + McpTaskExtension.ID
             + " extension to get the task back from tools/call and follow it with tasks/get"
-            + " (tasks/update answers its input requests), or read it as the resource"
+            + " (tasks/update answers its input requests) or hear it on subscriptions/listen"
+            + " (taskIds); without the extension, a call with a progressToken is answered on its"
+            + " own stream with the task's progress and result. Each task is also the resource"
             + " taskmesh://tasks/{id}.");
     r.putObject("_meta")
         .putObject("io.modelcontextprotocol/serverInfo")
@@ -185,15 +202,20 @@ final class McpStateless {
   }
 
   /**
-   * Starts the flow's task: with the tasks extension declared, the task itself comes back; else the
-   * task id at once, as a plain call of the session era.
+   * Starts the flow's task: with the tasks extension declared, the task itself comes back; with a
+   * progress token, the call is answered on its own stream; else the task id at once, as a plain
+   * call of the session era.
    */
-  private ObjectNode callTool(JsonNode params, String owner) {
+  private ObjectNode callTool(HttpServletRequest req, JsonNode id, JsonNode params, String owner) {
     String name = params.path("name").asText();
     McpProtocol.Started started =
         McpProtocol.start(calls, tasks, name, params.get("arguments"), owner);
     if (started.failure() != null) {
       return started.failure();
+    }
+    if (McpStreamedCall.applies(params)) {
+      streamed.answer(req, id, params, started.id(), owner);
+      return null;
     }
     return McpTaskExtension.declaredBy(params)
         ? McpTaskExtension.created(started.id())

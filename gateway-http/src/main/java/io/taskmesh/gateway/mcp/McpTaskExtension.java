@@ -45,6 +45,16 @@ final class McpTaskExtension {
         .has(ID);
   }
 
+  /** -32021 naming the extension: a tasks method or a task filter from a client without it. */
+  static McpError missingCapability() {
+    ObjectNode data = Json.MAPPER.createObjectNode();
+    data.putObject("requiredCapabilities").putObject("extensions").putObject(ID);
+    return new McpError(
+        JsonRpcError.MISSING_CLIENT_CAPABILITY,
+        "Missing required client capability: extensions." + ID,
+        data);
+  }
+
   /** The {@code CreateTaskResult} of a task this gateway has just started. */
   static ObjectNode created(String id) {
     ObjectNode r = Json.MAPPER.createObjectNode();

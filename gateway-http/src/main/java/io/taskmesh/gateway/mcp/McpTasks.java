@@ -208,13 +208,28 @@ final class McpTasks {
    * {@code notifications/tasks/status} (for task-augmented calls).
    */
   void follow(String id, String owner, JsonNode progressToken, boolean statuses, McpSession to) {
-    if (progressToken == null && !statuses) {
-      return;
+    if (progressToken != null || statuses) {
+      follow(id, owner, progressToken, statuses, to::send, -1);
     }
-    TaskWatch watch = new TaskWatch(progressToken, statuses, to);
+  }
+
+  /**
+   * Follows a task for any sink of JSON-RPC messages; {@code sentPercent} is the progress the
+   * caller has already reported (-1: none). Returns what takes a state: a caller that learns the
+   * final state first hands it over, so the last progress goes out before what it sends next.
+   */
+  Consumer<TaskState> follow(
+      String id,
+      String owner,
+      JsonNode progressToken,
+      boolean statuses,
+      Consumer<String> to,
+      double sentPercent) {
+    TaskWatch watch = new TaskWatch(progressToken, statuses, to, sentPercent);
     watch.closeWith(watch(id, owner, watch::onState));
     // updates folded before the subscription: start from the stored state
     notifier.execute(() -> read(id, owner, watch::onState));
+    return watch::onState;
   }
 
   /** Calls {@code listener} with the task's state after each of its updates until closed. */
@@ -259,17 +274,18 @@ final class McpTasks {
   private static final class TaskWatch {
     private final JsonNode progressToken;
     private final boolean statuses;
-    private final McpSession to;
-    private double lastPercent = -1;
+    private final Consumer<String> to;
+    private double lastPercent;
     private long lastSeq = -1;
     private String lastStatus = "working";
     private AutoCloseable subscription;
     private boolean over;
 
-    TaskWatch(JsonNode progressToken, boolean statuses, McpSession to) {
+    TaskWatch(JsonNode progressToken, boolean statuses, Consumer<String> to, double sentPercent) {
       this.progressToken = progressToken;
       this.statuses = statuses;
       this.to = to;
+      this.lastPercent = sentPercent;
     }
 
     synchronized void closeWith(AutoCloseable sub) {
@@ -289,7 +305,7 @@ final class McpTasks {
       progress(s.progressPercent(), s.currentActorName(), s.currentActorIdx(), done, s.status());
       if (statuses && !McpTaskViews.status(s.status()).equals(lastStatus)) {
         lastStatus = McpTaskViews.status(s.status());
-        to.send(notification("notifications/tasks/status", McpTaskViews.task(s)));
+        to.accept(notification("notifications/tasks/status", McpTaskViews.task(s)));
       }
       if (done) {
         end();
@@ -316,7 +332,7 @@ final class McpTasks {
       if (actor != null) {
         params.put("message", "actor " + actor + " (#" + idx + ")");
       }
-      to.send(notification("notifications/progress", params));
+      to.accept(notification("notifications/progress", params));
     }
 
     private void end() {
