@@ -34,7 +34,9 @@ public final class EnvelopeDispatcher implements EnvelopeQueue, AutoCloseable {
                 ProducerConfig.LINGER_MS_CONFIG,
                 0,
                 ProducerConfig.MAX_BLOCK_MS_CONFIG,
-                10_000),
+                10_000,
+                ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION,
+                1),
             new StringSerializer(),
             new StringSerializer());
   }

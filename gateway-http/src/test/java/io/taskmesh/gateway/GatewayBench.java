@@ -13,7 +13,9 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Queue;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -73,11 +75,13 @@ public final class GatewayBench {
           rate(baseA, c, 8, 1);
         }
       }
+      System.out.println("(warm-up done)"); // a profiler can start here: the measured runs follow
       for (int clients : new int[] {64, 1}) {
         Rate trivial = rate(baseA, health, clients, seconds);
         System.out.printf(
             "%d client(s): %-16s %7.0f req/s  p50 %6.2f ms  p99 %6.2f ms  (baseline)%n",
             clients, health.name(), trivial.perSecond(), trivial.p50(), trivial.p99());
+        printCpu(trivial, trivial);
         for (Call c : List.of(tools, mcp)) {
           Rate r = rate(baseA, c, clients, seconds);
           System.out.printf(
@@ -88,6 +92,7 @@ public final class GatewayBench {
               r.p50(),
               r.p99(),
               r.perSecond() / trivial.perSecond());
+          printCpu(r, trivial);
         }
       }
 
@@ -108,8 +113,30 @@ public final class GatewayBench {
   /** One kind of request: name, method, path, body (null: none), extra headers (name, value...). */
   private record Call(String name, String method, String path, String body, String[] headers) {}
 
-  /** Throughput and latency percentiles of one run. */
-  private record Rate(double perSecond, double p50, double p99) {}
+  /**
+   * Throughput and latency percentiles of one run, and its CPU per request by part ({@link
+   * BenchCpu#PARTS}, nanoseconds).
+   */
+  private record Rate(double perSecond, double p50, double p99, Map<String, Double> cpu) {
+    double cpuTotal() {
+      return cpu.values().stream().mapToDouble(Double::doubleValue).sum();
+    }
+  }
+
+  /**
+   * Where a request's CPU went, in ms, and the CPU cost of the baseline's request over this one's:
+   * the throughput ratio the route would reach on cores of its own, whatever else the machine runs.
+   */
+  private static void printCpu(Rate r, Rate baseline) {
+    StringBuilder line = new StringBuilder("    CPU per request:");
+    r.cpu().forEach((part, nanos) -> line.append(String.format(" %s %.3f", part, nanos / 1e6)));
+    line.append(String.format("  = %.3f ms", r.cpuTotal() / 1e6));
+    if (r != baseline) {
+      line.append(
+          String.format("; GET /health's / this: %.2f", baseline.cpuTotal() / r.cpuTotal()));
+    }
+    System.out.println(line);
+  }
 
   /** A Streamable HTTP session on the gateway's /mcp, initialized, for the MCP tools/call runs. */
   private static String mcpSession(String base) throws Exception {
@@ -147,8 +174,12 @@ public final class GatewayBench {
     Queue<Long> latencies = new ConcurrentLinkedQueue<>();
     AtomicLong done = new AtomicLong();
     long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-    ExecutorService pool = Executors.newFixedThreadPool(clients);
+    AtomicLong threads = new AtomicLong();
+    ExecutorService pool =
+        Executors.newFixedThreadPool(
+            clients, task -> new Thread(task, "bench-caller-" + threads.incrementAndGet()));
     CountDownLatch finished = new CountDownLatch(clients);
+    BenchCpu cpu = new BenchCpu();
     long start = System.nanoTime();
     for (int i = 0; i < clients; i++) {
       pool.execute(
@@ -177,6 +208,7 @@ public final class GatewayBench {
             } catch (Exception e) {
               throw new IllegalStateException(e);
             } finally {
+              cpu.callerDone();
               finished.countDown();
             }
           });
@@ -184,8 +216,10 @@ public final class GatewayBench {
     finished.await();
     pool.shutdown();
     double perSecond = done.get() / ((System.nanoTime() - start) / 1e9);
+    Map<String, Double> perRequest = new LinkedHashMap<>();
+    cpu.spent().forEach((part, nanos) -> perRequest.put(part, nanos / (double) done.get()));
     long[] sorted = latencies.stream().mapToLong(Long::longValue).sorted().toArray();
-    return new Rate(perSecond, percentile(sorted, 50), percentile(sorted, 99));
+    return new Rate(perSecond, percentile(sorted, 50), percentile(sorted, 99), perRequest);
   }
 
   private static double percentile(long[] sorted, int p) {

@@ -75,7 +75,9 @@ public final class TaskView implements TaskQueries, TaskCommands, AutoCloseable 
                 ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG,
                 30_000,
                 ProducerConfig.MAX_BLOCK_MS_CONFIG,
-                10_000),
+                10_000,
+                ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION,
+                1),
             topics.events().keySerde().serializer(),
             topics.events().valueSerde().serializer());
     Properties props = streamsProps(config);
