@@ -100,11 +100,14 @@ final class BenchCpu {
     return "gateway-other";
   }
 
-  /** CPU time of the broker child process ({@code kafka.Kafka}), when the OS reports it. */
+  /**
+   * CPU time of the broker, when the OS reports it: the bench JVM's only child JVM ({@code
+   * LocalKafka}; Postgres runs as its own daemon).
+   */
   private static Optional<Long> brokerCpu() {
     return ProcessHandle.current()
         .children()
-        .filter(p -> p.info().commandLine().map(c -> c.contains("kafka.Kafka")).orElse(false))
+        .filter(p -> p.info().command().map(c -> c.endsWith("/java")).orElse(false))
         .findFirst()
         .flatMap(p -> p.info().totalCpuDuration())
         .map(Duration::toNanos);

@@ -81,7 +81,9 @@ public final class GatewayBench {
         System.out.printf(
             "%d client(s): %-16s %7.0f req/s  p50 %6.2f ms  p99 %6.2f ms  (baseline)%n",
             clients, health.name(), trivial.perSecond(), trivial.p50(), trivial.p99());
-        printCpu(trivial, trivial);
+        if (clients > 1) { // one client's figures are mostly the idle polling of the fold and feed
+          printCpu(trivial, trivial);
+        }
         for (Call c : List.of(tools, mcp)) {
           Rate r = rate(baseA, c, clients, seconds);
           System.out.printf(
@@ -92,7 +94,9 @@ public final class GatewayBench {
               r.p50(),
               r.p99(),
               r.perSecond() / trivial.perSecond());
-          printCpu(r, trivial);
+          if (clients > 1) {
+            printCpu(r, trivial);
+          }
         }
       }
 
