@@ -29,9 +29,10 @@ import org.postgresql.PGNotification;
 
 /**
  * On-demand benchmark (not a test): tools/call vs a trivial route on the same server, and FLY from
- * POST /mesh/{id}/fly on replica B to an SSE client on replica A vs raw NOTIFY/LISTEN. Run: mvn -q
- * -pl gateway-http test-compile exec:java -Dexec.mainClass=io.taskmesh.gateway.GatewayBench
- * -Dexec.classpathScope=test (see README).
+ * POST /mesh/{id}/fly on replica B to an SSE client on replica A vs raw NOTIFY/LISTEN. Each
+ * 64-client route also prints its CPU time per request by part ({@link BenchCpu}), the figure that
+ * survives a machine shared with other work. Run: mvn -q -pl gateway-http test-compile exec:java
+ * -Dexec.mainClass=io.taskmesh.gateway.GatewayBench -Dexec.classpathScope=test (see README).
  */
 public final class GatewayBench {
   private static final HttpClient HTTP = HttpClient.newHttpClient();
@@ -70,9 +71,11 @@ public final class GatewayBench {
               "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":"
                   + "{\"name\":\"echo\",\"arguments\":{\"x\":1}}}",
               new String[] {"Accept", MCP_ACCEPT, "Mcp-Session-Id", session});
+      // long enough at full concurrency for C2 to compile each route's path (1 s rounds at 8
+      // clients left the JIT compiling through the measured runs: a third of a call's CPU)
       for (int warm = 0; warm < 2; warm++) {
         for (Call c : List.of(health, tools, mcp)) {
-          rate(baseA, c, 8, 1);
+          rate(baseA, c, 64, 3);
         }
       }
       System.out.println("(warm-up done)"); // a profiler can start here: the measured runs follow
