@@ -8,7 +8,9 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Queue;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -20,8 +22,10 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * On-demand benchmark (not a test): tools/call vs a trivial route on the same server (FLY across
- * replicas: {@link FlyBench}). Run: mvn -q -pl gateway-http test-compile exec:java
- * -Dexec.mainClass=io.taskmesh.gateway.GatewayBench -Dexec.classpathScope=test (see README).
+ * replicas: {@link FlyBench}). Each 64-client route also prints its CPU time per request by part
+ * ({@link BenchCpu}), the figure that survives a machine shared with other work. Run: mvn -q -pl
+ * gateway-http test-compile exec:java -Dexec.mainClass=io.taskmesh.gateway.GatewayBench
+ * -Dexec.classpathScope=test (see README).
  */
 public final class GatewayBench {
   private static final HttpClient HTTP = HttpClient.newHttpClient();
@@ -59,16 +63,22 @@ public final class GatewayBench {
               "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":"
                   + "{\"name\":\"echo\",\"arguments\":{\"x\":1}}}",
               new String[] {"Accept", MCP_ACCEPT, "Mcp-Session-Id", session});
+      // long enough at full concurrency for C2 to compile each route's path (1 s rounds at 8
+      // clients left the JIT compiling through the measured runs: a third of a call's CPU)
       for (int warm = 0; warm < 2; warm++) {
         for (Call c : List.of(health, tools, mcp)) {
-          rate(baseA, c, 8, 1);
+          rate(baseA, c, 64, 3);
         }
       }
+      System.out.println("(warm-up done)"); // a profiler can start here: the measured runs follow
       for (int clients : new int[] {64, 1}) {
         Rate trivial = rate(baseA, health, clients, seconds);
         System.out.printf(
             "%d client(s): %-16s %7.0f req/s  p50 %6.2f ms  p99 %6.2f ms  (baseline)%n",
             clients, health.name(), trivial.perSecond(), trivial.p50(), trivial.p99());
+        if (clients > 1) { // one client's figures are mostly the idle polling of the fold and feed
+          printCpu(trivial, trivial);
+        }
         for (Call c : List.of(tools, mcp)) {
           Rate r = rate(baseA, c, clients, seconds);
           System.out.printf(
@@ -79,6 +89,9 @@ public final class GatewayBench {
               r.p50(),
               r.p99(),
               r.perSecond() / trivial.perSecond());
+          if (clients > 1) {
+            printCpu(r, trivial);
+          }
         }
       }
     }
@@ -93,8 +106,30 @@ public final class GatewayBench {
   /** One kind of request: name, method, path, body (null: none), extra headers (name, value...). */
   private record Call(String name, String method, String path, String body, String[] headers) {}
 
-  /** Throughput and latency percentiles of one run. */
-  private record Rate(double perSecond, double p50, double p99) {}
+  /**
+   * Throughput and latency percentiles of one run, and its CPU per request by part ({@link
+   * BenchCpu#PARTS}, nanoseconds).
+   */
+  private record Rate(double perSecond, double p50, double p99, Map<String, Double> cpu) {
+    double cpuTotal() {
+      return cpu.values().stream().mapToDouble(Double::doubleValue).sum();
+    }
+  }
+
+  /**
+   * Where a request's CPU went, in ms, and the CPU cost of the baseline's request over this one's:
+   * the throughput ratio the route would reach on cores of its own, whatever else the machine runs.
+   */
+  private static void printCpu(Rate r, Rate baseline) {
+    StringBuilder line = new StringBuilder("    CPU per request:");
+    r.cpu().forEach((part, nanos) -> line.append(String.format(" %s %.3f", part, nanos / 1e6)));
+    line.append(String.format("  = %.3f ms", r.cpuTotal() / 1e6));
+    if (r != baseline) {
+      line.append(
+          String.format("; GET /health's / this: %.2f", baseline.cpuTotal() / r.cpuTotal()));
+    }
+    System.out.println(line);
+  }
 
   /** A Streamable HTTP session on the gateway's /mcp, initialized, for the MCP tools/call runs. */
   private static String mcpSession(String base) throws Exception {
@@ -132,8 +167,12 @@ public final class GatewayBench {
     Queue<Long> latencies = new ConcurrentLinkedQueue<>();
     AtomicLong done = new AtomicLong();
     long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-    ExecutorService pool = Executors.newFixedThreadPool(clients);
+    AtomicLong threads = new AtomicLong();
+    ExecutorService pool =
+        Executors.newFixedThreadPool(
+            clients, task -> new Thread(task, "bench-caller-" + threads.incrementAndGet()));
     CountDownLatch finished = new CountDownLatch(clients);
+    BenchCpu cpu = new BenchCpu();
     long start = System.nanoTime();
     for (int i = 0; i < clients; i++) {
       pool.execute(
@@ -162,6 +201,7 @@ public final class GatewayBench {
             } catch (Exception e) {
               throw new IllegalStateException(e);
             } finally {
+              cpu.callerDone();
               finished.countDown();
             }
           });
@@ -169,8 +209,10 @@ public final class GatewayBench {
     finished.await();
     pool.shutdown();
     double perSecond = done.get() / ((System.nanoTime() - start) / 1e9);
+    Map<String, Double> perRequest = new LinkedHashMap<>();
+    cpu.spent().forEach((part, nanos) -> perRequest.put(part, nanos / (double) done.get()));
     long[] sorted = latencies.stream().mapToLong(Long::longValue).sorted().toArray();
-    return new Rate(perSecond, percentile(sorted, 50), percentile(sorted, 99));
+    return new Rate(perSecond, percentile(sorted, 50), percentile(sorted, 99), perRequest);
   }
 
   private static double percentile(long[] sorted, int p) {
