@@ -1,5 +1,7 @@
 package io.taskmesh.meshapi;
 
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.taskmesh.devkit.LocalKafka;
 import io.taskmesh.schemas.Topics;
 import io.taskmesh.sidecar.GatewayReporter;
@@ -8,11 +10,14 @@ import io.taskmesh.sidecar.RuntimeProcess;
 import io.taskmesh.sidecar.Sidecar;
 import io.taskmesh.sidecar.SidecarConfig;
 import io.taskmesh.sidecar.SinkActor;
+import java.net.HttpURLConnection;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -51,6 +56,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
 public final class MeshLatencyBench {
   static final int N = Integer.getInteger("n", 200);
   static final int WARMUP = Integer.getInteger("warmup", 20);
+  static final boolean BREAKDOWN = Boolean.parseBoolean(System.getProperty("breakdown", "true"));
 
   public static void main(String[] args) throws Exception {
     Path root = Path.of(System.getProperty("taskmesh.root", ".")).toAbsolutePath().normalize();
@@ -92,14 +98,33 @@ public final class MeshLatencyBench {
         echo.start();
         sink.start();
 
+        String load0 = loadAverage();
         long[] kafka = rawKafka(bootstrap, "bench-raw-" + ns);
+        String load1 = loadAverage();
+        Steps steps = BREAKDOWN ? breakdown(f, a, "bench-raw-" + ns) : null;
+        String loadSteps = loadAverage();
         long[] meshOnly = measure(f, a, false);
+        String load2 = loadAverage();
+        long[] lean = measureLean(a);
+        String load3 = loadAverage();
         long[] e2e = measure(f, a, true);
+        String load4 = loadAverage();
+        double base = pct(sorted(kafka), 50);
         System.out.printf(
-            "%n%d sequential requests each, after %d warm-up; latency in ms%n", N, WARMUP);
-        print("raw Kafka produce->consume (baseline)", kafka);
-        print("mesh-api alone: create -> POST /events succeeded -> SSE terminal", meshOnly);
-        print("create -> echo sidecar -> x-sink -> SSE terminal", e2e);
+            "%n%d sequential requests each, after %d warm-up; latency in ms; x = p50 / raw Kafka p50"
+                + " of this run; load average (1, 5, 15 min) after each; at start %s%n",
+            N, WARMUP, load0);
+        if (steps != null) {
+          steps.print(base, loadSteps);
+        }
+        print("raw Kafka produce->consume (baseline)", kafka, base, load1);
+        print(
+            "mesh-api alone: create -> POST /events succeeded -> SSE terminal",
+            meshOnly,
+            base,
+            load2);
+        print("  the same, blocking HttpURLConnection client", lean, base, load3);
+        print("create -> echo sidecar -> x-sink -> SSE terminal", e2e, base, load4);
       }
       reporter.close();
     }
@@ -154,6 +179,131 @@ public final class MeshLatencyBench {
     return samples.stream().mapToLong(Long::longValue).toArray();
   }
 
+  /** Named step durations of one run, printed as p50/p90/p99. */
+  static final class Steps {
+    final Map<String, List<Long>> byName = new LinkedHashMap<>();
+
+    void time(String name, ThrowingRunnable r) throws Exception {
+      long t0 = System.nanoTime();
+      r.run();
+      byName.computeIfAbsent(name, k -> new ArrayList<>()).add(System.nanoTime() - t0);
+    }
+
+    double p50(String name) {
+      return pct(sorted(samples(name)), 50);
+    }
+
+    long[] samples(String name) {
+      return byName.get(name).stream().skip(WARMUP).mapToLong(Long::longValue).toArray();
+    }
+
+    void print(double base, String load) {
+      System.out.println(
+          "breakdown of the alone path: its three requests as the client sees them, then each part"
+              + " alone (same client, same connector, same producer); load after: "
+              + load);
+      byName.keySet().forEach(k -> MeshLatencyBench.print(k, samples(k), base, null));
+      // what the path is made of: 3 HTTP exchanges, 4 connector calls (exclusive create, read and
+      // conditional write of the status, the SSE's read), 1 acks=all produce
+      double model =
+          3 * p50(HTTP_NOOP) + p50(KV_CREATE) + 2 * p50(KV_GET) + p50(KV_PUT) + p50(DISPATCH);
+      System.out.printf(
+          "%-66s p50 %7.2f  %34s %5.1fx%n",
+          "  sum of the parts' p50s (3 HTTP + 4 kv + 1 produce)", model, "", model / base);
+    }
+  }
+
+  static final String HTTP_NOOP = "  HTTP GET /health (JDK HttpClient)";
+  static final String KV_CREATE = "  kv PUT If-None-Match: * (create)";
+  static final String KV_GET = "  kv GET";
+  static final String KV_PUT = "  kv PUT ?if_status";
+  static final String DISPATCH = "  Kafka produce, mesh-api's producer (acks=all, idempotent)";
+
+  interface ThrowingRunnable {
+    void run() throws Exception;
+  }
+
+  /**
+   * The alone path again, each of its three requests timed, and after each sample the parts those
+   * requests are made of, each on its own.
+   */
+  static Steps breakdown(MeshFixture f, MeshFixture.Replica a, String rawTopic) throws Exception {
+    Steps st = new Steps();
+    for (int i = 0; i < WARMUP + N; i++) {
+      String[] id = new String[1];
+      st.time(
+          "1 POST create (kv create + produce)",
+          () -> {
+            MeshFixture.Resp c =
+                f.send(
+                    "POST", a.ext("/api/v1/mesh/?actor=echo"), "{\"payload\":{\"text\":\"hi\"}}");
+            id[0] = c.body().replaceAll(".*\"id\"\\s*:\\s*\"([^\"]+)\".*", "$1");
+          });
+      st.time(
+          "2 POST /events succeeded (kv GET + kv PUT ?if_status)",
+          () ->
+              f.send(
+                  "POST",
+                  a.internal("/api/v1/mesh/" + id[0] + "/events"),
+                  "{\"type\":\"status\",\"status\":\"succeeded\",\"data\":{\"actor\":\"b\"}}"));
+      st.time(
+          "3 GET /events -> terminal event (kv GET)",
+          () -> {
+            try (SseReader sse =
+                new SseReader(f.http, a.ext("/api/v1/mesh/" + id[0] + "/events"))) {
+              sse.next(30);
+            }
+          });
+      st.time(HTTP_NOOP, () -> f.send("GET", a.ext("/health"), null));
+      st.time("  HTTP GET /health (blocking HttpURLConnection)", () -> urlGet(a.ext("/health")));
+      st.time(
+          "  HTTP GET /mesh/{id} (JDK HttpClient; kv GET)",
+          () -> f.send("GET", a.ext("/api/v1/mesh/" + id[0]), null));
+      String stale = "{\"type\":\"status\",\"status\":\"running\",\"data\":{\"actor\":\"b\"}}";
+      String staleUrl = a.internal("/api/v1/mesh/" + id[0] + "/events");
+      st.time(
+          "  POST /events stale (kv GET; JDK HttpClient)", () -> f.send("POST", staleUrl, stale));
+      st.time(
+          "  POST /events stale (kv GET; JDK HttpClient HTTP/1.1)", () -> send11(staleUrl, stale));
+      st.time(
+          "  POST /events stale (kv GET; HttpURLConnection)",
+          () -> urlSend("POST", staleUrl, stale, 204));
+      String key = "bench:" + UUID.randomUUID();
+      ObjectNode v = JsonNodeFactory.instance.objectNode().put("status", "pending");
+      st.time(KV_CREATE, () -> a.kv.create(key, v));
+      st.time(KV_GET, () -> a.kv.get(key));
+      st.time(KV_PUT, () -> a.kv.putIfStatus(key, v, "pending"));
+      st.time(DISPATCH, () -> a.bus.dispatch(rawTopic, key, new byte[100]));
+    }
+    return st;
+  }
+
+  static final java.net.http.HttpClient HTTP11 =
+      java.net.http.HttpClient.newBuilder()
+          .version(java.net.http.HttpClient.Version.HTTP_1_1)
+          .build();
+
+  static void send11(String url, String body) throws Exception {
+    var r =
+        HTTP11.send(
+            java.net.http.HttpRequest.newBuilder(URI.create(url))
+                .header("Content-Type", "application/json")
+                .POST(java.net.http.HttpRequest.BodyPublishers.ofString(body))
+                .build(),
+            java.net.http.HttpResponse.BodyHandlers.ofString());
+    if (r.statusCode() != 204) {
+      throw new IllegalStateException("answered " + r.statusCode());
+    }
+  }
+
+  static void urlGet(String url) throws Exception {
+    java.net.HttpURLConnection c =
+        (java.net.HttpURLConnection) java.net.URI.create(url).toURL().openConnection();
+    try (var in = c.getInputStream()) {
+      in.readAllBytes();
+    }
+  }
+
   static long[] rawKafka(String bootstrap, String topic) throws Exception {
     Properties pp = new Properties();
     pp.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
@@ -199,6 +349,98 @@ public final class MeshLatencyBench {
         nts.add(new NewTopic(t, 1, (short) 1));
       }
       admin.createTopics(nts).all().get();
+    }
+  }
+
+  static long[] sorted(long[] nanos) {
+    long[] s = nanos.clone();
+    Arrays.sort(s);
+    return s;
+  }
+
+  static String loadAverage() {
+    try {
+      String[] f = Files.readString(Path.of("/proc/loadavg")).split(" ");
+      return f[0] + " " + f[1] + " " + f[2];
+    } catch (Exception e) {
+      return "n/a";
+    }
+  }
+
+  static void print(String name, long[] nanos, double baseP50, String load) {
+    long[] s = sorted(nanos);
+    System.out.printf(
+        "%-66s p50 %7.2f  p90 %7.2f  p99 %7.2f  max %7.2f  %5.1fx%s%n",
+        name,
+        pct(s, 50),
+        pct(s, 90),
+        pct(s, 99),
+        s[s.length - 1] / 1e6,
+        pct(s, 50) / baseP50,
+        load == null ? "" : "  load " + load);
+  }
+
+  /**
+   * The alone path with a blocking client (the JDK's HttpURLConnection: the calling thread does the
+   * I/O, keep-alive), to separate what the JDK HttpClient's own threads add.
+   */
+  static long[] measureLean(MeshFixture.Replica a) throws Exception {
+    List<Long> samples = new ArrayList<>();
+    for (int i = 0; i < WARMUP + N; i++) {
+      long t0 = System.nanoTime();
+      String created =
+          urlSend(
+              "POST", a.ext("/api/v1/mesh/?actor=echo"), "{\"payload\":{\"text\":\"hi\"}}", 201);
+      String id = created.replaceAll(".*\"id\"\\s*:\\s*\"([^\"]+)\".*", "$1");
+      urlSend(
+          "POST",
+          a.internal("/api/v1/mesh/" + id + "/events"),
+          "{\"type\":\"status\",\"status\":\"succeeded\",\"data\":{\"actor\":\"bench\",\"result\":{}}}",
+          204);
+      HttpURLConnection c =
+          (HttpURLConnection)
+              URI.create(a.ext("/api/v1/mesh/" + id + "/events")).toURL().openConnection();
+      try (var in =
+          new java.io.BufferedReader(
+              new java.io.InputStreamReader(
+                  c.getInputStream(), java.nio.charset.StandardCharsets.UTF_8))) {
+        String line;
+        while ((line = in.readLine()) != null && !line.contains("\"status\":\"succeeded\"")) {
+          if (line.contains("\"failed\"") || line.contains("\"canceled\"")) {
+            throw new IllegalStateException("envelope " + id + " ended " + line);
+          }
+        }
+        if (line == null) {
+          throw new IllegalStateException("SSE of " + id + " ended without the terminal event");
+        }
+        if (i >= WARMUP) {
+          samples.add(System.nanoTime() - t0);
+        }
+        // the stream ends after the terminal event: read it to its end so the connection is reused
+        while (in.readLine() != null) {
+          // nothing else is expected
+        }
+      }
+    }
+    return samples.stream().mapToLong(Long::longValue).toArray();
+  }
+
+  static String urlSend(String method, String url, String body, int expect) throws Exception {
+    HttpURLConnection c = (HttpURLConnection) URI.create(url).toURL().openConnection();
+    c.setRequestMethod(method);
+    if (body != null) {
+      c.setDoOutput(true);
+      c.setRequestProperty("Content-Type", "application/json");
+      try (var out = c.getOutputStream()) {
+        out.write(body.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      }
+    }
+    int status = c.getResponseCode();
+    if (status != expect) {
+      throw new IllegalStateException(method + " " + url + " answered " + status);
+    }
+    try (var in = c.getInputStream()) {
+      return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
     }
   }
 
