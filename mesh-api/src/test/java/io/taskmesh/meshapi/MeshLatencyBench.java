@@ -56,6 +56,14 @@ import org.apache.kafka.common.serialization.StringSerializer;
 public final class MeshLatencyBench {
   static final int N = Integer.getInteger("n", 200);
   static final int WARMUP = Integer.getInteger("warmup", 20);
+
+  /**
+   * The alone path's target: its queue exists and nobody consumes it. (Until 2026-11-25 it created
+   * for {@code echo}, so the live echo sidecar and x-sink worked on every "alone" envelope at the
+   * same time, and raced the bench's own status post.)
+   */
+  static final String IDLE_ACTOR = "idle";
+
   static final boolean BREAKDOWN = Boolean.parseBoolean(System.getProperty("breakdown", "true"));
 
   public static void main(String[] args) throws Exception {
@@ -69,6 +77,7 @@ public final class MeshLatencyBench {
           Topics.actorQueue(ns, "echo"),
           Topics.actorQueue(ns, "x-sink"),
           Topics.actorQueue(ns, "x-sump"),
+          Topics.actorQueue(ns, IDLE_ACTOR),
           "bench-raw-" + ns);
 
       Path socketDir = Files.createTempDirectory("meshbench");
@@ -143,7 +152,7 @@ public final class MeshLatencyBench {
       MeshFixture.Resp c =
           f.send(
               "POST",
-              a.ext("/api/v1/mesh/?actor=echo"),
+              a.ext("/api/v1/mesh/?actor=" + (throughActor ? "echo" : IDLE_ACTOR)),
               "{\"payload\":{\"text\":\"hi " + i + "\"}}");
       if (c.status() != 201) {
         throw new IllegalStateException("create answered " + c.status() + ": " + c.body());
@@ -236,7 +245,9 @@ public final class MeshLatencyBench {
           () -> {
             MeshFixture.Resp c =
                 f.send(
-                    "POST", a.ext("/api/v1/mesh/?actor=echo"), "{\"payload\":{\"text\":\"hi\"}}");
+                    "POST",
+                    a.ext("/api/v1/mesh/?actor=" + IDLE_ACTOR),
+                    "{\"payload\":{\"text\":\"hi\"}}");
             id[0] = c.body().replaceAll(".*\"id\"\\s*:\\s*\"([^\"]+)\".*", "$1");
           });
       st.time(
@@ -390,7 +401,10 @@ public final class MeshLatencyBench {
       long t0 = System.nanoTime();
       String created =
           urlSend(
-              "POST", a.ext("/api/v1/mesh/?actor=echo"), "{\"payload\":{\"text\":\"hi\"}}", 201);
+              "POST",
+              a.ext("/api/v1/mesh/?actor=" + IDLE_ACTOR),
+              "{\"payload\":{\"text\":\"hi\"}}",
+              201);
       String id = created.replaceAll(".*\"id\"\\s*:\\s*\"([^\"]+)\".*", "$1");
       urlSend(
           "POST",
