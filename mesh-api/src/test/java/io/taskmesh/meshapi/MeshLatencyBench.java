@@ -45,12 +45,16 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * {@code GET /mesh/{id}/events} until the terminal {@code succeeded} event.
  *
  * <p>Baselines from the same run: (1) a raw Kafka round trip (produce acks=all, a consumer already
- * assigned receives it), (2) mesh-api alone: create, then the terminal status posted straight to
- * {@code /events} (no Kafka consumer, no sidecar), SSE terminal.
+ * assigned receives it), (2) mesh-api alone: create for an actor nobody consumes, then the terminal
+ * status posted straight to {@code /events} (no sidecar), SSE terminal; the same with a blocking
+ * client ({@code HttpURLConnection}) instead of the JDK HttpClient. With {@code -Dbreakdown=true}
+ * (default) it first times the alone path's three requests one by one and, after each sample, the
+ * parts they are made of on their own (HTTP no-op, each connector call, the acks=all produce).
+ * Every p50 is also printed as a multiple of the raw Kafka p50, with the load average.
  *
  * <pre>
- * mvn -o -q -pl mesh-api test-compile dependency:build-classpath -Dmdep.outputFile=/tmp/meshcp.txt -Dmdep.includeScope=test
- * java [-Dn=200] -Dtaskmesh.root=$PWD -cp mesh-api/target/test-classes:mesh-api/target/classes:$(cat /tmp/meshcp.txt) io.taskmesh.meshapi.MeshLatencyBench
+ * mvn -o -q -pl mesh-api -am test-compile dependency:build-classpath -Dmdep.outputFile=/tmp/meshcp.txt -Dmdep.includeScope=test
+ * java [-Dn=200] [-Dwarmup=20] [-Dbreakdown=false] -Dtaskmesh.root=$PWD -cp mesh-api/target/test-classes:mesh-api/target/classes:$(cat /tmp/meshcp.txt) io.taskmesh.meshapi.MeshLatencyBench
  * </pre>
  */
 public final class MeshLatencyBench {
@@ -107,33 +111,47 @@ public final class MeshLatencyBench {
         echo.start();
         sink.start();
 
+        String rawTopic = "bench-raw-" + ns;
         String load0 = loadAverage();
-        long[] kafka = rawKafka(bootstrap, "bench-raw-" + ns);
-        String load1 = loadAverage();
-        Steps steps = BREAKDOWN ? breakdown(f, a, "bench-raw-" + ns) : null;
-        String loadSteps = loadAverage();
-        long[] meshOnly = measure(f, a, false);
-        String load2 = loadAverage();
-        long[] lean = measureLean(a);
-        String load3 = loadAverage();
-        long[] e2e = measure(f, a, true);
-        String load4 = loadAverage();
-        double base = pct(sorted(kafka), 50);
-        System.out.printf(
-            "%n%d sequential requests each, after %d warm-up; latency in ms; x = p50 / raw Kafka p50"
-                + " of this run; load average (1, 5, 15 min) after each; at start %s%n",
-            N, WARMUP, load0);
-        if (steps != null) {
-          steps.print(base, loadSteps);
+        try (RawKafka raw = new RawKafka(bootstrap, rawTopic)) {
+          Steps steps = BREAKDOWN ? breakdown(f, a, rawTopic) : null;
+          String loadSteps = loadAverage();
+          // each path interleaved with raw Kafka round trips: same moment, same machine load
+          Samples alone = new Samples();
+          for (int i = 0; i < WARMUP + N; i++) {
+            alone.add("raw", i, raw.roundTrip(i));
+            alone.add("alone", i, sample(f, a, false, i));
+            alone.add("lean", i, leanSample(a, i));
+          }
+          String load1 = loadAverage();
+          Samples actor = new Samples();
+          for (int i = 0; i < WARMUP + N; i++) {
+            actor.add("raw", i, raw.roundTrip(WARMUP + N + i));
+            actor.add("actor", i, sample(f, a, true, i));
+          }
+          String load2 = loadAverage();
+          System.out.printf(
+              "%n%d samples of each path, after %d warm-up; latency in ms; x = p50 / the raw Kafka"
+                  + " p50 measured interleaved with it; load average (1, 5, 15 min) at start %s%n",
+              N, WARMUP, load0);
+          if (steps != null) {
+            steps.print(pct(sorted(alone.get("raw")), 50), loadSteps);
+          }
+          double base = pct(sorted(alone.get("raw")), 50);
+          System.out.println("interleaved, one sample of each in turn; load after: " + load1);
+          print("raw Kafka produce->consume (baseline)", alone.get("raw"), base, null);
+          print(
+              "mesh-api alone: create -> POST /events succeeded -> SSE terminal",
+              alone.get("alone"),
+              base,
+              null);
+          print("  the same, blocking HttpURLConnection client", alone.get("lean"), base, null);
+          double base2 = pct(sorted(actor.get("raw")), 50);
+          System.out.println("interleaved, one sample of each in turn; load after: " + load2);
+          print("raw Kafka produce->consume (baseline)", actor.get("raw"), base2, null);
+          print(
+              "create -> echo sidecar -> x-sink -> SSE terminal", actor.get("actor"), base2, null);
         }
-        print("raw Kafka produce->consume (baseline)", kafka, base, load1);
-        print(
-            "mesh-api alone: create -> POST /events succeeded -> SSE terminal",
-            meshOnly,
-            base,
-            load2);
-        print("  the same, blocking HttpURLConnection client", lean, base, load3);
-        print("create -> echo sidecar -> x-sink -> SSE terminal", e2e, base, load4);
       }
       reporter.close();
     }
@@ -141,13 +159,12 @@ public final class MeshLatencyBench {
   }
 
   /**
-   * One create + SSE until terminal per sample; {@code throughActor}: the echo actor ends it, else
-   * we post it.
+   * One create + SSE until terminal; {@code throughActor}: the echo actor ends it, else we post it
+   * (the envelope's queue has no consumer).
    */
-  static long[] measure(MeshFixture f, MeshFixture.Replica a, boolean throughActor)
+  static long sample(MeshFixture f, MeshFixture.Replica a, boolean throughActor, int i)
       throws Exception {
-    List<Long> samples = new ArrayList<>();
-    for (int i = 0; i < WARMUP + N; i++) {
+    {
       long t0 = System.nanoTime();
       MeshFixture.Resp c =
           f.send(
@@ -180,12 +197,23 @@ public final class MeshLatencyBench {
           }
         }
       }
-      long t = System.nanoTime() - t0;
+      return System.nanoTime() - t0;
+    }
+  }
+
+  /** Samples per path name, warm-up left out. */
+  static final class Samples {
+    final Map<String, List<Long>> byName = new LinkedHashMap<>();
+
+    void add(String name, int i, long nanos) {
       if (i >= WARMUP) {
-        samples.add(t);
+        byName.computeIfAbsent(name, k -> new ArrayList<>()).add(nanos);
       }
     }
-    return samples.stream().mapToLong(Long::longValue).toArray();
+
+    long[] get(String name) {
+      return byName.get(name).stream().mapToLong(Long::longValue).toArray();
+    }
   }
 
   /** Named step durations of one run, printed as p50/p90/p99. */
@@ -315,40 +343,51 @@ public final class MeshLatencyBench {
     }
   }
 
-  static long[] rawKafka(String bootstrap, String topic) throws Exception {
-    Properties pp = new Properties();
-    pp.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-    pp.put(ProducerConfig.ACKS_CONFIG, "all");
-    pp.put(ProducerConfig.LINGER_MS_CONFIG, 0);
-    Properties cp = new Properties();
-    cp.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-    cp.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-    cp.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-    try (KafkaProducer<String, String> p =
-            new KafkaProducer<>(pp, new StringSerializer(), new StringSerializer());
-        KafkaConsumer<String, String> c =
-            new KafkaConsumer<>(cp, new StringDeserializer(), new StringDeserializer())) {
+  /**
+   * Raw Kafka round trips: produce (acks=all, linger 0) to partition 0 of a topic, a consumer
+   * already assigned to it (read_committed) receives it.
+   */
+  static final class RawKafka implements AutoCloseable {
+    final KafkaProducer<String, String> producer;
+    final KafkaConsumer<String, String> consumer;
+    final String topic;
+    final String value = "{\"id\":\"" + UUID.randomUUID() + "\",\"payload\":{\"text\":\"hi\"}}";
+
+    RawKafka(String bootstrap, String topic) {
+      this.topic = topic;
+      Properties pp = new Properties();
+      pp.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+      pp.put(ProducerConfig.ACKS_CONFIG, "all");
+      pp.put(ProducerConfig.LINGER_MS_CONFIG, 0);
+      Properties cp = new Properties();
+      cp.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+      cp.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+      cp.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+      producer = new KafkaProducer<>(pp, new StringSerializer(), new StringSerializer());
+      consumer = new KafkaConsumer<>(cp, new StringDeserializer(), new StringDeserializer());
       TopicPartition tp = new TopicPartition(topic, 0);
-      c.assign(List.of(tp));
-      c.seekToEnd(List.of(tp));
-      c.position(tp);
-      List<Long> samples = new ArrayList<>();
-      String value = "{\"id\":\"" + UUID.randomUUID() + "\",\"payload\":{\"text\":\"hi\"}}";
-      for (int i = 0; i < WARMUP + N; i++) {
-        String key = "k" + i;
-        long t0 = System.nanoTime();
-        p.send(new ProducerRecord<>(topic, 0, key, value)).get();
-        boolean got = false;
-        while (!got) {
-          for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(100))) {
-            got |= r.key().equals(key);
-          }
-        }
-        if (i >= WARMUP) {
-          samples.add(System.nanoTime() - t0);
+      consumer.assign(List.of(tp));
+      consumer.seekToEnd(List.of(tp));
+      consumer.position(tp);
+    }
+
+    long roundTrip(int i) throws Exception {
+      String key = "k" + i;
+      long t0 = System.nanoTime();
+      producer.send(new ProducerRecord<>(topic, 0, key, value)).get();
+      boolean got = false;
+      while (!got) {
+        for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(100))) {
+          got |= r.key().equals(key);
         }
       }
-      return samples.stream().mapToLong(Long::longValue).toArray();
+      return System.nanoTime() - t0;
+    }
+
+    @Override
+    public void close() {
+      producer.close();
+      consumer.close();
     }
   }
 
@@ -395,9 +434,8 @@ public final class MeshLatencyBench {
    * The alone path with a blocking client (the JDK's HttpURLConnection: the calling thread does the
    * I/O, keep-alive), to separate what the JDK HttpClient's own threads add.
    */
-  static long[] measureLean(MeshFixture.Replica a) throws Exception {
-    List<Long> samples = new ArrayList<>();
-    for (int i = 0; i < WARMUP + N; i++) {
+  static long leanSample(MeshFixture.Replica a, int i) throws Exception {
+    {
       long t0 = System.nanoTime();
       String created =
           urlSend(
@@ -427,16 +465,14 @@ public final class MeshLatencyBench {
         if (line == null) {
           throw new IllegalStateException("SSE of " + id + " ended without the terminal event");
         }
-        if (i >= WARMUP) {
-          samples.add(System.nanoTime() - t0);
-        }
+        long t = System.nanoTime() - t0;
         // the stream ends after the terminal event: read it to its end so the connection is reused
         while (in.readLine() != null) {
           // nothing else is expected
         }
+        return t;
       }
     }
-    return samples.stream().mapToLong(Long::longValue).toArray();
   }
 
   static String urlSend(String method, String url, String body, int expect) throws Exception {
