@@ -73,13 +73,19 @@ public final class EventBus implements AutoCloseable {
 
   /** Publishes to every replica; fire and forget (at-most-once, logged on failure). */
   public void publish(MeshEvent e) {
-    producer.send(
-        new ProducerRecord<>(config.eventsTopic(), e.id(), Json.bytes(e)),
-        (md, ex) -> {
-          if (ex != null) {
-            LOG.warn("fan-out of {} event for {} failed: {}", e.type(), e.id(), ex.getMessage());
-          }
-        });
+    try {
+      producer.send(
+          new ProducerRecord<>(config.eventsTopic(), e.id(), Json.bytes(e)),
+          (md, ex) -> {
+            if (ex != null) {
+              LOG.warn("fan-out of {} event for {} failed: {}", e.type(), e.id(), ex.getMessage());
+            }
+          });
+    } catch (RuntimeException ex) {
+      // never thrown at a caller: it may already have answered its client (a closed producer
+      // throws here rather than failing the send's future)
+      LOG.warn("fan-out of {} event for {} failed: {}", e.type(), e.id(), ex.toString());
+    }
   }
 
   /** Sends an envelope to its actor queue and waits for the broker's acknowledgement. */

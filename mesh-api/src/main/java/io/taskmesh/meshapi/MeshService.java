@@ -310,6 +310,16 @@ public final class MeshService {
    * error}, {@code message}. Publishes the new status to every replica when applied.
    */
   public Outcome applyStatus(String id, MeshStatus status, ObjectNode data) {
+    Optional<MeshEvent> event = writeStatus(id, status, data);
+    event.ifPresent(bus::publish);
+    return event.isPresent() ? Outcome.APPLIED : Outcome.STALE;
+  }
+
+  /**
+   * {@link #applyStatus} without the fan-out: the status event to publish when the write was
+   * applied, empty when it was stale.
+   */
+  Optional<MeshEvent> writeStatus(String id, MeshStatus status, ObjectNode data) {
     String key = KEY_PREFIX + id;
     for (int attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
       JsonNode stored =
@@ -320,7 +330,7 @@ public final class MeshService {
       MeshStatus.Move move =
           MeshStatus.find(current).map(status::over).orElse(MeshStatus.Move.ADVANCE);
       if (move == MeshStatus.Move.STALE) {
-        return Outcome.STALE;
+        return Optional.empty();
       }
       ObjectNode next = ((ObjectNode) stored).deepCopy();
       next.put("status", status.wire());
@@ -346,8 +356,7 @@ public final class MeshService {
       }
       putNumber(d, "progress", progress);
       if (kv.putIfStatus(key, next, current)) {
-        bus.publish(new MeshEvent(id, MeshEvent.STATUS, statusEvent(next)));
-        return Outcome.APPLIED;
+        return Optional.of(new MeshEvent(id, MeshEvent.STATUS, statusEvent(next)));
       }
       // 409: someone else wrote first; read again and decide again
     }
@@ -390,6 +399,15 @@ public final class MeshService {
 
   /** Validates and applies {@code {type: status, status, data}} or {@code {type: fly, data}}. */
   public void publishEvent(String id, JsonNode body) {
+    acceptEvent(id, body).ifPresent(bus::publish);
+  }
+
+  /**
+   * {@link #publishEvent} up to the fan-out: validates, stores a status change, and returns the
+   * event still to publish (a FLY event, or an applied status), empty for a stale status. The
+   * caller publishes it with {@link EventBus#publish} once it has answered the sidecar.
+   */
+  Optional<MeshEvent> acceptEvent(String id, JsonNode body) {
     if (body == null || !body.isObject()) {
       throw MeshException.badRequest("the body must be a JSON object {type, ...}");
     }
@@ -419,7 +437,7 @@ public final class MeshService {
                 || d.get("progress").asDouble() > 100)) {
           throw MeshException.badRequest("'data.progress' must be a number from 0 to 100");
         }
-        applyStatus(id, status, d);
+        return writeStatus(id, status, d);
       }
       case "fly" -> {
         JsonNode data = body.get("data");
@@ -429,7 +447,7 @@ public final class MeshService {
         if (find(id).isEmpty()) {
           throw MeshException.notFound(id);
         }
-        bus.publish(new MeshEvent(id, MeshEvent.FLY, data));
+        return Optional.of(new MeshEvent(id, MeshEvent.FLY, data));
       }
       default -> throw MeshException.badRequest("'type' must be 'status' or 'fly'");
     }

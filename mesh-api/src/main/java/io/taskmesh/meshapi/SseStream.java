@@ -132,31 +132,35 @@ final class SseStream implements Consumer<MeshEvent> {
     }
   }
 
+  /** The text of one SSE event ({@code data} is one line of JSON). */
+  static String frame(String event, String data, String id) {
+    return "event: "
+        + event
+        + "\n"
+        + (id == null ? "" : "id: " + id + "\n")
+        + "data: "
+        + data
+        + "\n\n";
+  }
+
   /** SSE frames on the servlet response; a failed write means the client went away. */
   private final class OutputSink implements SseSink {
     @Override
     public void event(String event, String data, String id) throws IOException {
-      frame(
-          "event: "
-              + event
-              + "\n"
-              + (id == null ? "" : "id: " + id + "\n")
-              + "data: "
-              + data
-              + "\n\n");
+      write(frame(event, data, id));
     }
 
     @Override
     public void comment(String text) throws IOException {
-      frame(":" + text + "\n\n");
+      write(":" + text + "\n\n");
     }
 
     @Override
     public void retry(long millis) throws IOException {
-      frame("retry: " + millis + "\n\n");
+      write("retry: " + millis + "\n\n");
     }
 
-    private void frame(String text) throws IOException {
+    private void write(String text) throws IOException {
       out.write(text.getBytes(StandardCharsets.UTF_8));
       out.flush();
     }

@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -482,13 +483,21 @@ class MeshApiIT {
   void sseOnATerminalEnvelopeSendsOneEventAndCloses() throws Exception {
     String id = create(a, "echo", "{}");
     f.send("DELETE", a.ext(P + "/" + id), null);
+    int subscribed = b.bus.subscriberCount();
     try (SseReader sse = new SseReader(f.http, b.ext(P + "/" + id + "/events"))) {
       SseReader.Frame only = sse.next(10);
       assertThat(Json.read(only.data(), JsonNode.class).path("status").asText())
           .isEqualTo("canceled");
       assertThat(sse.awaitEnd(10)).isTrue();
       assertThat(sse.all).hasSize(1);
+      assertThat(sse.response.headers().firstValue("content-type").orElse(""))
+          .startsWith("text/event-stream");
+      assertThat(sse.response.headers().firstValue("cache-control")).contains("no-cache");
     }
+    // answered from the one store read: the subscription taken before it is gone again, as after a
+    // 404
+    assertError(f.send("GET", b.ext(P + "/" + UUID.randomUUID() + "/events"), null), 404, "");
+    assertThat(b.bus.subscriberCount()).isLessThanOrEqualTo(subscribed);
   }
 
   @Test

@@ -1,5 +1,7 @@
 package io.taskmesh.meshapi;
 
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.taskmesh.devkit.LocalKafka;
 import io.taskmesh.schemas.Topics;
 import io.taskmesh.sidecar.GatewayReporter;
@@ -8,11 +10,14 @@ import io.taskmesh.sidecar.RuntimeProcess;
 import io.taskmesh.sidecar.Sidecar;
 import io.taskmesh.sidecar.SidecarConfig;
 import io.taskmesh.sidecar.SinkActor;
+import java.net.HttpURLConnection;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -40,17 +45,30 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * {@code GET /mesh/{id}/events} until the terminal {@code succeeded} event.
  *
  * <p>Baselines from the same run: (1) a raw Kafka round trip (produce acks=all, a consumer already
- * assigned receives it), (2) mesh-api alone: create, then the terminal status posted straight to
- * {@code /events} (no Kafka consumer, no sidecar), SSE terminal.
+ * assigned receives it), (2) mesh-api alone: create for an actor nobody consumes, then the terminal
+ * status posted straight to {@code /events} (no sidecar), SSE terminal; the same with a blocking
+ * client ({@code HttpURLConnection}) instead of the JDK HttpClient. With {@code -Dbreakdown=true}
+ * (default) it first times the alone path's three requests one by one and, after each sample, the
+ * parts they are made of on their own (HTTP no-op, each connector call, the acks=all produce).
+ * Every p50 is also printed as a multiple of the raw Kafka p50, with the load average.
  *
  * <pre>
- * mvn -o -q -pl mesh-api test-compile dependency:build-classpath -Dmdep.outputFile=/tmp/meshcp.txt -Dmdep.includeScope=test
- * java [-Dn=200] -Dtaskmesh.root=$PWD -cp mesh-api/target/test-classes:mesh-api/target/classes:$(cat /tmp/meshcp.txt) io.taskmesh.meshapi.MeshLatencyBench
+ * mvn -o -q -pl mesh-api -am test-compile dependency:build-classpath -Dmdep.outputFile=/tmp/meshcp.txt -Dmdep.includeScope=test
+ * java [-Dn=200] [-Dwarmup=20] [-Dbreakdown=false] -Dtaskmesh.root=$PWD -cp mesh-api/target/test-classes:mesh-api/target/classes:$(cat /tmp/meshcp.txt) io.taskmesh.meshapi.MeshLatencyBench
  * </pre>
  */
 public final class MeshLatencyBench {
   static final int N = Integer.getInteger("n", 200);
   static final int WARMUP = Integer.getInteger("warmup", 20);
+
+  /**
+   * The alone path's target: its queue exists and nobody consumes it. (Until 2026-11-25 it created
+   * for {@code echo}, so the live echo sidecar and x-sink worked on every "alone" envelope at the
+   * same time, and raced the bench's own status post.)
+   */
+  static final String IDLE_ACTOR = "idle";
+
+  static final boolean BREAKDOWN = Boolean.parseBoolean(System.getProperty("breakdown", "true"));
 
   public static void main(String[] args) throws Exception {
     Path root = Path.of(System.getProperty("taskmesh.root", ".")).toAbsolutePath().normalize();
@@ -63,6 +81,7 @@ public final class MeshLatencyBench {
           Topics.actorQueue(ns, "echo"),
           Topics.actorQueue(ns, "x-sink"),
           Topics.actorQueue(ns, "x-sump"),
+          Topics.actorQueue(ns, IDLE_ACTOR),
           "bench-raw-" + ns);
 
       Path socketDir = Files.createTempDirectory("meshbench");
@@ -92,14 +111,47 @@ public final class MeshLatencyBench {
         echo.start();
         sink.start();
 
-        long[] kafka = rawKafka(bootstrap, "bench-raw-" + ns);
-        long[] meshOnly = measure(f, a, false);
-        long[] e2e = measure(f, a, true);
-        System.out.printf(
-            "%n%d sequential requests each, after %d warm-up; latency in ms%n", N, WARMUP);
-        print("raw Kafka produce->consume (baseline)", kafka);
-        print("mesh-api alone: create -> POST /events succeeded -> SSE terminal", meshOnly);
-        print("create -> echo sidecar -> x-sink -> SSE terminal", e2e);
+        String rawTopic = "bench-raw-" + ns;
+        String load0 = loadAverage();
+        try (RawKafka raw = new RawKafka(bootstrap, rawTopic)) {
+          Steps steps = BREAKDOWN ? breakdown(f, a, rawTopic) : null;
+          String loadSteps = loadAverage();
+          // each path interleaved with raw Kafka round trips: same moment, same machine load
+          Samples alone = new Samples();
+          for (int i = 0; i < WARMUP + N; i++) {
+            alone.add("raw", i, raw.roundTrip(i));
+            alone.add("alone", i, sample(f, a, false, i));
+            alone.add("lean", i, leanSample(a, i));
+          }
+          String load1 = loadAverage();
+          Samples actor = new Samples();
+          for (int i = 0; i < WARMUP + N; i++) {
+            actor.add("raw", i, raw.roundTrip(WARMUP + N + i));
+            actor.add("actor", i, sample(f, a, true, i));
+          }
+          String load2 = loadAverage();
+          System.out.printf(
+              "%n%d samples of each path, after %d warm-up; latency in ms; x = p50 / the raw Kafka"
+                  + " p50 measured interleaved with it; load average (1, 5, 15 min) at start %s%n",
+              N, WARMUP, load0);
+          if (steps != null) {
+            steps.print(pct(sorted(alone.get("raw")), 50), loadSteps);
+          }
+          double base = pct(sorted(alone.get("raw")), 50);
+          System.out.println("interleaved, one sample of each in turn; load after: " + load1);
+          print("raw Kafka produce->consume (baseline)", alone.get("raw"), base, null);
+          print(
+              "mesh-api alone: create -> POST /events succeeded -> SSE terminal",
+              alone.get("alone"),
+              base,
+              null);
+          print("  the same, blocking HttpURLConnection client", alone.get("lean"), base, null);
+          double base2 = pct(sorted(actor.get("raw")), 50);
+          System.out.println("interleaved, one sample of each in turn; load after: " + load2);
+          print("raw Kafka produce->consume (baseline)", actor.get("raw"), base2, null);
+          print(
+              "create -> echo sidecar -> x-sink -> SSE terminal", actor.get("actor"), base2, null);
+        }
       }
       reporter.close();
     }
@@ -107,18 +159,17 @@ public final class MeshLatencyBench {
   }
 
   /**
-   * One create + SSE until terminal per sample; {@code throughActor}: the echo actor ends it, else
-   * we post it.
+   * One create + SSE until terminal; {@code throughActor}: the echo actor ends it, else we post it
+   * (the envelope's queue has no consumer).
    */
-  static long[] measure(MeshFixture f, MeshFixture.Replica a, boolean throughActor)
+  static long sample(MeshFixture f, MeshFixture.Replica a, boolean throughActor, int i)
       throws Exception {
-    List<Long> samples = new ArrayList<>();
-    for (int i = 0; i < WARMUP + N; i++) {
+    {
       long t0 = System.nanoTime();
       MeshFixture.Resp c =
           f.send(
               "POST",
-              a.ext("/api/v1/mesh/?actor=echo"),
+              a.ext("/api/v1/mesh/?actor=" + (throughActor ? "echo" : IDLE_ACTOR)),
               "{\"payload\":{\"text\":\"hi " + i + "\"}}");
       if (c.status() != 201) {
         throw new IllegalStateException("create answered " + c.status() + ": " + c.body());
@@ -146,48 +197,197 @@ public final class MeshLatencyBench {
           }
         }
       }
-      long t = System.nanoTime() - t0;
-      if (i >= WARMUP) {
-        samples.add(t);
-      }
+      return System.nanoTime() - t0;
     }
-    return samples.stream().mapToLong(Long::longValue).toArray();
   }
 
-  static long[] rawKafka(String bootstrap, String topic) throws Exception {
-    Properties pp = new Properties();
-    pp.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-    pp.put(ProducerConfig.ACKS_CONFIG, "all");
-    pp.put(ProducerConfig.LINGER_MS_CONFIG, 0);
-    Properties cp = new Properties();
-    cp.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-    cp.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-    cp.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-    try (KafkaProducer<String, String> p =
-            new KafkaProducer<>(pp, new StringSerializer(), new StringSerializer());
-        KafkaConsumer<String, String> c =
-            new KafkaConsumer<>(cp, new StringDeserializer(), new StringDeserializer())) {
+  /** Samples per path name, warm-up left out. */
+  static final class Samples {
+    final Map<String, List<Long>> byName = new LinkedHashMap<>();
+
+    void add(String name, int i, long nanos) {
+      if (i >= WARMUP) {
+        byName.computeIfAbsent(name, k -> new ArrayList<>()).add(nanos);
+      }
+    }
+
+    long[] get(String name) {
+      return byName.get(name).stream().mapToLong(Long::longValue).toArray();
+    }
+  }
+
+  /** Named step durations of one run, printed as p50/p90/p99. */
+  static final class Steps {
+    final Map<String, List<Long>> byName = new LinkedHashMap<>();
+
+    void time(String name, ThrowingRunnable r) throws Exception {
+      long t0 = System.nanoTime();
+      r.run();
+      byName.computeIfAbsent(name, k -> new ArrayList<>()).add(System.nanoTime() - t0);
+    }
+
+    double p50(String name) {
+      return pct(sorted(samples(name)), 50);
+    }
+
+    long[] samples(String name) {
+      return byName.get(name).stream().skip(WARMUP).mapToLong(Long::longValue).toArray();
+    }
+
+    void print(double base, String load) {
+      System.out.println(
+          "breakdown of the alone path: its three requests as the client sees them, then each part"
+              + " alone (same client, same connector, same producer); load after: "
+              + load);
+      byName.keySet().forEach(k -> MeshLatencyBench.print(k, samples(k), base, null));
+      // what the path is made of: 3 HTTP exchanges, 4 connector calls (exclusive create, read and
+      // conditional write of the status, the SSE's read), 1 acks=all produce
+      double model =
+          3 * p50(HTTP_NOOP) + p50(KV_CREATE) + 2 * p50(KV_GET) + p50(KV_PUT) + p50(DISPATCH);
+      System.out.printf(
+          "%-66s p50 %7.2f  %34s %5.1fx%n",
+          "  sum of the parts' p50s (3 HTTP + 4 kv + 1 produce)", model, "", model / base);
+    }
+  }
+
+  static final String HTTP_NOOP = "  HTTP GET /health (JDK HttpClient)";
+  static final String KV_CREATE = "  kv PUT If-None-Match: * (create)";
+  static final String KV_GET = "  kv GET";
+  static final String KV_PUT = "  kv PUT ?if_status";
+  static final String DISPATCH = "  Kafka produce, mesh-api's producer (acks=all, idempotent)";
+
+  interface ThrowingRunnable {
+    void run() throws Exception;
+  }
+
+  /**
+   * The alone path again, each of its three requests timed, and after each sample the parts those
+   * requests are made of, each on its own.
+   */
+  static Steps breakdown(MeshFixture f, MeshFixture.Replica a, String rawTopic) throws Exception {
+    Steps st = new Steps();
+    for (int i = 0; i < WARMUP + N; i++) {
+      String[] id = new String[1];
+      st.time(
+          "1 POST create (kv create + produce)",
+          () -> {
+            MeshFixture.Resp c =
+                f.send(
+                    "POST",
+                    a.ext("/api/v1/mesh/?actor=" + IDLE_ACTOR),
+                    "{\"payload\":{\"text\":\"hi\"}}");
+            id[0] = c.body().replaceAll(".*\"id\"\\s*:\\s*\"([^\"]+)\".*", "$1");
+          });
+      st.time(
+          "2 POST /events succeeded (kv GET + kv PUT ?if_status)",
+          () ->
+              f.send(
+                  "POST",
+                  a.internal("/api/v1/mesh/" + id[0] + "/events"),
+                  "{\"type\":\"status\",\"status\":\"succeeded\",\"data\":{\"actor\":\"b\"}}"));
+      st.time(
+          "3 GET /events -> terminal event (kv GET)",
+          () -> {
+            try (SseReader sse =
+                new SseReader(f.http, a.ext("/api/v1/mesh/" + id[0] + "/events"))) {
+              sse.next(30);
+            }
+          });
+      st.time(HTTP_NOOP, () -> f.send("GET", a.ext("/health"), null));
+      st.time("  HTTP GET /health (blocking HttpURLConnection)", () -> urlGet(a.ext("/health")));
+      st.time(
+          "  HTTP GET /mesh/{id} (JDK HttpClient; kv GET)",
+          () -> f.send("GET", a.ext("/api/v1/mesh/" + id[0]), null));
+      String stale = "{\"type\":\"status\",\"status\":\"running\",\"data\":{\"actor\":\"b\"}}";
+      String staleUrl = a.internal("/api/v1/mesh/" + id[0] + "/events");
+      st.time(
+          "  POST /events stale (kv GET; JDK HttpClient)", () -> f.send("POST", staleUrl, stale));
+      st.time(
+          "  POST /events stale (kv GET; JDK HttpClient HTTP/1.1)", () -> send11(staleUrl, stale));
+      st.time(
+          "  POST /events stale (kv GET; HttpURLConnection)",
+          () -> urlSend("POST", staleUrl, stale, 204));
+      String key = "bench:" + UUID.randomUUID();
+      ObjectNode v = JsonNodeFactory.instance.objectNode().put("status", "pending");
+      st.time(KV_CREATE, () -> a.kv.create(key, v));
+      st.time(KV_GET, () -> a.kv.get(key));
+      st.time(KV_PUT, () -> a.kv.putIfStatus(key, v, "pending"));
+      st.time(DISPATCH, () -> a.bus.dispatch(rawTopic, key, new byte[100]));
+    }
+    return st;
+  }
+
+  static final java.net.http.HttpClient HTTP11 =
+      java.net.http.HttpClient.newBuilder()
+          .version(java.net.http.HttpClient.Version.HTTP_1_1)
+          .build();
+
+  static void send11(String url, String body) throws Exception {
+    var r =
+        HTTP11.send(
+            java.net.http.HttpRequest.newBuilder(URI.create(url))
+                .header("Content-Type", "application/json")
+                .POST(java.net.http.HttpRequest.BodyPublishers.ofString(body))
+                .build(),
+            java.net.http.HttpResponse.BodyHandlers.ofString());
+    if (r.statusCode() != 204) {
+      throw new IllegalStateException("answered " + r.statusCode());
+    }
+  }
+
+  static void urlGet(String url) throws Exception {
+    java.net.HttpURLConnection c =
+        (java.net.HttpURLConnection) java.net.URI.create(url).toURL().openConnection();
+    try (var in = c.getInputStream()) {
+      in.readAllBytes();
+    }
+  }
+
+  /**
+   * Raw Kafka round trips: produce (acks=all, linger 0) to partition 0 of a topic, a consumer
+   * already assigned to it (read_committed) receives it.
+   */
+  static final class RawKafka implements AutoCloseable {
+    final KafkaProducer<String, String> producer;
+    final KafkaConsumer<String, String> consumer;
+    final String topic;
+    final String value = "{\"id\":\"" + UUID.randomUUID() + "\",\"payload\":{\"text\":\"hi\"}}";
+
+    RawKafka(String bootstrap, String topic) {
+      this.topic = topic;
+      Properties pp = new Properties();
+      pp.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+      pp.put(ProducerConfig.ACKS_CONFIG, "all");
+      pp.put(ProducerConfig.LINGER_MS_CONFIG, 0);
+      Properties cp = new Properties();
+      cp.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+      cp.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+      cp.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+      producer = new KafkaProducer<>(pp, new StringSerializer(), new StringSerializer());
+      consumer = new KafkaConsumer<>(cp, new StringDeserializer(), new StringDeserializer());
       TopicPartition tp = new TopicPartition(topic, 0);
-      c.assign(List.of(tp));
-      c.seekToEnd(List.of(tp));
-      c.position(tp);
-      List<Long> samples = new ArrayList<>();
-      String value = "{\"id\":\"" + UUID.randomUUID() + "\",\"payload\":{\"text\":\"hi\"}}";
-      for (int i = 0; i < WARMUP + N; i++) {
-        String key = "k" + i;
-        long t0 = System.nanoTime();
-        p.send(new ProducerRecord<>(topic, 0, key, value)).get();
-        boolean got = false;
-        while (!got) {
-          for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(100))) {
-            got |= r.key().equals(key);
-          }
-        }
-        if (i >= WARMUP) {
-          samples.add(System.nanoTime() - t0);
+      consumer.assign(List.of(tp));
+      consumer.seekToEnd(List.of(tp));
+      consumer.position(tp);
+    }
+
+    long roundTrip(int i) throws Exception {
+      String key = "k" + i;
+      long t0 = System.nanoTime();
+      producer.send(new ProducerRecord<>(topic, 0, key, value)).get();
+      boolean got = false;
+      while (!got) {
+        for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(100))) {
+          got |= r.key().equals(key);
         }
       }
-      return samples.stream().mapToLong(Long::longValue).toArray();
+      return System.nanoTime() - t0;
+    }
+
+    @Override
+    public void close() {
+      producer.close();
+      consumer.close();
     }
   }
 
@@ -199,6 +399,98 @@ public final class MeshLatencyBench {
         nts.add(new NewTopic(t, 1, (short) 1));
       }
       admin.createTopics(nts).all().get();
+    }
+  }
+
+  static long[] sorted(long[] nanos) {
+    long[] s = nanos.clone();
+    Arrays.sort(s);
+    return s;
+  }
+
+  static String loadAverage() {
+    try {
+      String[] f = Files.readString(Path.of("/proc/loadavg")).split(" ");
+      return f[0] + " " + f[1] + " " + f[2];
+    } catch (Exception e) {
+      return "n/a";
+    }
+  }
+
+  static void print(String name, long[] nanos, double baseP50, String load) {
+    long[] s = sorted(nanos);
+    System.out.printf(
+        "%-66s p50 %7.2f  p90 %7.2f  p99 %7.2f  max %7.2f  %5.1fx%s%n",
+        name,
+        pct(s, 50),
+        pct(s, 90),
+        pct(s, 99),
+        s[s.length - 1] / 1e6,
+        pct(s, 50) / baseP50,
+        load == null ? "" : "  load " + load);
+  }
+
+  /**
+   * The alone path with a blocking client (the JDK's HttpURLConnection: the calling thread does the
+   * I/O, keep-alive), to separate what the JDK HttpClient's own threads add.
+   */
+  static long leanSample(MeshFixture.Replica a, int i) throws Exception {
+    {
+      long t0 = System.nanoTime();
+      String created =
+          urlSend(
+              "POST",
+              a.ext("/api/v1/mesh/?actor=" + IDLE_ACTOR),
+              "{\"payload\":{\"text\":\"hi\"}}",
+              201);
+      String id = created.replaceAll(".*\"id\"\\s*:\\s*\"([^\"]+)\".*", "$1");
+      urlSend(
+          "POST",
+          a.internal("/api/v1/mesh/" + id + "/events"),
+          "{\"type\":\"status\",\"status\":\"succeeded\",\"data\":{\"actor\":\"bench\",\"result\":{}}}",
+          204);
+      HttpURLConnection c =
+          (HttpURLConnection)
+              URI.create(a.ext("/api/v1/mesh/" + id + "/events")).toURL().openConnection();
+      try (var in =
+          new java.io.BufferedReader(
+              new java.io.InputStreamReader(
+                  c.getInputStream(), java.nio.charset.StandardCharsets.UTF_8))) {
+        String line;
+        while ((line = in.readLine()) != null && !line.contains("\"status\":\"succeeded\"")) {
+          if (line.contains("\"failed\"") || line.contains("\"canceled\"")) {
+            throw new IllegalStateException("envelope " + id + " ended " + line);
+          }
+        }
+        if (line == null) {
+          throw new IllegalStateException("SSE of " + id + " ended without the terminal event");
+        }
+        long t = System.nanoTime() - t0;
+        // the stream ends after the terminal event: read it to its end so the connection is reused
+        while (in.readLine() != null) {
+          // nothing else is expected
+        }
+        return t;
+      }
+    }
+  }
+
+  static String urlSend(String method, String url, String body, int expect) throws Exception {
+    HttpURLConnection c = (HttpURLConnection) URI.create(url).toURL().openConnection();
+    c.setRequestMethod(method);
+    if (body != null) {
+      c.setDoOutput(true);
+      c.setRequestProperty("Content-Type", "application/json");
+      try (var out = c.getOutputStream()) {
+        out.write(body.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      }
+    }
+    int status = c.getResponseCode();
+    if (status != expect) {
+      throw new IllegalStateException(method + " " + url + " answered " + status);
+    }
+    try (var in = c.getInputStream()) {
+      return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
     }
   }
 
