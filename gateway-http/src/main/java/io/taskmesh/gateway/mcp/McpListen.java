@@ -5,8 +5,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.TaskState;
 import jakarta.servlet.AsyncContext;
-import jakarta.servlet.AsyncEvent;
-import jakarta.servlet.AsyncListener;
 import jakarta.servlet.http.HttpServletRequest;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -89,7 +87,7 @@ final class McpListen {
     }
     AsyncContext async = req.startAsync();
     listening.channel.attach(async, 0, false);
-    async.addListener(new Ender(listening));
+    async.addListener(new OnStreamEnd(listening::close));
     ObjectNode ack = Json.MAPPER.createObjectNode();
     ack.set("notifications", honored);
     listening.send("notifications/subscriptions/acknowledged", ack);
@@ -277,32 +275,5 @@ final class McpListen {
 
   private static boolean isFinal(TaskState s) {
     return s.status() != null && s.status().isFinal();
-  }
-
-  /** Lets go of a listen whose connection ended (client gone, error, timeout). */
-  private static final class Ender implements AsyncListener {
-    private final Listening listening;
-
-    Ender(Listening listening) {
-      this.listening = listening;
-    }
-
-    @Override
-    public void onComplete(AsyncEvent event) {
-      listening.close();
-    }
-
-    @Override
-    public void onTimeout(AsyncEvent event) {
-      listening.close();
-    }
-
-    @Override
-    public void onError(AsyncEvent event) {
-      listening.close();
-    }
-
-    @Override
-    public void onStartAsync(AsyncEvent event) {}
   }
 }

@@ -195,7 +195,7 @@ final class McpServlet extends HttpServlet {
   private void legacyOpen(HttpServletRequest req, HttpServletResponse res) {
     McpSession session = sessions.open(owner(req), true);
     AsyncContext async = req.startAsync();
-    async.addListener(new SessionCloser(sessions, session));
+    async.addListener(new OnStreamEnd(() -> sessions.close(session)));
     SseChannel stream = session.notifications();
     stream.attachFresh(async);
     stream.writeRaw(

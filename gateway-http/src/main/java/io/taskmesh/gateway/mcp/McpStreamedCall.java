@@ -5,8 +5,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.TaskState;
 import jakarta.servlet.AsyncContext;
-import jakarta.servlet.AsyncEvent;
-import jakarta.servlet.AsyncListener;
 import jakarta.servlet.http.HttpServletRequest;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -48,7 +46,7 @@ final class McpStreamedCall {
     channel.send(McpTasks.notification("notifications/progress", started));
     Consumer<TaskState> progress = tasks.follow(taskId, owner, token, false, channel::send, 0);
     CompletableFuture<TaskState> done = tasks.terminal(taskId, owner);
-    async.addListener(new Abandon(done));
+    async.addListener(new OnStreamEnd(() -> done.cancel(false)));
     done.thenAccept(
         s -> {
           progress.accept(s); // the last progress goes out before the result
@@ -61,26 +59,5 @@ final class McpStreamedCall {
           m.set("result", result);
           channel.sendLast(Json.write(m));
         });
-  }
-
-  /** A client that left stops the wait for the result (the task itself runs on). */
-  private record Abandon(CompletableFuture<TaskState> done) implements AsyncListener {
-    @Override
-    public void onComplete(AsyncEvent event) {
-      done.cancel(false);
-    }
-
-    @Override
-    public void onTimeout(AsyncEvent event) {
-      done.cancel(false);
-    }
-
-    @Override
-    public void onError(AsyncEvent event) {
-      done.cancel(false);
-    }
-
-    @Override
-    public void onStartAsync(AsyncEvent event) {}
   }
 }

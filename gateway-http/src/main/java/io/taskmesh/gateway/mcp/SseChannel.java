@@ -1,8 +1,6 @@
 package io.taskmesh.gateway.mcp;
 
 import jakarta.servlet.AsyncContext;
-import jakarta.servlet.AsyncEvent;
-import jakarta.servlet.AsyncListener;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -69,7 +67,7 @@ final class SseChannel {
     response.setCharacterEncoding("UTF-8");
     response.setHeader("Cache-Control", "no-cache");
     context.setTimeout(0);
-    context.addListener(new Detacher(context));
+    context.addListener(new OnStreamEnd(() -> detached(context)));
     attached = context;
     StringBuilder out = new StringBuilder();
     if (prime) {
@@ -176,32 +174,5 @@ final class SseChannel {
     if (attached == context) {
       attached = null;
     }
-  }
-
-  /** Forgets a connection the container ended (client gone, error, timeout). */
-  private final class Detacher implements AsyncListener {
-    private final AsyncContext context;
-
-    Detacher(AsyncContext context) {
-      this.context = context;
-    }
-
-    @Override
-    public void onComplete(AsyncEvent event) {
-      detached(context);
-    }
-
-    @Override
-    public void onTimeout(AsyncEvent event) {
-      detached(context);
-    }
-
-    @Override
-    public void onError(AsyncEvent event) {
-      detached(context);
-    }
-
-    @Override
-    public void onStartAsync(AsyncEvent event) {}
   }
 }
