@@ -155,17 +155,41 @@ public final class FlyBench {
     void send(long sentNanos) throws Exception;
   }
 
-  /** Where events are read: an SSE client, or a raw LISTEN connection. */
-  interface Sink {
-    /** Called for every event read; the bench's window is released here. */
-    void onEvent(Runnable listener);
+  /** Where events are read: an SSE client, or a raw LISTEN connection; counts what it reads. */
+  abstract static class Sink {
+    private final AtomicLong received = new AtomicLong();
+    private final ConcurrentLinkedQueue<Long> latencies = new ConcurrentLinkedQueue<>();
+    private volatile Runnable listener = () -> {};
+    private volatile long lastReadAt;
 
-    long received();
+    /** One event read: its send time (in its text) gives a latency; the window is released. */
+    final void record(String text) {
+      Matcher m = SENT.matcher(text);
+      if (m.find()) {
+        latencies.add(System.nanoTime() - Long.parseLong(m.group(1)));
+      }
+      lastReadAt = System.nanoTime();
+      received.incrementAndGet();
+      listener.run();
+    }
+
+    /** Called for every event read; the bench's window is released here. */
+    final void onEvent(Runnable l) {
+      listener = l;
+    }
+
+    final long received() {
+      return received.get();
+    }
 
     /** nanoTime of the last event read. */
-    long lastReadAt();
+    final long lastReadAt() {
+      return lastReadAt;
+    }
 
-    ConcurrentLinkedQueue<Long> latencies();
+    final ConcurrentLinkedQueue<Long> latencies() {
+      return latencies;
+    }
   }
 
   /** One measured round. */
@@ -437,12 +461,8 @@ public final class FlyBench {
   }
 
   /** A raw LISTEN connection and its reader thread. */
-  static final class ListenCounter implements Sink, AutoCloseable {
+  static final class ListenCounter extends Sink implements AutoCloseable {
     private final Connection connection;
-    private final AtomicLong received = new AtomicLong();
-    private final ConcurrentLinkedQueue<Long> latencies = new ConcurrentLinkedQueue<>();
-    private volatile Runnable listener = () -> {};
-    private volatile long lastReadAt;
     private volatile boolean running = true;
     private final Thread reader;
 
@@ -473,36 +493,6 @@ public final class FlyBench {
       reader.start();
     }
 
-    private void record(String payload) {
-      Matcher m = SENT.matcher(payload);
-      if (m.find()) {
-        latencies.add(System.nanoTime() - Long.parseLong(m.group(1)));
-      }
-      lastReadAt = System.nanoTime();
-      received.incrementAndGet();
-      listener.run();
-    }
-
-    @Override
-    public void onEvent(Runnable l) {
-      listener = l;
-    }
-
-    @Override
-    public long received() {
-      return received.get();
-    }
-
-    @Override
-    public long lastReadAt() {
-      return lastReadAt;
-    }
-
-    @Override
-    public ConcurrentLinkedQueue<Long> latencies() {
-      return latencies;
-    }
-
     @Override
     public void close() throws Exception {
       running = false;
@@ -515,12 +505,8 @@ public final class FlyBench {
    * One SSE client on a plain socket (the JDK HttpClient would cost the bench more CPU than the
    * path it measures): counts {@code partial} events and reads their send time.
    */
-  static final class SseCounter implements Sink, AutoCloseable {
+  static final class SseCounter extends Sink implements AutoCloseable {
     private final Socket socket;
-    private final AtomicLong received = new AtomicLong();
-    private final ConcurrentLinkedQueue<Long> latencies = new ConcurrentLinkedQueue<>();
-    private volatile Runnable listener = () -> {};
-    private volatile long lastReadAt;
 
     private SseCounter(Socket socket) {
       this.socket = socket;
@@ -568,38 +554,12 @@ public final class FlyBench {
             partial = false;
           } else if (partial && line.startsWith("data:")) {
             partial = false;
-            Matcher m = SENT.matcher(line);
-            if (m.find()) {
-              latencies.add(System.nanoTime() - Long.parseLong(m.group(1)));
-            }
-            lastReadAt = System.nanoTime();
-            received.incrementAndGet();
-            listener.run();
+            record(line);
           }
         }
       } catch (IOException closed) {
         // the bench closed the client
       }
-    }
-
-    @Override
-    public void onEvent(Runnable l) {
-      listener = l;
-    }
-
-    @Override
-    public long received() {
-      return received.get();
-    }
-
-    @Override
-    public long lastReadAt() {
-      return lastReadAt;
-    }
-
-    @Override
-    public ConcurrentLinkedQueue<Long> latencies() {
-      return latencies;
     }
 
     @Override
