@@ -224,6 +224,7 @@ class McpTasksIT {
     assertThat(result.get("isError").asBoolean()).isFalse();
     assertThat(result.at("/structuredContent/result/text").asText()).isEqualTo("CBA");
     assertThat(result.has("_meta")).as("no related-task key inlined").isFalse();
+    assertThat(result.get("resultType").asText()).isEqualTo("complete");
   }
 
   /**
@@ -298,6 +299,83 @@ class McpTasksIT {
       heard.get("statuses").forEach(s -> statuses.add(s.asText()));
       assertThat(statuses).last().isEqualTo("completed");
       assertThat(heard.get("task").asText()).isEqualTo("completed");
+    }
+  }
+
+  /**
+   * The official tasks client, {@code @modelcontextprotocol/ext-tasks}, on the newest official SDK
+   * client, both unmodified, run the tool as a task to completion with progress. 2026: the tasks
+   * extension through the raw dispatch the package asks its host for; it polls {@code tasks/get}
+   * (progress in the status message), answers the paused task's input request with {@code
+   * tasks/update}, and takes the result inlined in the completed task. 2025: a task-augmented call
+   * with a progress token, {@code tasks/get} polling, {@code tasks/result} once the task is final;
+   * no pause here, since the package asks for {@code tasks/result} only then, and this gateway asks
+   * a 2025 client for input on a pending {@code tasks/result}.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"2026", "2025"})
+  void theOfficialTasksClientRunsAToolCallAsATaskToCompletionWithProgress(String era)
+      throws Exception {
+    boolean modern = era.equals("2026");
+    Map<String, JsonNode> events = new LinkedHashMap<>();
+    Process node =
+        new ProcessBuilder("node", "mcp-ext-tasks-check.mjs", base, "-", era)
+            .directory(nodeDir.toFile())
+            .redirectError(ProcessBuilder.Redirect.INHERIT)
+            .start();
+    try (BufferedReader out =
+        new BufferedReader(new InputStreamReader(node.getInputStream(), StandardCharsets.UTF_8))) {
+      for (String line = out.readLine(); line != null; line = out.readLine()) {
+        JsonNode e = Json.MAPPER.readTree(line);
+        events.put(e.get("event").asText(), e);
+        if (e.get("event").asText().equals("created")) {
+          runPipeline(e.get("taskId").asText(), modern);
+        }
+      }
+    }
+    assertThat(node.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(node.exitValue()).as(events.toString()).isZero();
+    assertThat(events.get("closed").get("errors")).as("client errors").isEmpty();
+
+    assertThat(events.get("connected").get("version").asText())
+        .isEqualTo(modern ? STATELESS : "2025-11-25");
+    assertThat(events.get("session").at("/capabilities/execution").asBoolean()).isTrue();
+    JsonNode created = events.get("created");
+    assertThat(created.get("kind").asText()).isEqualTo("task");
+    String id = created.get("taskId").asText();
+    assertThat(events.get("outcome").get("status").asText()).isEqualTo("completed");
+    JsonNode result = events.get("result").get("result");
+    assertThat(result.get("isError").asBoolean()).isFalse();
+    assertThat(result.at("/structuredContent/task_id").asText()).isEqualTo(id);
+    assertThat(result.at("/structuredContent/result/text").asText()).isEqualTo("CBA");
+
+    JsonNode heard = events.get("heard");
+    List<String> statuses = new ArrayList<>();
+    heard.get("tasks").forEach(t -> statuses.add(t.get("status").asText()));
+    assertThat(statuses).as(heard.toString()).last().isEqualTo("completed");
+    if (modern) {
+      // the package polls tasks/get: progress is the percent in each task's status message
+      List<Long> percents = new ArrayList<>();
+      heard.get("tasks").findValuesAsText("statusMessage").stream()
+          .filter(m -> m.matches("\\d+% done.*"))
+          .map(m -> Long.parseLong(m.replaceFirst("%.*", "")))
+          .distinct()
+          .forEach(percents::add);
+      assertThat(percents).as(heard.toString()).hasSizeGreaterThanOrEqualTo(2).isSorted();
+      assertThat(percents.get(percents.size() - 1)).isEqualTo(100L);
+      assertThat(statuses).contains("input_required");
+      assertThat(heard.get("elicited")).hasSize(1);
+      assertThat(heard.at("/elicited/0/kind").asText()).isEqualTo("elicitation");
+      assertThat(heard.at("/elicited/0/taskId").asText()).isEqualTo(id);
+      assertThat(heard.at("/elicited/0/delivery").asText()).isEqualTo("task-update");
+    } else {
+      // the call carried a progress token: the task's progress arrives as notifications
+      List<Double> percents = new ArrayList<>();
+      heard.get("progress").forEach(p -> percents.add(p.get("progress").asDouble()));
+      assertThat(percents).as(heard.toString()).hasSizeGreaterThanOrEqualTo(3).isSorted();
+      assertThat(percents.get(percents.size() - 1)).isEqualTo(100.0);
+      assertThat(heard.get("progress").findValuesAsText("message"))
+          .anyMatch(m -> m.equals("actor upper (#0)"));
     }
   }
 

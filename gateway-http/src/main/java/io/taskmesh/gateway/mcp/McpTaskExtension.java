@@ -142,6 +142,8 @@ final class McpTaskExtension {
     if (status.equals("completed")) {
       ObjectNode result = McpTaskViews.toolResult(s);
       result.remove("_meta"); // the task id is the envelope's: no related-task key inlined
+      // the inlined result is the revision's CallToolResult, whose schema requires resultType
+      result.put("resultType", "complete");
       t.set("result", result);
     } else if (status.equals("input_required")) {
       ObjectNode request = t.putObject("inputRequests").putObject(inputKey(s));
