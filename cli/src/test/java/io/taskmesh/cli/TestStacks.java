@@ -2,17 +2,9 @@ package io.taskmesh.cli;
 
 import io.taskmesh.devkit.LocalKafka;
 import io.taskmesh.devkit.LocalPostgres;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.Map;
 import java.util.UUID;
-import java.util.stream.Stream;
-import org.junit.jupiter.api.extension.ExtensionContext;
-import org.junit.jupiter.api.extension.ParameterContext;
-import org.junit.jupiter.api.extension.ParameterResolver;
 
 /**
  * The dev stack as the ITs start it: on the shared broker and Postgres, in a namespace of its own.
@@ -73,51 +65,5 @@ final class TestStacks {
             brokers),
         authEnv,
         System.out::println);
-  }
-
-  /**
-   * Resolves a {@link DevStack} parameter (of a {@code @BeforeAll}) to the bundled examples' stack
-   * on the shared broker, started once per test run for every IT class that only looks at tasks it
-   * starts itself, and closed when the run ends: one stack start instead of one per class.
-   */
-  static final class SharedExamples implements ParameterResolver {
-    private static final ExtensionContext.Namespace NAMESPACE =
-        ExtensionContext.Namespace.create(SharedExamples.class);
-
-    @Override
-    public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
-      return parameter.getParameter().getType() == DevStack.class;
-    }
-
-    @Override
-    public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
-      return context
-          .getRoot()
-          .getStore(NAMESPACE)
-          .getOrComputeIfAbsent("examples", k -> new Running(), Running.class)
-          .stack;
-    }
-
-    private static final class Running implements AutoCloseable {
-      private final Path data;
-      private final DevStack stack;
-
-      Running() {
-        try {
-          data = Files.createTempDirectory("taskmesh-examples-it");
-        } catch (IOException e) {
-          throw new UncheckedIOException(e);
-        }
-        stack = onSharedBroker(root().resolve("examples"), data, "it");
-      }
-
-      @Override
-      public void close() throws IOException {
-        stack.close();
-        try (Stream<Path> files = Files.walk(data)) {
-          files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-        }
-      }
-    }
   }
 }
