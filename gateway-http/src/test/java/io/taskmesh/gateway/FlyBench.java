@@ -8,7 +8,6 @@ import io.taskmesh.servicekit.ops.ServiceMetrics;
 import java.io.BufferedInputStream;
 import java.io.BufferedReader;
 import java.io.DataInputStream;
-import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
@@ -424,7 +423,7 @@ public final class FlyBench {
           out.write((body.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
           out.write(body);
           out.flush();
-          String status = readResponse(in);
+          String status = SseLatencyBench.readStatusAndBody(in);
           if (!status.contains(" 200 ")) {
             throw new IOException("POST /mesh/{id}/fly answered " + status);
           }
@@ -566,33 +565,5 @@ public final class FlyBench {
     public void close() throws IOException {
       socket.close();
     }
-  }
-
-  /** Reads one HTTP/1.1 response with a Content-Length body; returns its status line. */
-  static String readResponse(DataInputStream in) throws IOException {
-    String status = readLine(in);
-    int length = 0;
-    String line;
-    while (!(line = readLine(in)).isEmpty()) {
-      if (line.regionMatches(true, 0, "Content-Length:", 0, 15)) {
-        length = Integer.parseInt(line.substring(15).trim());
-      }
-    }
-    in.skipNBytes(length);
-    return status;
-  }
-
-  private static String readLine(DataInputStream in) throws IOException {
-    StringBuilder b = new StringBuilder();
-    int c;
-    while ((c = in.read()) != '\n') {
-      if (c < 0) {
-        throw new EOFException("connection closed mid-response");
-      }
-      if (c != '\r') {
-        b.append((char) c);
-      }
-    }
-    return b.toString();
   }
 }

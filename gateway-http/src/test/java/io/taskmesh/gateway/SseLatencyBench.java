@@ -307,6 +307,14 @@ public final class SseLatencyBench {
 
   /** Reads one HTTP/1.1 response with a Content-Length body; true when it is a 200. */
   private static boolean readResponse(java.io.DataInputStream in) throws java.io.IOException {
+    return readStatusAndBody(in).contains(" 200 ");
+  }
+
+  /**
+   * Reads one HTTP/1.1 response with a Content-Length body (skipped); returns its status line. Also
+   * the raw client of {@link FlyBench}.
+   */
+  static String readStatusAndBody(java.io.DataInputStream in) throws java.io.IOException {
     String status = readLine(in);
     int length = 0;
     String line;
@@ -316,7 +324,7 @@ public final class SseLatencyBench {
       }
     }
     in.skipNBytes(length);
-    return status.contains(" 200 ");
+    return status;
   }
 
   private static String readLine(java.io.DataInputStream in) throws java.io.IOException {

@@ -246,7 +246,8 @@ final class McpServlet extends HttpServlet {
     return session;
   }
 
-  private static void writeJson(HttpServletResponse res, ObjectNode message) throws IOException {
+  /** One JSON-RPC message as a 200 {@code application/json} answer (both eras). */
+  static void writeJson(HttpServletResponse res, ObjectNode message) throws IOException {
     byte[] bytes = Json.write(message).getBytes(StandardCharsets.UTF_8);
     res.setStatus(200);
     res.setContentType("application/json");

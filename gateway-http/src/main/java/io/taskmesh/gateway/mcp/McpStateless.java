@@ -9,7 +9,6 @@ import io.taskmesh.topology.ViewUnavailableException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -269,11 +268,6 @@ final class McpStateless {
     m.put("jsonrpc", "2.0");
     m.set("id", id);
     m.set("result", result);
-    byte[] bytes = Json.write(m).getBytes(StandardCharsets.UTF_8);
-    res.setStatus(200);
-    res.setContentType("application/json");
-    res.setCharacterEncoding("UTF-8");
-    res.setContentLength(bytes.length);
-    res.getOutputStream().write(bytes);
+    McpServlet.writeJson(res, m);
   }
 }
