@@ -39,10 +39,15 @@ class JavalinSseSinkTest {
                                     sink.event("update", "{\"a\":1}", "7");
                                     sink.event(null, "line one\nline two", null);
                                     sink.event("ev\nil", "x", "1\r\n2");
+                                    sink.flush(); // one burst, one write
                                     sink.comment("keepalive");
                                     sink.retry(1000);
+                                    sink.flush();
+                                    sink.flush(); // nothing pending: writes nothing
                                     // a frame far larger than Jetty's response buffer: one write
                                     sink.event("big", "y".repeat(100_000), null);
+                                    sink.flush();
+                                    sink.event("never", "not flushed", null);
                                   } catch (IOException e) {
                                     throw new IllegalStateException(e);
                                   }
@@ -58,7 +63,7 @@ class JavalinSseSinkTest {
   }
 
   @Test
-  void writesTheSseWireFormatFrameByFrame() throws Exception {
+  void writesTheSseWireFormatOfWhatEachFlushGathered() throws Exception {
     HttpResponse<String> r =
         HttpClient.newHttpClient()
             .send(

@@ -23,6 +23,14 @@ public interface SseSink {
    */
   void retry(long millis) throws IOException;
 
+  /**
+   * Sends what the calls since the last flush left pending, for a sink that gathers the frames of
+   * one run of queued events into one write (one syscall and one packet instead of one per frame).
+   * The writer calls it when its queue is empty, every {@link SseWriter#FLUSH_EVERY} frames, and
+   * before it closes the stream. The default has nothing pending: each call wrote at once.
+   */
+  default void flush() throws IOException {}
+
   /** False once the client has gone: nothing more is written. */
   boolean isOpen();
 

@@ -11,7 +11,9 @@ import org.slf4j.LoggerFactory;
  * block on a slow client; one drain task at a time, on a shared executor, writes the frames in the
  * order they were queued. The {@link SsePolicy} bounds the queue: droppable frames past their limit
  * are dropped, and a client too far behind is closed. A frame marked {@code last} closes the stream
- * once written; so does a client that went away or a write that failed.
+ * once written; so does a client that went away or a write that failed. The frames one drain finds
+ * queued are handed to the sink one by one and flushed together ({@link SseSink#flush()}): a burst
+ * of events costs one write, not one per event.
  */
 public final class SseWriter {
   private static final Logger LOG = LoggerFactory.getLogger(SseWriter.class);
@@ -31,6 +33,9 @@ public final class SseWriter {
   private record Retry(long millis) {}
 
   private static final Object FINISH = new Object();
+
+  /** The most frames a drain hands the sink between two flushes: a burst is not held back long. */
+  public static final int FLUSH_EVERY = 32;
 
   private final SseSink sink;
   private final Executor executor;
@@ -151,11 +156,16 @@ public final class SseWriter {
   }
 
   private void drain() {
+    int unflushed = 0;
     while (true) {
       Object item;
       synchronized (this) {
-        item = queue.poll();
-        if (item == null || closed) {
+        if (closed) {
+          draining = false;
+          return;
+        }
+        item = unflushed >= FLUSH_EVERY ? null : queue.poll();
+        if (item == null && unflushed == 0) {
           draining = false;
           return;
         }
@@ -163,38 +173,75 @@ public final class SseWriter {
           queuedDroppable--;
         }
       }
-      if (!write(item)) {
+      if (item == null) {
+        // the queue is empty (or a long run): send what the sink gathered, then look again
+        if (!flush()) {
+          close();
+          return;
+        }
+        unflushed = 0;
+        continue;
+      }
+      Written w = write(item);
+      if (w != Written.MORE) {
+        if (w == Written.DONE) {
+          flush(); // the last frame, and what came before it, still go out
+        }
         close();
         return;
       }
+      unflushed++;
     }
   }
 
-  /**
-   * Writes one item; false when the stream is done (last frame written, client gone, write failed).
-   */
-  private boolean write(Object item) {
-    if (item == FINISH || !sink.isOpen()) {
-      return false;
+  /** What became of one item handed to the sink. */
+  private enum Written {
+    MORE,
+    /** The stream is done: the last frame or FINISH was handed over; flush, then close. */
+    DONE,
+    /** The client went away or the write failed: close, nothing more to flush. */
+    GONE
+  }
+
+  private Written write(Object item) {
+    if (!sink.isOpen()) {
+      return Written.GONE;
+    }
+    if (item == FINISH) {
+      return Written.DONE;
     }
     try {
       if (item instanceof Comment c) {
         sink.comment(c.text());
-        return true;
+        return Written.MORE;
       }
       if (item instanceof Retry r) {
         sink.retry(r.millis());
-        return true;
+        return Written.MORE;
       }
       Frame f = (Frame) item;
       sink.event(f.event(), f.data(), f.id());
-      return !f.last();
+      return f.last() ? Written.DONE : Written.MORE;
     } catch (Exception clientGone) {
-      // the first failed write ends the stream (onClose unsubscribes it from its feed): one line,
-      // no stack trace, and nothing more is written to this client
-      LOG.warn("SSE client write failed ({}); closing the stream", clientGone.toString());
+      logGone(clientGone);
+      return Written.GONE;
+    }
+  }
+
+  private boolean flush() {
+    try {
+      sink.flush();
+      return true;
+    } catch (Exception clientGone) {
+      logGone(clientGone);
       return false;
     }
+  }
+
+  private static void logGone(Exception clientGone) {
+    // the first failed write ends the stream (onClose unsubscribes it from its feed): one line,
+    // no stack trace, and nothing more is written to this client
+    LOG.warn("SSE client write failed ({}); closing the stream", clientGone.toString());
   }
 
   private synchronized boolean markClosed() {

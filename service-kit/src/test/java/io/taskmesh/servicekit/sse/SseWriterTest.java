@@ -72,6 +72,24 @@ class SseWriterTest {
   }
 
   @Test
+  void framesQueuedTogetherLeaveInOneFlushOfAtMostFlushEveryFrames() {
+    HeldExecutor held = new HeldExecutor();
+    SsePolicy roomy = new SsePolicy(10_000, 10_000, Duration.ofSeconds(15), "keepalive");
+    SseWriter w = new SseWriter(sink, held, roomy, closed::incrementAndGet);
+    IntStream.range(0, 70).forEach(i -> w.send(update(i)));
+    w.keepalive();
+    held.runAll();
+    assertThat(sink.flushSizes).containsExactly(SseWriter.FLUSH_EVERY, SseWriter.FLUSH_EVERY, 7);
+    assertThat(sink.lines).hasSize(71).endsWith(":keepalive");
+
+    w.send(update(70)); // a lone frame goes out at once, in a flush of its own
+    held.runAll();
+    assertThat(sink.flushSizes).endsWith(1);
+    assertThat(sink.lines).last().isEqualTo("update 70 u70");
+    assertThat(w.isClosed()).isFalse();
+  }
+
+  @Test
   void droppableFramesPastTheLimitAreDroppedAndTheStreamStaysOpen() {
     HeldExecutor held = new HeldExecutor();
     SseWriter w = new SseWriter(sink, held, SsePolicy.TASK_STREAM, closed::incrementAndGet);
