@@ -33,7 +33,15 @@ public final class FlyBus implements AutoCloseable {
 
   /** Across processes through the database at {@code databaseUrl} (JDBC URL or postgres DSN). */
   public FlyBus(String databaseUrl) {
-    this.channel = new PgFlyChannel(DatabaseUrl.toJdbc(databaseUrl), this::deliverJson);
+    this(databaseUrl, true);
+  }
+
+  /**
+   * As above; {@code receive} false for a replica that only publishes (mesh-only: it serves no
+   * stream with FLY, so it does not listen, and an event it could not send reaches nobody).
+   */
+  public FlyBus(String databaseUrl, boolean receive) {
+    this.channel = new PgFlyChannel(DatabaseUrl.toJdbc(databaseUrl), this::deliverJson, receive);
   }
 
   public void publish(String taskId, JsonNode event) {
@@ -45,7 +53,7 @@ public final class FlyBus implements AutoCloseable {
 
   /** True when events published here reach other processes. */
   public boolean crossProcess() {
-    return channel != null && channel.listening();
+    return channel != null && channel.reachesOthers();
   }
 
   private void deliverJson(String taskId, String json) {

@@ -67,7 +67,11 @@ public final class Gateway implements AutoCloseable {
     TaskLauncher launcher =
         new TaskLauncher(
             view, dispatcher, config.namespace(), config.meshUrl(), tasks.topics().events().name());
-    FlyBus fly = config.databaseUrl() == null ? new FlyBus() : new FlyBus(config.databaseUrl());
+    // a mesh-only replica serves no stream with FLY: it publishes and does not listen
+    FlyBus fly =
+        config.databaseUrl() == null
+            ? new FlyBus()
+            : new FlyBus(config.databaseUrl(), config.mode().servesApi());
     PushConfigStore pushConfigs =
         config.mode().servesApi()
             ? KafkaPushConfigs.start(

@@ -25,7 +25,9 @@ import org.slf4j.LoggerFactory;
 /**
  * FLY across gateway processes over Postgres NOTIFY (spec, "FLY delivery"): channel {@code fly},
  * payload {@code <task_id>:<json>}, at most 8000 bytes. One dedicated listening connection per
- * process, reconnecting after 1 s; nothing is ever written to a table.
+ * process that serves FLY to clients, reconnecting after 1 s; nothing is ever written to a table. A
+ * mesh-only replica only publishes: it serves no stream with FLY, so listening would only make it
+ * parse (and Postgres send it) every event of every replica for nobody.
  *
  * <p>Publishing is queued: a POST returns once its event is queued, and one publisher thread sends
  * whatever waits as one statement (one round trip, one transaction) instead of a round trip and a
@@ -58,16 +60,19 @@ final class PgFlyChannel implements AutoCloseable {
   private final String jdbcUrl;
   private final HikariDataSource publishers;
   private final BiConsumer<String, String> deliver;
-  private final Thread listener;
+  private final Thread listener; // null when publishing only
   private final Thread publisher;
   private final BlockingQueue<Outgoing> waiting = new ArrayBlockingQueue<>(MAX_WAITING);
   private volatile boolean running = true;
   private volatile boolean listening;
+  private volatile boolean lastSendOk = true;
 
   /**
-   * @param deliver receives (task id, FLY JSON) for every notification, this process's included
+   * @param deliver receives (task id, FLY JSON) for every notification, this process's included,
+   *     and the events of a batch that could not be sent
+   * @param listen false for a replica that only publishes (no LISTEN connection)
    */
-  PgFlyChannel(String jdbcUrl, BiConsumer<String, String> deliver) {
+  PgFlyChannel(String jdbcUrl, BiConsumer<String, String> deliver, boolean listen) {
     this.jdbcUrl = jdbcUrl;
     this.deliver = deliver;
     HikariConfig hc = new HikariConfig();
@@ -78,8 +83,10 @@ final class PgFlyChannel implements AutoCloseable {
     hc.setInitializationFailTimeout(-1);
     hc.setPoolName("fly-publish");
     this.publishers = new HikariDataSource(hc);
-    this.listener = Threads.newDaemon("fly-listener", this::listen);
-    this.listener.start();
+    this.listener = listen ? Threads.newDaemon("fly-listener", this::listen) : null;
+    if (listener != null) {
+      listener.start();
+    }
     this.publisher = Threads.newDaemon("fly-publisher", this::publishLoop);
     this.publisher.start();
   }
@@ -94,8 +101,10 @@ final class PgFlyChannel implements AutoCloseable {
    */
   boolean publish(String taskId, String json) {
     String payload = taskId + ":" + json;
+    // a listening replica that lost its connection delivers in-process: a NOTIFY would not reach
+    // its own clients
     if (payload.getBytes(StandardCharsets.UTF_8).length > MAX_PAYLOAD_BYTES
-        || !listening
+        || (listener != null && !listening)
         || !running) {
       return false;
     }
@@ -141,8 +150,10 @@ final class PgFlyChannel implements AutoCloseable {
       ps.setQueryTimeout(SEND_TIMEOUT_SECONDS);
       ps.setArray(1, c.createArrayOf("text", batch.stream().map(Outgoing::payload).toArray()));
       ps.execute();
+      lastSendOk = true;
       return true;
     } catch (SQLException | RuntimeException e) {
+      lastSendOk = false;
       LOG.warn(
           "FLY notify failed, delivering {} event(s) in-process only: {}",
           batch.size(),
@@ -151,9 +162,12 @@ final class PgFlyChannel implements AutoCloseable {
     }
   }
 
-  /** True while the listening connection is up (a publish would reach this process too). */
-  boolean listening() {
-    return listening;
+  /**
+   * True while a publish reaches the other processes: the listening connection is up (a publish
+   * reaches this process too), or, publishing only, the last batch was sent.
+   */
+  boolean reachesOthers() {
+    return listener != null ? listening : lastSendOk;
   }
 
   private void listen() {
@@ -200,7 +214,9 @@ final class PgFlyChannel implements AutoCloseable {
   @Override
   public void close() {
     running = false;
-    listener.interrupt();
+    if (listener != null) {
+      listener.interrupt();
+    }
     publisher.interrupt();
     publishers.close();
   }

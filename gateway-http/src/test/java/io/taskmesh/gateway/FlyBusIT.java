@@ -100,6 +100,41 @@ class FlyBusIT {
     }
   }
 
+  /**
+   * A mesh-only replica publishes without listening: its events reach the listening replicas, and
+   * it holds no LISTEN connection of its own (Postgres sends it nothing).
+   */
+  @Test
+  void aPublishOnlyReplicaReachesTheOthersWithoutListening() throws Exception {
+    String url = LocalPostgres.shared().jdbcUrl();
+    BlockingQueue<JsonNode> onA = new LinkedBlockingQueue<>();
+    try (FlyBus meshOnly = new FlyBus(url, false);
+        AutoCloseable subA = a.subscribe("t-mesh-only", onA::add)) {
+      int listenersBefore = listeners(url);
+      assertThat(meshOnly.crossProcess()).isTrue();
+      for (int i = 0; i < 3; i++) {
+        meshOnly.publish("t-mesh-only", Json.tree(java.util.Map.of("text", "m" + i)));
+      }
+      for (int i = 0; i < 3; i++) {
+        assertThat(onA.poll(10, TimeUnit.SECONDS).get("text").asText()).isEqualTo("m" + i);
+      }
+      assertThat(listeners(url)).as("no LISTEN connection added").isEqualTo(listenersBefore);
+    }
+  }
+
+  /** Backends that listen on a channel (this test's two buses, plus any other test's). */
+  private static int listeners(String url) throws Exception {
+    try (java.sql.Connection c = java.sql.DriverManager.getConnection(url);
+        java.sql.Statement s = c.createStatement();
+        java.sql.ResultSet r =
+            s.executeQuery(
+                "SELECT count(*) FROM pg_stat_activity WHERE query ILIKE 'LISTEN %'"
+                    + " AND datname = current_database()")) {
+      r.next();
+      return r.getInt(1);
+    }
+  }
+
   @Test
   void aPayloadOver8000BytesStaysInProcess() throws Exception {
     BlockingQueue<JsonNode> onB = new LinkedBlockingQueue<>();
