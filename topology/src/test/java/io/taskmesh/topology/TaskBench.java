@@ -288,10 +288,7 @@ public final class TaskBench {
             fold.stateDir(),
             fold.partitions(),
             fold.replicationFactor());
-    java.util.Properties props = TaskView.streamsProps(config);
-    props.put(
-        org.apache.kafka.streams.StreamsConfig.COMMIT_INTERVAL_MS_CONFIG,
-        TaskView.REPLAY_COMMIT_INTERVAL_MS);
+    java.util.Properties props = TaskView.streamsProps(config, true);
     props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     java.util.concurrent.atomic.LongAdder seen = new java.util.concurrent.atomic.LongAdder();
     java.util.concurrent.atomic.AtomicLong firstAt = new java.util.concurrent.atomic.AtomicLong();

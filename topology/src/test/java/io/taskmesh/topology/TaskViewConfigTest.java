@@ -7,6 +7,7 @@ import io.taskmesh.servicekit.ConfigException;
 import java.nio.file.Path;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.streams.StreamsConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -21,6 +22,23 @@ class TaskViewConfigTest {
     assertThat(p.get(StreamsConfig.PROCESSING_GUARANTEE_CONFIG))
         .isEqualTo(StreamsConfig.EXACTLY_ONCE_V2);
     assertThat(p.get(StreamsConfig.APPLICATION_ID_CONFIG)).isEqualTo("app");
+  }
+
+  @Test
+  void liveUpdatesLeaveUncompressedAndSoonAReplayCompressesAndCommitsLessOften() {
+    TaskViewConfig config =
+        new TaskViewConfig("127.0.0.1:9092", "app", Path.of("/tmp/x"), 3, (short) 1);
+    String compression = StreamsConfig.producerPrefix(ProducerConfig.COMPRESSION_TYPE_CONFIG);
+    Properties live = TaskView.streamsProps(config, false);
+    assertThat(live.get(compression)).isEqualTo("none");
+    assertThat(live.get(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG)).isEqualTo(100);
+    assertThat(live.get(StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG)))
+        .isEqualTo(5);
+    Properties replay = TaskView.streamsProps(config, true);
+    assertThat(replay.get(compression)).isEqualTo("lz4");
+    assertThat(replay.get(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG)).isEqualTo(1000);
+    assertThat(replay.get(StreamsConfig.PROCESSING_GUARANTEE_CONFIG))
+        .isEqualTo(StreamsConfig.EXACTLY_ONCE_V2);
   }
 
   @Test
