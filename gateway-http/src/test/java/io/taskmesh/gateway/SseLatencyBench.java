@@ -110,6 +110,7 @@ public final class SseLatencyBench {
       foldWatch.join();
       Window gw = Window.of(samples, start, warmup);
       Window fold = Window.of(folded, start, warmup);
+      dump(samples, folded);
       System.out.printf(
           "SSE: %d clients, %d progress events (%s) at %d/s for %d s (%d s warm-up); %d updates received"
               + " (%d clients failed)%n",
@@ -134,6 +135,32 @@ public final class SseLatencyBench {
     System.out.println("load at end: " + FlyBench.loadavg());
     LocalKafka.shared().close();
     System.exit(0);
+  }
+
+  /**
+   * {@code -Ddump=<file>}: every sample as {@code path,uptime ms when sent,latency ms}, the uptime
+   * on the JVM's clock as {@code -Xlog:gc} prints it, so a tail can be lined up with collections.
+   */
+  private static void dump(java.util.Collection<Sample> sse, java.util.Collection<Sample> folded)
+      throws Exception {
+    String file = System.getProperty("dump");
+    if (file == null) {
+      return;
+    }
+    long nowNanos = System.nanoTime();
+    long uptimeMs = java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime();
+    StringBuilder out = new StringBuilder("path,sent_uptime_ms,latency_ms\n");
+    for (var part : Map.of("sse", sse, "fold", folded).entrySet()) {
+      for (Sample x : part.getValue()) {
+        out.append(part.getKey())
+            .append(',')
+            .append(String.format("%.1f", uptimeMs - (nowNanos - x.sentAt()) / 1e6))
+            .append(',')
+            .append(String.format("%.2f", x.nanos() / 1e6))
+            .append('\n');
+      }
+    }
+    Files.writeString(Path.of(file), out);
   }
 
   /** The samples of a run split into its first seconds (cold), and those after the warm-up. */
