@@ -333,20 +333,18 @@ class McpTasksIT {
    * Progress follows the task's stored state, read again after each of its updates, so a fast
    * actor's whole stage can fall between two reads (seen in CI: no "actor upper (#0)"). What holds
    * whatever the timing: at least one stage is named, each by an actor of the flow (or the pause
-   * actor a paused call inserts), one name per index, and the stages never go back.
+   * actor a paused call inserts), and the stage numbers never go back. (The pause actor and the
+   * actor after it can both be #1: a resumed pause hands the envelope on without counting itself as
+   * a hop, as this test's own reports do.)
    */
   private static void assertActorStagesInOrder(List<String> messages) {
     List<String> actors = List.of("upper", "x-pause", "reverse", "count");
-    Map<Integer, String> named = new LinkedHashMap<>();
     List<Integer> stages = new ArrayList<>();
     for (String m : messages) {
       Matcher stage = ACTOR_STAGE.matcher(m);
       if (stage.matches()) {
         int index = Integer.parseInt(stage.group(2));
         assertThat(stage.group(1)).as(m).isIn(actors);
-        assertThat(named.computeIfAbsent(index, i -> stage.group(1)))
-            .as("one actor at stage %d: %s", index, messages)
-            .isEqualTo(stage.group(1));
         stages.add(index);
       } else {
         assertThat(m).as("a progress message that names no stage").startsWith("task ");
