@@ -60,17 +60,8 @@ class McpConformanceIT {
   void scenarioPasses(String scenario) throws Exception {
     // the 0.1 line of the suite, scenario by scenario, as before
     Process p =
-        new ProcessBuilder(
-                nodeDir.resolve("node_modules/.bin/node").toString(),
-                "node_modules/@modelcontextprotocol/conformance/dist/index.js",
-                "server",
-                "--url",
-                "http://localhost:" + gateway.port() + "/mcp",
-                "--scenario",
-                scenario)
-            .directory(nodeDir.toFile())
-            .redirectErrorStream(true)
-            .start();
+        runSuite(
+            "node_modules/@modelcontextprotocol/conformance/dist/index.js", "--scenario", scenario);
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(p.waitFor(120, TimeUnit.SECONDS)).isTrue();
     assertThat(p.exitValue()).as(out).isZero();
@@ -87,17 +78,7 @@ class McpConformanceIT {
   @ValueSource(strings = {"2025-11-25", "2026-07-28"})
   void theScenariosARevisionRequiresPassButTheFixtureOnes(String revision) throws Exception {
     Process p =
-        new ProcessBuilder(
-                nodeDir.resolve("node_modules/.bin/node").toString(),
-                "node_modules/conformance-authz/dist/index.js",
-                "server",
-                "--url",
-                "http://localhost:" + gateway.port() + "/mcp",
-                "--requirements",
-                revision)
-            .directory(nodeDir.toFile())
-            .redirectErrorStream(true)
-            .start();
+        runSuite("node_modules/conformance-authz/dist/index.js", "--requirements", revision);
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(p.waitFor(180, TimeUnit.SECONDS)).isTrue();
     Set<String> failed = new TreeSet<>();
@@ -109,6 +90,21 @@ class McpConformanceIT {
     }
     assertThat(passed).as(out).isNotEmpty();
     assertThat(failed).as(out).isEqualTo(new TreeSet<>(FIXTURE_FAILURES.get(revision)));
+  }
+
+  /** The suite's {@code server} command against this gateway, with one selecting option. */
+  private static Process runSuite(String script, String option, String value) throws Exception {
+    return new ProcessBuilder(
+            nodeDir.resolve("node_modules/.bin/node").toString(),
+            script,
+            "server",
+            "--url",
+            "http://localhost:" + gateway.port() + "/mcp",
+            option,
+            value)
+        .directory(nodeDir.toFile())
+        .redirectErrorStream(true)
+        .start();
   }
 
   /** Per revision, the scenarios that fail only for want of the suite's own fixtures. */

@@ -53,7 +53,6 @@ public final class McpTaskLatencyBench {
           .version(HttpClient.Version.HTTP_1_1)
           .connectTimeout(Duration.ofSeconds(5))
           .build();
-  private static final String ACCEPT_BOTH = "application/json, text/event-stream";
 
   /** JSON-RPC request ids of the one MCP session (one client, one request at a time). */
   private static long nextId = 1;
@@ -261,15 +260,7 @@ public final class McpTaskLatencyBench {
   private static <T> HttpResponse<T> post(
       String base, String session, String body, HttpResponse.BodyHandler<T> handler)
       throws Exception {
-    HttpRequest.Builder req =
-        HttpRequest.newBuilder(URI.create(base + "/mcp"))
-            .header("Content-Type", "application/json")
-            .header("Accept", ACCEPT_BOTH)
-            .POST(HttpRequest.BodyPublishers.ofString(body));
-    if (session != null) {
-      req.header("Mcp-Session-Id", session);
-    }
-    return HTTP.send(req.build(), handler);
+    return HTTP.send(TaskHttp.mcpPost(base, session, body).build(), handler);
   }
 
   /**

@@ -93,11 +93,7 @@ class McpTasksIT {
     assertThat(events.get("created").get("status").asText()).isEqualTo("working");
 
     JsonNode result = events.get("result").get("result");
-    assertThat(result.get("isError").asBoolean()).isFalse();
-    assertThat(Json.MAPPER.readTree(result.at("/content/0/text").asText()).get("text").asText())
-        .isEqualTo("CBA");
-    assertThat(result.at("/structuredContent/task_id").asText()).isEqualTo(id);
-    assertThat(result.at("/structuredContent/result/text").asText()).isEqualTo("CBA");
+    assertReversedResult(result, id);
     assertThat(result.at("/_meta/io.modelcontextprotocol~1related-task/taskId").asText())
         .isEqualTo(id);
 
@@ -235,11 +231,7 @@ class McpTasksIT {
     String id = events.get("created").get("taskId").asText();
 
     JsonNode result = events.get("result").get("result");
-    assertThat(result.get("isError").asBoolean()).isFalse();
-    assertThat(Json.MAPPER.readTree(result.at("/content/0/text").asText()).get("text").asText())
-        .isEqualTo("CBA");
-    assertThat(result.at("/structuredContent/task_id").asText()).isEqualTo(id);
-    assertThat(result.at("/structuredContent/result/text").asText()).isEqualTo("CBA");
+    assertReversedResult(result, id);
 
     JsonNode heard = events.get("heard");
     List<Double> percents = new ArrayList<>();
@@ -325,6 +317,18 @@ class McpTasksIT {
       assertThat(percents.get(percents.size() - 1)).isEqualTo(100.0);
       assertActorStagesInOrder(heard.get("progress").findValuesAsText("message"));
     }
+  }
+
+  /**
+   * A successful tool result of task {@code id} of the test flow: "CBA" in the text content and in
+   * the structured content, with the task id.
+   */
+  private static void assertReversedResult(JsonNode result, String id) throws Exception {
+    assertThat(result.get("isError").asBoolean()).isFalse();
+    assertThat(Json.MAPPER.readTree(result.at("/content/0/text").asText()).get("text").asText())
+        .isEqualTo("CBA");
+    assertThat(result.at("/structuredContent/task_id").asText()).isEqualTo(id);
+    assertThat(result.at("/structuredContent/result/text").asText()).isEqualTo("CBA");
   }
 
   private static final Pattern ACTOR_STAGE = Pattern.compile("actor ([\\w-]+) \\(#(\\d+)\\)");
@@ -567,15 +571,9 @@ class McpTasksIT {
   }
 
   private static HttpResponse<String> post(String session, String body) throws Exception {
-    HttpRequest.Builder req =
-        HttpRequest.newBuilder(URI.create(base + "/mcp"))
-            .header("Content-Type", "application/json")
-            .header("Accept", ACCEPT_BOTH)
-            .POST(HttpRequest.BodyPublishers.ofString(body));
-    if (session != null) {
-      req.header("Mcp-Session-Id", session);
-    }
-    HttpResponse<String> r = HTTP.send(req.build(), HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> r =
+        HTTP.send(
+            TaskHttp.mcpPost(base, session, body).build(), HttpResponse.BodyHandlers.ofString());
     assertThat(r.statusCode()).as(r.body()).isBetween(200, 202);
     return r;
   }

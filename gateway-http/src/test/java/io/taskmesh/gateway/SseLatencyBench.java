@@ -9,7 +9,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -71,7 +70,7 @@ public final class SseLatencyBench {
     Files.writeString(flows, "flows:\n  - {name: echo, entrypoint: echo, mcp: {}}\n");
     String prefix = "ssebench-" + UUID.randomUUID().toString().substring(0, 8);
     String eventsTopic = prefix + ".task-events";
-    try (Gateway g = start(dir, flows, bootstrap, prefix)) {
+    try (Gateway g = start(dir, flows, prefix)) {
       String base = "http://127.0.0.1:" + g.port();
       List<String> ids = new ArrayList<>();
       for (int i = 0; i < clients; i++) {
@@ -198,19 +197,9 @@ public final class SseLatencyBench {
     }
   }
 
-  private static Gateway start(Path dir, Path flows, String bootstrap, String prefix) {
-    Map<String, String> env = new HashMap<>();
-    env.put("SVC_GATEWAY_MODE", "testing");
-    env.put("KAFKA_BOOTSTRAP_SERVERS", bootstrap);
-    env.put("SVC_PORT", "0");
-    env.put("SVC_HOST", "127.0.0.1");
-    env.put("SVC_CONFIG_PATH", flows.toString());
-    env.put("SVC_STATE_DIR", dir.resolve("state").toString());
-    env.put("SVC_STREAMS_APPLICATION_ID", prefix + "-app");
-    env.put("SVC_TASK_EVENTS_TOPIC", prefix + ".task-events");
-    env.put("SVC_TASK_UPDATES_TOPIC", prefix + ".task-updates");
-    env.put("SVC_NAMESPACE", prefix);
-    return TaskHttp.start(env);
+  /** The gateway under test on the shared broker, with task topics of its own ({@code prefix}). */
+  private static Gateway start(Path dir, Path flows, String prefix) {
+    return TaskHttp.start(TaskHttp.env(prefix, dir.resolve("state"), flows, 0));
   }
 
   /**

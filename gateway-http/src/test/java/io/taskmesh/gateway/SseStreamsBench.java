@@ -13,7 +13,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -94,7 +93,7 @@ public final class SseStreamsBench {
             Main.class.getName(),
             jvmOptions,
             List.of(),
-            env(dir, flows, bootstrap, prefix),
+            env(dir, flows, prefix),
             dir.resolve("gateway.log"))) {
       Matcher url =
           GATEWAY_URL.matcher(
@@ -186,19 +185,9 @@ public final class SseStreamsBench {
     System.exit(0);
   }
 
-  private static Map<String, String> env(Path dir, Path flows, String bootstrap, String prefix) {
-    Map<String, String> env = new HashMap<>();
-    env.put("SVC_GATEWAY_MODE", "testing");
-    env.put("KAFKA_BOOTSTRAP_SERVERS", bootstrap);
-    env.put("SVC_PORT", Integer.toString(TaskHttp.freePort()));
-    env.put("SVC_HOST", "127.0.0.1");
-    env.put("SVC_CONFIG_PATH", flows.toString());
-    env.put("SVC_STATE_DIR", dir.resolve("state").toString());
-    env.put("SVC_STREAMS_APPLICATION_ID", prefix + "-app");
-    env.put("SVC_TASK_EVENTS_TOPIC", prefix + ".task-events");
-    env.put("SVC_TASK_UPDATES_TOPIC", prefix + ".task-updates");
-    env.put("SVC_NAMESPACE", prefix);
-    return env;
+  /** The gateway's env: the shared broker, task topics of its own ({@code prefix}), a free port. */
+  private static Map<String, String> env(Path dir, Path flows, String prefix) {
+    return TaskHttp.env(prefix, dir.resolve("state"), flows, TaskHttp.freePort());
   }
 
   /** {@code count} tasks of the echo flow over {@code POST /tools/call}, 8 callers at once. */

@@ -117,6 +117,19 @@ public final class TaskHttp {
         HttpResponse.BodyHandlers.ofString());
   }
 
+  /** A Streamable HTTP POST to {@code base}/mcp, in MCP session {@code session} unless null. */
+  static HttpRequest.Builder mcpPost(String base, String session, String body) {
+    HttpRequest.Builder req =
+        HttpRequest.newBuilder(URI.create(base + "/mcp"))
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream")
+            .POST(HttpRequest.BodyPublishers.ofString(body));
+    if (session != null) {
+      req.header("Mcp-Session-Id", session);
+    }
+    return req;
+  }
+
   static JsonNode json(HttpResponse<String> r) throws IOException {
     return Json.MAPPER.readTree(r.body());
   }
