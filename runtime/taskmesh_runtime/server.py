@@ -245,7 +245,7 @@ class RuntimeRequestHandler(BaseHTTPRequestHandler):
 
     def _handler_failed(self, envelope: dict, exc: BaseException) -> None:
         log.error("handler %s failed for id=%s: %s: %s", self.server.handler.path, envelope["id"],
-                  type(exc).__name__, exc)
+                  type(exc).__name__, exc, exc_info=exc)
         self._send_json(500, processing_error_body(exc))
 
     def _single(self, inv: Invocation, started: float) -> None:
@@ -283,7 +283,7 @@ class RuntimeRequestHandler(BaseHTTPRequestHandler):
                 except BaseException as exc:  # noqa: BLE001 - handler failure: error, then done
                     log.error("handler %s failed for id=%s while streaming: %s: %s",
                               self.server.handler.path, inv.envelope["id"],
-                              type(exc).__name__, exc)
+                              type(exc).__name__, exc, exc_info=exc)
                     self._event("error", dumps(processing_error_body(exc)))
                     break
                 counts[kind] += 1

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.opentelemetry.api.trace.SpanId;
+import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import io.taskmesh.devkit.Await;
@@ -123,6 +124,31 @@ class TracingIT {
     assertThat(chain.values()).extracting(SpanData::getTraceId).containsOnly(clientTrace);
     assertThat(chain.get("start traced").getParentSpanId()).isEqualTo(clientSpan);
     assertLinked(chain, task);
+  }
+
+  @Test
+  void aFailingHandlerNamesItsActorCarriesItsTracebackAndEndsItsSpanWithError() throws Exception {
+    String id = callTool("{\"name\":\"traced\",\"arguments\":{\"explode\":\"second\"}}", Map.of());
+    JsonNode task = awaitFinal(id);
+    assertThat(task.path("status").asText()).as(task.toString()).isEqualTo("failed");
+    assertThat(task.path("error").asText()).isEqualTo("KeyError: 'missing'");
+    assertThat(task.path("current_actor_name").asText()).isEqualTo("second");
+    JsonNode details = task.path("error_details");
+    assertThat(details.path("actor").asText()).isEqualTo("second");
+    assertThat(details.path("type").asText()).isEqualTo("KeyError");
+    assertThat(details.path("traceback").asText())
+        .startsWith("Traceback (most recent call last):")
+        .contains("traced.py", "return payload[\"missing\"]")
+        .endsWith("KeyError: 'missing'\n");
+    SpanData second = chainOf(id).get("process second");
+    assertThat(second.getStatus().getStatusCode()).isEqualTo(StatusCode.ERROR);
+    assertThat(second.getStatus().getDescription()).isEqualTo("KeyError");
+    assertThat(second.getEvents())
+        .anySatisfy(
+            e -> {
+              assertThat(e.getName()).isEqualTo("exception");
+              assertThat(e.getAttributes().asMap().toString()).contains("KeyError");
+            });
   }
 
   /**

@@ -12,7 +12,22 @@ public record EnvelopeStatus(
     @JsonProperty("updated_at") String updatedAt,
     @JsonProperty("deadline_at") String deadlineAt,
     @JsonProperty("reason") String reason,
-    @JsonProperty("error") String error) {
+    @JsonProperty("error") String error,
+    @JsonProperty("error_details") ErrorDetails errorDetails) {
+
+  /** A status without error details (every phase but a handler's failure). */
+  public EnvelopeStatus(
+      EnvelopePhase phase,
+      String actor,
+      Integer attempt,
+      Integer maxAttempts,
+      String createdAt,
+      String updatedAt,
+      String deadlineAt,
+      String reason,
+      String error) {
+    this(phase, actor, attempt, maxAttempts, createdAt, updatedAt, deadlineAt, reason, error, null);
+  }
 
   /**
    * The status a new envelope is stamped with: phase pending, created and updated at {@code
@@ -34,7 +49,7 @@ public record EnvelopeStatus(
 
   public EnvelopeStatus withPhase(EnvelopePhase newPhase, String byActor, String now) {
     return new EnvelopeStatus(
-        newPhase, byActor, attempt, maxAttempts, createdAt, now, deadlineAt, reason, error);
+        newPhase, byActor, attempt, maxAttempts, createdAt, now, deadlineAt, reason, error, null);
   }
 
   public EnvelopeStatus failed(String byActor, String now, String failReason, String failError) {
@@ -47,6 +62,22 @@ public record EnvelopeStatus(
         now,
         deadlineAt,
         failReason,
-        failError);
+        failError,
+        null);
+  }
+
+  /** The same status with {@code details} of the failure (the handler's traceback among them). */
+  public EnvelopeStatus withErrorDetails(ErrorDetails details) {
+    return new EnvelopeStatus(
+        phase,
+        actor,
+        attempt,
+        maxAttempts,
+        createdAt,
+        updatedAt,
+        deadlineAt,
+        reason,
+        error,
+        details);
   }
 }

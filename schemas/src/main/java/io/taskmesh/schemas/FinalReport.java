@@ -14,7 +14,18 @@ public record FinalReport(
     @JsonProperty("result") JsonNode result,
     @JsonProperty("error") String error,
     @JsonProperty("current_actor_name") String currentActorName,
-    @JsonProperty("metadata") Map<String, Object> metadata) {
+    @JsonProperty("metadata") Map<String, Object> metadata,
+    @JsonProperty("error_details") ErrorDetails errorDetails) {
+
+  public FinalReport(
+      String id,
+      TaskStatus status,
+      JsonNode result,
+      String error,
+      String currentActorName,
+      Map<String, Object> metadata) {
+    this(id, status, result, error, currentActorName, metadata, null);
+  }
 
   public static FinalReport succeeded(
       String id, JsonNode result, String actor, Map<String, Object> metadata) {
@@ -24,6 +35,26 @@ public record FinalReport(
   public static FinalReport failed(
       String id, String error, String actor, Map<String, Object> metadata) {
     return new FinalReport(id, TaskStatus.FAILED, null, error, actor, metadata);
+  }
+
+  /** A failure with its details: the failing actor, exception type, reason, traceback. */
+  public static FinalReport failed(
+      String id, String error, String actor, Map<String, Object> metadata, ErrorDetails details) {
+    return new FinalReport(id, TaskStatus.FAILED, null, error, actor, metadata, details);
+  }
+
+  /**
+   * What a paused task asks for: the {@code pause} metadata x-pause reports (the handler's {@code
+   * x-svc-pause} header) when it is a question rather than a plain flag ("true", "1", "yes"); null
+   * otherwise.
+   */
+  public String question() {
+    Object pause = metadata == null ? null : metadata.get("pause");
+    if (!(pause instanceof String text) || text.isBlank()) {
+      return null;
+    }
+    String flag = text.trim().toLowerCase(java.util.Locale.ROOT);
+    return flag.equals("true") || flag.equals("1") || flag.equals("yes") ? null : text.trim();
   }
 
   public static FinalReport paused(String id, String actor, Map<String, Object> metadata) {

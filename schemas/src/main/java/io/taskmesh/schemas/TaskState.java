@@ -21,6 +21,8 @@ public record TaskState(
     @JsonProperty("message") String message,
     @JsonProperty("result") JsonNode result,
     @JsonProperty("error") String error,
+    @JsonProperty("error_details") ErrorDetails errorDetails,
+    @JsonProperty("question") String question,
     @JsonProperty("route") Route route,
     @JsonProperty("payload") JsonNode payload,
     @JsonProperty("progress_percent") double progressPercent,
@@ -58,6 +60,8 @@ public record TaskState(
         first.message(),
         null,
         null,
+        null,
+        null,
         route,
         created.payload(),
         0.0,
@@ -81,8 +85,8 @@ public record TaskState(
   public static TaskState announced(
       String id, String contextId, String owner, TaskStatus status, String message, String at) {
     return new TaskState(
-        id, null, contextId, null, owner, status, message, null, null, null, null, 0, 0, null, null,
-        0, 0, at, at, null, 0, List.of(), List.of());
+        id, null, contextId, null, owner, status, message, null, null, null, null, null, null, 0, 0,
+        null, null, 0, 0, at, at, null, 0, List.of(), List.of());
   }
 
   /**
@@ -96,6 +100,8 @@ public record TaskState(
     d.message = update.message();
     d.result = update.result();
     d.error = update.error();
+    d.errorDetails = update.errorDetails();
+    d.question = update.question();
     d.progressPercent = percent;
     d.updatedAt = update.timestamp();
     d.seq = update.seq();
@@ -179,6 +185,8 @@ public record TaskState(
     String message;
     JsonNode result;
     String error;
+    ErrorDetails errorDetails;
+    String question;
     Route route;
     JsonNode payload;
     double progressPercent;
@@ -204,6 +212,8 @@ public record TaskState(
       message = s.message();
       result = s.result();
       error = s.error();
+      errorDetails = s.errorDetails();
+      question = s.question();
       route = s.route();
       payload = s.payload();
       progressPercent = s.progressPercent();
@@ -231,6 +241,8 @@ public record TaskState(
           message,
           result,
           error,
+          errorDetails,
+          question,
           route,
           payload,
           progressPercent,

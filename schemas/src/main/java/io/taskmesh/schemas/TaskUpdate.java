@@ -21,13 +21,15 @@ public record TaskUpdate(
     @JsonProperty("message") String message,
     @JsonProperty("result") JsonNode result,
     @JsonProperty("error") String error,
+    @JsonProperty("error_details") ErrorDetails errorDetails,
+    @JsonProperty("question") String question,
     @JsonProperty("timestamp") String timestamp) {
 
   /** An update of task {@code id} to {@code status}, with nothing else set yet. */
   public static TaskUpdate of(
       String id, long seq, TaskStatus status, String message, String timestamp) {
     return new TaskUpdate(
-        id, seq, status, null, null, null, null, null, message, null, null, timestamp);
+        id, seq, status, null, null, null, null, null, message, null, null, null, null, timestamp);
   }
 
   public TaskUpdate withProgress(Double percent) {
@@ -73,6 +75,20 @@ public record TaskUpdate(
     return d.done();
   }
 
+  /** Why the task failed, beyond {@code error}: failing actor, type, reason, traceback. */
+  public TaskUpdate withErrorDetails(ErrorDetails details) {
+    Draft d = new Draft(this);
+    d.errorDetails = details;
+    return d.done();
+  }
+
+  /** What a paused task asks its caller (the handler's {@code x-svc-pause} text). */
+  public TaskUpdate withQuestion(String text) {
+    Draft d = new Draft(this);
+    d.question = text;
+    return d.done();
+  }
+
   public boolean isFinal() {
     return status != null && status.isFinal();
   }
@@ -93,6 +109,8 @@ public record TaskUpdate(
     String message;
     JsonNode result;
     String error;
+    ErrorDetails errorDetails;
+    String question;
     String timestamp;
 
     Draft(TaskUpdate s) {
@@ -107,6 +125,8 @@ public record TaskUpdate(
       message = s.message();
       result = s.result();
       error = s.error();
+      errorDetails = s.errorDetails();
+      question = s.question();
       timestamp = s.timestamp();
     }
 
@@ -123,6 +143,8 @@ public record TaskUpdate(
           message,
           result,
           error,
+          errorDetails,
+          question,
           timestamp);
     }
   }

@@ -45,7 +45,9 @@ class TaskStateTest {
             .withActor("a")
             .withActors(ROUTE.actors())
             .withResult(TextNode.valueOf("r"))
-            .withError("e");
+            .withError("e")
+            .withErrorDetails(new ErrorDetails("a", "KeyError", "ProcessingError", "tb"))
+            .withQuestion("q?");
     assertThat(u)
         .isEqualTo(
             new TaskUpdate(
@@ -60,6 +62,8 @@ class TaskStateTest {
                 "a: received",
                 TextNode.valueOf("r"),
                 "e",
+                new ErrorDetails("a", "KeyError", "ProcessingError", "tb"),
+                "q?",
                 T1));
     assertThat(Json.read(Json.write(u), TaskUpdate.class)).isEqualTo(u);
   }
@@ -79,6 +83,8 @@ class TaskStateTest {
                 "alice",
                 TaskStatus.PENDING,
                 "Task created",
+                null,
+                null,
                 null,
                 null,
                 ROUTE,

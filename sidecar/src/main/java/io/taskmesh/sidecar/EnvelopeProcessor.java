@@ -5,6 +5,7 @@ import io.taskmesh.schemas.ActorState;
 import io.taskmesh.schemas.Envelope;
 import io.taskmesh.schemas.EnvelopePhase;
 import io.taskmesh.schemas.EnvelopeStatus;
+import io.taskmesh.schemas.ErrorDetails;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.Route;
 import io.taskmesh.schemas.Times;
@@ -222,8 +223,15 @@ final class EnvelopeProcessor implements ActorLoop.Handler {
           continue;
         }
         String type = err.type().isEmpty() ? err.code() : err.type();
-        return Outcome.done(
-            toSink(failed(e, attempt, Reasons.PROCESSING_ERROR, type + ": " + err.message())));
+        Envelope failed = failed(e, attempt, Reasons.PROCESSING_ERROR, type + ": " + err.message());
+        ErrorDetails details =
+            new ErrorDetails(config.actorName(), type, Reasons.PROCESSING_ERROR, err.traceback());
+        if (details.traceback() != null) {
+          LOG.warn(
+              "{}: {} handler traceback:\n{}", config.actorName(), e.id(), details.traceback());
+        }
+        return Outcome.done(toSink(failed.withStatus(failed.status().withErrorDetails(details))))
+            .failing(type, err.message());
       }
       if (result instanceof InvokeResult.ProtocolError p) {
         return Outcome.done(toSink(failed(e, attempt, Reasons.PROTOCOL_ERROR, p.message())));

@@ -1,6 +1,7 @@
 package io.taskmesh.sidecar;
 
 import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
@@ -27,6 +28,9 @@ final class EnvelopeTracing {
   static final AttributeKey<List<String>> OUTPUT_TOPICS =
       AttributeKey.stringArrayKey("taskmesh.output.topics");
   static final AttributeKey<String> OUTCOME = AttributeKey.stringKey("taskmesh.outcome");
+  // OpenTelemetry's semantic names for an exception event
+  static final AttributeKey<String> EXCEPTION_TYPE = AttributeKey.stringKey("exception.type");
+  static final AttributeKey<String> EXCEPTION_MESSAGE = AttributeKey.stringKey("exception.message");
 
   private EnvelopeTracing() {}
 
@@ -75,7 +79,14 @@ final class EnvelopeTracing {
         span.setAttribute(OUTCOME, outcome.kind().name().toLowerCase(Locale.ROOT));
         span.setAttribute(
             OUTPUT_TOPICS, outcome.outputs().stream().map(Outcome.Output::topic).toList());
-        if (outcome.kind() != Outcome.Kind.DONE) {
+        if (outcome.failure() != null) {
+          Outcome.Failure f = outcome.failure();
+          span.setStatus(StatusCode.ERROR, f.type());
+          span.addEvent(
+              "exception",
+              Attributes.of(
+                  EXCEPTION_TYPE, f.type(), EXCEPTION_MESSAGE, String.valueOf(f.message())));
+        } else if (outcome.kind() != Outcome.Kind.DONE) {
           span.setStatus(StatusCode.ERROR, outcome.kind().name());
         }
       }

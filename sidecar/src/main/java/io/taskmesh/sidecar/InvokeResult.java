@@ -34,6 +34,12 @@ public sealed interface InvokeResult {
       return t == null || t.isNull() ? "" : t.asText();
     }
 
+    /** The handler's traceback as the runtime formatted it; null when it sent none. */
+    public String traceback() {
+      JsonNode t = details == null ? null : details.get("traceback");
+      return t == null || !t.isTextual() ? null : t.asText();
+    }
+
     public List<String> mro() {
       JsonNode m = details == null ? null : details.get("mro");
       if (m == null || !m.isArray()) {

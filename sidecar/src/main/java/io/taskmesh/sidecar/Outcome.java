@@ -8,10 +8,22 @@ import java.util.Map;
  * to do once the batch's transaction has committed ({@code afterCommit}, e.g. a report that must
  * not be sent for records a crash could still roll back).
  */
-record Outcome(List<Output> outputs, Kind kind, Runnable afterCommit) {
+record Outcome(List<Output> outputs, Kind kind, Runnable afterCommit, Failure failure) {
 
   Outcome(List<Output> outputs, Kind kind) {
-    this(outputs, kind, null);
+    this(outputs, kind, null, null);
+  }
+
+  Outcome(List<Output> outputs, Kind kind, Runnable afterCommit) {
+    this(outputs, kind, afterCommit, null);
+  }
+
+  /** The handler failed on the envelope: the exception's type and message, for the trace span. */
+  record Failure(String type, String message) {}
+
+  /** The same outcome, marked as the handler's failure (the span ends with status ERROR). */
+  Outcome failing(String type, String message) {
+    return new Outcome(outputs, kind, afterCommit, new Failure(type, message));
   }
 
   enum Kind {

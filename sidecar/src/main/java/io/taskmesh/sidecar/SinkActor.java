@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.taskmesh.schemas.Envelope;
 import io.taskmesh.schemas.EnvelopePhase;
 import io.taskmesh.schemas.EnvelopeStatus;
+import io.taskmesh.schemas.ErrorDetails;
 import io.taskmesh.schemas.FinalReport;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.Topics;
@@ -123,7 +124,12 @@ public final class SinkActor implements AutoCloseable {
               ? s.reason()
               : "envelope ended before its route was exhausted";
     }
-    return FinalReport.failed(e.id(), error, reporterName, meta);
+    ErrorDetails details = s == null ? null : s.errorDetails();
+    if (details == null && s != null && s.actor() != null && s.reason() != null) {
+      // a failure of the sidecar itself (timeout, crash, bad route): who and why, no traceback
+      details = new ErrorDetails(s.actor(), null, s.reason(), null);
+    }
+    return FinalReport.failed(e.id(), error, reporterName, meta, details);
   }
 
   private static void putIfSet(Map<String, Object> m, String k, Object v) {

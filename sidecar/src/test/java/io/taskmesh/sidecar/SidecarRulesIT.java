@@ -122,7 +122,16 @@ class SidecarRulesIT {
     assertThat(e.status().reason()).isEqualTo(Reasons.PROCESSING_ERROR);
     assertThat(e.status().error()).isEqualTo("ValueError: boom");
     assertThat(e.status().attempt()).isEqualTo(1);
-    assertThat(finalOf("err-1").path("status").asText()).isEqualTo("failed");
+    assertThat(e.status().errorDetails().actor()).isEqualTo("boom");
+    assertThat(e.status().errorDetails().type()).isEqualTo("ValueError");
+    assertThat(e.status().errorDetails().traceback())
+        .startsWith("Traceback (most recent call last):")
+        .contains("testhandlers.py")
+        .endsWith("ValueError: boom\n");
+    JsonNode fin = finalOf("err-1");
+    assertThat(fin.path("status").asText()).isEqualTo("failed");
+    assertThat(fin.path("error_details").path("actor").asText()).isEqualTo("boom");
+    assertThat(fin.path("error_details").path("traceback").asText()).contains("ValueError: boom");
     Await.until(() -> sump.failed() == 1, WAIT, "sump failure count");
     assertThat(sump.metricsLine())
         .isEqualTo(

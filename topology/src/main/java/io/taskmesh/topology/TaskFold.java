@@ -172,8 +172,14 @@ public final class TaskFold {
         next(s, status, message, event)
             .withProgress(ok ? 100.0 : s.progressPercent())
             .withResult(ok ? f.result() : null)
-            .withError(ok ? null : f.error());
-    String actor = f.currentActorName() != null ? f.currentActorName() : s.currentActorName();
+            .withError(ok ? null : f.error())
+            .withErrorDetails(ok ? null : f.errorDetails());
+    // a failure names the actor whose handler failed, not x-sink, which only reported it
+    String failedAt = ok || f.errorDetails() == null ? null : f.errorDetails().actor();
+    String actor =
+        failedAt != null
+            ? failedAt
+            : f.currentActorName() != null ? f.currentActorName() : s.currentActorName();
     TaskState at =
         s.withCurrentActor(indexOf(s, actor), actor, s.currentActorState())
             .withActorsCompleted(ok ? s.totalActors() : s.actorsCompleted());
@@ -188,13 +194,17 @@ public final class TaskFold {
     FinalReport f = event.finalReport();
     String actor =
         f != null && f.currentActorName() != null ? f.currentActorName() : s.currentActorName();
-    String message = "Task paused" + (actor == null ? "" : " by " + actor);
+    // the handler's question is what the caller must read to answer: it is the message
+    String question = f == null ? null : f.question();
+    String message =
+        question != null ? question : "Task paused" + (actor == null ? "" : " by " + actor);
     int idx = indexOf(s, actor);
     TaskUpdate update =
         next(s, TaskStatus.PAUSED, message, event)
             .withProgress(s.progressPercent())
             .withActorIdx(idx)
-            .withActor(actor);
+            .withActor(actor)
+            .withQuestion(question);
     // no actor has reported at the paused position yet: the next actor's first report is newer
     return apply(s.withCurrentActor(idx, actor, null), update, event);
   }

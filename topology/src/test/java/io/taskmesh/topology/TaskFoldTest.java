@@ -3,6 +3,7 @@ package io.taskmesh.topology;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.taskmesh.schemas.ActorState;
+import io.taskmesh.schemas.ErrorDetails;
 import io.taskmesh.schemas.FinalReport;
 import io.taskmesh.schemas.ProgressReport;
 import io.taskmesh.schemas.Route;
@@ -11,6 +12,7 @@ import io.taskmesh.schemas.TaskState;
 import io.taskmesh.schemas.TaskStatus;
 import io.taskmesh.schemas.TaskUpdate;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -109,6 +111,38 @@ class TaskFoldTest {
     assertThat(state.currentActorName()).isEqualTo("a");
     assertThat(state.currentActorIdx()).isZero();
     assertThat(state.status()).isEqualTo(TaskStatus.FAILED);
+  }
+
+  @Test
+  void aHandlerFailureReportedByTheSinkNamesTheFailingActorAndKeepsItsTraceback() {
+    report(new Route(List.of("a"), "b", List.of()), ActorState.PROCESSING);
+    ErrorDetails details =
+        new ErrorDetails("b", "KeyError", "ProcessingError", "Traceback...\nKeyError: 'text'\n");
+    TaskUpdate failed =
+        apply(
+                TaskEvent.finished(
+                    "t", FinalReport.failed("t", "KeyError: 'text'", "x-sink", null, details)))
+            .orElseThrow();
+    assertThat(state.currentActorName()).isEqualTo("b");
+    assertThat(state.currentActorIdx()).isEqualTo(1);
+    assertThat(state.errorDetails()).isEqualTo(details);
+    assertThat(failed.errorDetails()).isEqualTo(details);
+    assertThat(failed.error()).isEqualTo("KeyError: 'text'");
+  }
+
+  @Test
+  void aPausedTaskCarriesTheHandlersQuestionAsItsMessageUntilItResumes() {
+    report(START, ActorState.COMPLETED);
+    TaskUpdate paused =
+        apply(
+                TaskEvent.paused(
+                    "t", FinalReport.paused("t", "x-pause", Map.of("pause", "What is your name?"))))
+            .orElseThrow();
+    assertThat(paused.question()).isEqualTo("What is your name?");
+    assertThat(paused.message()).isEqualTo("What is your name?");
+    assertThat(state.question()).isEqualTo("What is your name?");
+    apply(TaskEvent.resumed("t", "input")).orElseThrow();
+    assertThat(state.question()).isNull();
   }
 
   @Test
