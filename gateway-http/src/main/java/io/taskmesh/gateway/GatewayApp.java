@@ -128,7 +128,7 @@ public final class GatewayApp implements AutoCloseable {
     this.commands = commands;
     this.feed = feed;
     this.launcher = launcher;
-    this.toolCalls = new ToolCalls(flows, launcher);
+    this.toolCalls = new ToolCalls(flows, launcher, config.toolCallWait());
     this.mcpAuth =
         oauth != null
             ? new McpAuth(oauth::bearer, oauth.challenge())

@@ -31,7 +31,8 @@ public record GatewayConfig(
     String internalToken,
     OAuthConfig oauth,
     String uiMeshApiUrl,
-    String meshApiEventsTopic) {
+    String meshApiEventsTopic,
+    Duration toolCallWait) {
 
   /** Shortest {@code SVC_INTERNAL_TOKEN} accepted: a shared secret, not a password to remember. */
   static final int MIN_INTERNAL_TOKEN = 16;
@@ -65,7 +66,8 @@ public record GatewayConfig(
         internalToken(env.optional("SVC_INTERNAL_TOKEN")),
         OAuthConfig.fromEnv(vars, DatabaseUrl::toJdbc),
         env.optional("SVC_UI_MESH_API_URL"),
-        env.string("SVC_MESH_API_EVENTS_TOPIC", "svc.mesh-api-events"));
+        env.string("SVC_MESH_API_EVENTS_TOPIC", "svc.mesh-api-events"),
+        positive("SVC_TOOL_CALL_WAIT", env.duration("SVC_TOOL_CALL_WAIT", "300s")));
   }
 
   /** The same configuration with other OAuth settings (tests inject a clock this way). */
@@ -91,7 +93,8 @@ public record GatewayConfig(
         internalToken,
         o,
         uiMeshApiUrl,
-        meshApiEventsTopic);
+        meshApiEventsTopic,
+        toolCallWait);
   }
 
   /**
@@ -143,5 +146,12 @@ public record GatewayConfig(
    */
   private static List<String> hostList(List<String> hosts) {
     return hosts.contains("*") ? List.of() : hosts;
+  }
+
+  private static Duration positive(String name, Duration d) {
+    if (d.isZero() || d.isNegative()) {
+      throw new ConfigException(name, "must be positive");
+    }
+    return d;
   }
 }

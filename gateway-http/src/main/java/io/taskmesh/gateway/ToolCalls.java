@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.taskmesh.schemas.FlowConfig;
 import io.taskmesh.schemas.Json;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -45,9 +46,24 @@ public final class ToolCalls {
   private final TaskLauncher launcher;
   private final ToolArguments arguments = new ToolArguments();
 
+  /** How long an MCP {@code tools/call} of a flow without a timeout waits for the result. */
+  public static final Duration DEFAULT_CALL_WAIT = Duration.ofSeconds(300);
+
+  private final Duration callWait;
+
   public ToolCalls(FlowRegistry flows, TaskLauncher launcher) {
+    this(flows, launcher, DEFAULT_CALL_WAIT);
+  }
+
+  public ToolCalls(FlowRegistry flows, TaskLauncher launcher, Duration callWait) {
     this.flows = flows;
     this.launcher = launcher;
+    this.callWait = callWait;
+  }
+
+  /** How long a plain MCP call of a flow without its own timeout waits for the task to end. */
+  public Duration callWait() {
+    return callWait;
   }
 
   /** The tool is not (or no longer) registered. */

@@ -3,7 +3,14 @@ package io.taskmesh.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.taskmesh.devkit.Await;
+import io.taskmesh.schemas.ActorState;
+import io.taskmesh.schemas.ErrorDetails;
+import io.taskmesh.schemas.FinalReport;
 import io.taskmesh.schemas.Json;
+import io.taskmesh.schemas.ProgressReport;
+import io.taskmesh.schemas.Route;
+import io.taskmesh.schemas.TaskEvent;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -18,6 +25,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -219,43 +228,159 @@ class EdgeMcpTest {
   }
 
   @Test
-  void aToolResultCarriesStructuredContentAndUrlsTheApiGatewayServes() throws Exception {
+  void aPlainToolCallAnswersTheFlowsResultWithItsProgressOnTheCallsOwnStream() throws Exception {
     try (EdgeGateway gateway = EdgeGateway.start(GatewayMode.API)) {
       String session = session(gateway);
       JsonNode tools =
           message(gateway.post("/mcp", LIST, "Accept", ACCEPT_BOTH, "Mcp-Session-Id", session))
               .get("result")
               .get("tools");
+      // the answer is the flow's result, which no schema of ours describes: any object
       assertThat(tools)
           .allSatisfy(
               tool ->
-                  assertThat(tool.get("outputSchema").get("required"))
-                      .extracting(JsonNode::asText)
-                      .containsExactly("task_id", "message", "status_url", "stream_url"));
+                  assertThat(tool.get("outputSchema"))
+                      .isEqualTo(Json.MAPPER.readTree("{\"type\":\"object\"}")));
 
-      JsonNode result =
-          message(
-                  gateway.post(
-                      "/mcp",
-                      "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\","
-                          + "\"params\":{\"name\":\"echo\",\"arguments\":{\"x\":1}}}",
-                      "Accept",
-                      ACCEPT_BOTH,
-                      "Mcp-Session-Id",
-                      session))
-              .get("result");
-      JsonNode text = Json.MAPPER.readTree(result.get("content").get(0).get("text").asText());
-      assertThat(result.get("structuredContent")).isEqualTo(text);
-      String id = text.get("task_id").asText();
-      assertThat(text.get("status_url").asText()).isEqualTo("/tasks/" + id);
-      assertThat(gateway.get(text.get("status_url").asText()).statusCode()).isEqualTo(200);
-      assertThat(gateway.status("GET", text.get("stream_url").asText(), null)).isEqualTo(200);
+      CompletableFuture<HttpResponse<String>> call =
+          callAsync(gateway, session, "{\"x\":1}", "\"_meta\":{\"progressToken\":\"p1\"},");
+      String id = startedTask(gateway);
+      gateway.tasks.append(
+          TaskEvent.progress(
+              id,
+              ProgressReport.routeForm(
+                  Route.start("echo", List.of("upper")), ActorState.COMPLETED, null)));
+      gateway.tasks.append(
+          TaskEvent.finished(
+              id,
+              FinalReport.succeeded(
+                  id, Json.MAPPER.readTree("{\"text\":\"HELLO\"}"), "x-sink", null)));
+      HttpResponse<String> answer = call.get(10, TimeUnit.SECONDS);
+      List<JsonNode> messages = messages(answer);
+      JsonNode result = messages.get(messages.size() - 1).get("result");
+      assertThat(result.get("isError").asBoolean()).isFalse();
+      assertThat(result.get("structuredContent"))
+          .isEqualTo(Json.MAPPER.readTree("{\"text\":\"HELLO\"}"));
+      assertThat(result.at("/content/0/text").asText()).isEqualTo("{\"text\":\"HELLO\"}");
+      List<Double> progress =
+          messages.stream()
+              .filter(m -> "notifications/progress".equals(m.path("method").asText()))
+              .map(m -> m.at("/params/progress").asDouble())
+              .toList();
+      assertThat(progress).isNotEmpty().isSorted().endsWith(100.0);
 
+      // the REST door keeps the spec's immediate answer: the task's handle
       HttpResponse<String> plain = gateway.post("/tools/call", "{\"name\":\"echo\"}");
       JsonNode plainResult = EdgeGateway.json(plain);
-      assertThat(plainResult.get("structuredContent"))
-          .isEqualTo(Json.MAPPER.readTree(plainResult.get("content").get(0).get("text").asText()));
+      JsonNode text = Json.MAPPER.readTree(plainResult.get("content").get(0).get("text").asText());
+      assertThat(plainResult.get("structuredContent")).isEqualTo(text);
+      String restId = text.get("task_id").asText();
+      assertThat(text.get("status_url").asText()).isEqualTo("/tasks/" + restId);
+      assertThat(gateway.get(text.get("status_url").asText()).statusCode()).isEqualTo(200);
+      assertThat(gateway.status("GET", text.get("stream_url").asText(), null)).isEqualTo(200);
     }
+  }
+
+  @Test
+  void aFailedFlowIsAToolErrorNamingTheFailingActorWithItsTraceback() throws Exception {
+    try (EdgeGateway gateway = EdgeGateway.start(GatewayMode.API)) {
+      String session = session(gateway);
+      CompletableFuture<HttpResponse<String>> call = callAsync(gateway, session, "{}", "");
+      String id = startedTask(gateway);
+      ErrorDetails details =
+          new ErrorDetails(
+              "upper",
+              "KeyError",
+              "ProcessingError",
+              "Traceback (most recent call last):\n  File \"text.py\"\nKeyError: 'text'\n");
+      gateway.tasks.append(
+          TaskEvent.finished(
+              id, FinalReport.failed(id, "KeyError: 'text'", "x-sink", null, details)));
+      List<JsonNode> messages = messages(call.get(10, TimeUnit.SECONDS));
+      JsonNode result = messages.get(messages.size() - 1).get("result");
+      assertThat(result.get("isError").asBoolean()).isTrue();
+      assertThat(result.at("/content/0/text").asText())
+          .startsWith("KeyError: 'text' (in actor upper)")
+          .contains("Traceback (most recent call last):")
+          .endsWith("KeyError: 'text'\n");
+    }
+  }
+
+  @Test
+  void aPausedFlowAnswersItsQuestionToAClientThatCannotBeAsked() throws Exception {
+    try (EdgeGateway gateway = EdgeGateway.start(GatewayMode.API)) {
+      String session = session(gateway); // declared no elicitation
+      CompletableFuture<HttpResponse<String>> call = callAsync(gateway, session, "{}", "");
+      String id = startedTask(gateway);
+      gateway.tasks.append(
+          TaskEvent.paused(
+              id, FinalReport.paused(id, "x-pause", Map.of("pause", "What is your name?"))));
+      List<JsonNode> messages = messages(call.get(10, TimeUnit.SECONDS));
+      JsonNode result = messages.get(messages.size() - 1).get("result");
+      assertThat(result.at("/content/0/text").asText())
+          .contains("waiting for input: What is your name?")
+          .contains(id);
+      assertThat(result.at("/structuredContent/task_id").asText()).isEqualTo(id);
+    }
+  }
+
+  @Test
+  void aCallThatOutlivesTheWaitAnswersTheHandleAndHowToFollowIt() throws Exception {
+    try (EdgeGateway gateway =
+        EdgeGateway.start(GatewayMode.API, Map.of("SVC_TOOL_CALL_WAIT", "1s"))) {
+      String session = session(gateway);
+      List<JsonNode> messages =
+          messages(callAsync(gateway, session, "{}", "").get(10, TimeUnit.SECONDS));
+      JsonNode result = messages.get(messages.size() - 1).get("result");
+      String id = result.at("/structuredContent/task_id").asText();
+      assertThat(id).isNotEmpty();
+      assertThat(result.get("isError").asBoolean()).isFalse();
+      assertThat(result.at("/content/0/text").asText())
+          .contains("still running after 1 s", "/tasks/" + id, "/stream/" + id);
+    }
+  }
+
+  /** A plain tools/call of echo, sent without waiting for its answer. */
+  private static CompletableFuture<HttpResponse<String>> callAsync(
+      EdgeGateway gateway, String session, String arguments, String meta) {
+    String body =
+        "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{"
+            + meta
+            + "\"name\":\"echo\",\"arguments\":"
+            + arguments
+            + "}}";
+    return HttpClient.newHttpClient()
+        .sendAsync(
+            gateway
+                .request("POST", "/mcp", body)
+                .headers("Accept", ACCEPT_BOTH, "Mcp-Session-Id", session)
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+  }
+
+  /** The id of the task the call just started. */
+  private static String startedTask(EdgeGateway gateway) {
+    return Await.until(
+            () -> gateway.tasks.events().stream().filter(e -> e.created() != null).findFirst(),
+            Optional::isPresent,
+            Duration.ofSeconds(10),
+            "the call never started a task")
+        .orElseThrow()
+        .taskId();
+  }
+
+  /** Every JSON-RPC message of an answer: one JSON body, or each data line of an event stream. */
+  private static List<JsonNode> messages(HttpResponse<String> r) throws IOException {
+    if (!r.headers().firstValue("Content-Type").orElse("").startsWith("text/event-stream")) {
+      return List.of(Json.MAPPER.readTree(r.body()));
+    }
+    List<JsonNode> out = new ArrayList<>();
+    for (String line : r.body().lines().toList()) {
+      if (line.startsWith("data:") && !line.substring(5).isBlank()) {
+        out.add(Json.MAPPER.readTree(line.substring(5).trim()));
+      }
+    }
+    return out;
   }
 
   private static void sweep(EdgeGateway gateway) throws Exception {

@@ -5,14 +5,18 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.taskmesh.gateway.DispatchException;
 import io.taskmesh.gateway.ToolArguments;
 import io.taskmesh.gateway.ToolCalls;
+import io.taskmesh.schemas.FlowConfig;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.topology.EventLogException;
 import io.taskmesh.topology.ViewUnavailableException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,6 +29,7 @@ final class McpProtocol {
   static final String LATEST = "2025-11-25";
   static final List<String> SUPPORTED = List.of(LATEST, "2025-06-18", "2025-03-26", "2024-11-05");
   private static final Logger LOG = LoggerFactory.getLogger(McpProtocol.class);
+  private static final Duration DEADLINE_GRACE = Duration.ofSeconds(5);
 
   private final ToolCalls calls;
   private final McpToolList tools;
@@ -43,12 +48,26 @@ final class McpProtocol {
 
   /** Answers a request (a message with {@code method} and {@code id}): the whole response. */
   CompletableFuture<ObjectNode> request(McpSession session, JsonNode message) {
+    return request(session, message, session::send);
+  }
+
+  /**
+   * Answers a request; what the request itself sends while it waits (a plain {@code tools/call}'s
+   * progress) goes to {@code requestStream}, the stream its answer will come on.
+   */
+  CompletableFuture<ObjectNode> request(
+      McpSession session, JsonNode message, Consumer<String> requestStream) {
     JsonNode id = message.get("id");
     String method = message.path("method").asText();
     JsonNode params = message.get("params");
     CompletableFuture<ObjectNode> result;
     try {
-      result = dispatch(session, method, params == null ? Json.MAPPER.createObjectNode() : params);
+      result =
+          dispatch(
+              session,
+              method,
+              params == null ? Json.MAPPER.createObjectNode() : params,
+              requestStream);
     } catch (RuntimeException e) {
       result = CompletableFuture.failedFuture(e);
     }
@@ -65,13 +84,13 @@ final class McpProtocol {
   }
 
   private CompletableFuture<ObjectNode> dispatch(
-      McpSession session, String method, JsonNode params) {
+      McpSession session, String method, JsonNode params, Consumer<String> requestStream) {
     String owner = session.owner();
     return switch (method) {
       case "initialize" -> done(initialize(session, params));
       case "ping", "logging/setLevel" -> done(Json.MAPPER.createObjectNode());
       case "tools/list" -> done(toolList());
-      case "tools/call" -> done(callTool(session, params));
+      case "tools/call" -> callTool(session, params, requestStream);
       case "tasks/get" -> done(tasks.get(params, owner));
       case "tasks/list" -> done(tasks.list(params, owner));
       case "tasks/cancel" -> tasks.cancel(params, owner);
@@ -102,9 +121,10 @@ final class McpProtocol {
     r.putObject("serverInfo").put("name", "taskmesh").put("version", version);
     r.put(
         "instructions",
-        "Each tool runs a taskmesh flow as a long-running task. Call a tool as an MCP task"
-            + " (params.task) to follow it with tasks/get and tasks/result, or read the task as"
-            + " the resource taskmesh://tasks/{id}.");
+        "Each tool runs a taskmesh flow and answers the flow's result when it ends (a failure"
+            + " is a tool error naming the failing actor). A call that outlives the wait answers"
+            + " the task id instead; call a tool as an MCP task (params.task) to follow it with"
+            + " tasks/get and tasks/result, or read the task as the resource taskmesh://tasks/{id}.");
     return r;
   }
 
@@ -115,36 +135,54 @@ final class McpProtocol {
   }
 
   /**
-   * Starts the flow's task. A plain call answers the task id at once; a task-augmented one (with
-   * {@code params.task}) answers the MCP task of the same id. Either way a {@code progressToken}
-   * gets the task's progress as notifications until it is final.
+   * Starts the flow's task. A plain call waits for the task and answers its result ({@link
+   * McpTasks#answer}), its progress on the request's own stream; a task-augmented one (with {@code
+   * params.task}) answers the MCP task of the same id at once and its progress and statuses go to
+   * the session.
    */
-  private ObjectNode callTool(McpSession session, JsonNode params) {
+  private CompletableFuture<ObjectNode> callTool(
+      McpSession session, JsonNode params, Consumer<String> requestStream) {
     String name = params.path("name").asText();
     JsonNode progressToken = params.path("_meta").get("progressToken");
     boolean asTask = params.hasNonNull("task");
     Started started = start(calls, tasks, name, params.get("arguments"), session.owner());
     if (started.failure() != null) {
-      return started.failure();
+      return done(started.failure());
     }
     String id = started.id();
-    tasks.follow(id, session.owner(), progressToken, asTask, session);
-    if (asTask) {
-      ObjectNode r = Json.MAPPER.createObjectNode();
-      ObjectNode task = r.putObject("task");
-      task.put("taskId", id);
-      task.put("status", "working");
-      task.put("statusMessage", "Task started");
-      String now = Instant.now().toString();
-      task.put("createdAt", now);
-      task.put("lastUpdatedAt", now);
-      task.putNull("ttl");
-      task.put("pollInterval", McpTaskViews.POLL_INTERVAL_MS);
-      r.putObject("_meta")
-          .put("io.modelcontextprotocol/model-immediate-response", ToolCalls.resultText(id));
-      return r;
+    if (!asTask) {
+      return tasks.answer(
+          id, session.owner(), plainCall(calls, name, progressToken), requestStream, session);
     }
-    return startedResult(id);
+    tasks.follow(id, session.owner(), progressToken, true, session);
+    ObjectNode r = Json.MAPPER.createObjectNode();
+    ObjectNode task = r.putObject("task");
+    task.put("taskId", id);
+    task.put("status", "working");
+    task.put("statusMessage", "Task started");
+    String now = Instant.now().toString();
+    task.put("createdAt", now);
+    task.put("lastUpdatedAt", now);
+    task.putNull("ttl");
+    task.put("pollInterval", McpTaskViews.POLL_INTERVAL_MS);
+    r.putObject("_meta")
+        .put("io.modelcontextprotocol/model-immediate-response", ToolCalls.resultText(id));
+    return done(r);
+  }
+
+  /**
+   * How long a plain call of tool {@code name} waits: the flow's timeout and a little more (the
+   * task fails at its deadline, and that failure is the better answer), else the gateway's setting.
+   */
+  static McpTasks.PlainCall plainCall(ToolCalls calls, String name, JsonNode progressToken) {
+    Optional<FlowConfig> flow = calls.flows().tool(name);
+    Duration wait =
+        flow.map(FlowConfig::timeout)
+            .map(t -> Duration.ofMillis((long) (t * 1000)).plus(DEADLINE_GRACE))
+            .orElse(calls.callWait());
+    boolean declared =
+        flow.map(f -> f.mcp() != null && f.mcp().path("outputSchema").isObject()).orElse(false);
+    return new McpTasks.PlainCall(progressToken, wait, declared);
   }
 
   /** A tool call's task: its id, or the tool error result that says why it did not start. */
@@ -171,15 +209,6 @@ final class McpProtocol {
     }
     tasks.started(id);
     return new Started(id, null);
-  }
-
-  /** The result of a plain (not task-augmented) call: the task id at once. */
-  static ObjectNode startedResult(String id) {
-    ObjectNode r = Json.MAPPER.createObjectNode();
-    r.putArray("content").addObject().put("type", "text").put("text", ToolCalls.resultText(id));
-    r.set("structuredContent", Json.MAPPER.valueToTree(ToolCalls.result(id)));
-    r.put("isError", false);
-    return r;
   }
 
   private static ObjectNode errorResult(String message) {

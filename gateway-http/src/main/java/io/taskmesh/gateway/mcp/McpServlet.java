@@ -149,16 +149,19 @@ final class McpServlet extends HttpServlet {
       res.setStatus(202);
       return;
     }
-    CompletableFuture<ObjectNode> answer = protocol.request(session.get(), message);
+    PendingStream own = new PendingStream();
+    CompletableFuture<ObjectNode> answer = protocol.request(session.get(), message, own);
     if (answer.isDone()) {
       writeJson(res, answer.join());
       return;
     }
-    // a request that waits (tasks/result) is answered on its own resumable stream
+    // a request that waits (tools/call, tasks/result) is answered on its own resumable stream,
+    // with what it sends meanwhile (a call's progress) before the answer
     SseChannel stream = session.get().openRequestStream();
     session.get().forgetOldStreams(RESUMABLE_STREAMS);
     AsyncContext async = req.startAsync();
     stream.attach(async, 0, true);
+    own.attach(stream::send);
     answer.thenAccept(m -> stream.sendLast(Json.write(m)));
   }
 

@@ -190,8 +190,8 @@ final class McpStateless {
             + McpTaskExtension.ID
             + " extension to get the task back from tools/call and follow it with tasks/get"
             + " (tasks/update answers its input requests) or hear it on subscriptions/listen"
-            + " (taskIds); without the extension, a call with a progressToken is answered on its"
-            + " own stream with the task's progress and result. Each task is also the resource"
+            + " (taskIds); without the extension, a call is answered on its own stream with the"
+            + " task's progress (given a progressToken) and the flow's result. Each task is also the resource"
             + " taskmesh://tasks/{id}.");
     r.putObject("_meta")
         .putObject("io.modelcontextprotocol/serverInfo")
@@ -212,13 +212,12 @@ final class McpStateless {
     if (started.failure() != null) {
       return started.failure();
     }
-    if (McpStreamedCall.applies(params)) {
-      streamed.answer(req, id, params, started.id(), owner);
-      return null;
+    if (McpTaskExtension.declaredBy(params)) {
+      return McpTaskExtension.created(started.id());
     }
-    return McpTaskExtension.declaredBy(params)
-        ? McpTaskExtension.created(started.id())
-        : McpProtocol.startedResult(started.id());
+    JsonNode token = params.path("_meta").get("progressToken");
+    streamed.answer(req, id, McpProtocol.plainCall(calls, name, token), started.id(), owner);
+    return null;
   }
 
   /** 2026-07-28 names an unknown resource -32602 with its URI (the session era: -32002). */

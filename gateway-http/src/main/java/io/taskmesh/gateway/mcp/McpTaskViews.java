@@ -2,8 +2,10 @@ package io.taskmesh.gateway.mcp;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.taskmesh.gateway.ToolCalls;
+import io.taskmesh.schemas.ErrorDetails;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.TaskState;
 import io.taskmesh.schemas.TaskStatus;
@@ -70,8 +72,7 @@ final class McpTaskViews {
     } else if (s.status() == TaskStatus.CANCELED) {
       text = "the task was cancelled" + (s.message() == null ? "" : ": " + s.message());
     } else {
-      text =
-          s.error() != null ? s.error() : (s.message() == null ? "the task failed" : s.message());
+      text = failureText(s);
     }
     ArrayNode content = r.putArray("content");
     content.addObject().put("type", "text").put("text", text);
@@ -85,6 +86,101 @@ final class McpTaskViews {
     r.put("isError", !ok);
     r.putObject("_meta").set(RELATED_TASK, related(s.id()));
     return r;
+  }
+
+  /**
+   * The answer of a plain {@code tools/call} whose task ended: the flow's result as {@code
+   * structuredContent} (an object result as it is, any other value under {@code result}, so the
+   * tool's object {@code outputSchema} holds) and as JSON text; a failure or cancellation is a tool
+   * error whose text names the failing actor and ends with the handler's traceback.
+   */
+  static ObjectNode answer(TaskState s) {
+    if (s.status() != TaskStatus.SUCCEEDED) {
+      ObjectNode r = toolResult(s);
+      r.remove("structuredContent"); // an error result need not match the output schema
+      return r;
+    }
+    ObjectNode r = Json.MAPPER.createObjectNode();
+    JsonNode result = s.result() == null ? NullNode.getInstance() : s.result();
+    r.putArray("content").addObject().put("type", "text").put("text", Json.write(result));
+    r.set(
+        "structuredContent",
+        result.isObject() ? result : Json.MAPPER.createObjectNode().set("result", result));
+    r.put("isError", false);
+    r.putObject("_meta").set(RELATED_TASK, related(s.id()));
+    return r;
+  }
+
+  /**
+   * The answer of a plain {@code tools/call} whose task outlived the wait: the task's handle, with
+   * a text that says how to follow it. With a flow-declared output schema the handle would not
+   * match it, so the answer is then a tool error (the text still says where the result will be).
+   */
+  static ObjectNode stillRunning(String taskId, java.time.Duration waited, boolean declaredSchema) {
+    ObjectNode r = Json.MAPPER.createObjectNode();
+    String text =
+        "The task "
+            + taskId
+            + " is still running after "
+            + waited.toSeconds()
+            + " s. Read its result later at /tasks/"
+            + taskId
+            + ", follow it at /stream/"
+            + taskId
+            + " or read the MCP resource taskmesh://tasks/"
+            + taskId
+            + ". "
+            + ToolCalls.resultText(taskId);
+    r.putArray("content").addObject().put("type", "text").put("text", text);
+    if (!declaredSchema) {
+      r.set("structuredContent", Json.MAPPER.valueToTree(ToolCalls.result(taskId)));
+    }
+    r.put("isError", declaredSchema);
+    r.putObject("_meta").set(RELATED_TASK, related(taskId));
+    return r;
+  }
+
+  /**
+   * The answer of a plain {@code tools/call} whose task paused and whose client cannot be asked (it
+   * declared no elicitation): the handler's question and how to answer it; the task stays paused
+   * until an answer comes.
+   */
+  static ObjectNode asking(TaskState s, boolean declaredSchema) {
+    String question = s.question() != null ? s.question() : s.message();
+    ObjectNode r = stillRunning(s.id(), java.time.Duration.ZERO, declaredSchema);
+    String text =
+        "The task "
+            + s.id()
+            + " is waiting for input: "
+            + question
+            + " Answer it with an A2A message naming the task id, or `./taskmesh tasks answer "
+            + s.id()
+            + " TEXT`; then read its result at /tasks/"
+            + s.id()
+            + ".";
+    ((ObjectNode) r.get("content").get(0)).put("text", text);
+    return r;
+  }
+
+  /**
+   * Why a task did not succeed, as a person or a model reads it: the error, the actor whose handler
+   * failed, and the handler's traceback when there is one.
+   */
+  static String failureText(TaskState s) {
+    String error =
+        s.error() != null ? s.error() : (s.message() == null ? "the task failed" : s.message());
+    ErrorDetails d = s.errorDetails();
+    if (d == null) {
+      return error;
+    }
+    StringBuilder text = new StringBuilder(error);
+    if (d.actor() != null) {
+      text.append(" (in actor ").append(d.actor()).append(')');
+    }
+    if (d.traceback() != null) {
+      text.append("\n\n").append(d.traceback());
+    }
+    return text.toString();
   }
 
   static JsonNode related(String taskId) {

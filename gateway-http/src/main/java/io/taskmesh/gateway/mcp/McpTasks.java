@@ -163,6 +163,54 @@ final class McpTasks {
     return done.thenApply(McpTaskViews::toolResult);
   }
 
+  /**
+   * The answer of a plain (not task-augmented) {@code tools/call}: waits for the task up to {@code
+   * call.waitAtMost()}. Progress, when the call has a token, goes to {@code to} as the task moves
+   * and reaches 100 for a success before the answer. A pause asks the client through {@code
+   * elicitation/create} when {@code elicitFrom} declared elicitation (an accepted answer resumes
+   * the task and the wait goes on); otherwise the answer is the task's question. Past the wait: the
+   * task's handle and how to follow it.
+   */
+  CompletableFuture<ObjectNode> answer(
+      String id, String owner, PlainCall call, Consumer<String> to, McpSession elicitFrom) {
+    CompletableFuture<ObjectNode> answer = new CompletableFuture<>();
+    Consumer<TaskState> progress =
+        call.progressToken() == null
+            ? s -> {}
+            : follow(id, owner, call.progressToken(), false, to, -1);
+    McpInputAsker asker =
+        elicitFrom != null && elicitFrom.elicits()
+            ? new McpInputAsker(id, elicitFrom, resume)
+            : null;
+    Consumer<TaskState> onState =
+        s -> {
+          if (s.status() != null && s.status().isFinal()) {
+            progress.accept(s); // the last progress goes out before the answer
+            answer.complete(McpTaskViews.answer(s));
+          } else if (s.status() == TaskStatus.PAUSED) {
+            if (asker != null) {
+              asker.onState(s);
+            } else {
+              answer.complete(McpTaskViews.asking(s, call.declaredSchema()));
+            }
+          }
+        };
+    AutoCloseable watching = watch(id, owner, onState);
+    answer.completeOnTimeout(
+        McpTaskViews.stillRunning(id, call.waitAtMost(), call.declaredSchema()),
+        call.waitAtMost().toMillis(),
+        TimeUnit.MILLISECONDS);
+    answer.whenComplete((r, e) -> closeQuietly(watching));
+    notifier.execute(() -> read(id, owner, onState)); // updates folded before the subscription
+    return answer;
+  }
+
+  /**
+   * How a plain call waits: its progress token (or null), the longest wait, and whether its tool
+   * declares an output schema of its own.
+   */
+  record PlainCall(JsonNode progressToken, Duration waitAtMost, boolean declaredSchema) {}
+
   /** Completes with the task's state once it is final (at once when it already is). */
   CompletableFuture<TaskState> terminal(String id, String owner) {
     CompletableFuture<TaskState> done = new CompletableFuture<>();

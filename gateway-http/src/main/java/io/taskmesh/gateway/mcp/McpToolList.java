@@ -3,7 +3,6 @@ package io.taskmesh.gateway.mcp;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.taskmesh.gateway.ToolCalls;
 import io.taskmesh.schemas.FlowConfig;
 import io.taskmesh.schemas.Json;
 import java.util.Comparator;
@@ -43,7 +42,13 @@ final class McpToolList {
         schema != null && schema.isObject()
             ? schema
             : Json.MAPPER.createObjectNode().put("type", "object"));
-    t.set("outputSchema", Json.MAPPER.valueToTree(ToolCalls.RESULT_SCHEMA));
+    // a plain call answers the flow's result: the flow's own schema of it, else any object
+    JsonNode output = flow.mcp() == null ? null : flow.mcp().get("outputSchema");
+    t.set(
+        "outputSchema",
+        output != null && output.isObject()
+            ? output
+            : Json.MAPPER.createObjectNode().put("type", "object"));
     // every flow is a long-running task: a client may follow it as an MCP task or take the
     // task id at once
     t.putObject("execution").put("taskSupport", "optional");
