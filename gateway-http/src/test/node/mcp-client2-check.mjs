@@ -7,6 +7,8 @@
 //        extension (a resultType "task" answer is an error to it), so it calls the tool with a
 //        progress token and hears the progress on the call's own stream; the first progress names
 //        the task, which it follows meanwhile with subscriptions/listen (resourceSubscriptions).
+//  2025-plain: initialize; a plain call with a progress token, as agent frameworks make it: it waits
+//        for the flow's result; the first progress names the task.
 //  2025: initialize; the call is task-augmented (params.task), progress and task status arrive as
 //        notifications, tasks/result waits for the result.
 import { Client, specTypeSchemas } from "@modelcontextprotocol/client";
@@ -36,6 +38,8 @@ try {
   say({ event: "tools", names: tools.tools.map((t) => t.name) });
   if (modern) {
     await modernCall();
+  } else if (era === "2025-plain") {
+    await plainCall();
   } else {
     await sessionCall();
   }
@@ -84,6 +88,27 @@ async function modernCall() {
     refused = { code: e.code, message: e.message };
   }
   say({ event: "listen-tasks-without-extension", error: refused });
+}
+
+async function plainCall() {
+  const progress = [];
+  let taskId;
+  const result = await client.callTool(
+    { name: tool, arguments: JSON.parse(args) },
+    {
+      timeout: 90_000,
+      onprogress: (p) => {
+        progress.push({ progress: p.progress, total: p.total, message: p.message });
+        const named = /^task (\S+) started$/.exec(p.message ?? "");
+        if (named && !taskId) {
+          taskId = named[1];
+          say({ event: "created", taskId });
+        }
+      },
+    },
+  );
+  say({ event: "result", result });
+  say({ event: "heard", progress });
 }
 
 async function sessionCall() {

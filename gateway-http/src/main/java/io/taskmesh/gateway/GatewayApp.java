@@ -235,7 +235,8 @@ public final class GatewayApp implements AutoCloseable {
                   pushConfigs));
       A2aV1Routes.register(cfg, a2a);
       cfg.routes.post("/tools/call", this::callTool);
-      new TaskListRoutes(queries, commands, this::requireMcpAuth, this::ownedBy).mount(cfg);
+      new TaskListRoutes(queries, commands, this::requireMcpAuth, this::ownedBy, launcher::resume)
+          .mount(cfg);
       cfg.routes.get(
           "/stream/{id}",
           ctx -> {

@@ -1,5 +1,6 @@
 package io.taskmesh.gateway;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.BadRequestResponse;
 import io.javalin.http.ConflictResponse;
@@ -17,6 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.BiConsumer;
 import java.util.function.BiPredicate;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -24,8 +26,9 @@ import java.util.function.Predicate;
 /**
  * The REST face of the caller's own tasks (api and testing modes), for people's tools such as
  * {@code ./taskmesh tasks}: {@code GET /tasks} lists them newest first and {@code POST
- * /tasks/{id}/cancel} cancels one. Same auth and owner isolation as {@code GET /tasks/{id}}: a
- * foreign task is never listed and cancelling one answers 404.
+ * /tasks/{id}/cancel} cancels one, {@code POST /tasks/{id}/input} answers one that waits for input
+ * (paused: the handler's question is its {@code question}). Same auth and owner isolation as {@code
+ * GET /tasks/{id}}: a foreign task is never listed and cancelling one answers 404.
  */
 final class TaskListRoutes {
   static final int DEFAULT_LIMIT = 50;
@@ -36,16 +39,20 @@ final class TaskListRoutes {
   private final TaskListing listing;
   private final Function<Context, String> owner;
   private final BiPredicate<TaskState, String> ownedBy;
+  private final BiConsumer<String, JsonNode> resume;
 
   /**
    * @param owner authenticates the request and returns the owner its tasks carry (401 otherwise)
    * @param ownedBy whether a task is visible to that owner
+   * @param resume hands a paused task the input it continues with
    */
   TaskListRoutes(
       TaskQueries queries,
       TaskCommands commands,
       Function<Context, String> owner,
-      BiPredicate<TaskState, String> ownedBy) {
+      BiPredicate<TaskState, String> ownedBy,
+      BiConsumer<String, JsonNode> resume) {
+    this.resume = resume;
     this.queries = queries;
     this.commands = commands;
     this.listing = TaskListing.of(queries);
@@ -56,6 +63,7 @@ final class TaskListRoutes {
   void mount(JavalinConfig cfg) {
     cfg.routes.get("/tasks", this::list);
     cfg.routes.post("/tasks/{id}/cancel", this::cancel);
+    cfg.routes.post("/tasks/{id}/input", this::input);
   }
 
   /** {@code GET /tasks?status=&flow=&limit=&offset=}: one page of the caller's tasks. */
@@ -83,11 +91,7 @@ final class TaskListRoutes {
   private void cancel(Context ctx) {
     String who = owner.apply(ctx);
     String id = ctx.pathParam("id");
-    TaskState state =
-        queries
-            .get(id)
-            .filter(s -> ownedBy.test(s, who))
-            .orElseThrow(() -> new NotFoundResponse("task not found: " + id));
+    TaskState state = owned(id, who);
     if (state.status() != null && state.status().isFinal()) {
       throw new ConflictResponse("task " + id + " is already " + state.status().wire());
     }
@@ -96,6 +100,37 @@ final class TaskListRoutes {
     body.put("id", id);
     body.put("status", "cancel_requested");
     ctx.status(HttpStatus.ACCEPTED).json(body);
+  }
+
+  /**
+   * {@code POST /tasks/{id}/input} with a JSON object (a text answer is {@code {"text": "..."}},
+   * what an A2A text message gives): 202 once the paused task resumes with it (x-pause puts it in
+   * {@code payload.input}), 409 when the task does not wait for input.
+   */
+  private void input(Context ctx) {
+    String who = owner.apply(ctx);
+    String id = ctx.pathParam("id");
+    JsonNode answer = RequestBodies.object(RequestBodies.json(ctx));
+    TaskState state = owned(id, who);
+    if (state.status() != TaskStatus.PAUSED) {
+      throw new ConflictResponse(
+          "task "
+              + id
+              + " does not wait for input: it is "
+              + (state.status() == null ? "unknown" : state.status().wire()));
+    }
+    resume.accept(id, answer);
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("id", id);
+    body.put("status", "resumed");
+    ctx.status(HttpStatus.ACCEPTED).json(body);
+  }
+
+  private TaskState owned(String id, String who) {
+    return queries
+        .get(id)
+        .filter(s -> ownedBy.test(s, who))
+        .orElseThrow(() -> new NotFoundResponse("task not found: " + id));
   }
 
   /** The task's read form plus the flow it runs, which a list is filtered and read by. */

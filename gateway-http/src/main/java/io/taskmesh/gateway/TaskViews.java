@@ -26,6 +26,12 @@ public final class TaskViews {
     if (s.error() != null) {
       m.put("error", s.error());
     }
+    if (s.errorDetails() != null) {
+      m.put("error_details", s.errorDetails());
+    }
+    if (s.question() != null) {
+      m.put("question", s.question());
+    }
     m.put("progress_percent", s.progressPercent());
     m.put("current_actor_idx", s.currentActorIdx());
     m.put("current_actor_name", s.currentActorName());

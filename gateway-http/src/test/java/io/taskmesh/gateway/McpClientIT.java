@@ -68,6 +68,8 @@ class McpClientIT {
     env.put("SVC_CONFIG_POLL_INTERVAL", "200ms");
     env.put("SVC_MCP_API_KEY", KEY);
     env.put("SVC_NAMESPACE", "mcpit");
+    // no actor runs here: a plain call answers the still-running task's handle after this wait
+    env.put("SVC_TOOL_CALL_WAIT", "2s");
     gateway = TaskHttp.start(env);
     base = "http://127.0.0.1:" + gateway.port();
     nodeDir = NodeClients.ensureInstalled();
@@ -116,8 +118,10 @@ class McpClientIT {
     }
     JsonNode called = find(events, "called").get("result");
     assertThat(called.path("isError").asBoolean(false)).isFalse();
-    JsonNode text = Json.MAPPER.readTree(called.get("content").get(0).get("text").asText());
+    JsonNode text = called.get("structuredContent");
     assertThat(text.get("task_id").asText()).isNotBlank();
+    assertThat(called.get("content").get(0).get("text").asText())
+        .contains("still running after 2 s", "/tasks/" + text.get("task_id").asText());
     assertThat(text.get("status_url").asText()).isEqualTo("/tasks/" + text.get("task_id").asText());
     assertThat(text.get("stream_url").asText())
         .isEqualTo("/stream/" + text.get("task_id").asText());

@@ -37,6 +37,8 @@ class McpConformanceIT {
         flows,
         "flows:\n  - {name: echo, entrypoint: echo, description: returns its input, mcp: {}}\n");
     Map<String, String> env = TaskHttp.singleEnv("api", dir, flows, "mcp-conformance");
+    // no actor runs here: a plain call answers the still-running task's handle after this wait
+    env.put("SVC_TOOL_CALL_WAIT", "2s");
     gateway = TaskHttp.start(env);
     nodeDir = NodeClients.ensureInstalled();
   }

@@ -231,7 +231,11 @@ class McpTasksIT {
     String id = events.get("created").get("taskId").asText();
 
     JsonNode result = events.get("result").get("result");
-    assertReversedResult(result, id);
+    if (modern) { // a plain call: the flow's result is the answer
+      assertPlainReversedResult(result);
+    } else {
+      assertReversedResult(result, id);
+    }
 
     JsonNode heard = events.get("heard");
     List<Double> percents = new ArrayList<>();
@@ -323,6 +327,35 @@ class McpTasksIT {
    * A successful tool result of task {@code id} of the test flow: "CBA" in the text content and in
    * the structured content, with the task id.
    */
+  /**
+   * The official 2.x client, in the session era, calls the tool plainly (no task), as agent
+   * frameworks do: the call waits for the flow, its progress names the task first and ends at 100,
+   * and the answer is the flow's result, as text and as structured content.
+   */
+  @Test
+  void theNewestOfficialClientsPlainCallGetsTheFlowsResultWithProgressEndingAt100()
+      throws Exception {
+    Map<String, JsonNode> events = runClientScript("mcp-client2-check.mjs", "2025-plain", false);
+    assertThat(events.get("closed").get("errors")).as("client errors").isEmpty();
+    assertThat(events.get("connected").get("version").asText()).isEqualTo("2025-11-25");
+    String id = events.get("created").get("taskId").asText();
+    assertPlainReversedResult(events.get("result").get("result"));
+    JsonNode heard = events.get("heard");
+    List<Double> percents = new ArrayList<>();
+    heard.get("progress").forEach(p -> percents.add(p.get("progress").asDouble()));
+    assertThat(percents).as(heard.toString()).hasSizeGreaterThanOrEqualTo(3).isSorted();
+    assertThat(percents).doesNotHaveDuplicates().endsWith(100.0);
+    assertThat(heard.at("/progress/0/message").asText()).isEqualTo("task " + id + " started");
+    assertActorStagesInOrder(heard.get("progress").findValuesAsText("message"));
+  }
+
+  private static void assertPlainReversedResult(JsonNode result) throws Exception {
+    assertThat(result.get("isError").asBoolean()).as(result.toString()).isFalse();
+    assertThat(Json.MAPPER.readTree(result.at("/content/0/text").asText()).get("text").asText())
+        .isEqualTo("CBA");
+    assertThat(result.at("/structuredContent/text").asText()).isEqualTo("CBA");
+  }
+
   private static void assertReversedResult(JsonNode result, String id) throws Exception {
     assertThat(result.get("isError").asBoolean()).isFalse();
     assertThat(Json.MAPPER.readTree(result.at("/content/0/text").asText()).get("text").asText())

@@ -119,6 +119,8 @@ class OAuthIT {
         TaskHttp.env(RUN + "-" + name, dir.resolve("state-" + name), flows, port);
     env.put("SVC_GATEWAY_MODE", "api");
     env.put("SVC_CONFIG_POLL_INTERVAL", "200ms");
+    // no actor runs here: a plain MCP call answers the still-running task's handle after this wait
+    env.put("SVC_TOOL_CALL_WAIT", "2s");
     env.put("SVC_MCP_OAUTH_ENABLED", "true");
     env.put("SVC_MCP_OAUTH_ISSUER", "http://127.0.0.1:" + port);
     env.put("SVC_MCP_OAUTH_SECRET", SECRET);
@@ -268,12 +270,7 @@ class OAuthIT {
     assertThat(refreshed.get("result").path("isError").asBoolean(false)).isFalse();
     // the task the SDK client started belongs to its client id
     String clientId = find(events, "closed").get("client_id").asText();
-    String task =
-        Json.MAPPER
-            .readTree(
-                find(events, "called").get("result").get("content").get(0).get("text").asText())
-            .get("task_id")
-            .asText();
+    String task = find(events, "called").get("result").at("/structuredContent/task_id").asText();
     OAuthFlows.Tokens other = login(baseA, register(baseA, null));
     awaitVisible(baseA, task, loginAs(clientId));
     assertThat(get(baseA + "/tasks/" + task, other.access()).statusCode()).isEqualTo(404);
@@ -699,11 +696,7 @@ class OAuthIT {
             session,
             "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{}}}");
     JsonNode result = Json.MAPPER.readTree(dataOf(call.body())).get("result");
-    String mcpTask =
-        Json.MAPPER
-            .readTree(result.get("content").get(0).get("text").asText())
-            .get("task_id")
-            .asText();
+    String mcpTask = result.at("/structuredContent/task_id").asText();
     awaitVisible(baseA, mcpTask, x.access());
     assertThat(get(baseA + "/tasks/" + mcpTask, y.access()).statusCode()).isEqualTo(404);
     assertThat(
@@ -848,10 +841,12 @@ class OAuthIT {
 
   /** The JSON of a Streamable HTTP answer, sent as plain JSON or as one SSE message. */
   private static String dataOf(String body) {
+    // a waiting request's stream starts with a priming event without data: its answer is last
     return body.lines()
         .filter(l -> l.startsWith("data:"))
         .map(l -> l.substring(5).trim())
-        .findFirst()
+        .filter(l -> !l.isEmpty())
+        .reduce((first, second) -> second)
         .orElse(body);
   }
 

@@ -21,6 +21,25 @@ public record ErrorDetails(
     traceback = bounded(traceback);
   }
 
+  /**
+   * A failure as a person or a model reads it, the same on every protocol: the error, the actor
+   * whose handler failed, then the handler's traceback when there is one.
+   */
+  public static String describe(String error, ErrorDetails details) {
+    String text = error == null || error.isBlank() ? "the task failed" : error;
+    if (details == null) {
+      return text;
+    }
+    StringBuilder out = new StringBuilder(text);
+    if (details.actor() != null) {
+      out.append(" (in actor ").append(details.actor()).append(')');
+    }
+    if (details.traceback() != null) {
+      out.append("\n\n").append(details.traceback());
+    }
+    return out.toString();
+  }
+
   /** The last {@link #MAX_TRACEBACK_CHARS} characters, marked as cut when they are not all. */
   static String bounded(String traceback) {
     if (traceback == null || traceback.length() <= MAX_TRACEBACK_CHARS) {

@@ -84,6 +84,19 @@ public final class GatewayClient {
   }
 
   /**
+   * Answers a task that waits for input with {@code text} ({@code POST /tasks/{id}/input}, the body
+   * an A2A text message gives: {@code {"text": ...}}).
+   */
+  public JsonNode answer(String id, String text) {
+    ObjectNode body = Json.MAPPER.createObjectNode().put("text", text);
+    return json(
+        send(
+            request("/tasks/" + encode(id) + "/input")
+                .POST(HttpRequest.BodyPublishers.ofString(Json.write(body)))
+                .header("Content-Type", "application/json")));
+  }
+
+  /**
    * The flows a client may start, with their input schemas: MCP {@code tools/list} over plain
    * JSON-RPC POSTs (initialize, initialized, then the list, every page), the route that lists them.
    */

@@ -7,6 +7,7 @@ import io.taskmesh.cli.watch.ProgressLines;
 import io.taskmesh.cli.watch.TaskFollower;
 import io.taskmesh.cli.watch.TaskProgress;
 import io.taskmesh.cli.watch.TaskView;
+import java.util.List;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -16,12 +17,13 @@ import picocli.CommandLine.Parameters;
 @Command(
     name = "tasks",
     mixinStandardHelpOptions = true,
-    description = "List, read, watch and cancel your tasks on a running gateway.",
+    description = "List, read, watch, answer and cancel your tasks on a running gateway.",
     subcommands = {
       TasksCommand.ListTasks.class,
       TasksCommand.GetTask.class,
       TasksCommand.WatchTask.class,
-      TasksCommand.CancelTask.class
+      TasksCommand.CancelTask.class,
+      TasksCommand.AnswerTask.class
     })
 public final class TasksCommand implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -29,7 +31,7 @@ public final class TasksCommand implements Runnable {
   @Override
   public void run() {
     throw new CommandLine.ParameterException(
-        spec.commandLine(), "tasks needs a subcommand: list, get, watch or cancel");
+        spec.commandLine(), "tasks needs a subcommand: list, get, watch, answer or cancel");
   }
 
   @Command(
@@ -126,6 +128,29 @@ public final class TasksCommand implements Runnable {
       out().println("task " + id + " " + end.status());
       out().flush();
       return "canceled".equals(end.status()) ? 0 : 1;
+    }
+  }
+
+  @Command(
+      name = "answer",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Answer a task that waits for input (status paused; `tasks get` shows its question).",
+        "The words become the task's input {\"text\": ...}; then follow it with `tasks watch`."
+      })
+  static final class AnswerTask extends RemoteCommand {
+    @Parameters(index = "0", paramLabel = "ID", description = "the task id")
+    String id;
+
+    @Parameters(index = "1..*", arity = "1..*", paramLabel = "TEXT", description = "the answer")
+    List<String> words;
+
+    @Override
+    int run(GatewayClient client) {
+      client.answer(id, String.join(" ", words));
+      out().println("task " + id + " resumed with your answer");
+      out().flush();
+      return 0;
     }
   }
 

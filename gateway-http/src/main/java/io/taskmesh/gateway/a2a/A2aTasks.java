@@ -2,6 +2,7 @@ package io.taskmesh.gateway.a2a;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.taskmesh.schemas.ErrorDetails;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.TaskState;
 import io.taskmesh.schemas.TaskStatus;
@@ -37,8 +38,7 @@ public final class A2aTasks {
     if (s.status() == TaskStatus.SUCCEEDED && s.result() != null && !s.result().isNull()) {
       ShapedResult shaped = ShapedResult.of(s.result());
       if (shaped.isEmpty()) {
-        artifacts =
-            List.of(new A2aArtifact(RESULT_ARTIFACT, "result", List.of(resultPart(s.result()))));
+        artifacts = List.of(resultArtifact(s.result()));
       } else if (!shaped.namedArtifacts().isEmpty()) {
         artifacts = shaped.namedArtifacts();
       }
@@ -80,7 +80,13 @@ public final class A2aTasks {
         s.id(),
         contextId,
         shape(
-            status(s.id(), contextId, s.status(), s.message(), s.error(), s.updatedAt(), s.seq()),
+            status(
+                s.id(),
+                contextId,
+                s.status(),
+                statusText(s.status(), s.message(), s.error(), s.errorDetails(), s.result()),
+                s.updatedAt(),
+                s.seq()),
             s.status(),
             s.result(),
             s.id(),
@@ -101,19 +107,17 @@ public final class A2aTasks {
     return A2aTask.bare(
         taskId,
         contextId,
-        status(taskId, contextId, TaskStatus.PENDING, "Task created", null, timestamp, 1));
+        status(taskId, contextId, TaskStatus.PENDING, "Task created", timestamp, 1));
   }
 
-  /** The status of a task at update {@code seq}; a failed task's message is its error. */
+  /** The status of a task at update {@code seq}, saying {@code text}. */
   static A2aTaskStatus status(
       String taskId,
       String contextId,
       TaskStatus gatewayStatus,
-      String message,
-      String error,
+      String text,
       String timestamp,
       long seq) {
-    String text = error != null && gatewayStatus == TaskStatus.FAILED ? error : message;
     A2aMessage said =
         text == null
             ? null
@@ -125,7 +129,13 @@ public final class A2aTasks {
   /** The status of an update, as of that update. */
   static A2aTaskStatus status(String taskId, String contextId, TaskUpdate u) {
     return shape(
-        status(taskId, contextId, u.status(), u.message(), u.error(), u.timestamp(), u.seq()),
+        status(
+            taskId,
+            contextId,
+            u.status(),
+            statusText(u.status(), u.message(), u.error(), u.errorDetails(), u.result()),
+            u.timestamp(),
+            u.seq()),
         u.status(),
         u.result(),
         taskId,
@@ -205,6 +215,47 @@ public final class A2aTasks {
       }
     }
     return new A2aPart.Data(fly);
+  }
+
+  /**
+   * What a status says: a completed task its result as a person reads it, a failed one its error
+   * with the failing actor and traceback, a paused one the handler's question (the fold made it the
+   * message), any other the update's message.
+   */
+  static String statusText(
+      TaskStatus status, String message, String error, ErrorDetails details, JsonNode result) {
+    if (status == TaskStatus.FAILED && (error != null || details != null)) {
+      return ErrorDetails.describe(error, details);
+    }
+    if (status == TaskStatus.SUCCEEDED && result != null && !result.isNull()) {
+      return readable(result);
+    }
+    return message;
+  }
+
+  /**
+   * The artifact {@code result}: the flow's result as data, and as text a person can read, apart
+   * from the {@code fly-stream} artifact that carries the task's tokens.
+   */
+  static A2aArtifact resultArtifact(JsonNode result) {
+    return new A2aArtifact(
+        RESULT_ARTIFACT,
+        RESULT_ARTIFACT,
+        List.of(resultPart(result), new A2aPart.Text(readable(result))));
+  }
+
+  /**
+   * A result as text: a string as it is, an object's {@code text} field when it is a string (what a
+   * text flow answers), else the result as JSON.
+   */
+  static String readable(JsonNode result) {
+    if (result.isTextual()) {
+      return result.asText();
+    }
+    if (result.isObject() && result.path("text").isTextual()) {
+      return result.get("text").asText();
+    }
+    return Json.write(result);
   }
 
   /**

@@ -1,7 +1,10 @@
 package io.taskmesh.gateway.a2a;
 
 import io.taskmesh.schemas.TaskState;
+import io.taskmesh.schemas.TaskStatus;
 import io.taskmesh.topology.TaskQueries;
+import java.util.Comparator;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -29,5 +32,24 @@ final class OwnedTasks {
     } catch (RuntimeException e) {
       return Optional.empty();
     }
+  }
+
+  /**
+   * The caller's tasks in {@code contextId} that wait for input (paused: input-required), oldest
+   * first. An unreadable view answers none: the message then starts a task, as it would have.
+   */
+  List<TaskState> waitingIn(String contextId, String principal) {
+    List<TaskState> owned;
+    try {
+      owned = queries.tasksOf(principal);
+    } catch (RuntimeException e) {
+      return List.of();
+    }
+    return owned.stream()
+        .filter(t -> contextId.equals(A2aTasks.contextId(t)))
+        .filter(t -> t.status() == TaskStatus.PAUSED)
+        .sorted(
+            Comparator.comparing(TaskState::createdAt, Comparator.nullsFirst(String::compareTo)))
+        .toList();
   }
 }

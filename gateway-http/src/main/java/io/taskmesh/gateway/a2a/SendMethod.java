@@ -49,6 +49,11 @@ final class SendMethod {
       resume(call, send, tasks.visible(send.taskId(), call.principal()));
       return;
     }
+    TaskState waiting = continued(send, call.principal());
+    if (waiting != null) {
+      resume(call, send, waiting);
+      return;
+    }
     FlowConfig flow = A2aMessages.chooseSkill(send.skill(), skills.get());
     if (!isNative(flow)) {
       send.refuseFiles();
@@ -87,6 +92,33 @@ final class SendMethod {
     CompletableFuture<TaskState> ended =
         waiter.until(id, s -> A2aState.of(s.status()).endsStream(), 0);
     call.replyWhen(ended.thenAccept(s -> call.reply(answer(s, historyLength))));
+  }
+
+  /**
+   * The task a message without a task id continues: in its {@code contextId}, the one task of the
+   * caller that waits for input, when the message names no skill or that task's skill (agent
+   * clients answer a question by context alone). None waiting: null, a new task starts. Several: an
+   * error naming them, since the answer could belong to any.
+   */
+  private TaskState continued(A2aMessages.Send send, String principal) {
+    if (send.contextId() == null) {
+      return null;
+    }
+    List<TaskState> waiting =
+        tasks.waitingIn(send.contextId(), principal).stream()
+            .filter(t -> send.skill() == null || send.skill().equals(t.flow()))
+            .toList();
+    if (waiting.size() > 1) {
+      throw A2aException.params(
+          "Invalid params: "
+              + waiting.size()
+              + " tasks wait for input in context \""
+              + send.contextId()
+              + "\" ("
+              + String.join(", ", waiting.stream().map(TaskState::id).toList())
+              + "); name the one this message answers in 'message.taskId'");
+    }
+    return waiting.isEmpty() ? null : waiting.get(0);
   }
 
   /**
@@ -171,7 +203,6 @@ final class SendMethod {
                     contextId,
                     TaskStatus.RUNNING,
                     "Task resumed: new input",
-                    null,
                     Times.now(),
                     existing.seq() + 1));
     if (call.streaming()) {

@@ -15,9 +15,10 @@ import java.util.List;
  *       final: false}); progress within the same state is not forwarded;
  *   <li>a FLY event becomes a chunk of the artifact {@code fly-stream}: the first with {@code
  *       append: false}, the next ones {@code append: true}, all {@code lastChunk: false};
- *   <li>a terminal state (completed, failed, canceled) yields a last chunk of {@code fly-stream}
- *       ({@code lastChunk: true}: the result as a data part when completed, else an empty text
- *       part) and then the final status-update ({@code final: true});
+ *   <li>a terminal state (completed, failed, canceled) closes {@code fly-stream} when tokens were
+ *       sent (an empty last chunk), sends a completed task's result as the artifact {@code result}
+ *       (a data part and a text part), then the final status-update ({@code final: true}) whose
+ *       message is the result's text, or the error with the failing actor and traceback;
  *   <li>input-required and auth-required end the stream with a final status-update only (the task
  *       is not over);
  *   <li>a flow result or FLY event with an {@code a2a} member names its own artifacts ({@link
@@ -76,13 +77,18 @@ final class StreamMapper {
         out.add(A2aTasks.statusEvent(taskId, contextId, u, true));
         return out;
       }
-      A2aPart part =
-          state == A2aState.COMPLETED && u.result() != null && !u.result().isNull()
-              ? A2aTasks.resultPart(u.result())
-              : new A2aPart.Text("");
-      return List.of(
-          A2aTasks.artifactEvent(taskId, contextId, part, flySent, true),
-          A2aTasks.statusEvent(taskId, contextId, u, true));
+      // the tokens' artifact ends; the result is an artifact of its own, then the final status
+      List<StreamResult> out = new ArrayList<>();
+      if (flySent) {
+        out.add(A2aTasks.artifactEvent(taskId, contextId, new A2aPart.Text(""), true, true));
+      }
+      if (state == A2aState.COMPLETED && u.result() != null && !u.result().isNull()) {
+        out.add(
+            new ArtifactUpdateEvent(
+                taskId, contextId, A2aTasks.resultArtifact(u.result()), false, true));
+      }
+      out.add(A2aTasks.statusEvent(taskId, contextId, u, true));
+      return out;
     }
     if (state.isInterrupted() && !untilTerminal) {
       done = true;

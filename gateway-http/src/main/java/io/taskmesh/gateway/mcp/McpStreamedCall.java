@@ -30,14 +30,6 @@ final class McpStreamedCall {
     SseChannel channel = new SseChannel("call-" + UUID.randomUUID(), false);
     AsyncContext async = req.startAsync();
     channel.attach(async, 0, false);
-    if (call.progressToken() != null) {
-      ObjectNode started = Json.MAPPER.createObjectNode();
-      started.set("progressToken", call.progressToken());
-      started.put("progress", 0);
-      started.put("total", 100);
-      started.put("message", "task " + taskId + " started");
-      channel.send(McpTasks.notification("notifications/progress", started));
-    }
     CompletableFuture<ObjectNode> done = tasks.answer(taskId, owner, call, channel::send, null);
     async.addListener(new OnStreamEnd(() -> done.cancel(false)));
     done.thenAccept(

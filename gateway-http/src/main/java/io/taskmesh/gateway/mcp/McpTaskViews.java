@@ -167,20 +167,7 @@ final class McpTaskViews {
    * failed, and the handler's traceback when there is one.
    */
   static String failureText(TaskState s) {
-    String error =
-        s.error() != null ? s.error() : (s.message() == null ? "the task failed" : s.message());
-    ErrorDetails d = s.errorDetails();
-    if (d == null) {
-      return error;
-    }
-    StringBuilder text = new StringBuilder(error);
-    if (d.actor() != null) {
-      text.append(" (in actor ").append(d.actor()).append(')');
-    }
-    if (d.traceback() != null) {
-      text.append("\n\n").append(d.traceback());
-    }
-    return text.toString();
+    return ErrorDetails.describe(s.error() != null ? s.error() : s.message(), s.errorDetails());
   }
 
   static JsonNode related(String taskId) {

@@ -174,10 +174,18 @@ final class McpTasks {
   CompletableFuture<ObjectNode> answer(
       String id, String owner, PlainCall call, Consumer<String> to, McpSession elicitFrom) {
     CompletableFuture<ObjectNode> answer = new CompletableFuture<>();
-    Consumer<TaskState> progress =
-        call.progressToken() == null
-            ? s -> {}
-            : follow(id, owner, call.progressToken(), false, to, -1);
+    Consumer<TaskState> progress = s -> {};
+    if (call.progressToken() != null) {
+      // the first progress names the task, so a client can follow it by other means meanwhile
+      ObjectNode started = Json.MAPPER.createObjectNode();
+      started.set("progressToken", call.progressToken());
+      started.put("progress", 0);
+      started.put("total", 100);
+      started.put("message", "task " + id + " started");
+      to.accept(notification("notifications/progress", started));
+      progress = follow(id, owner, call.progressToken(), false, to, 0);
+    }
+    Consumer<TaskState> last = progress;
     McpInputAsker asker =
         elicitFrom != null && elicitFrom.elicits()
             ? new McpInputAsker(id, elicitFrom, resume)
@@ -185,7 +193,7 @@ final class McpTasks {
     Consumer<TaskState> onState =
         s -> {
           if (s.status() != null && s.status().isFinal()) {
-            progress.accept(s); // the last progress goes out before the answer
+            last.accept(s); // the last progress goes out before the answer
             answer.complete(McpTaskViews.answer(s));
           } else if (s.status() == TaskStatus.PAUSED) {
             if (asker != null) {

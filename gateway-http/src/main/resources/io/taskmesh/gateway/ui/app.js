@@ -281,6 +281,9 @@ function showTask(id) {
   $('route').replaceChildren();
   $('task-cancel').hidden = true;
   $('task-cancel').onclick = () => api('/tasks/' + id + '/cancel', { method: 'POST' }).catch((e) => alert(e.message));
+  $('ask').hidden = true;
+  $('traceback').hidden = true;
+  $('ask').onsubmit = (e) => { e.preventDefault(); answerTask(id); };
   renderSummary(view);
   const listed = state.tasks.get(id);
   $('task-flow').textContent = listed && listed.flow ? '(' + listed.flow + ')' : '';
@@ -334,10 +337,22 @@ function onTaskUpdate(view, u) {
     $('outcome').textContent = JSON.stringify(u.result, null, 2);
     $('outcome').className = 'outcome';
   }
+  // a paused task's question, with a box to answer it; any later update means it was answered
+  $('ask').hidden = u.status !== 'paused';
+  if (u.status === 'paused') {
+    $('ask-question').textContent = u.question || u.message || 'The task waits for input.';
+    $('ask-error').textContent = '';
+  }
   if (u.error) {
     $('outcome-title').textContent = 'Error';
-    $('outcome').textContent = u.error;
+    const at = u.error_details && u.error_details.actor ? ' (in actor ' + u.error_details.actor + ')' : '';
+    $('outcome').textContent = u.error + at;
     $('outcome').className = 'outcome failed';
+    if (u.error_details && u.error_details.traceback) {
+      $('traceback-title').textContent = 'Traceback of ' + (u.error_details.actor || 'the handler');
+      $('traceback-text').textContent = u.error_details.traceback;
+      $('traceback').hidden = false;
+    }
   } else if (FINAL.has(u.status) && u.status !== 'succeeded') {
     $('outcome-title').textContent = u.status === 'canceled' ? 'Canceled' : 'Error';
     $('outcome').textContent = u.message || u.status;
@@ -348,6 +363,18 @@ function onTaskUpdate(view, u) {
     el('td', {}, u.actor || ''), el('td', {}, u.actor_state || ''), el('td', {}, u.message || '')));
   renderSummary(view);
   renderRoute(view);
+}
+
+async function answerTask(id) {
+  const text = $('ask-answer').value;
+  try {
+    await api('/tasks/' + encodeURIComponent(id) + '/input', {
+      method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ text }) });
+    $('ask-answer').value = '';
+    $('ask').hidden = true;
+  } catch (e) {
+    if (e instanceof Unauthorized) showLogin(e); else $('ask-error').textContent = e.message;
+  }
 }
 
 function finishActor(a, ts) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.taskmesh.schemas.ErrorDetails;
 import io.taskmesh.schemas.FlowConfig;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.TaskStatus;
@@ -203,6 +204,37 @@ class A2aMappingTest {
   }
 
   @Test
+  void aFailedStatusSaysTheErrorTheFailingActorAndTheTraceback() {
+    TaskUpdate failed =
+        update(3, TaskStatus.FAILED, null)
+            .withError("KeyError: 'text'")
+            .withErrorDetails(
+                new ErrorDetails("upper", "KeyError", "ProcessingError", "Traceback...\n"));
+    JsonNode status = Json.tree(A2aTasks.status("t", "c", failed));
+    assertThat(status.get("state").asText()).isEqualTo("failed");
+    assertThat(status.at("/message/parts/0/text").asText())
+        .isEqualTo("KeyError: 'text' (in actor upper)\n\nTraceback...\n");
+  }
+
+  @Test
+  void anInputRequiredStatusAsksTheHandlersQuestion() {
+    TaskUpdate paused =
+        TaskUpdate.of("t", 4, TaskStatus.PAUSED, "What is your name?", "2026-01-01T00:00:00Z")
+            .withQuestion("What is your name?");
+    JsonNode status = Json.tree(A2aTasks.status("t", "c", paused));
+    assertThat(status.get("state").asText()).isEqualTo("input-required");
+    assertThat(status.at("/message/parts/0/text").asText()).isEqualTo("What is your name?");
+  }
+
+  @Test
+  void aCompletedStatusSaysTheResultsText() throws Exception {
+    JsonNode status =
+        Json.tree(
+            A2aTasks.status("t", "c", update(5, TaskStatus.SUCCEEDED, json("{\"text\":\"CBA\"}"))));
+    assertThat(status.at("/message/parts/0/text").asText()).isEqualTo("CBA");
+  }
+
+  @Test
   void streamEvents() throws Exception {
     StreamMapper m = new StreamMapper("t", "c", 0, A2aState.SUBMITTED);
     assertThat(m.onUpdate(update(1, TaskStatus.PENDING, null))).isEmpty();
@@ -226,12 +258,19 @@ class A2aMappingTest {
     assertThat(c2.get("append").asBoolean()).isTrue();
     assertThat(c2.at("/artifact/parts/0/data/k").asInt()).isEqualTo(1);
     List<JsonNode> end = trees(m.onUpdate(update(4, TaskStatus.SUCCEEDED, json("[1,2]"))));
+    // the tokens' artifact closes, the result comes as an artifact of its own, then the status
     assertThat(end)
         .extracting(e -> e.get("kind").asText())
-        .containsExactly("artifact-update", "status-update");
+        .containsExactly("artifact-update", "artifact-update", "status-update");
+    assertThat(end.get(0).at("/artifact/artifactId").asText()).isEqualTo("fly-stream");
     assertThat(end.get(0).get("lastChunk").asBoolean()).isTrue();
-    assertThat(end.get(0).at("/artifact/parts/0/data/result").toString()).isEqualTo("[1,2]");
-    assertThat(end.get(1).get("final").asBoolean()).isTrue();
+    assertThat(end.get(1).at("/artifact/artifactId").asText()).isEqualTo("result");
+    assertThat(end.get(1).get("append").asBoolean()).isFalse();
+    assertThat(end.get(1).get("lastChunk").asBoolean()).isTrue();
+    assertThat(end.get(1).at("/artifact/parts/0/data/result").toString()).isEqualTo("[1,2]");
+    assertThat(end.get(1).at("/artifact/parts/1/text").asText()).isEqualTo("[1,2]");
+    assertThat(end.get(2).get("final").asBoolean()).isTrue();
+    assertThat(end.get(2).at("/status/message/parts/0/text").asText()).isEqualTo("[1,2]");
     assertThat(m.done()).isTrue();
     assertThat(m.onFly(json("{\"text\":\"late\"}"))).isEmpty();
     StreamMapper paused = new StreamMapper("t", "c", 0, A2aState.SUBMITTED);
@@ -240,9 +279,10 @@ class A2aMappingTest {
         .satisfies(e -> assertThat(e.at("/status/state").asText()).isEqualTo("input-required"));
     StreamMapper failed = new StreamMapper("t", "c", 0, A2aState.SUBMITTED);
     List<JsonNode> f = trees(failed.onUpdate(update(2, TaskStatus.FAILED, null)));
-    assertThat(f.get(0).get("append").asBoolean())
-        .as("no FLY before: the last chunk opens the artifact")
-        .isFalse();
+    assertThat(f)
+        .as("no FLY before and no result: only the final status")
+        .singleElement()
+        .satisfies(e -> assertThat(e.at("/status/state").asText()).isEqualTo("failed"));
   }
 
   @Test
