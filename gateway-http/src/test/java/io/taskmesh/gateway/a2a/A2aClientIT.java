@@ -128,20 +128,28 @@ class A2aClientIT {
     assertThat(steps.get("card").get("skills").toString()).isEqualTo("[\"echo\",\"other\"]");
     List<String> kinds = new ArrayList<>();
     StringBuilder text = new StringBuilder();
+    JsonNode result = null;
     for (JsonNode e : steps.get("stream-done").get("events")) {
       kinds.add(e.get("kind").asText());
+      if (e.at("/artifact/artifactId").asText().equals("result")) {
+        result = e.get("artifact");
+      }
       if (e.get("kind").asText().equals("artifact-update")
           && e.at("/artifact/artifactId").asText().equals("fly-stream")) {
         e.at("/artifact/parts").forEach(p -> text.append(p.path("text").asText("")));
       }
     }
     // the working status travels through the task log, FLY does not: their relative order is free
-    assertThat(kinds).hasSize(6);
+    assertThat(kinds).hasSize(7);
     assertThat(kinds.get(0)).isEqualTo("task");
     assertThat(kinds.subList(1, 4))
         .containsExactlyInAnyOrder("status-update", "artifact-update", "artifact-update");
-    assertThat(kinds.subList(4, 6)).containsExactly("artifact-update", "status-update");
+    // the tokens' artifact closes, then the result's own artifact, then the final status
+    assertThat(kinds.subList(4, 7))
+        .containsExactly("artifact-update", "artifact-update", "status-update");
     assertThat(text.toString()).isEqualTo("tokens");
+    assertThat(result).as("the result artifact").isNotNull();
+    assertThat(result.at("/parts/0/data/echo").asText()).isEqualTo("stream me");
     assertThat(steps.get("get").get("state").asText()).isEqualTo("completed");
     assertThat(steps.get("get").get("history").asInt()).isEqualTo(1);
     assertThat(steps.get("cancel").get("sentState").asText()).isEqualTo("submitted");
