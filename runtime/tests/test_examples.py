@@ -53,3 +53,16 @@ def test_interview_asks_twice_then_greets_with_both_answers(shared_runtime):
     done = shared_runtime("interview.greet").invoke(envelope(dict(frame["payload"], input={"text": "blue"}),
                                                              prev=["ask-name", "ask-colour"], curr="greet"))
     assert done.json()["frames"][0]["payload"]["text"] == "Hello Ada, blue it is."
+
+
+def test_divide_answers_the_quotient_or_fails_with_its_traceback(shared_runtime):
+    runtime = shared_runtime("calc.divide")
+    ok = runtime.invoke(envelope({"text": "6/3"}, prev=[], curr="divide", next_=[]))
+    assert ok.json()["frames"][0]["payload"]["text"] == "6 / 3 = 2"
+    failed = runtime.invoke(envelope({"a": 1, "b": 0}, prev=[], curr="divide", next_=[]))
+    assert failed.status == 500
+    details = failed.json()["details"]
+    assert details["type"] == "ZeroDivisionError"
+    assert details["traceback"].startswith("Traceback (most recent call last):")
+    assert "calc.py" in details["traceback"]
+    assert details["traceback"].endswith("ZeroDivisionError: float division by zero\n")

@@ -101,6 +101,43 @@ class DashboardIT {
   }
 
   @Test
+  void aFailedTaskNamesItsActorAndShowsTheTracebackFolded() throws Exception {
+    String id = callTool("divide", "{\"a\":1,\"b\":0}");
+    browser.get(base + "/ui/#task/" + id);
+    signIn();
+    await(d -> text("task-status").equals("failed"));
+    assertThat(text("outcome"))
+        .isEqualTo("ZeroDivisionError: float division by zero (in actor divide)");
+    WebElement traceback = browser.findElement(By.id("traceback"));
+    assertThat(traceback.isDisplayed()).isTrue();
+    assertThat(traceback.getDomProperty("open")).isEqualTo("false"); // folded until asked
+    assertThat(text("traceback-title")).isEqualTo("Traceback of divide");
+    traceback.findElement(By.tagName("summary")).click();
+    await(d -> d.findElement(By.id("traceback-text")).isDisplayed());
+    assertThat(text("traceback-text"))
+        .startsWith("Traceback (most recent call last):")
+        .contains("calc.py")
+        .endsWith("ZeroDivisionError: float division by zero");
+  }
+
+  @Test
+  void aPausedTaskShowsTheHandlersQuestionAndTakesTheAnswerFromThePage() throws Exception {
+    String id = callTool("interview", "{\"text\":\"colours\"}");
+    browser.get(base + "/ui/#task/" + id);
+    signIn();
+    await(d -> d.findElement(By.id("ask")).isDisplayed());
+    assertThat(text("ask-question")).isEqualTo("What is your name?");
+    browser.findElement(By.id("ask-answer")).sendKeys("Ada");
+    browser.findElement(By.cssSelector("#ask button")).click();
+    await(d -> text("ask-question").equals("What is your favourite colour?"));
+    browser.findElement(By.id("ask-answer")).sendKeys("green");
+    browser.findElement(By.cssSelector("#ask button")).click();
+    await(d -> text("task-status").equals("succeeded"));
+    assertThat(browser.findElement(By.id("ask")).isDisplayed()).isFalse();
+    assertThat(text("outcome")).contains("Hello Ada, green it is.");
+  }
+
+  @Test
   void aPersonStartsAFlowFromTheFormAndWatchesItToTheResult() throws Exception {
     browser.get(base + "/ui/");
     signIn();
