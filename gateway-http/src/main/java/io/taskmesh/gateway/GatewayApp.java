@@ -141,6 +141,7 @@ public final class GatewayApp implements AutoCloseable {
                 commands,
                 feed,
                 launcher::resume,
+                fly::subscribe,
                 mcpAuth,
                 config.mcpAllowedHosts(),
                 config.mcpAllowedOrigins(),

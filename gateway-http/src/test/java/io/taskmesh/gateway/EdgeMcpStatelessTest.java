@@ -4,16 +4,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.taskmesh.devkit.Await;
 import io.taskmesh.schemas.FinalReport;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.TaskEvent;
 import io.taskmesh.schemas.Topics;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -101,6 +105,91 @@ class EdgeMcpStatelessTest {
 
   private static Call tasksGet(String id) {
     return Call.of("tasks/get", params().put("taskId", id), id);
+  }
+
+  /**
+   * A plain call (no tasks extension) from a client that can elicit: the flow's pause answers
+   * {@code input_required} with the handler's question and the task as {@code requestState}; the
+   * call again with the answer resumes that task (no new one) and answers its result.
+   */
+  @Test
+  void aPausedPlainCallAsksWithInputRequiredAndItsRetryResumesTheSameTask() throws Exception {
+    try (EdgeGateway gateway = EdgeGateway.start(GatewayMode.API)) {
+      Call first = elicitingCall(params().put("name", "echo"));
+      CompletableFuture<HttpResponse<String>> asked =
+          CompletableFuture.supplyAsync(() -> first.send(gateway, 1));
+      String id = startedTask(gateway);
+      gateway.tasks.append(
+          TaskEvent.paused(
+              id, FinalReport.paused(id, Topics.PAUSE, Map.of("pause", "What is your name?"))));
+      JsonNode question = last(asked.get(20, TimeUnit.SECONDS)).get("result");
+      assertThat(question.get("resultType").asText())
+          .as(question.toString())
+          .isEqualTo("input_required");
+      assertThat(question.get("requestState").asText()).isEqualTo(id);
+      String key = question.get("inputRequests").fieldNames().next();
+      JsonNode request = question.get("inputRequests").get(key);
+      assertThat(request.get("method").asText()).isEqualTo("elicitation/create");
+      assertThat(request.at("/params/message").asText()).isEqualTo("What is your name?");
+
+      ObjectNode retry = params().put("name", "echo").put("requestState", id);
+      retry
+          .putObject("inputResponses")
+          .putObject(key)
+          .put("action", "accept")
+          .putObject("content")
+          .put("text", "Ada");
+      CompletableFuture<HttpResponse<String>> answered =
+          CompletableFuture.supplyAsync(() -> elicitingCall(retry).send(gateway, 2));
+      Await.until(
+          () -> !gateway.queue.resumed().isEmpty(), Duration.ofSeconds(10), "the task resumed");
+      assertThat(gateway.queue.resumed().get(0).toString()).contains(id, "Ada");
+      gateway.tasks.append(
+          TaskEvent.finished(
+              id,
+              FinalReport.succeeded(
+                  id, Json.MAPPER.readTree("{\"text\":\"Hi Ada\"}"), "x-sink", null)));
+      JsonNode done = last(answered.get(20, TimeUnit.SECONDS)).get("result");
+      assertThat(done.get("resultType").asText()).isEqualTo("complete");
+      assertThat(done.at("/structuredContent/text").asText()).isEqualTo("Hi Ada");
+      assertThat(gateway.tasks.events().stream().filter(e -> e.created() != null).count())
+          .as("one task for both calls")
+          .isEqualTo(1);
+    }
+  }
+
+  /** A tools/call of this revision from a client that declared elicitation, not the extension. */
+  private static Call elicitingCall(ObjectNode params) {
+    Call call = Call.of("tools/call", params, params.path("name").asText());
+    ObjectNode caps =
+        (ObjectNode) call.params().at("/_meta/io.modelcontextprotocol~1clientCapabilities");
+    caps.remove("extensions");
+    caps.putObject("elicitation");
+    return call;
+  }
+
+  private static String startedTask(EdgeGateway gateway) {
+    return Await.until(
+            () -> gateway.tasks.events().stream().filter(e -> e.created() != null).findFirst(),
+            Optional::isPresent,
+            Duration.ofSeconds(10),
+            "the call never started a task")
+        .orElseThrow()
+        .taskId();
+  }
+
+  /** The last JSON-RPC message of an answer: its JSON body, or its stream's last data line. */
+  private static JsonNode last(HttpResponse<String> r) throws Exception {
+    String body = r.body();
+    if (r.headers().firstValue("Content-Type").orElse("").startsWith("text/event-stream")) {
+      body =
+          body.lines()
+              .filter(l -> l.startsWith("data:") && !l.substring(5).isBlank())
+              .reduce((a, b) -> b)
+              .orElseThrow()
+              .substring(5);
+    }
+    return Json.MAPPER.readTree(body);
   }
 
   @Test

@@ -245,6 +245,7 @@ class EdgeMcpTest {
       CompletableFuture<HttpResponse<String>> call =
           callAsync(gateway, session, "{\"x\":1}", "\"_meta\":{\"progressToken\":\"p1\"},");
       String id = startedTask(gateway);
+      gateway.fly.publish(id, Json.MAPPER.readTree("{\"text\":\"HEL\"}"));
       gateway.tasks.append(
           TaskEvent.progress(
               id,
@@ -268,6 +269,17 @@ class EdgeMcpTest {
               .map(m -> m.at("/params/progress").asDouble())
               .toList();
       assertThat(progress).isNotEmpty().isSorted().endsWith(100.0);
+      // the flow's tokens come as log messages of the call, before its answer
+      assertThat(messages)
+          .as(messages.toString())
+          .filteredOn(m -> "notifications/message".equals(m.path("method").asText()))
+          .singleElement()
+          .satisfies(
+              m -> {
+                assertThat(m.at("/params/logger").asText()).isEqualTo("taskmesh/fly");
+                assertThat(m.at("/params/data/taskId").asText()).isEqualTo(id);
+                assertThat(m.at("/params/data/event/text").asText()).isEqualTo("HEL");
+              });
 
       // the REST door keeps the spec's immediate answer: the task's handle
       HttpResponse<String> plain = gateway.post("/tools/call", "{\"name\":\"echo\"}");

@@ -138,6 +138,8 @@ final class StreamMapper {
         .withProgress(s.progressPercent())
         .withActor(s.currentActorName())
         .withResult(s.result())
-        .withError(s.error());
+        .withError(s.error())
+        .withErrorDetails(s.errorDetails())
+        .withQuestion(s.question());
   }
 }

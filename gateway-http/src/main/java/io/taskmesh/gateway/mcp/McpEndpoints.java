@@ -18,6 +18,8 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
+import java.util.function.BiFunction;
+import java.util.function.Consumer;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
 
@@ -45,6 +47,7 @@ public final class McpEndpoints implements AutoCloseable {
 
   /**
    * @param resume hands input to a paused task (what an accepted elicitation answered)
+   * @param flies subscribes to a task's live FLY events (a plain call's tokens)
    * @param allowedHosts Host header patterns ({@code host:port}, {@code host:*}); empty = no Host
    *     check
    * @param allowedOrigins Origin patterns; a request without Origin always passes
@@ -57,6 +60,7 @@ public final class McpEndpoints implements AutoCloseable {
       TaskCommands commands,
       UpdateFeed feed,
       BiConsumer<String, JsonNode> resume,
+      BiFunction<String, Consumer<JsonNode>, AutoCloseable> flies,
       McpAuth auth,
       List<String> allowedHosts,
       List<String> allowedOrigins,
@@ -64,7 +68,7 @@ public final class McpEndpoints implements AutoCloseable {
       long maxBodyBytes) {
     this.notifier = Executors.newCachedThreadPool(daemon("mcp-notify"));
     this.keepAlive = Executors.newSingleThreadScheduledExecutor(daemon("mcp-keepalive"));
-    McpTasks tasks = new McpTasks(queries, commands, feed, auth, notifier, resume);
+    McpTasks tasks = new McpTasks(queries, commands, feed, auth, notifier, resume, flies);
     this.listen = new McpListen(tasks);
     McpToolList tools = new McpToolList();
     tools.update(calls.flows().all());

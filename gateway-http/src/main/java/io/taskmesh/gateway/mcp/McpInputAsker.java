@@ -60,13 +60,16 @@ final class McpInputAsker {
    */
   static ObjectNode elicitation(String taskId, TaskState s) {
     ObjectNode params = Json.MAPPER.createObjectNode();
+    // the handler's own question when it asked one: it is what the person must answer
     params.put(
         "message",
-        "Task "
-            + taskId
-            + (s.currentActorName() == null ? "" : " (" + s.currentActorName() + ")")
-            + " needs input"
-            + (s.message() == null ? "" : ": " + s.message()));
+        s.question() != null
+            ? s.question()
+            : "Task "
+                + taskId
+                + (s.currentActorName() == null ? "" : " (" + s.currentActorName() + ")")
+                + " needs input"
+                + (s.message() == null ? "" : ": " + s.message()));
     ObjectNode schema = params.putObject("requestedSchema");
     schema.put("type", "object");
     schema

@@ -151,7 +151,7 @@ final class McpServlet extends HttpServlet {
     }
     PendingStream own = new PendingStream();
     CompletableFuture<ObjectNode> answer = protocol.request(session.get(), message, own);
-    if (answer.isDone()) {
+    if (answer.isDone() && !own.holdsAny()) {
       writeJson(res, answer.join());
       return;
     }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.taskmesh.gateway.McpAuth;
 import io.taskmesh.gateway.ToolCalls;
 import io.taskmesh.schemas.Json;
+import io.taskmesh.schemas.TaskState;
 import io.taskmesh.topology.ViewUnavailableException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -207,6 +208,17 @@ final class McpStateless {
    */
   private ObjectNode callTool(HttpServletRequest req, JsonNode id, JsonNode params, String owner) {
     String name = params.path("name").asText();
+    JsonNode token = params.path("_meta").get("progressToken");
+    boolean elicits =
+        params.path("_meta").path(StatelessRequestCheck.META_CAPABILITIES).has("elicitation");
+    if (params.hasNonNull("requestState")) {
+      // the retry of a call that answered input_required: its answer resumes the same task
+      TaskState paused = continued(params, owner);
+      McpTasks.PlainCall call =
+          McpProtocol.plainCall(calls, name, token).continuing(elicits, paused.seq());
+      streamed.answer(req, id, call, paused.id(), owner);
+      return null;
+    }
     McpProtocol.Started started =
         McpProtocol.start(calls, tasks, name, params.get("arguments"), owner);
     if (started.failure() != null) {
@@ -215,9 +227,27 @@ final class McpStateless {
     if (McpTaskExtension.declaredBy(params)) {
       return McpTaskExtension.created(started.id());
     }
-    JsonNode token = params.path("_meta").get("progressToken");
-    streamed.answer(req, id, McpProtocol.plainCall(calls, name, token), started.id(), owner);
+    McpTasks.PlainCall call = McpProtocol.plainCall(calls, name, token).continuing(elicits, -1);
+    streamed.answer(req, id, call, started.id(), owner);
     return null;
+  }
+
+  /**
+   * The caller's task a retried call names in {@code requestState}, after its {@code
+   * inputResponses} are handed to it (as {@code tasks/update} would): the state as it was.
+   */
+  private TaskState continued(JsonNode params, String owner) {
+    ObjectNode update = Json.MAPPER.createObjectNode();
+    update.set("taskId", params.get("requestState"));
+    if (params.has("inputResponses")) {
+      update.set("inputResponses", params.get("inputResponses"));
+    }
+    TaskState paused = tasks.visible(update, owner);
+    if (!params.path("name").asText().equals(paused.flow())) {
+      throw McpError.invalidParams("'requestState' names a task of another tool");
+    }
+    extension.update(update, owner);
+    return paused;
   }
 
   /** 2026-07-28 names an unknown resource -32602 with its URI (the session era: -32002). */

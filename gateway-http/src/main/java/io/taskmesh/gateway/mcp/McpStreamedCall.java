@@ -34,8 +34,10 @@ final class McpStreamedCall {
     async.addListener(new OnStreamEnd(() -> done.cancel(false)));
     done.thenAccept(
         result -> {
-          result.remove("_meta"); // the task id is in the first progress and the text
-          result.put("resultType", "complete");
+          result.remove("_meta"); // the task id is in the first progress, the text or the state
+          if (!result.has("resultType")) {
+            result.put("resultType", "complete");
+          }
           ObjectNode m = Json.MAPPER.createObjectNode();
           m.put("jsonrpc", "2.0");
           m.set("id", id);

@@ -175,7 +175,7 @@ final class McpTaskExtension {
   }
 
   /** One key per pause: an answer to an earlier pause does not resume a later one. */
-  private static String inputKey(TaskState s) {
+  static String inputKey(TaskState s) {
     return INPUT_KEY + s.seq();
   }
 

@@ -163,6 +163,24 @@ final class McpTaskViews {
   }
 
   /**
+   * The answer of a 2026-07-28 plain {@code tools/call} whose task paused (multi round-trip
+   * requests): {@code resultType: input_required}, one {@code elicitation/create} asking the
+   * handler's question, keyed per pause, and the task id as {@code requestState}; the client calls
+   * the tool again with its {@code inputResponses} and that state, which resumes the task.
+   */
+  static ObjectNode inputRequired(TaskState s) {
+    ObjectNode r = Json.MAPPER.createObjectNode();
+    r.put("resultType", "input_required");
+    ObjectNode request = r.putObject("inputRequests").putObject(McpTaskExtension.inputKey(s));
+    request.put("method", "elicitation/create");
+    ObjectNode elicitation = McpInputAsker.elicitation(s.id(), s);
+    elicitation.remove("_meta");
+    request.set("params", elicitation);
+    r.put("requestState", s.id());
+    return r;
+  }
+
+  /**
    * Why a task did not succeed, as a person or a model reads it: the error, the actor whose handler
    * failed, and the handler's traceback when there is one.
    */

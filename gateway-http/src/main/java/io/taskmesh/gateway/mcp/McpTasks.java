@@ -21,6 +21,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
+import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,10 +46,12 @@ final class McpTasks {
   private final McpAuth auth;
   private final Executor notifier;
   private final BiConsumer<String, JsonNode> resume;
+  private final BiFunction<String, Consumer<JsonNode>, AutoCloseable> flies;
 
   /**
    * @param notifier runs what an update triggers (writes to client streams), off the feed's thread
    * @param resume hands input to a paused task
+   * @param flies subscribes to a task's live FLY events (tokens)
    */
   McpTasks(
       TaskQueries queries,
@@ -56,8 +59,10 @@ final class McpTasks {
       UpdateFeed feed,
       McpAuth auth,
       Executor notifier,
-      BiConsumer<String, JsonNode> resume) {
+      BiConsumer<String, JsonNode> resume,
+      BiFunction<String, Consumer<JsonNode>, AutoCloseable> flies) {
     this.resume = resume;
+    this.flies = flies;
     this.queries = queries;
     this.commands = commands;
     this.feed = feed;
@@ -168,8 +173,9 @@ final class McpTasks {
    * call.waitAtMost()}. Progress, when the call has a token, goes to {@code to} as the task moves
    * and reaches 100 for a success before the answer. A pause asks the client through {@code
    * elicitation/create} when {@code elicitFrom} declared elicitation (an accepted answer resumes
-   * the task and the wait goes on); otherwise the answer is the task's question. Past the wait: the
-   * task's handle and how to follow it.
+   * the task and the wait goes on); a 2026-07-28 client that can elicit gets an {@code
+   * input_required} result (its retry with the answer continues the task); otherwise the answer is
+   * the task's question. Past the wait: the task's handle and how to follow it.
    */
   CompletableFuture<ObjectNode> answer(
       String id, String owner, PlainCall call, Consumer<String> to, McpSession elicitFrom) {
@@ -184,6 +190,10 @@ final class McpTasks {
       started.put("message", "task " + id + " started");
       to.accept(notification("notifications/progress", started));
       progress = follow(id, owner, call.progressToken(), false, to, 0);
+      // the flow's tokens as they come, as log messages of the call (they are not progress: they
+      // do not move the task on, and progress must grow with each notification)
+      AutoCloseable tokens = flies.apply(id, fly -> to.accept(flyMessage(id, fly)));
+      answer.whenComplete((r, e) -> closeQuietly(tokens));
     }
     Consumer<TaskState> last = progress;
     McpInputAsker asker =
@@ -195,9 +205,11 @@ final class McpTasks {
           if (s.status() != null && s.status().isFinal()) {
             last.accept(s); // the last progress goes out before the answer
             answer.complete(McpTaskViews.answer(s));
-          } else if (s.status() == TaskStatus.PAUSED) {
+          } else if (s.status() == TaskStatus.PAUSED && s.seq() > call.answeredSeq()) {
             if (asker != null) {
               asker.onState(s);
+            } else if (call.inputRequired()) {
+              answer.complete(McpTaskViews.inputRequired(s));
             } else {
               answer.complete(McpTaskViews.asking(s, call.declaredSchema()));
             }
@@ -217,7 +229,25 @@ final class McpTasks {
    * How a plain call waits: its progress token (or null), the longest wait, and whether its tool
    * declares an output schema of its own.
    */
-  record PlainCall(JsonNode progressToken, Duration waitAtMost, boolean declaredSchema) {}
+  record PlainCall(
+      JsonNode progressToken,
+      Duration waitAtMost,
+      boolean declaredSchema,
+      boolean inputRequired,
+      long answeredSeq) {
+
+    PlainCall(JsonNode progressToken, Duration waitAtMost, boolean declaredSchema) {
+      this(progressToken, waitAtMost, declaredSchema, false, -1);
+    }
+
+    /**
+     * The same call, whose client takes an {@code input_required} result (2026-07-28 with the
+     * elicitation capability), continuing after the pause of update {@code seq} was answered.
+     */
+    PlainCall continuing(boolean takesInputRequired, long seq) {
+      return new PlainCall(progressToken, waitAtMost, declaredSchema, takesInputRequired, seq);
+    }
+  }
 
   /** Completes with the task's state once it is final (at once when it already is). */
   CompletableFuture<TaskState> terminal(String id, String owner) {
@@ -397,6 +427,17 @@ final class McpTasks {
         closeQuietly(subscription);
       }
     }
+  }
+
+  /** A FLY event as {@code notifications/message}: level info, logger {@code taskmesh/fly}. */
+  static String flyMessage(String taskId, JsonNode fly) {
+    ObjectNode params = Json.MAPPER.createObjectNode();
+    params.put("level", "info");
+    params.put("logger", "taskmesh/fly");
+    ObjectNode data = params.putObject("data");
+    data.put("taskId", taskId);
+    data.set("event", fly);
+    return notification("notifications/message", params);
   }
 
   static String notification(String method, JsonNode params) {

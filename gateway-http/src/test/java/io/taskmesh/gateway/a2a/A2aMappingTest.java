@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.taskmesh.schemas.ErrorDetails;
 import io.taskmesh.schemas.FlowConfig;
 import io.taskmesh.schemas.Json;
+import io.taskmesh.schemas.TaskState;
 import io.taskmesh.schemas.TaskStatus;
 import io.taskmesh.schemas.TaskUpdate;
 import java.net.InetAddress;
@@ -213,6 +214,21 @@ class A2aMappingTest {
     JsonNode status = Json.tree(A2aTasks.status("t", "c", failed));
     assertThat(status.get("state").asText()).isEqualTo("failed");
     assertThat(status.at("/message/parts/0/text").asText())
+        .isEqualTo("KeyError: 'text' (in actor upper)\n\nTraceback...\n");
+  }
+
+  @Test
+  void aStreamCatchingUpFromAStoredFailedStateSaysTheTracebackToo() throws Exception {
+    TaskUpdate failed =
+        update(3, TaskStatus.FAILED, null)
+            .withError("KeyError: 'text'")
+            .withErrorDetails(
+                new ErrorDetails("upper", "KeyError", "ProcessingError", "Traceback...\n"));
+    TaskState stored =
+        TaskState.announced("t", "c", null, TaskStatus.RUNNING, "running", "2026-01-01T00:00:00Z")
+            .withUpdate(failed);
+    List<JsonNode> end = trees(new StreamMapper("t", "c", 0, A2aState.WORKING).onState(stored));
+    assertThat(end.get(end.size() - 1).at("/status/message/parts/0/text").asText())
         .isEqualTo("KeyError: 'text' (in actor upper)\n\nTraceback...\n");
   }
 
