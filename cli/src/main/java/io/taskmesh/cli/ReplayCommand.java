@@ -55,7 +55,7 @@ final class ReplayCommand implements Callable<Integer> {
       config =
           new TaskViewConfig(
               vars.required("KAFKA_BOOTSTRAP_SERVERS"),
-              vars.string("SVC_STREAMS_APPLICATION_ID", "svc-gateway"),
+              TaskTopics.applicationId(env),
               stateDir == null
                   ? Path.of(System.getProperty("java.io.tmpdir"), "taskmesh-gateway-state")
                   : Path.of(stateDir),
