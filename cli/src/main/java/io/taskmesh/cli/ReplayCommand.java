@@ -49,7 +49,9 @@ final class ReplayCommand implements Callable<Integer> {
   public Integer call() {
     Env vars = Env.of(env);
     TaskViewConfig config;
+    TaskTopics topics;
     try {
+      topics = TaskTopics.fromEnv(env);
       String stateDir = vars.optional("SVC_STATE_DIR");
       // the same variables, defaults and limits as the gateway's GatewayConfig
       config =
@@ -67,6 +69,8 @@ final class ReplayCommand implements Callable<Integer> {
     }
     Duration limit = Durations.parse("--timeout", timeout);
     try {
+      // before the reset: a log that lost its first events must not replace a complete view
+      TaskReplay.checkLogComplete(config, topics);
       System.out.println(
           "replay: resetting application "
               + config.applicationId()
@@ -78,7 +82,7 @@ final class ReplayCommand implements Callable<Integer> {
             "replay: reset done; the next gateway start folds the log from the beginning");
         return 0;
       }
-      TaskReplay.Result r = TaskReplay.rebuild(config, TaskTopics.fromEnv(env), limit);
+      TaskReplay.Result r = TaskReplay.rebuild(config, topics, limit);
       System.out.printf(
           "replay: %d events folded into %d tasks in %.1f s%n",
           r.events(), r.tasks(), r.took().toMillis() / 1000.0);

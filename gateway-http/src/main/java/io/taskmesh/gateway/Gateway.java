@@ -53,7 +53,8 @@ public final class Gateway implements AutoCloseable {
                 config.taskPartitions(),
                 config.replicationFactor(),
                 tasks.applicationServer(),
-                config.internalToken()),
+                config.internalToken(),
+                tasks.eventsRetentionMs()),
             tasks.topics(),
             Duration.ofSeconds(60));
     if (config.clientAuthEnabled()
