@@ -72,7 +72,7 @@ public final class Gateway implements AutoCloseable {
     FlyBus fly =
         config.databaseUrl() == null
             ? new FlyBus()
-            : new FlyBus(config.databaseUrl(), config.mode().servesApi());
+            : new FlyBus(config.databaseUrl(), config.mode().servesApi(), config.namespace());
     PushConfigStore pushConfigs =
         config.mode().servesApi()
             ? KafkaPushConfigs.start(
