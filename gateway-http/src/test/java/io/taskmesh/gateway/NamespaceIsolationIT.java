@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.taskmesh.devkit.Closing;
-import io.taskmesh.devkit.LocalKafka;
+import io.taskmesh.devkit.LocalKafkaCluster;
 import io.taskmesh.devkit.SseReader;
 import io.taskmesh.schemas.Topics;
 import io.taskmesh.sidecar.ExitHook;
@@ -38,11 +38,12 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Two deployments on one broker that differ in nothing but {@code SVC_NAMESPACE}: each a gateway
- * (fixed port, so it advertises itself for forwarded queries), an echo actor (real Python runtime
- * and sidecar) and x-sink. Neither names a topic or an application id: everything derives from the
- * namespace. Each runs its tasks to the end, lists and reads only its own, never answers 503 for
- * them, and answers 404 for the other's.
+ * Two deployments on one three-broker cluster (replication 3, min ISR 2, as a platform team runs
+ * it) that differ in nothing but {@code SVC_NAMESPACE}: each a gateway (fixed port, so it
+ * advertises itself for forwarded queries), an echo actor (real Python runtime and sidecar) and
+ * x-sink. Neither names a topic or an application id: everything derives from the namespace. Each
+ * runs its tasks to the end, lists and reads only its own, never answers 503 for them, and answers
+ * 404 for the other's.
  */
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
 class NamespaceIsolationIT {
@@ -51,6 +52,7 @@ class NamespaceIsolationIT {
       status -> System.err.println("an actor asked to exit with " + status);
 
   @TempDir static Path dir;
+  private static LocalKafkaCluster kafka;
   private static final List<AutoCloseable> open = new ArrayList<>();
   private static Deployment a;
   private static Deployment b;
@@ -64,6 +66,7 @@ class NamespaceIsolationIT {
     // the timeout ends a task no actor finishes, so a broken run fails instead of hanging
     Files.writeString(flows, "flows:\n  - {name: echo, entrypoint: echo, timeout: 60, mcp: {}}\n");
     String run = UUID.randomUUID().toString().substring(0, 8);
+    kafka = LocalKafkaCluster.start(dir.resolve("kafka"), 3);
     a = deploy("team-a-" + run, flows);
     b = deploy("team-b-" + run, flows);
     for (int i = 0; i < TASKS; i++) {
@@ -77,12 +80,14 @@ class NamespaceIsolationIT {
     // newest first: actors before their gateway
     List<AutoCloseable> reversed = new ArrayList<>(open);
     java.util.Collections.reverse(reversed);
+    reversed.add(kafka);
     Closing.closeAll(reversed.toArray(AutoCloseable[]::new));
   }
 
   private static Deployment deploy(String namespace, Path flows) throws Exception {
     Path root = Path.of(System.getProperty("taskmesh.root", "..")).toAbsolutePath().normalize();
-    String bootstrap = LocalKafka.shared().bootstrapServers();
+    String bootstrap = kafka.bootstrapServers();
+    String replication = Integer.toString(kafka.replicationFactor());
     Map<String, String> env = new HashMap<>();
     env.put("SVC_GATEWAY_MODE", "testing");
     env.put("KAFKA_BOOTSTRAP_SERVERS", bootstrap);
@@ -91,6 +96,7 @@ class NamespaceIsolationIT {
     env.put("SVC_CONFIG_PATH", flows.toString());
     env.put("SVC_STATE_DIR", dir.resolve(namespace + "-state").toString());
     env.put("SVC_NAMESPACE", namespace);
+    env.put("SVC_TOPIC_REPLICATION_FACTOR", replication);
     Gateway gateway = Gateway.start(GatewayConfig.fromEnv(env), TaskSettings.fromEnv(env));
     open.add(gateway);
     String base = "http://127.0.0.1:" + gateway.port();
@@ -109,7 +115,7 @@ class NamespaceIsolationIT {
     open.add(client);
     Sidecar echo =
         new Sidecar(
-            SidecarConfig.of(bootstrap, namespace, "echo", runtime.socketDir(), base),
+            actor(bootstrap, namespace, "echo", runtime.socketDir(), base, replication),
             client,
             reporter,
             LOG_ONLY,
@@ -118,10 +124,23 @@ class NamespaceIsolationIT {
     echo.start();
     SinkActor sink =
         new SinkActor(
-            SidecarConfig.of(bootstrap, namespace, Topics.SINK, dir, base), reporter, LOG_ONLY);
+            actor(bootstrap, namespace, Topics.SINK, dir, base, replication), reporter, LOG_ONLY);
     open.add(sink);
     sink.start();
     return new Deployment(namespace, base, new ArrayList<>());
+  }
+
+  /** An actor's config from the environment alone, as a deployment gives it. */
+  private static SidecarConfig actor(
+      String bootstrap, String namespace, String name, Path socketDir, String gateway, String rf) {
+    return SidecarConfig.fromEnv(
+        Map.of(
+            "KAFKA_BOOTSTRAP_SERVERS", bootstrap,
+            "SVC_NAMESPACE", namespace,
+            "SVC_ACTOR_NAME", name,
+            "SVC_SOCKET_DIR", socketDir.toString(),
+            "SVC_GATEWAY_URL", gateway,
+            "SVC_TOPIC_REPLICATION_FACTOR", rf));
   }
 
   @Test
@@ -169,9 +188,7 @@ class NamespaceIsolationIT {
   void everyKafkaNameOfADeploymentCarriesItsNamespace() throws Exception {
     try (Admin admin =
         Admin.create(
-            Map.of(
-                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
-                LocalKafka.shared().bootstrapServers()))) {
+            Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers()))) {
       Set<String> topics = admin.listTopics().names().get(30, TimeUnit.SECONDS);
       Set<String> groups = new TreeSet<>();
       for (GroupListing g : admin.listGroups().all().get(30, TimeUnit.SECONDS)) {
