@@ -3,6 +3,7 @@ package io.taskmesh.cli;
 import io.taskmesh.servicekit.ConfigException;
 import io.taskmesh.servicekit.Durations;
 import io.taskmesh.servicekit.Env;
+import io.taskmesh.topology.ReplaySwap;
 import io.taskmesh.topology.TaskReplay;
 import io.taskmesh.topology.TaskTopics;
 import io.taskmesh.topology.TaskViewConfig;
@@ -69,20 +70,27 @@ final class ReplayCommand implements Callable<Integer> {
     }
     Duration limit = Durations.parse("--timeout", timeout);
     try {
-      // before the reset: a log that lost its first events must not replace a complete view
-      TaskReplay.checkLogComplete(config, topics);
-      System.out.println(
-          "replay: resetting application "
-              + config.applicationId()
-              + " on "
-              + config.bootstrapServers());
-      TaskReplay.reset(config, Duration.ofMinutes(2));
       if (resetOnly) {
+        // before the reset: a log that lost its first events must not replace a complete view
+        TaskReplay.checkLogComplete(config, topics);
+        System.out.println(
+            "replay: resetting application "
+                + config.applicationId()
+                + " on "
+                + config.bootstrapServers());
+        TaskReplay.reset(config, Duration.ofMinutes(2));
         System.out.println(
             "replay: reset done; the next gateway start folds the log from the beginning");
         return 0;
       }
-      TaskReplay.Result r = TaskReplay.rebuild(config, topics, limit);
+      System.out.println(
+          "replay: folding the log into "
+              + config.applicationId()
+              + ReplaySwap.SIDE_SUFFIX
+              + " beside the current view on "
+              + config.bootstrapServers());
+      // the current view is replaced only once the new one is complete
+      TaskReplay.Result r = ReplaySwap.rebuildBeside(config, topics, limit);
       System.out.printf(
           "replay: %d events folded into %d tasks in %.1f s%n",
           r.events(), r.tasks(), r.took().toMillis() / 1000.0);

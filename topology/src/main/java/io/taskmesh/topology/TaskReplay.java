@@ -48,22 +48,7 @@ public final class TaskReplay {
     String app = config.applicationId();
     try (Admin admin = admin(config)) {
       long deadline = System.nanoTime() + timeout.toNanos();
-      try {
-        ConsumerGroupDescription group =
-            admin.describeConsumerGroups(List.of(app)).all().get(30, TimeUnit.SECONDS).get(app);
-        if (group != null && !group.members().isEmpty()) {
-          throw new IllegalStateException(
-              "application "
-                  + app
-                  + " still has "
-                  + group.members().size()
-                  + " running member(s): stop every gateway replica before a replay");
-        }
-      } catch (ExecutionException e) {
-        if (!(e.getCause() instanceof GroupIdNotFoundException)) {
-          throw new IllegalStateException("cannot describe group " + app + ": " + e.getCause(), e);
-        }
-      }
+      requireStopped(admin, app);
       try {
         admin.deleteConsumerGroups(List.of(app)).all().get(30, TimeUnit.SECONDS);
       } catch (ExecutionException e) {
@@ -211,6 +196,27 @@ public final class TaskReplay {
     return n;
   }
 
+  /** Refuses while the application's group has members: a running replica would fold along. */
+  static void requireStopped(Admin admin, String app)
+      throws InterruptedException, TimeoutException {
+    try {
+      ConsumerGroupDescription group =
+          admin.describeConsumerGroups(List.of(app)).all().get(30, TimeUnit.SECONDS).get(app);
+      if (group != null && !group.members().isEmpty()) {
+        throw new IllegalStateException(
+            "application "
+                + app
+                + " still has "
+                + group.members().size()
+                + " running member(s): stop every gateway replica before a replay");
+      }
+    } catch (ExecutionException e) {
+      if (!(e.getCause() instanceof GroupIdNotFoundException)) {
+        throw new IllegalStateException("cannot describe group " + app + ": " + e.getCause(), e);
+      }
+    }
+  }
+
   static boolean caughtUp(Admin admin, String app, Map<TopicPartition, Long> end) {
     try {
       Map<TopicPartition, OffsetAndMetadata> committed =
@@ -256,7 +262,7 @@ public final class TaskReplay {
     }
   }
 
-  private static Set<String> internalTopics(Admin admin, String app)
+  static Set<String> internalTopics(Admin admin, String app)
       throws InterruptedException, TimeoutException {
     try {
       return admin.listTopics().names().get(30, TimeUnit.SECONDS).stream()
@@ -270,7 +276,7 @@ public final class TaskReplay {
     }
   }
 
-  private static Admin admin(TaskViewConfig config) {
+  static Admin admin(TaskViewConfig config) {
     return Admin.create(
         Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers()));
   }

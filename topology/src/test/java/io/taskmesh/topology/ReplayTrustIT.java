@@ -20,6 +20,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
@@ -191,6 +192,69 @@ class ReplayTrustIT {
       assertThat(admin.listTopics().names().get(30, TimeUnit.SECONDS))
           .as("the view's changelogs are still there")
           .contains(config.applicationId() + "-tasks-changelog");
+    }
+  }
+
+  @Test
+  void aReplayBuildsTheNewViewBesideTheOldAndSwapsOnlyOnSuccess() throws Exception {
+    String prefix = "swap-" + UUID.randomUUID().toString().substring(0, 8);
+    TaskTopics topics = topics(prefix);
+    TaskViewConfig config = config(prefix);
+    List<TaskState> before;
+    try (TaskView view = TaskView.start(config, topics, Duration.ofSeconds(60))) {
+      for (int i = 0; i < TASKS; i++) {
+        String id = "s" + i;
+        view.append(createdWithDeadline(id, Instant.now().plusSeconds(3600)));
+        if (i % 3 == 0) {
+          view.append(TaskEvent.finished(id, FinalReport.failed(id, "no", "x-sink", null)));
+        }
+      }
+      before =
+          Await.until(
+              view::localTasks,
+              l ->
+                  l.size() == TASKS
+                      && l.stream().filter(t -> t.status() == TaskStatus.FAILED).count() == 7,
+              Duration.ofSeconds(60),
+              "folded");
+    }
+    Map<TopicPartition, ?> offsetsBefore = groupOffsets(config.applicationId());
+    assertThat(offsetsBefore).isNotEmpty();
+
+    // a rebuild that cannot finish in time: the view it would replace is untouched
+    assertThatThrownBy(() -> ReplaySwap.rebuildBeside(config, topics, Duration.ofMillis(1)))
+        .isInstanceOf(IllegalStateException.class);
+    assertThat(groupOffsets(config.applicationId())).isEqualTo(offsetsBefore);
+    try (Admin admin = admin()) {
+      Set<String> names = admin.listTopics().names().get(30, TimeUnit.SECONDS);
+      assertThat(names).contains(config.applicationId() + "-tasks-changelog");
+      assertThat(names)
+          .as("the failed side view is cleaned up")
+          .noneMatch(t -> t.startsWith(config.applicationId() + ReplaySwap.SIDE_SUFFIX));
+    }
+
+    TaskReplay.Result r = ReplaySwap.rebuildBeside(config, topics, Duration.ofSeconds(120));
+    assertThat(r.tasks()).isEqualTo(TASKS);
+    try (Admin admin = admin()) {
+      assertThat(admin.listTopics().names().get(30, TimeUnit.SECONDS))
+          .noneMatch(t -> t.startsWith(config.applicationId() + ReplaySwap.SIDE_SUFFIX));
+    }
+    // the group stands where the replay ended (the log's end, as before), so the next start folds
+    // nothing again: the state it shows can only come from the changelogs swapped in
+    assertThat(groupOffsets(config.applicationId())).isEqualTo(offsetsBefore);
+    try (TaskView view = TaskView.start(config, topics, Duration.ofSeconds(60))) {
+      List<TaskState> after =
+          Await.until(view::localTasks, l -> l.size() == TASKS, Duration.ofSeconds(60), "restored");
+      assertThat(after).isEqualTo(before);
+    }
+  }
+
+  private static Map<TopicPartition, ?> groupOffsets(String group) throws Exception {
+    try (Admin admin = admin()) {
+      return admin
+          .listConsumerGroupOffsets(group)
+          .partitionsToOffsetAndMetadata()
+          .get(30, TimeUnit.SECONDS);
     }
   }
 
