@@ -226,7 +226,9 @@ public final class DevStack implements AutoCloseable {
     if ("api".equalsIgnoreCase(System.getenv().getOrDefault("SVC_GATEWAY_MODE", "").trim())) {
       startApiAndMesh(env, say);
     } else {
-      Gateway gateway = Gateway.start(GatewayConfig.fromEnv(env));
+      // the task topics from the same map as the rest (namespace, port), like the api path
+      Gateway gateway =
+          Gateway.start(GatewayConfig.fromEnv(env), TaskSettings.fromEnv(withProcessEnv(env)));
       started.push(gateway);
       gatewayUrl = "http://127.0.0.1:" + gateway.port();
       meshGatewayUrl = gatewayUrl;

@@ -105,7 +105,9 @@ public final class Main implements Runnable {
               port,
               meshPort,
               meshInternalPort,
-              "default",
+              // SVC_NAMESPACE isolates this stack on a shared cluster (--kafka); the gateway's task
+              // topics read it from the same environment (TaskSettings), so both agree
+              io.taskmesh.topology.TaskTopics.namespace(Env.of(System.getenv())),
               brokers);
       CountDownLatch stopRequested = StopSignals.install();
       DevStack stack = DevStack.start(options, System.out::println);

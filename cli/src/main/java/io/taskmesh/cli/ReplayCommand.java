@@ -3,6 +3,7 @@ package io.taskmesh.cli;
 import io.taskmesh.servicekit.ConfigException;
 import io.taskmesh.servicekit.Durations;
 import io.taskmesh.servicekit.Env;
+import io.taskmesh.topology.ReplaySwap;
 import io.taskmesh.topology.TaskReplay;
 import io.taskmesh.topology.TaskTopics;
 import io.taskmesh.topology.TaskViewConfig;
@@ -49,13 +50,15 @@ final class ReplayCommand implements Callable<Integer> {
   public Integer call() {
     Env vars = Env.of(env);
     TaskViewConfig config;
+    TaskTopics topics;
     try {
+      topics = TaskTopics.fromEnv(env);
       String stateDir = vars.optional("SVC_STATE_DIR");
       // the same variables, defaults and limits as the gateway's GatewayConfig
       config =
           new TaskViewConfig(
               vars.required("KAFKA_BOOTSTRAP_SERVERS"),
-              vars.string("SVC_STREAMS_APPLICATION_ID", "svc-gateway"),
+              TaskTopics.applicationId(env),
               stateDir == null
                   ? Path.of(System.getProperty("java.io.tmpdir"), "taskmesh-gateway-state")
                   : Path.of(stateDir),
@@ -67,18 +70,27 @@ final class ReplayCommand implements Callable<Integer> {
     }
     Duration limit = Durations.parse("--timeout", timeout);
     try {
-      System.out.println(
-          "replay: resetting application "
-              + config.applicationId()
-              + " on "
-              + config.bootstrapServers());
-      TaskReplay.reset(config, Duration.ofMinutes(2));
       if (resetOnly) {
+        // before the reset: a log that lost its first events must not replace a complete view
+        TaskReplay.checkLogComplete(config, topics);
+        System.out.println(
+            "replay: resetting application "
+                + config.applicationId()
+                + " on "
+                + config.bootstrapServers());
+        TaskReplay.reset(config, Duration.ofMinutes(2));
         System.out.println(
             "replay: reset done; the next gateway start folds the log from the beginning");
         return 0;
       }
-      TaskReplay.Result r = TaskReplay.rebuild(config, TaskTopics.fromEnv(env), limit);
+      System.out.println(
+          "replay: folding the log into "
+              + config.applicationId()
+              + ReplaySwap.SIDE_SUFFIX
+              + " beside the current view on "
+              + config.bootstrapServers());
+      // the current view is replaced only once the new one is complete
+      TaskReplay.Result r = ReplaySwap.rebuildBeside(config, topics, limit);
       System.out.printf(
           "replay: %d events folded into %d tasks in %.1f s%n",
           r.events(), r.tasks(), r.took().toMillis() / 1000.0);

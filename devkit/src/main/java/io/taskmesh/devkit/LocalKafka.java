@@ -26,6 +26,7 @@ public final class LocalKafka implements AutoCloseable {
   private final int port;
   private final int controllerPort;
   private final ClusterRole role;
+  private final java.util.Map<String, String> overrides;
   private Process process;
 
   /**
@@ -37,6 +38,16 @@ public final class LocalKafka implements AutoCloseable {
       int nodeId, String voters, String clusterId, int replication, int minInsyncReplicas) {}
 
   private LocalKafka(Path dataDir, int port, int controllerPort, ClusterRole role) {
+    this(dataDir, port, controllerPort, role, java.util.Map.of());
+  }
+
+  private LocalKafka(
+      Path dataDir,
+      int port,
+      int controllerPort,
+      ClusterRole role,
+      java.util.Map<String, String> overrides) {
+    this.overrides = java.util.Map.copyOf(overrides);
     this.dataDir = dataDir;
     this.port = port;
     this.controllerPort = controllerPort;
@@ -68,6 +79,25 @@ public final class LocalKafka implements AutoCloseable {
             controllerPort,
             new ClusterRole(
                 1, "1@127.0.0.1:" + controllerPort, Uuid.randomUuid().toString(), 1, 1));
+    kafka.startProcess();
+    return kafka;
+  }
+
+  /**
+   * A one-node broker on any free port with broker settings of the test's own (they replace ours,
+   * e.g. {@code auto.create.topics.enable=false} for a cluster where clients may not create
+   * topics).
+   */
+  public static LocalKafka startWith(Path dataDir, java.util.Map<String, String> overrides) {
+    int brokerPort = freePort();
+    int controllerPort = freePortOtherThan(brokerPort);
+    LocalKafka kafka =
+        new LocalKafka(
+            dataDir,
+            brokerPort,
+            controllerPort,
+            new ClusterRole(1, "1@127.0.0.1:" + controllerPort, Uuid.randomUuid().toString(), 1, 1),
+            overrides);
     kafka.startProcess();
     return kafka;
   }
@@ -184,6 +214,10 @@ public final class LocalKafka implements AutoCloseable {
             // a killed node is fenced and its partitions get new leaders after 4 s instead of 9 s
             "broker.session.timeout.ms=4000",
             "broker.heartbeat.interval.ms=1000",
+            // a test's own settings: a later line wins when the file is read
+            overrides.entrySet().stream()
+                .map(e -> e.getKey() + "=" + e.getValue())
+                .collect(java.util.stream.Collectors.joining("\n")),
             "");
     Path file = dataDir.resolve("server.properties");
     Files.writeString(file, props);

@@ -20,8 +20,10 @@ import org.apache.kafka.common.serialization.StringSerializer;
 /** Sends an envelope to the queue of its current actor, {@code svc-{namespace}-{actor}}. */
 public final class EnvelopeDispatcher implements EnvelopeQueue, AutoCloseable {
   private final KafkaProducer<String, String> producer;
+  private final ActorTopics topics;
 
   public EnvelopeDispatcher(String bootstrapServers) {
+    this.topics = new ActorTopics(bootstrapServers);
     this.producer =
         new KafkaProducer<>(
             Map.of(
@@ -50,6 +52,9 @@ public final class EnvelopeDispatcher implements EnvelopeQueue, AutoCloseable {
   @Override
   public void dispatch(String namespace, Envelope envelope) {
     String topic = Topics.actorQueue(namespace, envelope.route().curr());
+    // a topic that does not exist on a cluster that creates none would only fail after the
+    // producer's 10 s metadata wait: say so at once
+    topics.requireDeliverable(topic);
     try {
       producer
           .send(new ProducerRecord<>(topic, envelope.id(), Json.write(envelope)))
@@ -86,6 +91,7 @@ public final class EnvelopeDispatcher implements EnvelopeQueue, AutoCloseable {
 
   @Override
   public void close() {
+    topics.close();
     producer.close(Duration.ofSeconds(5));
   }
 }

@@ -41,7 +41,20 @@ public final class FlyBus implements AutoCloseable {
    * stream with FLY, so it does not listen, and an event it could not send reaches nobody).
    */
   public FlyBus(String databaseUrl, boolean receive) {
-    this.channel = new PgFlyChannel(DatabaseUrl.toJdbc(databaseUrl), this::deliverJson, receive);
+    this(databaseUrl, receive, null);
+  }
+
+  /**
+   * As above, on the FLY channel of {@code namespace} ({@code fly} for {@code default} or null,
+   * {@code fly.<ns>} otherwise): deployments that share a database keep their FLY apart.
+   */
+  public FlyBus(String databaseUrl, boolean receive, String namespace) {
+    this.channel =
+        new PgFlyChannel(
+            DatabaseUrl.toJdbc(databaseUrl),
+            this::deliverJson,
+            receive,
+            PgFlyChannel.channelFor(namespace));
   }
 
   public void publish(String taskId, JsonNode event) {

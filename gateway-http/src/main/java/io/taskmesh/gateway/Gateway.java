@@ -53,7 +53,8 @@ public final class Gateway implements AutoCloseable {
                 config.taskPartitions(),
                 config.replicationFactor(),
                 tasks.applicationServer(),
-                config.internalToken()),
+                config.internalToken(),
+                tasks.eventsRetentionMs()),
             tasks.topics(),
             Duration.ofSeconds(60));
     if (config.clientAuthEnabled()
@@ -71,7 +72,7 @@ public final class Gateway implements AutoCloseable {
     FlyBus fly =
         config.databaseUrl() == null
             ? new FlyBus()
-            : new FlyBus(config.databaseUrl(), config.mode().servesApi());
+            : new FlyBus(config.databaseUrl(), config.mode().servesApi(), config.namespace());
     PushConfigStore pushConfigs =
         config.mode().servesApi()
             ? KafkaPushConfigs.start(

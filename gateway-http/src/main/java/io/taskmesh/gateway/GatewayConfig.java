@@ -2,8 +2,10 @@ package io.taskmesh.gateway;
 
 import io.taskmesh.gateway.a2a.A2aSettings;
 import io.taskmesh.gateway.oauth.OAuthConfig;
+import io.taskmesh.schemas.Topics;
 import io.taskmesh.servicekit.ConfigException;
 import io.taskmesh.servicekit.Env;
+import io.taskmesh.topology.TaskTopics;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -43,14 +45,16 @@ public record GatewayConfig(
     String bootstrap = env.required("KAFKA_BOOTSTRAP_SERVERS");
     String configPath = env.optional("SVC_CONFIG_PATH");
     String stateDir = env.optional("SVC_STATE_DIR");
+    // every Kafka name the gateway uses derives from the namespace unless set on its own
+    String namespace = TaskTopics.namespace(env);
     return new GatewayConfig(
         mode,
         env.string("SVC_HOST", "0.0.0.0"),
         env.integer("SVC_PORT", 8000, 0, 65535),
         bootstrap,
-        env.string("SVC_NAMESPACE", "default"),
+        namespace,
         configPath == null ? null : Path.of(configPath),
-        env.string("SVC_STREAMS_APPLICATION_ID", "svc-gateway"),
+        TaskTopics.applicationId(vars),
         stateDir == null
             ? Path.of(System.getProperty("java.io.tmpdir"), "taskmesh-gateway-state")
             : Path.of(stateDir),
@@ -66,7 +70,7 @@ public record GatewayConfig(
         internalToken(env.optional("SVC_INTERNAL_TOKEN")),
         OAuthConfig.fromEnv(vars, DatabaseUrl::toJdbc),
         env.optional("SVC_UI_MESH_API_URL"),
-        env.string("SVC_MESH_API_EVENTS_TOPIC", "svc.mesh-api-events"),
+        env.string("SVC_MESH_API_EVENTS_TOPIC", Topics.meshApiEvents(namespace)),
         positive("SVC_TOOL_CALL_WAIT", env.duration("SVC_TOOL_CALL_WAIT", "300s")));
   }
 

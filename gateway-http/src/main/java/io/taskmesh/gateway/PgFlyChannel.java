@@ -40,7 +40,9 @@ import org.slf4j.LoggerFactory;
  * holds the same payload twice (a repeated token stays two events).
  */
 final class PgFlyChannel implements AutoCloseable {
+  /** The namespace {@code default}'s channel, as before namespaces: a rolling upgrade keeps FLY. */
   static final String CHANNEL = "fly";
+
   static final int MAX_PAYLOAD_BYTES = 8000;
   private static final Logger LOG = LoggerFactory.getLogger(PgFlyChannel.class);
   private static final long RECONNECT_BACKOFF_MS = 1000;
@@ -54,8 +56,21 @@ final class PgFlyChannel implements AutoCloseable {
   /** How long one batch may take in the database before it counts as failed. */
   private static final int SEND_TIMEOUT_SECONDS = 2;
 
-  private static final String NOTIFY_EACH =
-      "SELECT pg_notify('" + CHANNEL + "', p) FROM unnest(?::text[]) AS p";
+  private static final String NOTIFY_EACH = "SELECT pg_notify(?, p) FROM unnest(?::text[]) AS p";
+
+  /**
+   * {@code fly} for the namespace {@code default}, {@code fly.<ns>} for any other: two deployments
+   * that share a database do not receive each other's FLY events. A namespace is letters, digits,
+   * '.', '_' and '-' (at most 40), so the quoted identifier needs no escaping and fits Postgres's
+   * 63 bytes.
+   */
+  static String channelFor(String namespace) {
+    return namespace == null || io.taskmesh.schemas.Topics.DEFAULT_NAMESPACE.equals(namespace)
+        ? CHANNEL
+        : CHANNEL + "." + namespace;
+  }
+
+  private final String channel;
 
   private final String jdbcUrl;
   private final HikariDataSource publishers;
@@ -73,6 +88,14 @@ final class PgFlyChannel implements AutoCloseable {
    * @param listen false for a replica that only publishes (no LISTEN connection)
    */
   PgFlyChannel(String jdbcUrl, BiConsumer<String, String> deliver, boolean listen) {
+    this(jdbcUrl, deliver, listen, CHANNEL);
+  }
+
+  /**
+   * @param channel the NOTIFY channel ({@link #channelFor})
+   */
+  PgFlyChannel(String jdbcUrl, BiConsumer<String, String> deliver, boolean listen, String channel) {
+    this.channel = channel;
     this.jdbcUrl = jdbcUrl;
     this.deliver = deliver;
     HikariConfig hc = new HikariConfig();
@@ -148,7 +171,8 @@ final class PgFlyChannel implements AutoCloseable {
     try (Connection c = publishers.getConnection();
         PreparedStatement ps = c.prepareStatement(NOTIFY_EACH)) {
       ps.setQueryTimeout(SEND_TIMEOUT_SECONDS);
-      ps.setArray(1, c.createArrayOf("text", batch.stream().map(Outgoing::payload).toArray()));
+      ps.setString(1, channel);
+      ps.setArray(2, c.createArrayOf("text", batch.stream().map(Outgoing::payload).toArray()));
       ps.execute();
       lastSendOk = true;
       return true;
@@ -174,7 +198,8 @@ final class PgFlyChannel implements AutoCloseable {
     while (running) {
       try (Connection c = DriverManager.getConnection(jdbcUrl)) {
         try (Statement s = c.createStatement()) {
-          s.execute("LISTEN " + CHANNEL);
+          // quoted: pg_notify names the channel exactly, an unquoted LISTEN would lower-case it
+          s.execute("LISTEN \"" + channel + "\"");
         }
         PGConnection pg = c.unwrap(PGConnection.class);
         listening = true;

@@ -17,8 +17,9 @@ import java.util.UUID;
 
 /**
  * Starts a task of a flow: appends the {@code created} event, then sends the envelope to the
- * entrypoint's queue. The event goes first so a running envelope always has a task; if the process
- * dies between the two, the task stays pending until its deadline backstop (if any).
+ * entrypoint's queue. The event goes first so a running envelope always has a task; a send that
+ * fails (no such actor topic, broker unreachable) fails the task at once with the reason; if the
+ * process dies between the two, the task stays pending until its deadline backstop (if any).
  */
 public final class TaskLauncher {
   private final TaskCommands commands;
@@ -84,9 +85,39 @@ public final class TaskLauncher {
     EnvelopeStatus status = EnvelopeStatus.pending("gateway", 0, created, deadline);
     try (TaskTracing launch = TaskTracing.launch(id, flow.name(), headers)) {
       dispatcher.dispatch(namespace, new Envelope(id, null, route, status, input, headers));
+    } catch (DispatchException e) {
+      failUndispatched(id, route, e);
     }
     return id;
   }
+
+  /**
+   * The task exists (its created event is in the log) but no actor will ever see it: it fails now,
+   * with the reason, instead of staying pending until its deadline (or forever without one). The
+   * caller gets the id of a failed task. Only when the failure cannot be written either does the
+   * dispatch error reach the caller.
+   */
+  private void failUndispatched(String id, Route route, DispatchException e) {
+    LOG.warn("task {}: {}", id, e.getMessage());
+    try {
+      commands.append(
+          TaskEvent.finished(
+              id,
+              FinalReport.failed(
+                  id,
+                  "dispatch failed: " + e.getMessage(),
+                  "gateway",
+                  Map.of("reason", DISPATCH_FAILED, "actor", route.curr()))));
+    } catch (RuntimeException appendFailed) {
+      e.addSuppressed(appendFailed);
+      throw e;
+    }
+  }
+
+  /** {@code metadata.reason} of a task that never reached its first actor. */
+  static final String DISPATCH_FAILED = "DispatchFailed";
+
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(TaskLauncher.class);
 
   /**
    * Resumes a paused task with new input: first the {@code resumed} event (paused -> running), so

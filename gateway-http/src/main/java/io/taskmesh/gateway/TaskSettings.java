@@ -3,6 +3,7 @@ package io.taskmesh.gateway;
 import io.taskmesh.servicekit.ConfigException;
 import io.taskmesh.servicekit.Env;
 import io.taskmesh.topology.TaskTopics;
+import io.taskmesh.topology.TaskViewConfig;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Map;
@@ -17,16 +18,20 @@ import java.util.Map;
  *       forwarding: a single replica) when the port is 0.
  *   <li>{@code SVC_SSE_KEEPALIVE}: SSE keepalive comment interval, default 15 s (spec).
  *   <li>the task topics and store ({@link TaskTopics#fromEnv}).
+ *   <li>{@code SVC_TASK_EVENTS_RETENTION_MS}: retention of the event log when the gateway creates
+ *       it, default -1 (forever; {@link TaskViewConfig#RETAIN_FOREVER}).
  * </ul>
  */
-public record TaskSettings(String applicationServer, Duration sseKeepalive, TaskTopics topics) {
+public record TaskSettings(
+    String applicationServer, Duration sseKeepalive, TaskTopics topics, long eventsRetentionMs) {
 
   public static TaskSettings fromEnv(Map<String, String> vars) {
     Env env = Env.of(vars);
     return new TaskSettings(
         applicationServer(env),
         positive("SVC_SSE_KEEPALIVE", env.duration("SVC_SSE_KEEPALIVE", "15s")),
-        TaskTopics.fromEnv(vars));
+        TaskTopics.fromEnv(vars),
+        TaskViewConfig.eventsRetentionFromEnv(vars));
   }
 
   static String applicationServer(Env env) {

@@ -126,14 +126,24 @@ class EdgeApiRoutesTest {
   }
 
   @Test
-  void aToolCallWhoseQueueIsDownAnswers500AfterTheCreatedEvent() {
+  void aToolCallWhoseQueueIsDownFailsTheTaskAtOnceWithTheReason() throws Exception {
     gateway.queue.down(true);
     int dispatched = gateway.queue.dispatched().size();
     int events = gateway.tasks.events().size();
-    assertThat(gateway.post("/tools/call", "{\"name\":\"echo\"}").statusCode()).isEqualTo(500);
-    // the event goes first so a running envelope always has a task (TaskLauncher)
-    assertThat(gateway.tasks.events()).hasSize(events + 1);
+    HttpResponse<String> r = gateway.post("/tools/call", "{\"name\":\"echo\"}");
+    assertThat(r.statusCode()).isEqualTo(200);
+    String id =
+        Json.MAPPER
+            .readTree(EdgeGateway.json(r).get("content").get(0).get("text").asText())
+            .get("task_id")
+            .asText();
+    // the created event goes first so a running envelope always has a task (TaskLauncher); a
+    // task no actor will see fails at once instead of waiting for its deadline
+    assertThat(gateway.tasks.events()).hasSize(events + 2);
     assertThat(gateway.queue.dispatched()).hasSize(dispatched);
+    JsonNode task = EdgeGateway.json(gateway.get("/tasks/" + id));
+    assertThat(task.get("status").asText()).isEqualTo(TaskStatus.FAILED.wire());
+    assertThat(task.get("error").asText()).contains("dispatch failed", "in-memory queue is down");
   }
 
   @Test

@@ -175,4 +175,32 @@ class FlyBusIT {
         Duration.ofSeconds(30),
         "both replicas' cross-process FLY state"); // a reconnecting thread sets it
   }
+
+  @Test
+  void busesOfTwoNamespacesOnOneDatabaseDoNotSeeEachOthersEvents() throws Exception {
+    String url = LocalPostgres.shared().jdbcUrl();
+    try (FlyBus teamA = new FlyBus(url, true, "team-a");
+        FlyBus teamA2 = new FlyBus(url, true, "team-a");
+        FlyBus teamB = new FlyBus(url, true, "Team.B")) {
+      await(() -> teamA.crossProcess() && teamA2.crossProcess() && teamB.crossProcess());
+      BlockingQueue<JsonNode> onA2 = new LinkedBlockingQueue<>();
+      BlockingQueue<JsonNode> onB = new LinkedBlockingQueue<>();
+      BlockingQueue<JsonNode> onDefault = new LinkedBlockingQueue<>();
+      try (AutoCloseable subA2 = teamA2.subscribe("t-ns", onA2::add);
+          AutoCloseable subB = teamB.subscribe("t-ns", onB::add);
+          AutoCloseable subD = b.subscribe("t-ns", onDefault::add)) {
+        teamA.publish("t-ns", Json.MAPPER.readTree("{\"text\":\"a\"}"));
+        teamB.publish("t-ns", Json.MAPPER.readTree("{\"text\":\"b\"}"));
+        assertThat(onA2.poll(10, TimeUnit.SECONDS))
+            .isEqualTo(Json.MAPPER.readTree("{\"text\":\"a\"}"));
+        assertThat(onB.poll(10, TimeUnit.SECONDS))
+            .as("a mixed-case namespace keeps its channel")
+            .isEqualTo(Json.MAPPER.readTree("{\"text\":\"b\"}"));
+        // the other namespace's event, had it crossed, would be here by now: each bus's own came
+        assertThat(onA2.poll(500, TimeUnit.MILLISECONDS)).isNull();
+        assertThat(onB.poll(500, TimeUnit.MILLISECONDS)).isNull();
+        assertThat(onDefault.poll(500, TimeUnit.MILLISECONDS)).isNull();
+      }
+    }
+  }
 }

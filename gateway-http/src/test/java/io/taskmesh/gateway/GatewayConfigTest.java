@@ -51,4 +51,24 @@ class GatewayConfigTest {
         .doesNotContain("mcp-secret-value", "internal-secret-value", "pw-secret")
         .contains("***");
   }
+
+  @Test
+  void theNamespaceNamesTheApplicationAndEveryTopicTheGatewayOwns() {
+    GatewayConfig a = GatewayConfig.fromEnv(env("SVC_NAMESPACE", "team-a"));
+    assertThat(a.namespace()).isEqualTo("team-a");
+    assertThat(a.applicationId()).isEqualTo("svc.team-a.gateway");
+    assertThat(Gateway.pushConfigTopic(a)).isEqualTo("svc.team-a.gateway.a2a-push-configs");
+    assertThat(a.meshApiEventsTopic()).isEqualTo("svc.team-a.mesh-api-events");
+    GatewayConfig d = GatewayConfig.fromEnv(env());
+    assertThat(d.applicationId()).isEqualTo("svc-gateway");
+    assertThat(d.meshApiEventsTopic()).isEqualTo("svc.mesh-api-events");
+    assertThat(
+            GatewayConfig.fromEnv(
+                    env("SVC_NAMESPACE", "team-a", "SVC_STREAMS_APPLICATION_ID", "mine"))
+                .applicationId())
+        .isEqualTo("mine");
+    assertThatThrownBy(() -> GatewayConfig.fromEnv(env("SVC_NAMESPACE", "team a")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("SVC_NAMESPACE");
+  }
 }

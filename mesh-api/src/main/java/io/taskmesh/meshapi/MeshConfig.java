@@ -1,5 +1,6 @@
 package io.taskmesh.meshapi;
 
+import io.taskmesh.schemas.Topics;
 import io.taskmesh.servicekit.ConfigException;
 import io.taskmesh.servicekit.Env;
 import java.nio.charset.StandardCharsets;
@@ -92,7 +93,9 @@ public record MeshConfig(
             "KAFKA_BOOTSTRAP_SERVERS", "'" + hp.trim() + "' is not host:port");
       }
     }
-    String topic = env.string("SVC_MESH_API_EVENTS_TOPIC", "svc.mesh-api-events");
+    // the namespace's topic (svc.mesh-api-events in the default namespace), as the gateway's
+    // dashboard reads it: two deployments on one cluster never see each other's envelopes
+    String topic = env.string("SVC_MESH_API_EVENTS_TOPIC", Topics.meshApiEvents(ns));
     if (!TOPIC_PART.matcher(topic).matches() || topic.length() > 249) {
       throw new ConfigException(
           "SVC_MESH_API_EVENTS_TOPIC", "'" + topic + "' is not a valid topic name");

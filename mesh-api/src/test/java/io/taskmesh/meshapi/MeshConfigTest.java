@@ -33,6 +33,18 @@ class MeshConfigTest {
   }
 
   @Test
+  void theNamespaceNamesTheEventsTopicAsTheGatewayReadsIt() {
+    assertThat(MeshConfig.fromEnv(env("SVC_NAMESPACE", "team-a")).eventsTopic())
+        .isEqualTo("svc.team-a.mesh-api-events");
+    assertThat(MeshConfig.fromEnv(env("SVC_NAMESPACE", "default")).eventsTopic())
+        .isEqualTo("svc.mesh-api-events");
+    assertThat(
+            MeshConfig.fromEnv(env("SVC_NAMESPACE", "team-a", "SVC_MESH_API_EVENTS_TOPIC", "t"))
+                .eventsTopic())
+        .isEqualTo("t");
+  }
+
+  @Test
   void emptyPrefixAndTrailingSlash() {
     assertThat(MeshConfig.fromEnv(env("SVC_MESH_API_PREFIX", "")).prefix()).isEmpty();
     assertThat(MeshConfig.fromEnv(env("SVC_MESH_API_PREFIX", "/x/v2/")).prefix())

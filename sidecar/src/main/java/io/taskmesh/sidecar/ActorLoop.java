@@ -30,8 +30,11 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.AuthorizationException;
+import org.apache.kafka.common.errors.InvalidPidMappingException;
+import org.apache.kafka.common.errors.InvalidProducerEpochException;
 import org.apache.kafka.common.errors.OutOfOrderSequenceException;
 import org.apache.kafka.common.errors.ProducerFencedException;
+import org.apache.kafka.common.errors.UnknownProducerIdException;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -356,39 +359,95 @@ final class ActorLoop implements AutoCloseable {
       handler.beforeCommit();
       metrics.step("before_commit", flushStart);
     }
-    long started = System.nanoTime();
-    try {
-      producer.beginTransaction();
-      for (Outcome.Output o : outputs) {
-        ProducerRecord<String, byte[]> rec = new ProducerRecord<>(o.topic(), o.key(), o.value());
-        o.headers().forEach((k, v) -> rec.headers().add(k, v.getBytes(StandardCharsets.UTF_8)));
-        producer.send(rec);
-      }
-      metrics.step("send", started);
-      long offsetsStart = System.nanoTime();
-      producer.sendOffsetsToTransaction(offsets, consumer.groupMetadata());
-      metrics.step("offsets", offsetsStart);
-      long commitStart = System.nanoTime();
-      producer.commitTransaction();
-      metrics.step("commit", commitStart);
-      metrics.committed(started);
-      return true;
-    } catch (ProducerFencedException | OutOfOrderSequenceException | AuthorizationException fatal) {
-      throw fatal;
-    } catch (KafkaException e) {
-      LOG.warn(
-          "{}: transaction aborted, batch will be handled again: {}",
-          config.actorName(),
-          e.toString());
+    // a producer that is fenced or lost its transactional state is replaced once per batch and
+    // the same transaction tried again: after a broker restart the coordinator may have fenced
+    // it, and exiting would leave every envelope of this actor waiting for a supervisor
+    for (int attempt = 1; ; attempt++) {
       try {
-        producer.abortTransaction();
-      } catch (KafkaException abortFailed) {
-        throw abortFailed;
+        transact(outputs, offsets, metrics);
+        return true;
+      } catch (AuthorizationException denied) {
+        throw denied; // no new producer gets permissions this one lacks
+      } catch (KafkaException e) {
+        if (!needsNewProducer(e)) {
+          try {
+            producer.abortTransaction();
+            LOG.warn(
+                "{}: transaction aborted, batch will be handled again: {}",
+                config.actorName(),
+                e.toString());
+            offsets.keySet().forEach(premarked::remove);
+            rewindToCommitted(offsets.keySet());
+            return false;
+          } catch (KafkaException abortFailed) {
+            e.addSuppressed(abortFailed); // the producer is unusable: replace it below
+          }
+        }
+        if (attempt > 1) {
+          throw e; // a new producer failed the same way: exit, to be restarted
+        }
+        LOG.warn(
+            "{}: producer failed ({}); replacing it and trying the batch's transaction once more",
+            config.actorName(),
+            e.toString());
+        replaceProducer();
       }
-      offsets.keySet().forEach(premarked::remove);
-      rewindToCommitted(offsets.keySet());
-      return false;
     }
+  }
+
+  private void transact(
+      List<Outcome.Output> outputs,
+      Map<TopicPartition, OffsetAndMetadata> offsets,
+      SidecarMetrics metrics) {
+    long started = System.nanoTime();
+    producer.beginTransaction();
+    for (Outcome.Output o : outputs) {
+      ProducerRecord<String, byte[]> rec = new ProducerRecord<>(o.topic(), o.key(), o.value());
+      o.headers().forEach((k, v) -> rec.headers().add(k, v.getBytes(StandardCharsets.UTF_8)));
+      producer.send(rec);
+    }
+    metrics.step("send", started);
+    long offsetsStart = System.nanoTime();
+    producer.sendOffsetsToTransaction(offsets, consumer.groupMetadata());
+    metrics.step("offsets", offsetsStart);
+    long commitStart = System.nanoTime();
+    producer.commitTransaction();
+    metrics.step("commit", commitStart);
+    metrics.committed(started);
+  }
+
+  /**
+   * Errors after which this producer can never commit again (Kafka's "fatal" transactional errors),
+   * also when they arrive wrapped, e.g. as the cause of a failed commit.
+   */
+  static boolean needsNewProducer(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof ProducerFencedException
+          || t instanceof InvalidProducerEpochException
+          || t instanceof OutOfOrderSequenceException
+          || t instanceof UnknownProducerIdException
+          || t instanceof InvalidPidMappingException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Closes the broken producer and starts one with the same transactional id: its {@code
+   * initTransactions} aborts whatever the old one left open, so the retried transaction is the
+   * batch's only one.
+   */
+  private void replaceProducer() {
+    try {
+      producer.close(Duration.ZERO);
+    } catch (RuntimeException e) {
+      LOG.debug("broken producer close: {}", e.toString());
+    }
+    KafkaMeters.unbind(meters);
+    producer = new KafkaProducer<>(producerProps());
+    meters = SidecarMetrics.of(config.actorName()).bind(consumer, producer, config.inputTopic());
+    producer.initTransactions();
   }
 
   private void rewindToCommitted(Collection<TopicPartition> partitions) {

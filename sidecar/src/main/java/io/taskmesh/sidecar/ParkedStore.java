@@ -32,12 +32,34 @@ final class ParkedStore implements AutoCloseable {
     p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
     p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
     consumer = new KafkaConsumer<>(p);
-    partitions =
-        consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
-            .map(pi -> new TopicPartition(topic, pi.partition()))
-            .toList();
+    partitions = partitionsOf(consumer, topic);
     consumer.assign(partitions);
     consumer.seekToBeginning(partitions);
+  }
+
+  /**
+   * The topic's partitions, waiting (up to 30 s) while the broker does not know the topic yet: a
+   * topic created a moment before can answer with no partitions, and a store assigned none would
+   * never find a parked envelope.
+   */
+  private static List<TopicPartition> partitionsOf(
+      KafkaConsumer<String, byte[]> consumer, String topic) {
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (true) {
+      List<TopicPartition> found =
+          consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
+              .map(pi -> new TopicPartition(topic, pi.partition()))
+              .toList();
+      if (!found.isEmpty() || System.nanoTime() > deadline) {
+        return found;
+      }
+      try {
+        Thread.sleep(50);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return found;
+      }
+    }
   }
 
   /** Reads everything committed so far (up to the last stable offset of each partition). */
@@ -80,6 +102,10 @@ final class ParkedStore implements AutoCloseable {
    */
   void remove(String id) {
     parked.remove(id);
+  }
+
+  int partitions() {
+    return partitions.size();
   }
 
   int size() {

@@ -37,6 +37,15 @@ public record SidecarConfig(
   public static final String DEFAULT_SOCKET_DIR = "/var/run/svc";
   public static final String DEFAULT_SOCKET_NAME = "svc-runtime.sock";
 
+  /**
+   * Partitions of the actor topics a sidecar creates when {@code SVC_ACTOR_TOPIC_PARTITIONS} is not
+   * set: the most replicas of one actor that get work is the partition count, and 6 splits evenly
+   * between 1, 2, 3 or 6 replicas (k8s runs 2 per actor). More partitions cost a little broker
+   * memory and a few more partitions per transaction; order between envelopes of one actor never
+   * mattered (each envelope is its own task or child, keyed by its id).
+   */
+  public static final int DEFAULT_ACTOR_TOPIC_PARTITIONS = 6;
+
   public SidecarConfig {
     require(bootstrapServers, "KAFKA_BOOTSTRAP_SERVERS");
     require(actorName, "SVC_ACTOR_NAME");
@@ -47,7 +56,7 @@ public record SidecarConfig(
     positive(concurrency, "SVC_CONCURRENCY");
     positive(maxDeliveries, "SVC_MAX_DELIVERIES");
     positive(maxPollRecords, "SVC_MAX_POLL_RECORDS");
-    positive(partitions, "SVC_TOPIC_PARTITIONS");
+    positive(partitions, "SVC_ACTOR_TOPIC_PARTITIONS");
     positive(replicationFactor, "SVC_TOPIC_REPLICATION_FACTOR");
     if (actorTimeout.isZero() || actorTimeout.isNegative()) {
       throw new ConfigException("SVC_RESILIENCY_ACTOR_TIMEOUT", "must be positive");
@@ -71,7 +80,7 @@ public record SidecarConfig(
         env.integer("SVC_CONCURRENCY", 1, Integer.MIN_VALUE, Integer.MAX_VALUE),
         env.integer("SVC_MAX_DELIVERIES", 3, Integer.MIN_VALUE, Integer.MAX_VALUE),
         env.integer("SVC_MAX_POLL_RECORDS", 500, Integer.MIN_VALUE, Integer.MAX_VALUE),
-        env.integer("SVC_TOPIC_PARTITIONS", 1, Integer.MIN_VALUE, Integer.MAX_VALUE),
+        actorTopicPartitions(env),
         (short) env.integer("SVC_TOPIC_REPLICATION_FACTOR", 1, Short.MIN_VALUE, Short.MAX_VALUE),
         env.string("SVC_INSTANCE_ID", UUID.randomUUID().toString()),
         env.isSet("SVC_INSTANCE_ID"),
@@ -267,6 +276,18 @@ public record SidecarConfig(
         instanceId,
         staticMember,
         transactionTimeout);
+  }
+
+  /**
+   * {@code SVC_ACTOR_TOPIC_PARTITIONS}; {@code SVC_TOPIC_PARTITIONS}, its name before, still counts
+   * when the new one is not set; else {@link #DEFAULT_ACTOR_TOPIC_PARTITIONS}.
+   */
+  private static int actorTopicPartitions(Env env) {
+    String name =
+        env.isSet("SVC_ACTOR_TOPIC_PARTITIONS") || !env.isSet("SVC_TOPIC_PARTITIONS")
+            ? "SVC_ACTOR_TOPIC_PARTITIONS"
+            : "SVC_TOPIC_PARTITIONS";
+    return env.integer(name, DEFAULT_ACTOR_TOPIC_PARTITIONS, Integer.MIN_VALUE, Integer.MAX_VALUE);
   }
 
   private static void require(String value, String variable) {

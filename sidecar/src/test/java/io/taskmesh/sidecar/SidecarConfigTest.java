@@ -99,4 +99,22 @@ class SidecarConfigTest {
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("KAFKA_BOOTSTRAP_SERVERS");
   }
+
+  @Test
+  void actorTopicsGetSixPartitionsUnlessConfigured() {
+    assertThat(SidecarConfig.fromEnv(env()).partitions()).isEqualTo(6);
+    assertThat(SidecarConfig.fromEnv(env()).topicSpec().partitions()).isEqualTo(6);
+    assertThat(SidecarConfig.fromEnv(env("SVC_ACTOR_TOPIC_PARTITIONS", "12")).partitions())
+        .isEqualTo(12);
+    // the variable's earlier name still counts, the new one wins
+    assertThat(SidecarConfig.fromEnv(env("SVC_TOPIC_PARTITIONS", "2")).partitions()).isEqualTo(2);
+    assertThat(
+            SidecarConfig.fromEnv(
+                    env("SVC_TOPIC_PARTITIONS", "2", "SVC_ACTOR_TOPIC_PARTITIONS", "3"))
+                .partitions())
+        .isEqualTo(3);
+    assertThatThrownBy(() -> SidecarConfig.fromEnv(env("SVC_ACTOR_TOPIC_PARTITIONS", "0")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("SVC_ACTOR_TOPIC_PARTITIONS");
+  }
 }

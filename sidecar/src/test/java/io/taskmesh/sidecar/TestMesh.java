@@ -234,6 +234,11 @@ final class TestMesh implements AutoCloseable {
         .toList();
   }
 
+  /** Closed with the mesh, before what was registered earlier. */
+  void closeLater(AutoCloseable c) {
+    closing.add(0, c);
+  }
+
   @Override
   public void close() {
     for (AutoCloseable c : closing) {

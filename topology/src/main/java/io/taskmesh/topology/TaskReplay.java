@@ -19,10 +19,14 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.GroupIdNotFoundException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * Rebuilds every task view from the event log: {@link #reset} forgets everything derived (the
@@ -33,7 +37,8 @@ import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
  */
 public final class TaskReplay {
   /**
-   * What a rebuild did: events in the log (offsets, incl. transaction markers), tasks folded, time.
+   * What a rebuild did: events in the log (committed records; transaction markers and aborted
+   * records are not events), tasks folded, time.
    */
   public record Result(long events, int tasks, Duration took) {}
 
@@ -43,22 +48,7 @@ public final class TaskReplay {
     String app = config.applicationId();
     try (Admin admin = admin(config)) {
       long deadline = System.nanoTime() + timeout.toNanos();
-      try {
-        ConsumerGroupDescription group =
-            admin.describeConsumerGroups(List.of(app)).all().get(30, TimeUnit.SECONDS).get(app);
-        if (group != null && !group.members().isEmpty()) {
-          throw new IllegalStateException(
-              "application "
-                  + app
-                  + " still has "
-                  + group.members().size()
-                  + " running member(s): stop every gateway replica before a replay");
-        }
-      } catch (ExecutionException e) {
-        if (!(e.getCause() instanceof GroupIdNotFoundException)) {
-          throw new IllegalStateException("cannot describe group " + app + ": " + e.getCause(), e);
-        }
-      }
+      requireStopped(admin, app);
       try {
         admin.deleteConsumerGroups(List.of(app)).all().get(30, TimeUnit.SECONDS);
       } catch (ExecutionException e) {
@@ -94,21 +84,48 @@ public final class TaskReplay {
   }
 
   /**
+   * Refuses (with the reason) when the event log no longer starts at its beginning: a partition
+   * whose earliest offset is above 0 has lost events to retention or a deletion, and a view folded
+   * from it would miss or misstate tasks. Run before {@link #reset}, so a refused replay leaves the
+   * old view as it was.
+   *
+   * @throws IllegalStateException naming the topic, the partitions and their first offsets
+   */
+  public static void checkLogComplete(TaskViewConfig config, TaskTopics topics) {
+    String topic = topics.events().name();
+    try (Admin admin = admin(config)) {
+      Map<TopicPartition, Long> earliest = offsets(admin, topic, OffsetSpec.earliest());
+      List<String> cut =
+          earliest.entrySet().stream()
+              .filter(e -> e.getValue() > 0)
+              .sorted(Map.Entry.comparingByKey(Comparator.comparingInt(TopicPartition::partition)))
+              .map(e -> "partition " + e.getKey().partition() + " starts at offset " + e.getValue())
+              .toList();
+      if (!cut.isEmpty()) {
+        throw new IllegalStateException(
+            "the task event log "
+                + topic
+                + " no longer starts at its beginning ("
+                + String.join(", ", cut)
+                + "): its first events were deleted (retention.ms or a delete), so a replay would"
+                + " lose or misstate tasks; refusing, the current view is left as it is. Keep the"
+                + " log forever (retention.ms=-1, the default when the services create it).");
+      }
+    }
+  }
+
+  /**
    * Starts the view on the reset application, waits until it has folded the whole log, stops it.
+   * Refuses first when the log does not start at its beginning ({@link #checkLogComplete}).
    */
   public static Result rebuild(TaskViewConfig config, TaskTopics topics, Duration timeout) {
     long start = System.nanoTime();
+    checkLogComplete(config, topics);
     Map<TopicPartition, Long> end;
-    long events;
     try (Admin admin = admin(config)) {
       end = offsets(admin, topics.events().name(), OffsetSpec.latest());
-      Map<TopicPartition, Long> earliest =
-          offsets(admin, topics.events().name(), OffsetSpec.earliest());
-      events =
-          end.entrySet().stream()
-              .mapToLong(e -> e.getValue() - earliest.getOrDefault(e.getKey(), 0L))
-              .sum();
     }
+    long events = countEvents(config, end);
     try (TaskView view = TaskView.startFoldOnly(config, topics, timeout);
         Admin admin = admin(config)) {
       long deadline = start + timeout.toNanos();
@@ -124,6 +141,79 @@ public final class TaskReplay {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted during replay", e);
+    }
+  }
+
+  /**
+   * The committed records below {@code end}: what a read_committed reader gets, so transaction
+   * markers (one per partition and transaction of a sidecar or of the fold) and aborted records are
+   * not counted as events. One pass over the log, bytes only.
+   */
+  static long countEvents(TaskViewConfig config, Map<TopicPartition, Long> end) {
+    Map<TopicPartition, Long> left = new HashMap<>();
+    end.forEach(
+        (tp, offset) -> {
+          if (offset > 0) {
+            left.put(tp, offset);
+          }
+        });
+    long n = 0;
+    try (KafkaConsumer<byte[], byte[]> consumer =
+        new KafkaConsumer<>(
+            Map.of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                config.bootstrapServers(),
+                ConsumerConfig.ISOLATION_LEVEL_CONFIG,
+                "read_committed",
+                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
+                false,
+                ConsumerConfig.MAX_POLL_RECORDS_CONFIG,
+                5000),
+            new ByteArrayDeserializer(),
+            new ByteArrayDeserializer())) {
+      consumer.assign(left.keySet());
+      consumer.seekToBeginning(left.keySet());
+      long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
+      while (!left.isEmpty()) {
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("could not count the events of " + left.keySet());
+        }
+        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+          TopicPartition tp = new TopicPartition(r.topic(), r.partition());
+          Long until = left.get(tp);
+          if (until != null && r.offset() < until) {
+            n++;
+          }
+        }
+        // the position passes markers too: a partition is done once it reaches its end
+        left.keySet().removeIf(tp -> consumer.position(tp) >= left.get(tp));
+        consumer.pause(
+            end.keySet().stream()
+                .filter(tp -> !left.containsKey(tp) && consumer.assignment().contains(tp))
+                .toList());
+      }
+    }
+    return n;
+  }
+
+  /** Refuses while the application's group has members: a running replica would fold along. */
+  static void requireStopped(Admin admin, String app)
+      throws InterruptedException, TimeoutException {
+    try {
+      ConsumerGroupDescription group =
+          admin.describeConsumerGroups(List.of(app)).all().get(30, TimeUnit.SECONDS).get(app);
+      if (group != null && !group.members().isEmpty()) {
+        throw new IllegalStateException(
+            "application "
+                + app
+                + " still has "
+                + group.members().size()
+                + " running member(s): stop every gateway replica before a replay");
+      }
+    } catch (ExecutionException e) {
+      if (!(e.getCause() instanceof GroupIdNotFoundException)) {
+        throw new IllegalStateException("cannot describe group " + app + ": " + e.getCause(), e);
+      }
     }
   }
 
@@ -172,7 +262,7 @@ public final class TaskReplay {
     }
   }
 
-  private static Set<String> internalTopics(Admin admin, String app)
+  static Set<String> internalTopics(Admin admin, String app)
       throws InterruptedException, TimeoutException {
     try {
       return admin.listTopics().names().get(30, TimeUnit.SECONDS).stream()
@@ -186,7 +276,7 @@ public final class TaskReplay {
     }
   }
 
-  private static Admin admin(TaskViewConfig config) {
+  static Admin admin(TaskViewConfig config) {
     return Admin.create(
         Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers()));
   }

@@ -5,6 +5,7 @@ import io.taskmesh.schemas.TaskEvent;
 import io.taskmesh.schemas.TaskState;
 import io.taskmesh.schemas.TaskUpdate;
 import io.taskmesh.schemas.Topics;
+import io.taskmesh.servicekit.ConfigException;
 import io.taskmesh.servicekit.Env;
 import java.util.Map;
 import org.apache.kafka.common.serialization.Serde;
@@ -28,14 +29,39 @@ public record TaskTopics(Topic<TaskEvent> events, Topic<TaskUpdate> updates, Str
 
   /**
    * {@code SVC_TASK_EVENTS_TOPIC}, {@code SVC_TASK_UPDATES_TOPIC}, {@code SVC_TASK_STORE}: default
-   * {@code svc.task-events}, {@code svc.task-updates}, {@code tasks}.
+   * the namespace's topics ({@link Topics#taskEvents}, {@link Topics#taskUpdates}; {@code
+   * svc.task-events} and {@code svc.task-updates} in the namespace {@code default}) and {@code
+   * tasks}.
    */
   public static TaskTopics fromEnv(Map<String, String> vars) {
     Env env = Env.of(vars);
+    String namespace = namespace(env);
     return named(
-        env.string("SVC_TASK_EVENTS_TOPIC", Topics.TASK_EVENTS),
-        env.string("SVC_TASK_UPDATES_TOPIC", Topics.TASK_UPDATES),
+        env.string("SVC_TASK_EVENTS_TOPIC", Topics.taskEvents(namespace)),
+        env.string("SVC_TASK_UPDATES_TOPIC", Topics.taskUpdates(namespace)),
         env.string("SVC_TASK_STORE", "tasks"));
+  }
+
+  /**
+   * {@code SVC_NAMESPACE} (default {@code default}), checked: it becomes part of topic and group
+   * names, so a character Kafka refuses would only fail later, at the first topic creation.
+   */
+  public static String namespace(Env env) {
+    String ns = env.string("SVC_NAMESPACE", Topics.DEFAULT_NAMESPACE);
+    if (!Topics.validNamespace(ns)) {
+      throw new ConfigException(
+          "SVC_NAMESPACE", "'" + ns + "' must be 1-40 letters, digits, '.', '_' or '-'");
+    }
+    return ns;
+  }
+
+  /**
+   * {@code SVC_STREAMS_APPLICATION_ID}, default the namespace's ({@link
+   * Topics#gatewayApplicationId}): read the same way by the gateway and {@code ./taskmesh replay}.
+   */
+  public static String applicationId(Map<String, String> vars) {
+    Env env = Env.of(vars);
+    return env.string("SVC_STREAMS_APPLICATION_ID", Topics.gatewayApplicationId(namespace(env)));
   }
 
   public static TaskTopics named(String events, String updates, String store) {

@@ -46,6 +46,24 @@ public final class TaskTopology {
 
   private TaskTopology() {}
 
+  /**
+   * Whether the fold of an input partition has caught up with its log, asked by the deadline
+   * backstop before it fires. A deadline decided while the fold still lags behind the log would
+   * append {@code deadline_expired} for a task whose final event is already in the log, just not
+   * folded yet: harmless for the state (the final comes first in the log) but a false entry in the
+   * audit trail, hundreds of them when a replica rebuilds a long log.
+   */
+  @FunctionalInterface
+  public interface DeadlineGate {
+    boolean caughtUp(int partition);
+
+    /** Tests with TopologyTestDriver: every record piped in is folded at once. */
+    DeadlineGate ALWAYS = partition -> true;
+
+    /** A replay: never append to the log being replayed. */
+    DeadlineGate NEVER = partition -> false;
+  }
+
   public static StreamsBuilder build(StreamsBuilder builder, TaskTopics topics) {
     return build(builder, topics, DEFAULT_DEADLINE_SCAN, false);
   }
@@ -64,6 +82,19 @@ public final class TaskTopology {
    */
   public static StreamsBuilder build(
       StreamsBuilder builder, TaskTopics topics, Duration deadlineScan, boolean cacheStates) {
+    return build(builder, topics, deadlineScan, cacheStates, DeadlineGate.ALWAYS);
+  }
+
+  /**
+   * @param gate asked before due deadlines fire on a partition; once it says yes, the partition's
+   *     deadlines fire until the partition moves (see {@link DeadlineGate})
+   */
+  public static StreamsBuilder build(
+      StreamsBuilder builder,
+      TaskTopics topics,
+      Duration deadlineScan,
+      boolean cacheStates,
+      DeadlineGate gate) {
     String deadlines = deadlineStoreName(topics);
     StoreBuilder<KeyValueStore<String, TaskState>> states =
         Stores.keyValueStoreBuilder(
@@ -86,7 +117,7 @@ public final class TaskTopology {
                 topics.events().name(),
                 Consumed.with(topics.events().keySerde(), topics.events().valueSerde()))
             .process(
-                () -> new FoldProcessor(topics.storeName(), deadlines, history, deadlineScan),
+                () -> new FoldProcessor(topics.storeName(), deadlines, history, deadlineScan, gate),
                 topics.storeName(),
                 deadlines,
                 history);
@@ -121,6 +152,11 @@ public final class TaskTopology {
     private final String deadlineStoreName;
     private final String historyStoreName;
     private final Duration scanInterval;
+    private final DeadlineGate gate;
+
+    /** Set once the gate said this processor's partition is folded to its end. */
+    private boolean caughtUp;
+
     private ProcessorContext<String, Output> context;
     private KeyValueStore<String, TaskState> store;
     private KeyValueStore<String, String> deadlines;
@@ -145,7 +181,9 @@ public final class TaskTopology {
         String storeName,
         String deadlineStoreName,
         String historyStoreName,
-        Duration scanInterval) {
+        Duration scanInterval,
+        DeadlineGate gate) {
+      this.gate = gate;
       this.storeName = storeName;
       this.deadlineStoreName = deadlineStoreName;
       this.historyStoreName = historyStoreName;
@@ -156,6 +194,7 @@ public final class TaskTopology {
     public void init(ProcessorContext<String, Output> context) {
       this.context = context;
       this.recent.clear();
+      this.caughtUp = false; // a partition (re)assigned here is folded from its checkpoint again
       this.store = context.getStateStore(storeName);
       this.deadlines = context.getStateStore(deadlineStoreName);
       this.history = context.getStateStore(historyStoreName);
@@ -236,6 +275,9 @@ public final class TaskTopology {
     }
 
     void fireDue(long now) {
+      if (!caughtUp && !(caughtUp = gate.caughtUp(context.taskId().partition()))) {
+        return;
+      }
       List<KeyValue<String, String>> due = new ArrayList<>();
       try (KeyValueIterator<String, String> it =
           deadlines.range(null, deadlineKey(now, "\uffff"))) {

@@ -95,12 +95,20 @@ public final class TaskView implements TaskQueries, TaskCommands, AutoCloseable 
             topics.events().keySerde().serializer(),
             topics.events().valueSerde().serializer());
     Properties props = streamsProps(config, replay);
+    // a replay never fires a deadline (it would append to the log it reads); the live view fires
+    // them on a partition once it has folded that partition's log up to its end
+    FoldCaughtUp caughtUp = new FoldCaughtUp(topics.events().name());
     this.streams =
         new KafkaStreams(
             TaskTopology.build(
-                    new StreamsBuilder(), topics, TaskTopology.DEFAULT_DEADLINE_SCAN, replay)
+                    new StreamsBuilder(),
+                    topics,
+                    TaskTopology.DEFAULT_DEADLINE_SCAN,
+                    replay,
+                    replay ? TaskTopology.DeadlineGate.NEVER : caughtUp)
                 .build(),
             props);
+    caughtUp.bind(streams);
     this.streamsMeters = TaskViewMetrics.bind(streams);
     this.producerMeters = KafkaMeters.bind(producer);
     this.feed = new KafkaUpdateFeed(config.bootstrapServers(), topics.updates());
@@ -423,9 +431,20 @@ public final class TaskView implements TaskQueries, TaskCommands, AutoCloseable 
   }
 
   private static void ensureTopics(TaskViewConfig config, TaskTopics topics) {
-    TopicCreator.ensure(
-        config.bootstrapServers(),
-        List.of(topics.events().name(), topics.updates().name()),
-        TopicCreator.Spec.of(config.partitions(), config.replicationFactor()));
+    TopicCreator.Spec spec = TopicCreator.Spec.of(config.partitions(), config.replicationFactor());
+    try (TopicCreator creator = new TopicCreator(config.bootstrapServers())) {
+      // the log is replay's only input: kept for as long as configured (forever by default), not
+      // for the cluster's default retention
+      creator.ensure(List.of(topics.events().name()), eventLogSpec(config));
+      creator.ensure(List.of(topics.updates().name()), spec);
+    }
+  }
+
+  /** How the event log is created: the task topics' spec with its own {@code retention.ms}. */
+  static TopicCreator.Spec eventLogSpec(TaskViewConfig config) {
+    TopicCreator.Spec spec = TopicCreator.Spec.of(config.partitions(), config.replicationFactor());
+    Map<String, String> configs = new java.util.HashMap<>(spec.configs());
+    configs.put(TopicConfig.RETENTION_MS_CONFIG, Long.toString(config.eventsRetentionMs()));
+    return new TopicCreator.Spec(spec.partitions(), spec.replication(), configs);
   }
 }

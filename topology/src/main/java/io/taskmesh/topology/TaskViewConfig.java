@@ -17,7 +17,15 @@ public record TaskViewConfig(
     int partitions,
     short replicationFactor,
     String applicationServer,
-    String internalToken) {
+    String internalToken,
+    long eventsRetentionMs) {
+
+  /**
+   * The event log's retention when the services create it: forever. The log is the only input of a
+   * replay and the only record of a task, so a cluster default (often 7 days) would silently cut
+   * both; {@code SVC_TASK_EVENTS_RETENTION_MS} overrides it for a deployment that accepts that.
+   */
+  public static final long RETAIN_FOREVER = -1;
 
   /** The header a forwarded query carries the replicas' shared secret in. */
   public static final String INTERNAL_TOKEN_HEADER = "X-Svc-Internal-Token";
@@ -28,6 +36,10 @@ public record TaskViewConfig(
     }
     if (partitions < 1) {
       throw new ConfigException("SVC_TASK_TOPIC_PARTITIONS", "task topic partitions must be >= 1");
+    }
+    if (eventsRetentionMs < -1 || eventsRetentionMs == 0) {
+      throw new ConfigException(
+          "SVC_TASK_EVENTS_RETENTION_MS", "must be -1 (forever) or a positive number of ms");
     }
     if (applicationServer != null && !applicationServer.matches("[^:/\\s]+:\\d{1,5}")) {
       throw new ConfigException(
@@ -45,6 +57,55 @@ public record TaskViewConfig(
     this(bootstrapServers, applicationId, stateDir, partitions, replicationFactor, null, null);
   }
 
+  public TaskViewConfig(
+      String bootstrapServers,
+      String applicationId,
+      Path stateDir,
+      int partitions,
+      short replicationFactor,
+      String applicationServer,
+      String internalToken) {
+    this(
+        bootstrapServers,
+        applicationId,
+        stateDir,
+        partitions,
+        replicationFactor,
+        applicationServer,
+        internalToken,
+        RETAIN_FOREVER);
+  }
+
+  /** The same view with another retention for the event log it creates. */
+  public TaskViewConfig withEventsRetentionMs(long ms) {
+    return new TaskViewConfig(
+        bootstrapServers,
+        applicationId,
+        stateDir,
+        partitions,
+        replicationFactor,
+        applicationServer,
+        internalToken,
+        ms);
+  }
+
+  /**
+   * {@code SVC_TASK_EVENTS_RETENTION_MS}: default {@link #RETAIN_FOREVER}; checked by the
+   * constructor.
+   */
+  public static long eventsRetentionFromEnv(java.util.Map<String, String> vars) {
+    String v = vars.get("SVC_TASK_EVENTS_RETENTION_MS");
+    if (v == null || v.isBlank()) {
+      return RETAIN_FOREVER;
+    }
+    try {
+      return Long.parseLong(v.trim());
+    } catch (NumberFormatException e) {
+      throw new ConfigException(
+          "SVC_TASK_EVENTS_RETENTION_MS", "'" + v + "' is not a number of milliseconds");
+    }
+  }
+
   /** No token: the secret is redacted from the record's text form. */
   @Override
   public String toString() {
@@ -60,6 +121,8 @@ public record TaskViewConfig(
         + applicationServer
         + ", internalToken="
         + (internalToken == null ? "unset" : "***")
+        + ", eventsRetentionMs="
+        + eventsRetentionMs
         + "]";
   }
 }

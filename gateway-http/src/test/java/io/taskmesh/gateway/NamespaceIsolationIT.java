@@ -1,0 +1,210 @@
+package io.taskmesh.gateway;
+
+import static io.taskmesh.gateway.TaskHttp.await;
+import static io.taskmesh.gateway.TaskHttp.get;
+import static io.taskmesh.gateway.TaskHttp.post;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.taskmesh.devkit.Closing;
+import io.taskmesh.devkit.LocalKafkaCluster;
+import io.taskmesh.devkit.SseReader;
+import io.taskmesh.schemas.Topics;
+import io.taskmesh.sidecar.ExitHook;
+import io.taskmesh.sidecar.GatewayReporter;
+import io.taskmesh.sidecar.RuntimeClient;
+import io.taskmesh.sidecar.RuntimeProcess;
+import io.taskmesh.sidecar.Sidecar;
+import io.taskmesh.sidecar.SidecarConfig;
+import io.taskmesh.sidecar.SinkActor;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.GroupListing;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Two deployments on one three-broker cluster (replication 3, min ISR 2, as a platform team runs
+ * it) that differ in nothing but {@code SVC_NAMESPACE}: each a gateway (fixed port, so it
+ * advertises itself for forwarded queries), an echo actor (real Python runtime and sidecar) and
+ * x-sink. Neither names a topic or an application id: everything derives from the namespace. Each
+ * runs its tasks to the end, lists and reads only its own, never answers 503 for them, and answers
+ * 404 for the other's.
+ */
+@Timeout(value = 4, unit = TimeUnit.MINUTES)
+class NamespaceIsolationIT {
+  private static final int TASKS = 4;
+  private static final ExitHook LOG_ONLY =
+      status -> System.err.println("an actor asked to exit with " + status);
+
+  @TempDir static Path dir;
+  private static LocalKafkaCluster kafka;
+  private static final List<AutoCloseable> open = new ArrayList<>();
+  private static Deployment a;
+  private static Deployment b;
+
+  /** One team's stack and the ids of the tasks it started. */
+  private record Deployment(String namespace, String base, List<String> tasks) {}
+
+  @BeforeAll
+  static void start() throws Exception {
+    Path flows = dir.resolve("flows.yaml");
+    // the timeout ends a task no actor finishes, so a broken run fails instead of hanging
+    Files.writeString(flows, "flows:\n  - {name: echo, entrypoint: echo, timeout: 60, mcp: {}}\n");
+    String run = UUID.randomUUID().toString().substring(0, 8);
+    kafka = LocalKafkaCluster.start(dir.resolve("kafka"), 3);
+    a = deploy("team-a-" + run, flows);
+    b = deploy("team-b-" + run, flows);
+    for (int i = 0; i < TASKS; i++) {
+      a.tasks().add(TaskHttp.callTool(a.base(), "echo"));
+      b.tasks().add(TaskHttp.callTool(b.base(), "echo"));
+    }
+  }
+
+  @AfterAll
+  static void stop() {
+    // newest first: actors before their gateway
+    List<AutoCloseable> reversed = new ArrayList<>(open);
+    java.util.Collections.reverse(reversed);
+    reversed.add(kafka);
+    Closing.closeAll(reversed.toArray(AutoCloseable[]::new));
+  }
+
+  private static Deployment deploy(String namespace, Path flows) throws Exception {
+    Path root = Path.of(System.getProperty("taskmesh.root", "..")).toAbsolutePath().normalize();
+    String bootstrap = kafka.bootstrapServers();
+    String replication = Integer.toString(kafka.replicationFactor());
+    Map<String, String> env = new HashMap<>();
+    env.put("SVC_GATEWAY_MODE", "testing");
+    env.put("KAFKA_BOOTSTRAP_SERVERS", bootstrap);
+    env.put("SVC_HOST", "127.0.0.1");
+    env.put("SVC_PORT", Integer.toString(TaskHttp.freePort()));
+    env.put("SVC_CONFIG_PATH", flows.toString());
+    env.put("SVC_STATE_DIR", dir.resolve(namespace + "-state").toString());
+    env.put("SVC_NAMESPACE", namespace);
+    env.put("SVC_TOPIC_REPLICATION_FACTOR", replication);
+    Gateway gateway = Gateway.start(GatewayConfig.fromEnv(env), TaskSettings.fromEnv(env));
+    open.add(gateway);
+    String base = "http://127.0.0.1:" + gateway.port();
+    GatewayReporter reporter = new GatewayReporter(base);
+    open.add(reporter);
+    RuntimeProcess runtime =
+        RuntimeProcess.startReady(
+            root.resolve("runtime"),
+            root.resolve("runtime/examples"),
+            "echo.handle",
+            dir.resolve(namespace + "-echo"),
+            Map.of(),
+            Duration.ofSeconds(60));
+    open.add(runtime);
+    RuntimeClient client = new RuntimeClient(runtime.socketPath());
+    open.add(client);
+    Sidecar echo =
+        new Sidecar(
+            actor(bootstrap, namespace, "echo", runtime.socketDir(), base, replication),
+            client,
+            reporter,
+            LOG_ONLY,
+            Duration.ofSeconds(60));
+    open.add(echo);
+    echo.start();
+    SinkActor sink =
+        new SinkActor(
+            actor(bootstrap, namespace, Topics.SINK, dir, base, replication), reporter, LOG_ONLY);
+    open.add(sink);
+    sink.start();
+    return new Deployment(namespace, base, new ArrayList<>());
+  }
+
+  /** An actor's config from the environment alone, as a deployment gives it. */
+  private static SidecarConfig actor(
+      String bootstrap, String namespace, String name, Path socketDir, String gateway, String rf) {
+    return SidecarConfig.fromEnv(
+        Map.of(
+            "KAFKA_BOOTSTRAP_SERVERS", bootstrap,
+            "SVC_NAMESPACE", namespace,
+            "SVC_ACTOR_NAME", name,
+            "SVC_SOCKET_DIR", socketDir.toString(),
+            "SVC_GATEWAY_URL", gateway,
+            "SVC_TOPIC_REPLICATION_FACTOR", rf));
+  }
+
+  @Test
+  void eachDeploymentRunsListsReadsAndStreamsOnlyItsOwnTasks() throws Exception {
+    for (Deployment d : List.of(a, b)) {
+      Deployment other = d == a ? b : a;
+      for (String id : d.tasks()) {
+        JsonNode t =
+            await(
+                d.base() + "/tasks/" + id,
+                n -> n.get("status").asText().equals("succeeded"),
+                Duration.ofSeconds(90));
+        assertThat(t.get("id").asText()).isEqualTo(id);
+      }
+      JsonNode list = TaskHttp.json(get(d.base() + "/tasks?limit=500"));
+      Set<String> listed = new TreeSet<>();
+      list.get("tasks").forEach(t -> listed.add(t.get("id").asText()));
+      assertThat(listed)
+          .as(d.namespace() + " lists its own tasks only")
+          .isEqualTo(Set.copyOf(d.tasks()));
+      assertThat(list.get("total").asInt()).isEqualTo(TASKS);
+      for (String foreign : other.tasks()) {
+        assertThat(get(d.base() + "/tasks/" + foreign).statusCode())
+            .as(d.namespace() + " reads " + foreign + " of " + other.namespace())
+            .isEqualTo(404);
+        assertThat(post(d.base() + "/tasks/" + foreign + "/cancel", "{}").statusCode())
+            .as(d.namespace() + " cancels " + foreign)
+            .isEqualTo(404);
+      }
+      assertThat(get(d.base() + "/stream/" + other.tasks().get(0)).statusCode()).isEqualTo(404);
+      try (SseReader sse = SseReader.open(d.base() + "/stream/" + d.tasks().get(0), null)) {
+        List<SseReader.Event> events = sse.readUntilClosed(Duration.ofSeconds(30));
+        SseReader.Event last =
+            events.stream()
+                .filter(e -> "update".equals(e.event()))
+                .reduce((x, y) -> y)
+                .orElse(null);
+        assertThat(last).isNotNull();
+        assertThat(last.data()).contains("succeeded");
+      }
+    }
+  }
+
+  @Test
+  void everyKafkaNameOfADeploymentCarriesItsNamespace() throws Exception {
+    try (Admin admin =
+        Admin.create(
+            Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers()))) {
+      Set<String> topics = admin.listTopics().names().get(30, TimeUnit.SECONDS);
+      Set<String> groups = new TreeSet<>();
+      for (GroupListing g : admin.listGroups().all().get(30, TimeUnit.SECONDS)) {
+        groups.add(g.groupId());
+      }
+      for (Deployment d : List.of(a, b)) {
+        String ns = d.namespace();
+        assertThat(topics)
+            .contains(
+                "svc." + ns + ".task-events",
+                "svc." + ns + ".task-updates",
+                "svc." + ns + ".gateway-tasks-changelog",
+                "svc-" + ns + "-echo",
+                "svc-" + ns + "-x-sink");
+        assertThat(groups).contains("svc." + ns + ".gateway", "svc-" + ns + "-echo");
+      }
+    }
+  }
+}
