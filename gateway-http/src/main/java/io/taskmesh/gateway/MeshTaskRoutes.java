@@ -250,8 +250,7 @@ final class MeshTaskRoutes {
     try {
       report = Json.MAPPER.treeToValue(body, FinalReport.class);
     } catch (IOException | IllegalArgumentException e) {
-      throw new BadRequestResponse(
-          "invalid final report: " + RequestBodies.firstLine(e.getMessage()));
+      throw new BadRequestResponse("invalid final report: " + RequestBodies.bindingError(e));
     }
     TaskStatus status = report.status();
     if (status == TaskStatus.PAUSED) {
