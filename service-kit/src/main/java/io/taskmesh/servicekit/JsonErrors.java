@@ -97,9 +97,6 @@ public final class JsonErrors {
     if (text.contains("NaN") || text.contains("Infinity")) {
       return what + " is not valid JSON" + where + ": NaN and Infinity are not JSON numbers";
     }
-    if (text.startsWith("Trailing token")) {
-      return what + " has data after its JSON value" + where;
-    }
     return what + " is not valid JSON" + where;
   }
 
@@ -117,6 +114,9 @@ public final class JsonErrors {
       String original = e.getOriginalMessage() == null ? "" : e.getOriginalMessage();
       if (original.startsWith("No content")) {
         return what + " is empty; send a JSON value";
+      }
+      if (original.startsWith("Trailing token")) {
+        return what + " has data after its JSON value" + at(e.getLocation());
       }
       return subject + " must be " + kind(mismatch.getTargetType());
     }

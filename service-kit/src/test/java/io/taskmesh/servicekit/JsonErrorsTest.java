@@ -42,6 +42,15 @@ class JsonErrorsTest {
   }
 
   @Test
+  void dataAfterTheDocumentIsNamed() {
+    ObjectMapper strict =
+        new ObjectMapper()
+            .enable(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+    assertThat(JsonErrors.describe(catchThrowable(() -> strict.readTree("{\"a\":1} 2"))))
+        .startsWith("body has data after its JSON value at line 1");
+  }
+
+  @Test
   void limitsAreNamedWithTheirSize() {
     assertThat(tree("[".repeat(1100) + "]".repeat(1100)))
         .isEqualTo("body nests deeper than 1000 levels");
