@@ -182,7 +182,7 @@ public final class GatewayApp implements AutoCloseable {
               new FilterHolder(RefusedBodies.afterTooLarge()),
               "/*",
               EnumSet.of(DispatcherType.REQUEST));
-          GatewayOps.countProtocolRequests(h, config.mode(), MAX_BODY_BYTES);
+          GatewayOps.countProtocolRequests(h, config.mode());
         });
     GatewayMode mode = config.mode();
     cfg.routes.get("/health", ctx -> ctx.contentType("text/plain").result("OK"));
