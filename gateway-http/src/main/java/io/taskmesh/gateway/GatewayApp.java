@@ -170,6 +170,7 @@ public final class GatewayApp implements AutoCloseable {
     cfg.startup.showJavalinBanner = false;
     cfg.jsonMapper(new JavalinJackson(Json.MAPPER, false));
     cfg.http.maxRequestSize = MAX_BODY_BYTES;
+    SlowClients.guard(cfg, MAX_BODY_BYTES);
     // a known path asked with a method it does not serve is 405 with Allow (RFC 9110), not 404
     cfg.http.prefer405over404 = true;
     cfg.jetty.modifyServletContextHandler(
