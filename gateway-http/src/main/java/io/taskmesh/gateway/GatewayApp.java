@@ -17,6 +17,7 @@ import io.taskmesh.gateway.a2a.A2aRoutes;
 import io.taskmesh.gateway.a2a.PushConfigStore;
 import io.taskmesh.gateway.a2a.v1.A2aV1Routes;
 import io.taskmesh.gateway.mcp.McpEndpoints;
+import io.taskmesh.gateway.mcp.McpHostCheck;
 import io.taskmesh.gateway.oauth.OAuth;
 import io.taskmesh.gateway.oauth.OAuthRoutes;
 import io.taskmesh.schemas.ApiDocument;
@@ -177,6 +178,14 @@ public final class GatewayApp implements AutoCloseable {
         h -> {
           h.addFilter(
               new FilterHolder(new TraceContextFilter()), "/*", EnumSet.of(DispatcherType.REQUEST));
+          if (LoopbackHostFilter.isLoopback(config.host())) {
+            FilterHolder hosts =
+                new FilterHolder(
+                    new LoopbackHostFilter(
+                        new McpHostCheck(config.mcpAllowedHosts(), config.mcpAllowedOrigins())));
+            hosts.setAsyncSupported(true);
+            h.addFilter(hosts, "/*", EnumSet.of(DispatcherType.REQUEST));
+          }
           h.addFilter(
               new FilterHolder(new SseAcceptFilter()), "/*", EnumSet.of(DispatcherType.REQUEST));
           h.addFilter(
