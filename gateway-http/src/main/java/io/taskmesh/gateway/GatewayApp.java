@@ -17,6 +17,7 @@ import io.taskmesh.gateway.a2a.A2aRoutes;
 import io.taskmesh.gateway.a2a.PushConfigStore;
 import io.taskmesh.gateway.a2a.v1.A2aV1Routes;
 import io.taskmesh.gateway.mcp.McpEndpoints;
+import io.taskmesh.gateway.mcp.McpHostCheck;
 import io.taskmesh.gateway.oauth.OAuth;
 import io.taskmesh.gateway.oauth.OAuthRoutes;
 import io.taskmesh.schemas.ApiDocument;
@@ -171,19 +172,28 @@ public final class GatewayApp implements AutoCloseable {
     cfg.startup.showJavalinBanner = false;
     cfg.jsonMapper(new JavalinJackson(Json.MAPPER, false));
     cfg.http.maxRequestSize = MAX_BODY_BYTES;
+    SlowClients.guard(cfg, MAX_BODY_BYTES);
     // a known path asked with a method it does not serve is 405 with Allow (RFC 9110), not 404
     cfg.http.prefer405over404 = true;
     cfg.jetty.modifyServletContextHandler(
         h -> {
           h.addFilter(
               new FilterHolder(new TraceContextFilter()), "/*", EnumSet.of(DispatcherType.REQUEST));
+          if (LoopbackHostFilter.isLoopback(config.host())) {
+            FilterHolder hosts =
+                new FilterHolder(
+                    new LoopbackHostFilter(
+                        new McpHostCheck(config.mcpAllowedHosts(), config.mcpAllowedOrigins())));
+            hosts.setAsyncSupported(true);
+            h.addFilter(hosts, "/*", EnumSet.of(DispatcherType.REQUEST));
+          }
           h.addFilter(
               new FilterHolder(new SseAcceptFilter()), "/*", EnumSet.of(DispatcherType.REQUEST));
           h.addFilter(
               new FilterHolder(RefusedBodies.afterTooLarge()),
               "/*",
               EnumSet.of(DispatcherType.REQUEST));
-          GatewayOps.countProtocolRequests(h, config.mode(), MAX_BODY_BYTES);
+          GatewayOps.countProtocolRequests(h, config.mode());
         });
     GatewayMode mode = config.mode();
     cfg.routes.get("/health", ctx -> ctx.contentType("text/plain").result("OK"));

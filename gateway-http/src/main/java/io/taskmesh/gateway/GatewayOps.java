@@ -31,12 +31,12 @@ final class GatewayOps {
   }
 
   /** The log MDC of each request; MCP and A2A request counting, on the modes that serve them. */
-  static void countProtocolRequests(ServletContextHandler h, GatewayMode mode, long maxBody) {
+  static void countProtocolRequests(ServletContextHandler h, GatewayMode mode) {
     h.addFilter(new FilterHolder(new LogContextFilter()), "/*", EnumSet.of(DispatcherType.REQUEST));
     if (!mode.servesApi()) {
       return;
     }
-    FilterHolder f = new FilterHolder(new ProtocolMetricsFilter(maxBody));
+    FilterHolder f = new FilterHolder(new ProtocolMetricsFilter());
     for (String path : new String[] {"/mcp", "/mcp/*", "/a2a/*"}) {
       h.addFilter(f, path, EnumSet.of(DispatcherType.REQUEST));
     }

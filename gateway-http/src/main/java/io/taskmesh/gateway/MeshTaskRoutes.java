@@ -3,6 +3,7 @@ package io.taskmesh.gateway;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.BadRequestResponse;
+import io.javalin.http.ConflictResponse;
 import io.javalin.http.Context;
 import io.javalin.http.HttpStatus;
 import io.javalin.http.NotFoundResponse;
@@ -15,6 +16,7 @@ import io.taskmesh.schemas.TaskEvent;
 import io.taskmesh.schemas.TaskState;
 import io.taskmesh.schemas.TaskStatus;
 import io.taskmesh.schemas.Times;
+import io.taskmesh.schemas.Topics;
 import io.taskmesh.topology.TaskCommands;
 import io.taskmesh.topology.TaskListing;
 import io.taskmesh.topology.TaskQueries;
@@ -168,7 +170,13 @@ final class MeshTaskRoutes {
     String id = text(body, "id", true);
     String parent = text(body, "parent_id", false);
     String curr = text(body, "curr", true);
+    notCrew(curr, "curr");
     Route route = new Route(strings(body, "prev"), curr, strings(body, "next"));
+    // a task is created once: a second create with its id would be folded away unseen, so the
+    // client would read 201 for a task that is not the one it described
+    if (queries.get(id).isPresent()) {
+      throw new ConflictResponse("task " + id + " already exists");
+    }
     appendChild(id, parent, route, body.get("payload"));
     ctx.status(HttpStatus.CREATED).json(Map.of("status", "created", "id", id));
   }
@@ -204,6 +212,7 @@ final class MeshTaskRoutes {
         throw new BadRequestResponse(
             "field 'current' must index into actors (0.." + (actors.size() - 1) + ")");
       }
+      notCrew(actors.get(cur), "actors[" + cur + "]");
       int index = i;
       JsonNode explicit = item.get("index");
       if (explicit != null && !explicit.isNull()) {
@@ -250,8 +259,7 @@ final class MeshTaskRoutes {
     try {
       report = Json.MAPPER.treeToValue(body, FinalReport.class);
     } catch (IOException | IllegalArgumentException e) {
-      throw new BadRequestResponse(
-          "invalid final report: " + RequestBodies.firstLine(e.getMessage()));
+      throw new BadRequestResponse("invalid final report: " + RequestBodies.bindingError(e));
     }
     TaskStatus status = report.status();
     if (status == TaskStatus.PAUSED) {
@@ -300,7 +308,19 @@ final class MeshTaskRoutes {
     if (v.asText().contains("/")) {
       throw new BadRequestResponse("field '" + field + "' must not contain '/'");
     }
+    // an id with a NUL or a line break names a task no URL can reach
+    if (v.asText().chars().anyMatch(Character::isISOControl)) {
+      throw new BadRequestResponse("field '" + field + "' must not contain control characters");
+    }
     return v.asText();
+  }
+
+  /** The actor a task is created at runs its handler: a crew actor (x-sink, ...) cannot. */
+  private static void notCrew(String actor, String field) {
+    if (Topics.isCrewActor(actor)) {
+      throw new BadRequestResponse(
+          "field '" + field + "' names the crew actor '" + actor + "', which cannot run a task");
+    }
   }
 
   private static List<String> strings(JsonNode body, String field) {
@@ -313,8 +333,13 @@ final class MeshTaskRoutes {
     }
     List<String> out = new ArrayList<>();
     for (JsonNode n : v) {
-      if (!n.isTextual() || n.asText().isBlank()) {
-        throw new BadRequestResponse("field '" + field + "' must be an array of non-empty strings");
+      if (!n.isTextual()
+          || n.asText().isBlank()
+          || n.asText().chars().anyMatch(Character::isISOControl)) {
+        throw new BadRequestResponse(
+            "field '"
+                + field
+                + "' must be an array of non-empty strings without control characters");
       }
       out.add(n.asText());
     }

@@ -1,17 +1,22 @@
 package io.taskmesh.gateway;
 
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.micrometer.core.instrument.Counter;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.servicekit.ops.ServiceMetrics;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
+import jakarta.servlet.ReadListener;
 import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletInputStream;
 import jakarta.servlet.ServletOutputStream;
 import jakarta.servlet.ServletRequest;
 import jakarta.servlet.ServletResponse;
 import jakarta.servlet.WriteListener;
 import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletRequestWrapper;
 import jakarta.servlet.http.HttpServletResponse;
 import jakarta.servlet.http.HttpServletResponseWrapper;
 import java.io.ByteArrayOutputStream;
@@ -31,9 +36,89 @@ import java.util.concurrent.ConcurrentHashMap;
  * the HTTP method and route; the result is {@code error} when the answer is a 4xx/5xx or a JSON-RPC
  * error, {@code unauthorized} for 401/403, {@code ok} otherwise. Only the first {@value
  * #SNIFF_BYTES} bytes of a JSON answer are kept to look for the error.
+ *
+ * <p>Two things a client controls are kept out of it (issue 33): the body is never read here, only
+ * the first {@value #SNIFF_BYTES} bytes the protocol code reads (after its auth) are looked at
+ * afterwards, so a client without credentials cannot make the gateway wait for a slow body; and
+ * every label value comes from a fixed list ({@code other} for the rest), so requests with made-up
+ * method names or paths cannot add series without bound.
  */
 final class ProtocolMetricsFilter implements Filter {
   static final int SNIFF_BYTES = 8192;
+
+  /** The JSON-RPC methods the gateway serves (MCP, A2A 0.3 and 1.0): the only method labels. */
+  static final Set<String> KNOWN_METHODS =
+      Set.of(
+          // MCP
+          "initialize",
+          "ping",
+          "tools/list",
+          "tools/call",
+          "tasks/get",
+          "tasks/result",
+          "tasks/list",
+          "tasks/cancel",
+          "tasks/update",
+          "resources/list",
+          "resources/read",
+          "resources/subscribe",
+          "resources/unsubscribe",
+          "resources/templates/list",
+          "prompts/list",
+          "prompts/get",
+          "logging/setLevel",
+          "server/discover",
+          "subscriptions/listen",
+          "notifications/initialized",
+          "notifications/cancelled",
+          "notifications/progress",
+          "elicitation/create",
+          // A2A 0.3
+          "message/send",
+          "message/stream",
+          "tasks/resubscribe",
+          "tasks/pushNotificationConfig/set",
+          "tasks/pushNotificationConfig/get",
+          "tasks/pushNotificationConfig/list",
+          "tasks/pushNotificationConfig/delete",
+          "agent/getAuthenticatedExtendedCard",
+          "agent/authenticatedExtendedCard",
+          // A2A 1.0
+          "SendMessage",
+          "SendStreamingMessage",
+          "GetTask",
+          "ListTasks",
+          "CancelTask",
+          "SubscribeToTask",
+          "CreateTaskPushNotificationConfig",
+          "GetTaskPushNotificationConfig",
+          "ListTaskPushNotificationConfigs",
+          "DeleteTaskPushNotificationConfig",
+          "GetExtendedAgentCard");
+
+  static final String OTHER = "other";
+
+  private static final Set<String> HTTP_METHODS =
+      Set.of("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS");
+
+  /** The routes the filter sees, with ids replaced ({@link #route}); others are counted as one. */
+  private static final Set<String> KNOWN_ROUTES =
+      Set.of(
+          "/mcp",
+          "/mcp/sse",
+          "/mcp/message",
+          "/a2a",
+          "/a2a/v1",
+          "/a2a/v1/message:send",
+          "/a2a/v1/message:stream",
+          "/a2a/v1/tasks",
+          "/a2a/v1/tasks/{id}",
+          "/a2a/v1/tasks/{id}:cancel",
+          "/a2a/v1/tasks/{id}:subscribe",
+          "/a2a/v1/tasks/{id}/pushNotificationConfigs",
+          "/a2a/v1/tasks/{id}/pushNotificationConfigs/{id}",
+          "/a2a/v1/extendedAgentCard",
+          "/a2a/v1/.well-known/agent-card.json");
 
   private static final Set<String> V1_WORDS =
       Set.of(
@@ -41,14 +126,11 @@ final class ProtocolMetricsFilter implements Filter {
           "message:stream",
           "tasks",
           "pushNotificationConfigs",
-          "extendedAgentCard");
+          "extendedAgentCard",
+          ".well-known",
+          "agent-card.json");
 
-  private final long maxBodyBytes;
   private final Map<List<String>, Counter> counters = new ConcurrentHashMap<>();
-
-  ProtocolMetricsFilter(long maxBodyBytes) {
-    this.maxBodyBytes = maxBodyBytes;
-  }
 
   @Override
   public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain)
@@ -56,21 +138,18 @@ final class ProtocolMetricsFilter implements Filter {
     HttpServletRequest http = (HttpServletRequest) req;
     String path = http.getRequestURI();
     String protocol = path.startsWith("/mcp") ? "mcp" : "a2a";
-    String method = null;
-    ServletRequest forward = req;
-    if ("POST".equals(http.getMethod()) && isJson(http.getContentType())) {
-      byte[] body =
-          http.getInputStream().readNBytes((int) Math.min(Integer.MAX_VALUE, maxBodyBytes + 1));
-      method = jsonRpcMethod(body);
-      forward = new CachedBodyRequest(http, body);
-    }
-    if (method == null) {
-      method = http.getMethod() + " " + route(path);
-    }
+    SniffedRequest sniffed = new SniffedRequest(http);
     Sniffing sniff = new Sniffing((HttpServletResponse) res);
     try {
-      chain.doFilter(forward, sniff);
+      chain.doFilter(sniffed, sniff);
     } finally {
+      String method = null;
+      if ("POST".equals(http.getMethod()) && isJson(http.getContentType())) {
+        method = jsonRpcMethod(sniffed.head());
+      }
+      if (method == null) {
+        method = httpMethod(http.getMethod()) + " " + route(path);
+      }
       counter(protocol, method, sniff.result()).increment();
     }
   }
@@ -92,30 +171,58 @@ final class ProtocolMetricsFilter implements Filter {
     return contentType != null && contentType.toLowerCase(Locale.ROOT).contains("json");
   }
 
-  /** The body's JSON-RPC method; {@code batch} for an array, {@code invalid} when unreadable. */
-  static String jsonRpcMethod(byte[] body) {
-    try {
-      JsonNode n = Json.MAPPER.readTree(body);
-      if (n == null) {
-        return "invalid";
-      }
-      if (n.isArray()) {
+  private static String httpMethod(String method) {
+    return HTTP_METHODS.contains(method) ? method : OTHER;
+  }
+
+  /**
+   * The JSON-RPC method of a body's start, when it is one we serve ({@value #OTHER} otherwise);
+   * {@code batch} for an array, {@code invalid} when unreadable, {@code response} for a JSON-RPC
+   * response; null when the protocol code read nothing (a refused request: counted by its route).
+   */
+  static String jsonRpcMethod(byte[] start) {
+    if (start.length == 0) {
+      return null;
+    }
+    try (JsonParser p = Json.MAPPER.getFactory().createParser(start)) {
+      JsonToken first = p.nextToken();
+      if (first == JsonToken.START_ARRAY) {
         return "batch";
       }
-      JsonNode m = n.get("method");
-      if (m != null && m.isTextual()) {
-        return m.asText().length() <= 64 ? m.asText() : "invalid";
+      if (first != JsonToken.START_OBJECT) {
+        return "invalid";
       }
-      return n.has("result") || n.has("error") ? "response" : null;
-    } catch (IOException | RuntimeException unreadable) {
+      boolean response = false;
+      for (JsonToken t = p.nextToken(); t == JsonToken.FIELD_NAME; t = p.nextToken()) {
+        String name = p.currentName();
+        JsonToken value = p.nextToken();
+        if ("method".equals(name)) {
+          return value == JsonToken.VALUE_STRING && KNOWN_METHODS.contains(p.getText())
+              ? p.getText()
+              : OTHER;
+        }
+        response |= "result".equals(name) || "error".equals(name);
+        p.skipChildren();
+      }
+      return response ? "response" : "invalid";
+    } catch (IOException | RuntimeException cut) {
+      // malformed, or cut off before the method: the protocol code has answered it either way
       return "invalid";
     }
   }
 
-  /** A route with its ids replaced, so the label's values stay few. */
+  /** A route with its ids replaced and unknown shapes folded into one, so the values stay few. */
   static String route(String path) {
+    String shape = shape(path);
+    return KNOWN_ROUTES.contains(shape) ? shape : OTHER;
+  }
+
+  private static String shape(String path) {
+    if (path.startsWith("/mcp")) {
+      return path;
+    }
     if (!path.startsWith("/a2a/v1/")) {
-      return path.startsWith("/mcp") ? path : "/a2a";
+      return path.equals("/a2a/v1") ? path : "/a2a";
     }
     StringBuilder b = new StringBuilder("/a2a/v1");
     for (String seg : path.substring("/a2a/v1/".length()).split("/")) {
@@ -133,6 +240,70 @@ final class ProtocolMetricsFilter implements Filter {
       }
     }
     return b.toString();
+  }
+
+  /**
+   * Passes the body through to whoever reads it and keeps its first {@value #SNIFF_BYTES} bytes;
+   * reads nothing on its own.
+   */
+  private static final class SniffedRequest extends HttpServletRequestWrapper {
+    private final ByteArrayOutputStream head = new ByteArrayOutputStream();
+    private ServletInputStream stream;
+
+    SniffedRequest(HttpServletRequest request) {
+      super(request);
+    }
+
+    byte[] head() {
+      return head.toByteArray();
+    }
+
+    private void keep(byte[] b, int off, int len) {
+      if (len > 0 && head.size() < SNIFF_BYTES) {
+        head.write(b, off, Math.min(len, SNIFF_BYTES - head.size()));
+      }
+    }
+
+    @Override
+    public ServletInputStream getInputStream() throws IOException {
+      if (stream == null) {
+        ServletInputStream in = super.getInputStream();
+        stream =
+            new ServletInputStream() {
+              @Override
+              public int read() throws IOException {
+                int b = in.read();
+                if (b >= 0) {
+                  keep(new byte[] {(byte) b}, 0, 1);
+                }
+                return b;
+              }
+
+              @Override
+              public int read(byte[] b, int off, int len) throws IOException {
+                int n = in.read(b, off, len);
+                keep(b, off, n);
+                return n;
+              }
+
+              @Override
+              public boolean isFinished() {
+                return in.isFinished();
+              }
+
+              @Override
+              public boolean isReady() {
+                return in.isReady();
+              }
+
+              @Override
+              public void setReadListener(ReadListener listener) {
+                in.setReadListener(listener);
+              }
+            };
+      }
+      return stream;
+    }
   }
 
   /** Passes everything through; keeps the status and the start of a JSON body. */

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.javalin.http.BadRequestResponse;
 import io.javalin.http.Context;
 import io.taskmesh.schemas.Json;
+import io.taskmesh.servicekit.ClientText;
+import io.taskmesh.servicekit.JsonErrors;
 import java.io.IOException;
 
 /** Request bodies of the REST routes, read as JSON; every failure is a 400 saying what is wrong. */
@@ -13,13 +15,13 @@ final class RequestBodies {
   /** The body as JSON of any kind. */
   static JsonNode json(Context ctx) {
     try {
-      JsonNode node = Json.MAPPER.readTree(ctx.bodyAsBytes());
+      JsonNode node = Json.requestTree(ctx.bodyAsBytes());
       if (node == null || node.isMissingNode()) {
         throw new BadRequestResponse("request body must be JSON");
       }
       return node;
     } catch (IOException e) {
-      throw new BadRequestResponse("invalid JSON: " + firstLine(e.getMessage()));
+      throw new BadRequestResponse(JsonErrors.describe(e));
     }
   }
 
@@ -41,9 +43,22 @@ final class RequestBodies {
     try {
       return Json.MAPPER.treeToValue(node, type);
     } catch (IOException | IllegalArgumentException e) {
-      throw new BadRequestResponse(
-          "invalid " + type.getSimpleName() + ": " + firstLine(e.getMessage()));
+      throw new BadRequestResponse(bindingError(e));
     }
+  }
+
+  /**
+   * Why a JSON tree could not be bound: the parser's failure in our words, or the record's own
+   * check (an {@link IllegalArgumentException} we wrote) when it reads clean.
+   */
+  static String bindingError(Exception e) {
+    Throwable cause =
+        e instanceof IllegalArgumentException && e.getCause() != null ? e.getCause() : e;
+    if (cause instanceof IOException) {
+      return JsonErrors.describe(cause);
+    }
+    String own = firstLine(e.getMessage());
+    return ClientText.isClean(own) && !own.isBlank() ? own : "body has an invalid value";
   }
 
   static String firstLine(String s) {

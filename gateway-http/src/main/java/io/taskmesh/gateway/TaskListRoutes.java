@@ -91,6 +91,14 @@ final class TaskListRoutes {
   private void cancel(Context ctx) {
     String who = owner.apply(ctx);
     String id = ctx.pathParam("id");
+    // the route takes no body; one that is there must be a JSON object, so a garbled request
+    // (a client sending something else than it meant) never cancels
+    if (ctx.bodyAsBytes().length > 0) {
+      JsonNode bodyId = RequestBodies.object(RequestBodies.json(ctx)).get("id");
+      if (bodyId != null && !(bodyId.isTextual() && bodyId.asText().equals(id))) {
+        throw new BadRequestResponse("field 'id' must be the task id of the path (" + id + ")");
+      }
+    }
     TaskState state = owned(id, who);
     if (state.status() != null && state.status().isFinal()) {
       throw new ConflictResponse("task " + id + " is already " + state.status().wire());

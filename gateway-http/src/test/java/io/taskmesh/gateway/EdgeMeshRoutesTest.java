@@ -98,6 +98,22 @@ class EdgeMeshRoutesTest {
             "prev not an array", "/mesh", "{\"id\":\"c1\",\"curr\":\"a\",\"prev\":\"x\"}", 400),
         BadRequest.post(
             "next with a number", "/mesh", "{\"id\":\"c1\",\"curr\":\"a\",\"next\":[1]}", 400),
+        // issue 33 item 9: each of these was a 201 that created nothing reachable or changed
+        // nothing
+        BadRequest.post("id with a NUL", "/mesh", "{\"id\":\"a\\u0000b\",\"curr\":\"a\"}", 400),
+        BadRequest.post("id with a line break", "/mesh", "{\"id\":\"a\\nb\",\"curr\":\"a\"}", 400),
+        BadRequest.post("curr a crew actor", "/mesh", "{\"id\":\"c5\",\"curr\":\"x-sink\"}", 400),
+        BadRequest.post("an existing id", "/mesh", "{\"id\":\"" + TASK + "\",\"curr\":\"a\"}", 409),
+        BadRequest.post(
+            "current a crew actor",
+            "/tasks",
+            "{\"id\":\"c6\",\"actors\":[\"a\",\"x-sink\"],\"current\":1}",
+            400),
+        BadRequest.post(
+            "an actor with a NUL",
+            "/tasks",
+            "{\"id\":\"c6\",\"actors\":[\"a\\u0000\"],\"current\":0}",
+            400),
         BadRequest.post("oversized body", "/mesh", BadRequest.OVERSIZED, 413),
         BadRequest.post("malformed JSON", "/tasks", "[{", 400),
         BadRequest.post("empty array", "/tasks", "[]", 400),

@@ -21,14 +21,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpServer;
+import io.taskmesh.devkit.BadInputs;
 import io.taskmesh.devkit.LocalPostgres;
 import io.taskmesh.gateway.oauth.TokenService;
 import io.taskmesh.schemas.ApiDocument;
 import io.taskmesh.schemas.Json;
+import io.taskmesh.servicekit.ClientText;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.InetSocketAddress;
 import java.net.URI;
+import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -641,6 +644,44 @@ class OAuthIT {
             + REDIRECT
             + "\"]}";
     assertThat(registerRaw(baseA, huge, null).statusCode()).isEqualTo(413);
+  }
+
+  /**
+   * Issue 33 items 7 and 9: a NUL in a client id or name answered 503 "storage unavailable" and was
+   * logged as a store outage; it is the request's fault. And every bad-input class on the two
+   * routes that take a body answers a 4xx in our words (counts printed).
+   */
+  @Test
+  void nulCharactersAndBadBodiesAreTheClientsFaultNotTheStores() throws Exception {
+    String nulName = "{\"client_name\":\"a\\u0000b\",\"redirect_uris\":[\"" + REDIRECT + "\"]}";
+    assertThat(error(registerRaw(baseA, nulName, null), 400)).isEqualTo("invalid_client_metadata");
+    assertThat(error(token(baseA, exchangeForm("a\u0000b", "code", verifier())), 400))
+        .isEqualTo("invalid_request");
+    assertThat(authorizeRaw(baseA, authorizeParams("a\u0000b", verifier())).statusCode())
+        .isEqualTo(400);
+    HttpClient http = HttpClient.newHttpClient();
+    int tried = 0;
+    List<String> unclean = new ArrayList<>();
+    for (BadInputs.Case c : BadInputs.bodies("%s")) {
+      for (String route : List.of("/oauth/register", "/oauth/token")) {
+        HttpResponse<String> r =
+            http.send(
+                HttpRequest.newBuilder(URI.create(baseA + route))
+                    .header("Content-Type", c.contentType())
+                    .POST(HttpRequest.BodyPublishers.ofByteArray(c.body()))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+        tried++;
+        if (r.statusCode() < 400
+            || r.statusCode() >= 500
+            || ClientText.leak(r.body()).isPresent()) {
+          unclean.add(route + " " + c + ": " + r.statusCode() + " " + r.body());
+        }
+      }
+    }
+    System.out.printf(
+        "oauth body routes: %d cases tried, %d clean%n", tried, tried - unclean.size());
+    assertThat(unclean).isEmpty();
   }
 
   // ---- persistence and replicas ----------------------------------------------------------

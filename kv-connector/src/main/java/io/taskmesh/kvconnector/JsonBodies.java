@@ -2,8 +2,8 @@ package io.taskmesh.kvconnector;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
+import io.taskmesh.servicekit.JsonErrors;
 import java.io.IOException;
 
 /**
@@ -29,14 +29,13 @@ final class JsonBodies {
       JsonToken trailing = p.nextToken();
       if (trailing != null) {
         throw KvException.badRequest(
-            "the request body is not valid JSON: trailing token "
-                + trailing
-                + " after the first value");
+            "request body has data after its JSON value at line "
+                + p.currentLocation().getLineNr()
+                + ", column "
+                + p.currentLocation().getColumnNr());
       }
     } catch (IOException e) {
-      String msg =
-          e instanceof JsonProcessingException jpe ? jpe.getOriginalMessage() : e.getMessage();
-      throw KvException.badRequest("the request body is not valid JSON: " + msg);
+      throw KvException.badRequest(JsonErrors.describe("request body", e));
     }
   }
 }

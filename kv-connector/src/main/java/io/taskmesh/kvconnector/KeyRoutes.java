@@ -3,8 +3,6 @@ package io.taskmesh.kvconnector;
 import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import io.vertx.core.Future;
 import io.vertx.core.http.HttpServerRequest;
-import java.net.URLDecoder;
-import java.nio.charset.StandardCharsets;
 
 /**
  * {@code GET/HEAD/PUT/DELETE /keys/{key}}, the hot routes: answered on the event loop that read the
@@ -73,11 +71,11 @@ final class KeyRoutes {
 
   private Future<Answers.Answer> put(HttpServerRequest req, String key, String json) {
     String ifStatus;
+    PercentDecoding.checkQuery(req.query());
     try {
       ifStatus = req.getParam("if_status");
     } catch (IllegalArgumentException e) {
-      throw KvException.badRequest(
-          "the query string is not validly percent-encoded: " + e.getMessage());
+      throw KvException.badRequest("the query string is not validly percent-encoded");
     }
     boolean createOnly = "*".equals(req.getHeader("If-None-Match"));
     if (ifStatus != null && createOnly) {
@@ -135,14 +133,6 @@ final class KeyRoutes {
 
   /** The rest of the path after {@code /keys/}, decoded and checked. */
   static String key(String raw) {
-    String key = raw;
-    if (raw.indexOf('%') >= 0 || raw.indexOf('+') >= 0) {
-      try {
-        key = URLDecoder.decode(raw.replace("+", "%2B"), StandardCharsets.UTF_8);
-      } catch (IllegalArgumentException e) {
-        throw KvException.badRequest("the key is not validly percent-encoded: " + e.getMessage());
-      }
-    }
-    return KvApp.checkedKey(key);
+    return KvApp.checkedKey(PercentDecoding.decode(raw, "the key"));
   }
 }

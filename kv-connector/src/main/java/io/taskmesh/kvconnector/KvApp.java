@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import io.taskmesh.servicekit.JsonErrors;
 import io.vertx.core.AbstractVerticle;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
@@ -238,13 +239,13 @@ public final class KvApp implements AutoCloseable {
     String prefix;
     String delimiter;
     String rawLimit;
+    PercentDecoding.checkQuery(req.query());
     try {
       prefix = Optional.ofNullable(req.getParam("prefix")).orElse("");
       delimiter = req.getParam("delimiter");
       rawLimit = req.getParam("limit");
     } catch (IllegalArgumentException e) {
-      throw KvException.badRequest(
-          "the query string is not validly percent-encoded: " + e.getMessage());
+      throw KvException.badRequest("the query string is not validly percent-encoded");
     }
     if (delimiter != null && delimiter.isEmpty()) {
       delimiter = null;
@@ -274,7 +275,7 @@ public final class KvApp implements AutoCloseable {
     try {
       tree = STRICT.readTree(body);
     } catch (JsonProcessingException e) {
-      throw KvException.badRequest("invalid JSON: " + e.getOriginalMessage());
+      throw KvException.badRequest(JsonErrors.describe("request body", e));
     }
     KvStore.QueryResult r = store.query(compiler.compile(tree));
     StringBuilder sb = new StringBuilder(256).append("{\"rows\":[");

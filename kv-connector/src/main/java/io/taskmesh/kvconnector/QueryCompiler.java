@@ -292,9 +292,8 @@ final class QueryCompiler {
       return "key";
     }
     List<String> items = new ArrayList<>();
-    if (sort.isTextual()) {
-      items.add(sort.asText());
-    } else if (sort.isArray()) {
+    // the spec's sort is string[]; a lone string is refused rather than guessed at
+    if (sort.isArray()) {
       for (JsonNode s : sort) {
         if (!s.isTextual()) {
           throw KvException.badRequest("'sort' entries must be strings like \"-created_at\"");

@@ -126,7 +126,7 @@ class KvQueryIT {
         .containsExactly("q/c", "q/d", "q/b", "q/a");
     assertThat(keys("{\"prefix\":\"q/\",\"sort\":[\"status\",\"-name\"]}"))
         .containsExactly("q/c", "q/d", "q/a", "q/b");
-    assertThat(keys("{\"sort\":\"-n\",\"filter\":{\"n\":{\"$lt\":3}}}"))
+    assertThat(keys("{\"sort\":[\"-n\"],\"filter\":{\"n\":{\"$lt\":3}}}"))
         .containsExactly("q/a", "q/c");
   }
 
@@ -193,7 +193,7 @@ class KvQueryIT {
         "{\"count\":\"yes\"}                              | 'count' must be a boolean",
         "{\"fitler\":{}}                                  | unknown query field 'fitler'",
         "[]                                               | must be a JSON object",
-        "{\"filter\":                                     | not valid JSON",
+        "{\"filter\":                                     | ends before its JSON is complete",
       })
   void badQueriesAre400WithAReason(String body, String reason) {
     assertError(http.post("/query", body), 400, "bad_request", reason);

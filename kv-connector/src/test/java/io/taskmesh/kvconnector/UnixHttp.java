@@ -50,6 +50,25 @@ final class UnixHttp implements AutoCloseable {
     }
   }
 
+  /** A request with a body of raw bytes (which may not be UTF-8) and a Content-Type of choice. */
+  Resp sendBytes(String method, String path, byte[] body, String contentType) {
+    try {
+      Request r =
+          client
+              .newRequest("http://localhost" + path)
+              .method(method)
+              .transport(transport)
+              .timeout(15, TimeUnit.SECONDS);
+      if (body != null) {
+        r.body(new org.eclipse.jetty.client.BytesRequestContent(contentType, body));
+      }
+      ContentResponse resp = r.send();
+      return new Resp(resp.getStatus(), resp.getContentAsString(), Map.of());
+    } catch (Exception e) {
+      throw new IllegalStateException(method + " " + path + " failed: " + e, e);
+    }
+  }
+
   Resp send(String method, String path, String body) {
     return send(method, path, body, Map.of());
   }

@@ -98,7 +98,7 @@ public final class ConnectorClient implements AutoCloseable {
     } catch (MeshException e) {
       throw e;
     } catch (Exception e) {
-      throw MeshException.unavailable("kv-connector unreachable: " + e.getMessage(), e);
+      throw MeshException.unavailable("kv-connector unreachable", e);
     }
   }
 

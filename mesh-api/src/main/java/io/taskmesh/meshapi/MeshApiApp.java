@@ -1,6 +1,5 @@
 package io.taskmesh.meshapi;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -14,6 +13,7 @@ import io.javalin.http.MethodNotAllowedResponse;
 import io.taskmesh.schemas.ApiDocument;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.MeshStatus;
+import io.taskmesh.servicekit.JsonErrors;
 import io.taskmesh.servicekit.Threads;
 import io.taskmesh.servicekit.ops.Readiness;
 import io.taskmesh.servicekit.sse.SsePolicy;
@@ -235,7 +235,7 @@ public final class MeshApiApp implements AutoCloseable {
     try {
       out = res.getOutputStream();
     } catch (IOException e) {
-      throw MeshException.badRequest("the client went away: " + e.getMessage());
+      throw MeshException.badRequest("the client went away");
     }
     AutoCloseable[] subscription = new AutoCloseable[1];
     SseStream stream = new SseStream(out, sseWriters, () -> unsubscribe(subscription[0]));
@@ -263,7 +263,7 @@ public final class MeshApiApp implements AutoCloseable {
       res.flushBuffer();
     } catch (IOException e) {
       unsubscribe(subscription[0]);
-      throw MeshException.badRequest("the client went away: " + e.getMessage());
+      throw MeshException.badRequest("the client went away");
     }
     streams.add(stream);
     stream.done().whenComplete((v, e) -> streams.remove(stream));
@@ -311,7 +311,7 @@ public final class MeshApiApp implements AutoCloseable {
         throw tooLarge();
       }
     } catch (IOException e) {
-      throw MeshException.badRequest("cannot read the request body: " + e.getMessage());
+      throw MeshException.badRequest("the request body could not be read to its end");
     }
     try {
       JsonNode n = bytes.length == 0 ? null : STRICT.readTree(bytes);
@@ -322,10 +322,8 @@ public final class MeshApiApp implements AutoCloseable {
         throw MeshException.badRequest("the request body must be a JSON object");
       }
       return n;
-    } catch (JsonProcessingException e) {
-      throw MeshException.badRequest("invalid JSON: " + e.getOriginalMessage());
     } catch (IOException e) {
-      throw MeshException.badRequest("invalid JSON: " + e.getMessage());
+      throw MeshException.badRequest(JsonErrors.describe("request body", e));
     }
   }
 
@@ -356,7 +354,14 @@ public final class MeshApiApp implements AutoCloseable {
       error = m.error();
       message = m.getMessage();
       if (status >= 500) {
-        LOG.warn("{} on {} {}: {}", status, ctx.method(), ctx.path(), message);
+        // the cause (a socket failure, say) is for the log; the client reads our words only
+        LOG.warn(
+            "{} on {} {}: {}{}",
+            status,
+            ctx.method(),
+            ctx.path(),
+            message,
+            m.getCause() == null ? "" : " (" + m.getCause() + ")");
       }
     } else if (e instanceof HttpResponseException h) {
       status = h.getStatus();
@@ -376,7 +381,7 @@ public final class MeshApiApp implements AutoCloseable {
       LOG.error("unexpected error on {} {}", ctx.method(), ctx.path(), e);
       status = 500;
       error = "internal";
-      message = "internal error: " + e.getClass().getSimpleName();
+      message = "internal error";
     }
     if (status == 503) {
       ctx.header("Retry-After", "1");

@@ -146,10 +146,16 @@ public final class MeshService {
   }
 
   /**
-   * The store keeps JSON as Postgres {@code jsonb}, which cannot hold U+0000 in any string: such a
-   * request is the client's mistake (400 naming where), not the store's failure (502).
+   * The store keeps JSON as Postgres {@code jsonb}, which cannot hold U+0000 in any string (nor can
+   * JSON hold an infinite number): such a request is the client's mistake (400 naming where), not
+   * the store's failure (502).
    */
   static void rejectNulCharacters(JsonNode node, String path) {
+    // 1e999 reads as an infinite double, which no JSON text can hold: it would be written back as
+    // the non-JSON token Infinity
+    if (node.isFloatingPointNumber() && !Double.isFinite(node.doubleValue())) {
+      throw MeshException.badRequest("field '" + path + "' is a number too large to store");
+    }
     if (node.isTextual() && node.textValue().indexOf('\0') >= 0) {
       throw MeshException.badRequest(
           "field '" + path + "' holds the character \\u0000, which cannot be stored");
@@ -437,6 +443,7 @@ public final class MeshService {
                 || d.get("progress").asDouble() > 100)) {
           throw MeshException.badRequest("'data.progress' must be a number from 0 to 100");
         }
+        rejectNulCharacters(d, "data");
         return writeStatus(id, status, d);
       }
       case "fly" -> {

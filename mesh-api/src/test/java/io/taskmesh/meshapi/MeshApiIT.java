@@ -213,8 +213,8 @@ class MeshApiIT {
         "?actor=a%20b                 | {}                              | may only contain",
         "?actor=x-sink                | {}                              | crew actor",
         "?actor=echo&namespace=a/b    | {}                              | namespace 'a/b'",
-        "?actor=echo                  | not json                        | invalid JSON",
-        "?actor=echo                  | {\"payload\":1} x               | invalid JSON",
+        "?actor=echo                  | not json                        | not valid JSON",
+        "?actor=echo                  | {\"payload\":1} x               | not valid JSON at line 1, column 15",
         "?actor=echo                  | [1,2]                           | must be a JSON object",
         "?actor=echo                  | {\"paylod\":1}                  | unknown field 'paylod'",
         "?actor=echo                  | {\"headers\":[1]}               | 'headers' must be an object",
@@ -401,7 +401,7 @@ class MeshApiIT {
   @CsvSource(
       delimiter = '|',
       value = {
-        "not json                                                   | invalid JSON",
+        "not json                                                   | not valid JSON",
         "''                                                         | must be a JSON object",
         "[]                                                         | must be a JSON object",
         "{}                                                         | 'type' must be",

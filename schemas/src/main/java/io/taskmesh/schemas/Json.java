@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import java.io.IOException;
 
@@ -16,7 +17,22 @@ public final class Json {
           .serializationInclusion(JsonInclude.Include.NON_NULL)
           .build();
 
+  /**
+   * Reads a request body: exactly one JSON document. The mapper's own readers stop after the first
+   * value, so {@code {"a":1} x} would pass as {@code {"a":1}}; a client's body must not.
+   */
+  private static final ObjectReader REQUEST_READER =
+      MAPPER.reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+
   private Json() {}
+
+  /**
+   * A request body as a tree: one JSON document and nothing after it; empty input is a missing
+   * node. Failures are Jackson's (describe them with service-kit's JsonErrors, never verbatim).
+   */
+  public static JsonNode requestTree(byte[] body) throws IOException {
+    return REQUEST_READER.readTree(body);
+  }
 
   public static String write(Object value) {
     try {

@@ -1,5 +1,11 @@
 package io.taskmesh.sidecar;
 
+import io.taskmesh.schemas.Envelope;
+import io.taskmesh.schemas.EnvelopePhase;
+import io.taskmesh.schemas.EnvelopeStatus;
+import io.taskmesh.schemas.Json;
+import io.taskmesh.schemas.Times;
+import io.taskmesh.schemas.Topics;
 import io.taskmesh.servicekit.Threads;
 import io.taskmesh.servicekit.TopicCreator;
 import io.taskmesh.servicekit.logging.LogContext;
@@ -7,6 +13,7 @@ import io.taskmesh.servicekit.ops.KafkaMeters;
 import io.taskmesh.servicekit.trace.TraceHeaders;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -145,6 +152,41 @@ final class ActorLoop implements AutoCloseable {
   }
 
   /**
+   * The failure a dead-lettered envelope reports through x-sink, in the same transaction: the
+   * dead-letter topic is where its task ends, so the task fails with the reason instead of staying
+   * running until a deadline it may not have (issue 33 item 12). Null in a crew actor's own loop
+   * (x-sink reports through nobody) and for a record that is no envelope (no task to fail).
+   */
+  private Outcome.Output deadLetterFailure(ConsumerRecord<String, byte[]> poison, long deliveries) {
+    if (Topics.isCrewActor(config.actorName())) {
+      return null;
+    }
+    EnvelopeReader.Read read = EnvelopeReader.read(poison.value());
+    if (!read.valid()) {
+      return null;
+    }
+    Envelope e = read.envelope();
+    EnvelopeStatus s = e.status();
+    String now = Times.iso(Instant.now());
+    EnvelopeStatus failed =
+        new EnvelopeStatus(
+            EnvelopePhase.FAILED,
+            config.actorName(),
+            s == null || s.attempt() == null ? 1 : s.attempt(),
+            config.maxAttempts(),
+            s == null || s.createdAt() == null ? now : s.createdAt(),
+            now,
+            s == null ? null : s.deadlineAt(),
+            Reasons.POISON,
+            "the envelope was delivered "
+                + deliveries
+                + " times and never completed (the sidecar stopped each time); it was sent to "
+                + deadLetterTopic);
+    return new Outcome.Output(
+        config.topicOf(Topics.SINK), e.id(), Json.bytes(e.withStatus(failed)));
+  }
+
+  /**
    * @return false when the process must stop
    */
   private boolean handleBatch(ConsumerRecords<String, byte[]> records) {
@@ -181,6 +223,10 @@ final class ActorLoop implements AutoCloseable {
                     Long.toString(n - 1),
                     "x-svc-dlq-source",
                     tp + "@" + first)));
+        Outcome.Output failure = deadLetterFailure(poison, n - 1);
+        if (failure != null) {
+          deadLetters.add(failure);
+        }
         deadOffsets.put(tp, premark(first + 1));
         SidecarMetrics.of(config.actorName()).envelope("dlq");
         rewind.put(tp, first + 1);

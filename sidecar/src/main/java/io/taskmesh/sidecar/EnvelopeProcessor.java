@@ -87,7 +87,7 @@ final class EnvelopeProcessor implements ActorLoop.Handler {
       Envelope handled = withTraceparent(traced.envelope());
       // the log lines of this envelope name the trace it travels on (ActorLoop's scope ends it)
       LogContext.trace(handled.header(TraceHeaders.TRACEPARENT));
-      return traced.ended(handleValid(handled));
+      return traced.ended(bounded(handleValid(handled), handled));
     }
   }
 
@@ -214,7 +214,7 @@ final class EnvelopeProcessor implements ActorLoop.Handler {
               config.actorName(),
               e.id(),
               err.type(),
-              err.message(),
+              boundedError(err.message()),
               attempt,
               config.maxAttempts() - 1);
           metrics.envelope("retried");
@@ -359,11 +359,64 @@ final class EnvelopeProcessor implements ActorLoop.Handler {
     return new UUID(b.getLong(), b.getLong()).toString();
   }
 
+  /**
+   * The largest record the sidecar produces: under the producer's default request limit (1 MiB),
+   * with room for the key and headers.
+   */
+  static final int MAX_RECORD_BYTES = 1_000_000;
+
+  /** The most of a failure's text kept in the envelope and its log line. */
+  static final int MAX_ERROR_CHARS = 4096;
+
+  /**
+   * An outcome with a record over {@link #MAX_RECORD_BYTES} would fail the batch's transaction, so
+   * the handler would run again on redelivery, up to the dead-letter topic, and the client would
+   * learn of it only at its deadline (issue 33 item 11). Such an outcome is replaced, before
+   * anything is produced, by the envelope's failure naming the size and the limit: the task fails
+   * at once, and the handler is not run again.
+   */
+  Outcome bounded(Outcome o, Envelope in) {
+    int largest = o.outputs().stream().mapToInt(out -> out.value().length).max().orElse(0);
+    if (largest <= MAX_RECORD_BYTES) {
+      return o;
+    }
+    int attempt =
+        in.status() == null || in.status().attempt() == null
+            ? 1
+            : Math.max(1, in.status().attempt());
+    Outcome.Output failure =
+        toSink(
+            failed(
+                in,
+                attempt,
+                Reasons.RESULT_TOO_LARGE,
+                "the handler's output is "
+                    + largest
+                    + " bytes as an envelope, over the record limit of "
+                    + MAX_RECORD_BYTES
+                    + " bytes"));
+    return o.kind() == Outcome.Kind.DONE_THEN_EXIT
+        ? Outcome.doneThenExit(failure)
+        : Outcome.done(failure);
+  }
+
+  /** A failure's text cut to {@link #MAX_ERROR_CHARS}, saying how long it was. */
+  static String boundedError(String error) {
+    if (error == null || error.length() <= MAX_ERROR_CHARS) {
+      return error;
+    }
+    return error.substring(0, MAX_ERROR_CHARS)
+        + "... (cut: "
+        + error.length()
+        + " characters in all)";
+  }
+
   private Outcome.Output toSink(Envelope e) {
     return new Outcome.Output(config.topicOf(Topics.SINK), e.id(), Json.bytes(e));
   }
 
-  private Envelope failed(Envelope e, int attempt, String reason, String error) {
+  private Envelope failed(Envelope e, int attempt, String reason, String fullError) {
+    String error = boundedError(fullError);
     LOG.info("{}: {} failed ({}): {}", config.actorName(), e.id(), reason, error);
     metrics.failed(reason);
     return e.withStatus(status(e, EnvelopePhase.FAILED, attempt, reason, error));

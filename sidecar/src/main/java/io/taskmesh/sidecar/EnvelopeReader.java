@@ -3,6 +3,7 @@ package io.taskmesh.sidecar;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.taskmesh.schemas.Envelope;
 import io.taskmesh.schemas.Json;
+import io.taskmesh.servicekit.JsonErrors;
 import java.io.IOException;
 
 /** Parses and validates an envelope from a queue record; never throws. */
@@ -24,7 +25,7 @@ final class EnvelopeReader {
     try {
       root = Json.MAPPER.readTree(value);
     } catch (IOException e) {
-      return new Read(null, "invalid JSON: " + e.getMessage().lines().findFirst().orElse(""));
+      return new Read(null, "invalid JSON: " + JsonErrors.describe("the record", e));
     }
     if (root == null || !root.isObject()) {
       return new Read(null, "envelope is not a JSON object");
@@ -50,7 +51,12 @@ final class EnvelopeReader {
     try {
       return new Read(Json.MAPPER.treeToValue(root, Envelope.class), null);
     } catch (IOException | IllegalArgumentException e) {
-      return new Read(null, "invalid envelope: " + e.getMessage().lines().findFirst().orElse(""));
+      return new Read(
+          null,
+          "invalid envelope: "
+              + JsonErrors.describe(
+                  "the envelope",
+                  e instanceof IOException ? e : e.getCause() != null ? e.getCause() : e));
     }
   }
 

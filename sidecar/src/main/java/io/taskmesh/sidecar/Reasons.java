@@ -16,6 +16,9 @@ public final class Reasons {
   public static final String RUNTIME_CRASHED = "RuntimeCrashed";
   public static final String POISON = "Poison";
 
+  /** The handler's result (or failure report) is larger than one queue record may be. */
+  public static final String RESULT_TOO_LARGE = "ResultTooLarge";
+
   /** The gateway did not take the fan-out children as tasks: none of them was routed. */
   public static final String CHILD_REGISTRATION_FAILED = "ChildRegistrationFailed";
 

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.taskmesh.schemas.Envelope;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.Route;
+import io.taskmesh.servicekit.JsonErrors;
 import io.taskmesh.unixhttp.HttpResponseReader;
 import io.taskmesh.unixhttp.SseParser;
 import io.taskmesh.unixhttp.UnixHttpClient;
@@ -157,13 +158,18 @@ public final class RuntimeClient implements AutoCloseable {
           Duration.ofMillis(Math.max(1, timeout.toMillis())),
           (head, response) -> answer(head, response, onFly));
     } catch (UnixHttpClient.NotConnectedException e) {
-      return new InvokeResult.Unavailable(e.getMessage());
+      LOG.debug("runtime not reachable: {}", e.getMessage());
+      return new InvokeResult.Unavailable("the runtime's socket took no connection");
     } catch (UnixHttpClient.TimeoutException e) {
       return new InvokeResult.TimedOut((System.nanoTime() - start) / 1_000_000);
     } catch (HttpResponseReader.ProtocolException e) {
       return new InvokeResult.ProtocolError("not an HTTP response: " + e.getMessage());
+    } catch (HttpResponseReader.NoResponseException e) {
+      // these texts reach the task's error: our words, the exception only in the sidecar's log
+      return new InvokeResult.Unavailable("the runtime closed the connection without answering");
     } catch (IOException e) {
-      return new InvokeResult.Unavailable("runtime connection lost: " + e);
+      LOG.debug("runtime connection lost", e);
+      return new InvokeResult.Unavailable("the runtime connection broke before the answer");
     }
   }
 
@@ -195,7 +201,7 @@ public final class RuntimeClient implements AutoCloseable {
     try {
       root = Json.MAPPER.readTree(body);
     } catch (IOException e) {
-      return new InvokeResult.ProtocolError("200 body is not JSON: " + e.getMessage());
+      return new InvokeResult.ProtocolError(JsonErrors.describe("the 200 body", e));
     }
     if (root == null || !root.path("frames").isArray()) {
       return new InvokeResult.ProtocolError("200 body has no 'frames' array");
@@ -219,7 +225,7 @@ public final class RuntimeClient implements AutoCloseable {
       }
       return new InvokeResult.RuntimeError(status, code, root.get("details"));
     } catch (IOException e) {
-      return new InvokeResult.ProtocolError(status + " body is not JSON: " + e.getMessage());
+      return new InvokeResult.ProtocolError(JsonErrors.describe("the " + status + " body", e));
     }
   }
 

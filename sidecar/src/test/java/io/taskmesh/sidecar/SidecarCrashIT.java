@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.taskmesh.devkit.Await;
 import io.taskmesh.devkit.ChildJvm;
 import io.taskmesh.schemas.Envelope;
+import io.taskmesh.schemas.EnvelopePhase;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -128,8 +129,13 @@ class SidecarCrashIT {
                   dlq.get(0).headers().lastHeader("x-svc-dlq-reason").value(),
                   StandardCharsets.UTF_8))
           .isEqualTo(Reasons.POISON);
-      List<Envelope> sunk = mesh.envelopes(mesh.topic("x-sink"), 1, Duration.ofSeconds(60));
-      assertThat(sunk).extracting(Envelope::id).containsExactly("after");
+      // issue 33 item 12: the dead-lettered envelope ends its task (failed, Poison) through x-sink
+      List<Envelope> sunk = mesh.envelopes(mesh.topic("x-sink"), 2, Duration.ofSeconds(60));
+      assertThat(sunk).extracting(Envelope::id).containsExactlyInAnyOrder("poison", "after");
+      Envelope poisoned = sunk.stream().filter(e -> e.id().equals("poison")).findFirst().get();
+      assertThat(poisoned.status().phase()).isEqualTo(EnvelopePhase.FAILED);
+      assertThat(poisoned.status().reason()).isEqualTo(Reasons.POISON);
+      assertThat(poisoned.status().error()).contains("delivered 2 times").contains(".dlq");
       assertThat(
               mesh.gateway.calls("poison", "progress").stream()
                   .filter(c -> c.body().path("status").asText().equals("processing"))

@@ -188,6 +188,61 @@ class SidecarRulesIT {
     assertThat(Files.readString(tmp.resolve("flaky3"))).isEqualTo("1");
   }
 
+  private static String http(int status, String body) {
+    return "HTTP/1.1 "
+        + status
+        + " X\r\nContent-Type: application/json\r\nContent-Length: "
+        + body.getBytes(java.nio.charset.StandardCharsets.UTF_8).length
+        + "\r\nConnection: close\r\n\r\n"
+        + body;
+  }
+
+  /**
+   * Issue 33 item 11: a result over the record limit failed the transaction, so the handler ran
+   * three times and the envelope went to the dead-letter topic. Now the task fails at once, once,
+   * with the size and the limit.
+   */
+  @Test
+  void aResultOverTheRecordLimitFailsTheEnvelopeOnceNamingSizeAndLimit() throws Exception {
+    String big = "x".repeat(2 * 1024 * 1024);
+    try (FakeRuntime fake =
+        new FakeRuntime(http(200, "{\"frames\":[{\"payload\":\"" + big + "\"}]}"))) {
+      SidecarConfig cfg =
+          mesh.config("p", fake.socketDir()).withResiliency(3, Duration.ofMillis(10), List.of());
+      mesh.sidecar(fake.socketDir().resolve(SidecarConfig.DEFAULT_SOCKET_NAME), cfg, NO_EXIT);
+      mesh.send(mesh.envelope("big-1", Map.of(), "p"));
+      Envelope e = sunk(1);
+      assertThat(e.status().reason()).isEqualTo(Reasons.RESULT_TOO_LARGE);
+      assertThat(e.status().error())
+          .contains("over the record limit of " + EnvelopeProcessor.MAX_RECORD_BYTES + " bytes");
+      assertThat(fake.calls()).isEqualTo(1);
+    }
+  }
+
+  /** Issue 33 item 11: a 5 MB exception message is cut, so its failure fits one record. */
+  @Test
+  void aHugeHandlerErrorIsCutAndFailsTheEnvelopeOnce() throws Exception {
+    String huge = "y".repeat(5_000_000);
+    String body =
+        "{\"error\":\"processing_error\",\"details\":{\"type\":\"ValueError\","
+            + "\"mro\":[\"ValueError\",\"Exception\"],\"message\":\""
+            + huge
+            + "\"}}";
+    try (FakeRuntime fake = new FakeRuntime(http(500, body))) {
+      SidecarConfig cfg =
+          mesh.config("p", fake.socketDir()).withResiliency(1, Duration.ofMillis(10), List.of());
+      mesh.sidecar(fake.socketDir().resolve(SidecarConfig.DEFAULT_SOCKET_NAME), cfg, NO_EXIT);
+      mesh.send(mesh.envelope("huge-err-1", Map.of(), "p"));
+      Envelope e = sunk(1);
+      assertThat(e.status().reason()).isEqualTo(Reasons.PROCESSING_ERROR);
+      assertThat(e.status().error())
+          .startsWith("ValueError: yyy")
+          .contains("5000012 characters in all");
+      assertThat(e.status().error().length()).isLessThan(EnvelopeProcessor.MAX_ERROR_CHARS + 100);
+      assertThat(fake.calls()).isEqualTo(1);
+    }
+  }
+
   @Test
   void msgParsingErrorIsNeverRetried() throws Exception {
     String body = "{\"error\":\"msg_parsing_error\",\"details\":{\"message\":\"bad route\"}}";

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.taskmesh.schemas.Json;
+import io.taskmesh.servicekit.JsonErrors;
 import java.io.IOException;
 
 /** JSON-RPC 2.0 envelopes: parsing a request, building result and error responses. */
@@ -28,9 +29,9 @@ public final class JsonRpc {
   public static Request parse(byte[] body) {
     JsonNode node;
     try {
-      node = Json.MAPPER.readTree(body);
+      node = Json.requestTree(body);
     } catch (IOException e) {
-      throw new A2aException(A2aException.PARSE_ERROR, "Parse error: " + firstLine(e.getMessage()));
+      throw new A2aException(A2aException.PARSE_ERROR, "Parse error: " + JsonErrors.describe(e));
     }
     if (node == null || node.isMissingNode()) {
       throw new A2aException(A2aException.PARSE_ERROR, "Parse error: empty body");
@@ -105,9 +106,5 @@ public final class JsonRpc {
     error.put("code", code);
     error.put("message", message);
     return out;
-  }
-
-  private static String firstLine(String s) {
-    return s == null ? "" : s.lines().findFirst().orElse("");
   }
 }

@@ -7,18 +7,19 @@ import java.util.regex.Pattern;
 /**
  * DNS-rebinding protection (Streamable HTTP, "Security Warning"): the Host header must match one of
  * the allowed host patterns ({@code host:port}, {@code host:*}) and an Origin, when sent, one of
- * the allowed origin patterns. An empty list allows everything.
+ * the allowed origin patterns. An empty list allows everything. Also applied to the other client
+ * routes of a gateway bound to loopback ({@code LoopbackHostFilter}).
  */
-final class McpHostCheck {
+public final class McpHostCheck {
   private final List<Pattern> hosts;
   private final List<Pattern> origins;
 
-  McpHostCheck(List<String> allowedHosts, List<String> allowedOrigins) {
+  public McpHostCheck(List<String> allowedHosts, List<String> allowedOrigins) {
     this.hosts = allowedHosts.stream().map(McpHostCheck::pattern).toList();
     this.origins = allowedOrigins.stream().map(McpHostCheck::pattern).toList();
   }
 
-  boolean hostAllowed(String host) {
+  public boolean hostAllowed(String host) {
     if (hosts.isEmpty()) {
       return true;
     }
@@ -29,7 +30,7 @@ final class McpHostCheck {
     return hosts.stream().anyMatch(p -> p.matcher(h).matches());
   }
 
-  boolean originAllowed(String origin) {
+  public boolean originAllowed(String origin) {
     return origin == null
         || origins.isEmpty()
         || origins.stream().anyMatch(p -> p.matcher(origin.toLowerCase(Locale.ROOT)).matches());

@@ -112,10 +112,18 @@ public final class AuthorizationServer {
     return client;
   }
 
+  static boolean hasControlCharacter(String s) {
+    return s.chars().anyMatch(Character::isISOControl);
+  }
+
   /** A client by id: registered in the store, or described by its metadata document. */
   public Optional<OAuthClient> client(String clientId) {
     if (clientId == null || clientId.isBlank() || clientId.length() > 2000) {
       return Optional.empty();
+    }
+    if (hasControlCharacter(clientId)) {
+      // no id we issue holds one, and the store cannot even be asked (U+0000): the request's fault
+      throw OAuthError.invalidRequest("client_id must not contain control characters");
     }
     if (ClientMetadataDocuments.isDocumentUrl(clientId)) {
       return Optional.of(documents.resolve(clientId));

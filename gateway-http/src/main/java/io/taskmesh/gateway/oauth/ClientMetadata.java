@@ -66,6 +66,10 @@ record ClientMetadata(
     if (!v.isTextual()) {
       throw metadata(field + " must be a string");
     }
+    // Postgres text cannot hold U+0000: refused here as the client's error, not met at the store
+    if (AuthorizationServer.hasControlCharacter(v.asText())) {
+      throw metadata(field + " must not contain control characters");
+    }
     return v.asText();
   }
 

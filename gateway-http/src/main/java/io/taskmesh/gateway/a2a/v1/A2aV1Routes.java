@@ -9,6 +9,7 @@ import io.taskmesh.gateway.a2a.A2aRoutes;
 import io.taskmesh.gateway.a2a.A2aWire;
 import io.taskmesh.gateway.a2a.JsonRpc;
 import io.taskmesh.schemas.Json;
+import io.taskmesh.servicekit.JsonErrors;
 import java.io.IOException;
 import java.util.Locale;
 import java.util.function.Supplier;
@@ -136,7 +137,28 @@ public final class A2aV1Routes {
               "Not found: POST " + BASE + "/tasks/{id}:cancel or :subscribe"));
       return;
     }
-    http(ctx, method, () -> V1Query.of("id", idAction.substring(0, colon)));
+    // the body (optional, e.g. metadata) is read like every other: one that is not a JSON object
+    // is refused before the task is touched, so a garbled cancel never cancels
+    http(
+        ctx,
+        method,
+        () -> {
+          ObjectNode params = body(ctx);
+          JsonNode metadata = params.get("metadata");
+          if (metadata != null && !metadata.isNull() && !metadata.isObject()) {
+            throw new A2aException(
+                A2aException.INVALID_PARAMS, "Invalid params: 'metadata' must be an object");
+          }
+          String id = idAction.substring(0, colon);
+          JsonNode bodyId = params.get("id");
+          if (bodyId != null && !(bodyId.isTextual() && bodyId.asText().equals(id))) {
+            throw new A2aException(
+                A2aException.INVALID_PARAMS,
+                "Invalid params: 'id' in the body must be the task id of the path");
+          }
+          params.put("id", id);
+          return params;
+        });
   }
 
   /** One HTTP+JSON call: auth, version, then the operation with its params. */
@@ -172,11 +194,10 @@ public final class A2aV1Routes {
     }
     JsonNode node;
     try {
-      node = Json.MAPPER.readTree(bytes);
+      node = Json.requestTree(bytes);
     } catch (IOException e) {
       throw new A2aException(
-          A2aException.PARSE_ERROR,
-          "Invalid JSON payload: " + e.getMessage().lines().findFirst().orElse(""));
+          A2aException.PARSE_ERROR, "Invalid JSON payload: " + JsonErrors.describe(e));
     }
     if (node == null || !node.isObject()) {
       throw new A2aException(
