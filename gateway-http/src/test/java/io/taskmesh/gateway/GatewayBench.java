@@ -61,7 +61,8 @@ public final class GatewayBench {
               "POST",
               "/mcp",
               "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":"
-                  + "{\"name\":\"echo\",\"arguments\":{\"x\":1}}}",
+                  // task-augmented: answers once the task started (a plain call waits for it)
+                  + "{\"task\":{},\"name\":\"echo\",\"arguments\":{\"x\":1}}}",
               new String[] {"Accept", MCP_ACCEPT, "Mcp-Session-Id", session});
       // long enough at full concurrency for C2 to compile each route's path (1 s rounds at 8
       // clients left the JIT compiling through the measured runs: a third of a call's CPU)

@@ -74,7 +74,10 @@ public final class McpBench {
                 base + "/mcp",
                 "{\"jsonrpc\":\"2.0\",\"id\":"
                     + n
-                    + ",\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{\"x\":"
+                    // a task-augmented call answers once the task started, as /tools/call does;
+                    // a plain one would wait for the flow's result
+                    + ",\"method\":\"tools/call\",\"params\":{\"task\":{},\"name\":\"echo\","
+                    + "\"arguments\":{\"x\":"
                     + n
                     + "}}}",
                 session));
