@@ -116,10 +116,23 @@ public final class DevStack implements AutoCloseable {
   private DevStateProxy stateProxy;
   private LocalKafkaCluster kafkaCluster;
 
-  private DevStack() {}
+  /** Called after each child process starts, so that {@link DevChildren} records it at once. */
+  private final Runnable childStarted;
+
+  /** The actors' sidecars and runtimes, closed in parallel (see {@link ParallelClose}). */
+  private final ParallelClose actorGroup = new ParallelClose("actors");
+
+  private DevStack(Runnable childStarted) {
+    this.childStarted = childStarted;
+  }
 
   public static DevStack start(Options o, Consumer<String> say) {
-    return start(o, System.getenv(), say);
+    return start(o, System.getenv(), say, () -> {});
+  }
+
+  /** As above; {@code childStarted} runs after each child process started. */
+  static DevStack start(Options o, Consumer<String> say, Runnable childStarted) {
+    return start(o, System.getenv(), say, childStarted);
   }
 
   /**
@@ -128,7 +141,12 @@ public final class DevStack implements AutoCloseable {
    * stack whose gateway wants a token.
    */
   static DevStack start(Options o, Map<String, String> authEnv, Consumer<String> say) {
-    DevStack stack = new DevStack();
+    return start(o, authEnv, say, () -> {});
+  }
+
+  private static DevStack start(
+      Options o, Map<String, String> authEnv, Consumer<String> say, Runnable childStarted) {
+    DevStack stack = new DevStack(childStarted);
     try {
       stack.startAll(o, authEnv, say);
       return stack;
@@ -193,11 +211,13 @@ public final class DevStack implements AutoCloseable {
               + ")");
       kafkaCluster = LocalKafkaCluster.start(o.dataDir().resolve("kafka"), o.brokers());
       started.push(kafkaCluster);
+      childStarted.run();
       bootstrap = kafkaCluster.bootstrapServers();
     } else if (bootstrap == null) {
       say.accept("kafka: starting a KRaft broker (log in " + o.dataDir().resolve("kafka") + ")");
       LocalKafka kafka = LocalKafka.start(o.dataDir().resolve("kafka"), 0);
       started.push(kafka);
+      childStarted.run();
       bootstrap = kafka.bootstrapServers();
     }
     say.accept("kafka: " + bootstrap + " (topic replication factor " + o.replicationFactor() + ")");
@@ -205,6 +225,7 @@ public final class DevStack implements AutoCloseable {
     if (databaseUrl == null) {
       LocalPostgres pg = LocalPostgres.start(o.dataDir().resolve("postgres"), 0);
       started.push(pg);
+      childStarted.run();
       databaseUrl = pg.jdbcUrl();
     }
     say.accept("postgres: " + databaseUrl.replaceAll("password=[^&]*", "password=***"));
@@ -241,6 +262,8 @@ public final class DevStack implements AutoCloseable {
     // resume)
     CrewConfig crew = CrewConfig.fromEnv(System.getenv());
     ExitHook logOnly = status -> LOG.error("a crew actor asked to exit {}", status);
+    ParallelClose crewGroup = new ParallelClose("crew actors");
+    started.push(crewGroup);
     SinkActor sink =
         new SinkActor(
             SidecarConfig.fromEnv(actorEnv(bootstrap, o, Topics.SINK, o.dataDir(), Map.of())),
@@ -248,14 +271,14 @@ public final class DevStack implements AutoCloseable {
             reporter,
             logOnly);
     sink.start();
-    started.push(sink);
+    crewGroup.add(sink);
     SumpActor sump =
         new SumpActor(
             SidecarConfig.fromEnv(actorEnv(bootstrap, o, Topics.SUMP, o.dataDir(), Map.of())),
             reporter,
             logOnly);
     sump.start();
-    started.push(sump);
+    crewGroup.add(sump);
     PauseActor pause =
         new PauseActor(
             SidecarConfig.fromEnv(actorEnv(bootstrap, o, Topics.PAUSE, o.dataDir(), Map.of())),
@@ -263,9 +286,10 @@ public final class DevStack implements AutoCloseable {
             reporter,
             logOnly);
     pause.start();
-    started.push(pause);
+    crewGroup.add(pause);
     stateProxy = new DevStateProxy(o.dataDir(), say);
     started.push(stateProxy);
+    started.push(actorGroup);
     for (ActorSpec declared : o.config().actors()) {
       ActorSpec spec = declared.withEnv(stateProxy.startMounts(declared));
       Path socketDir = o.dataDir().resolve("sockets").resolve(spec.name());
@@ -277,7 +301,8 @@ public final class DevStack implements AutoCloseable {
               SidecarConfig.fromEnv(actorEnv(bootstrap, o, spec.name(), socketDir, spec.env())),
               reporter);
       actors.put(spec.name(), actor);
-      started.push(actor);
+      actorGroup.add(actor);
+      childStarted.run();
       say.accept("actor " + spec.name() + ": " + spec.handler() + " (" + spec.dir() + ")");
     }
   }
@@ -434,11 +459,25 @@ public final class DevStack implements AutoCloseable {
   }
 
   /**
-   * Stops what started, newest first; a second call (the dev-stop hook after an orderly stop) does
-   * nothing.
+   * From the moment a stop is asked for, nothing is restarted: on Ctrl-C the terminal signals every
+   * process of the group, so runtimes and connectors die at once, and their supervisors must not
+   * bring them back while dev stops. Called from the signal handler, before {@link #close()}.
+   */
+  void stopRequested() {
+    actors.values().forEach(SupervisedActor::refuseRestarts);
+    DevStateProxy proxy = stateProxy;
+    if (proxy != null) {
+      proxy.refuseRestarts();
+    }
+  }
+
+  /**
+   * Stops what started, newest first (the actors all at once); a second call (the dev-stop hook
+   * after an orderly stop) does nothing.
    */
   @Override
   public synchronized void close() {
+    stopRequested();
     while (!started.isEmpty()) {
       AutoCloseable c = started.pop();
       try {
@@ -462,7 +501,7 @@ public final class DevStack implements AutoCloseable {
     private RuntimeProcess runtime;
     private RuntimeClient client;
     private Sidecar sidecar;
-    private boolean closed;
+    private volatile boolean closed;
 
     SupervisedActor(
         Options o, ActorSpec spec, Path socketDir, SidecarConfig config, GatewayReporter reporter) {
@@ -475,6 +514,7 @@ public final class DevStack implements AutoCloseable {
     }
 
     private synchronized void startBoth() {
+      sidecar = null;
       runtime =
           RuntimeProcess.startReady(
               o.repoRoot().resolve("runtime"),
@@ -487,6 +527,11 @@ public final class DevStack implements AutoCloseable {
       sidecar =
           new Sidecar(config, client, reporter, status -> restartLater(), Duration.ofSeconds(60));
       sidecar.start();
+    }
+
+    /** Not synchronized: a restart in progress holds the lock while its runtime starts. */
+    void refuseRestarts() {
+      closed = true;
     }
 
     private void restartLater() {
@@ -522,7 +567,9 @@ public final class DevStack implements AutoCloseable {
     @Override
     public synchronized void close() {
       closed = true;
-      stopBoth();
+      if (sidecar != null) {
+        stopBoth();
+      }
     }
   }
 }

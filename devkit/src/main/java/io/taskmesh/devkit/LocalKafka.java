@@ -10,6 +10,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.common.Uuid;
@@ -124,9 +126,41 @@ public final class LocalKafka implements AutoCloseable {
     }
   }
 
+  /**
+   * Starts the process and waits for it; a broker that is not ready in time is killed before the
+   * failure is thrown, so that a failed start leaves no broker running on its own (it would hold
+   * the log directory against the next start).
+   */
   private synchronized void startProcess() {
     launch();
-    awaitReady(Duration.ofSeconds(90));
+    try {
+      awaitReady(readyTimeout(Duration.ofSeconds(90)));
+    } catch (RuntimeException e) {
+      kill();
+      throw e;
+    }
+  }
+
+  /**
+   * {@code TASKMESH_KAFKA_READY_TIMEOUT} (e.g. {@code 3m}, {@code 500ms}) replaces the default wait
+   * for a starting broker: longer on a slow machine, tiny to test what a failed start leaves.
+   */
+  static Duration readyTimeout(Duration fallback) {
+    String v = System.getenv("TASKMESH_KAFKA_READY_TIMEOUT");
+    if (v == null || v.isBlank()) {
+      return fallback;
+    }
+    Matcher m = Pattern.compile("(\\d+)(ms|s|m)").matcher(v.trim());
+    if (!m.matches()) {
+      throw new IllegalArgumentException(
+          "TASKMESH_KAFKA_READY_TIMEOUT must look like 500ms, 90s or 3m, was '" + v + "'");
+    }
+    long n = Long.parseLong(m.group(1));
+    return switch (m.group(2)) {
+      case "ms" -> Duration.ofMillis(n);
+      case "s" -> Duration.ofSeconds(n);
+      default -> Duration.ofMinutes(n);
+    };
   }
 
   /** Formats the storage the first time and starts the process, without waiting for it. */
