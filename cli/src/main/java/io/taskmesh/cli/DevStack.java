@@ -215,7 +215,7 @@ public final class DevStack implements AutoCloseable {
       bootstrap = kafkaCluster.bootstrapServers();
     } else if (bootstrap == null) {
       say.accept("kafka: starting a KRaft broker (log in " + o.dataDir().resolve("kafka") + ")");
-      LocalKafka kafka = LocalKafka.start(o.dataDir().resolve("kafka"), 0);
+      LocalKafka kafka = LocalKafka.startInOwnSession(o.dataDir().resolve("kafka"), 0);
       started.push(kafka);
       childStarted.run();
       bootstrap = kafka.bootstrapServers();

@@ -23,11 +23,13 @@ import org.apache.kafka.common.Uuid;
  */
 public final class LocalKafka implements AutoCloseable {
   private static LocalKafka shared;
+  private static final Path SETSID = Path.of("/usr/bin/setsid");
 
   private final Path dataDir;
   private final int port;
   private final int controllerPort;
   private final ClusterRole role;
+  private boolean ownSession;
   private Process process;
 
   /**
@@ -59,8 +61,23 @@ public final class LocalKafka implements AutoCloseable {
     return shared;
   }
 
+  /**
+   * As {@link #start(Path, int)}, the broker in a session of its own ({@code setsid}), out of reach
+   * of the signals a terminal sends to the whole foreground group on Ctrl-C. {@code ./taskmesh dev}
+   * stops it itself, last, after every client has closed: a broker that goes at the same moment as
+   * its clients makes their clean close fail with ERROR lines. Who starts it this way must make
+   * sure it does not outlive them ({@link #close()}, and dev's watchdog for a crash).
+   */
+  public static LocalKafka startInOwnSession(Path dataDir, int port) {
+    return start(dataDir, port, true);
+  }
+
   /** Starts (formatting the storage the first time) a broker on {@code port} (0 = any free). */
   public static LocalKafka start(Path dataDir, int port) {
+    return start(dataDir, port, false);
+  }
+
+  private static LocalKafka start(Path dataDir, int port, boolean ownSession) {
     int brokerPort = port == 0 ? freePort() : port;
     int controllerPort = freePortOtherThan(brokerPort);
     LocalKafka kafka =
@@ -70,6 +87,7 @@ public final class LocalKafka implements AutoCloseable {
             controllerPort,
             new ClusterRole(
                 1, "1@127.0.0.1:" + controllerPort, Uuid.randomUuid().toString(), 1, 1));
+    kafka.ownSession = ownSession && Files.isExecutable(SETSID);
     kafka.startProcess();
     return kafka;
   }
@@ -232,6 +250,10 @@ public final class LocalKafka implements AutoCloseable {
   private Process runJava(List<String> mainAndArgs, Path log, boolean waitForExit, boolean alone)
       throws IOException {
     List<String> cmd = new ArrayList<>();
+    if (ownSession) {
+      // not a group leader (a fresh child of this JVM), so setsid execs in place: same pid
+      cmd.add(SETSID.toString());
+    }
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     // TASKMESH_KAFKA_JVM_OPTS replaces the defaults (small heap, serial GC: light for tests);
     // benchmarks that care about tail latency can give the broker e.g. "-Xms1g -Xmx1g -XX:+UseG1GC"
