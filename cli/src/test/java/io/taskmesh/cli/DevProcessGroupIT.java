@@ -158,6 +158,40 @@ class DevProcessGroupIT {
   }
 
   @Test
+  void aNewDevStopsWhatADeadOneLeftBeforeItStartsItsBroker() throws Exception {
+    DevProcess dev = startDev(Map.of(), "dev.log");
+    awaitReady(dev);
+    List<ProcStat> kids = childrenOf(dev);
+    // the worst case: dev and its watchdog both gone at once (e.g. kill -9 of the whole group by
+    // hand), so the broker, Postgres, runtimes and connector all run on with nobody to stop them
+    for (ProcStat member : dev.sessionMembers()) {
+      if (member.pid() != dev.pid()) {
+        ProcessHandle.of(member.pid()).ifPresent(ProcessHandle::destroyForcibly);
+      }
+    }
+    dev.kill9();
+    List<ProcStat> orphans =
+        kids.stream().filter(k -> ProcStat.alive(k.pid(), k.startTicks())).toList();
+    assertThat(orphans.size()).as("children left running").isGreaterThan(3);
+
+    DevProcess again = startDev(Map.of(), "again.log");
+    awaitReady(again);
+    assertThat(again.lines())
+        .anyMatch(l -> l.startsWith("dev: stopping ") && l.contains("a dev that died left"));
+    assertThat(orphans)
+        .as("every process the dead dev left was stopped before the new one started")
+        .noneMatch(k -> ProcStat.alive(k.pid(), k.startTicks()));
+    List<ProcStat> kidsAgain = childrenOf(again);
+    again.signalGroup("TERM");
+    assertThat(again.waitFor(BOUND.toSeconds())).as("log:\n%s", again.tail(40)).isTrue();
+    awaitNothingLeft(again, kidsAgain);
+    assertThat(Files.readString(data.resolve("kafka").resolve("broker.log")))
+        .as("never two brokers on one log directory")
+        .doesNotContain("Failed to acquire lock")
+        .doesNotContain("CorruptRecordException");
+  }
+
+  @Test
   void aBrokerThatIsNotReadyInTimeIsNotLeftRunning() throws Exception {
     DevProcess dev = startDev(Map.of("TASKMESH_KAFKA_READY_TIMEOUT", "1ms"), "dev.log");
     assertThat(dev.waitFor(BOUND.toSeconds())).as("log:\n%s", dev.tail(40)).isTrue();
