@@ -515,14 +515,7 @@ public final class DevStack implements AutoCloseable {
 
     private synchronized void startBoth() {
       sidecar = null;
-      runtime =
-          RuntimeProcess.startReady(
-              o.repoRoot().resolve("runtime"),
-              spec.dir(),
-              spec.handler(),
-              socketDir,
-              spec.env(),
-              Duration.ofSeconds(60));
+      startRuntime();
       client = new RuntimeClient(config.socketPath());
       sidecar =
           new Sidecar(config, client, reporter, status -> restartLater(), Duration.ofSeconds(60));
@@ -532,6 +525,47 @@ public final class DevStack implements AutoCloseable {
     /** Not synchronized: a restart in progress holds the lock while its runtime starts. */
     void refuseRestarts() {
       closed = true;
+    }
+
+    private void startRuntime() {
+      RuntimeProcess started =
+          RuntimeProcess.startReady(
+              o.repoRoot().resolve("runtime"),
+              spec.dir(),
+              spec.handler(),
+              socketDir,
+              spec.env(),
+              Duration.ofSeconds(60));
+      runtime = started;
+      ProcessHandle.of(started.pid())
+          .ifPresent(h -> h.onExit().thenRun(() -> runtimeExited(started)));
+    }
+
+    /**
+     * A runtime that died on its own (a handler that called {@code os._exit}, a crash of the
+     * interpreter) is started again at once, as an orchestrator restarts a pod's container: the
+     * sidecar waits for it and calls again, and an envelope that crashed it {@code
+     * SVC_MAX_DELIVERIES} times fails {@code RuntimeCrashed} (spec). Without this the sidecar
+     * waited out its actor timeout (5 min) and tasks failed at their deadline instead.
+     */
+    private void runtimeExited(RuntimeProcess exited) {
+      Threads.startDaemon(
+          "restart-runtime-" + spec.name(),
+          () -> {
+            synchronized (this) {
+              // a runtime stopped on purpose is no longer the current one (see stopBoth)
+              if (closed || exited != runtime) {
+                return;
+              }
+              LOG.warn("actor {}: its runtime exited; starting it again", spec.name());
+              try {
+                startRuntime(); // DevChildren records it within a second
+              } catch (RuntimeException e) {
+                LOG.error(
+                    "actor {}: runtime could not be restarted: {}", spec.name(), e.getMessage());
+              }
+            }
+          });
     }
 
     private void restartLater() {
@@ -561,7 +595,9 @@ public final class DevStack implements AutoCloseable {
     private void stopBoth() {
       sidecar.close();
       client.close();
-      runtime.close();
+      RuntimeProcess stopping = runtime;
+      runtime = null;
+      stopping.close();
     }
 
     @Override

@@ -163,7 +163,10 @@ public final class RuntimeClient implements AutoCloseable {
     } catch (HttpResponseReader.ProtocolException e) {
       return new InvokeResult.ProtocolError("not an HTTP response: " + e.getMessage());
     } catch (IOException e) {
-      return new InvokeResult.Unavailable("runtime connection lost: " + e);
+      // the task's error text: our words, not a Java class name
+      return new InvokeResult.Unavailable(
+          "runtime connection lost: "
+              + (e.getMessage() != null ? e.getMessage() : "the connection failed"));
     }
   }
 
