@@ -493,6 +493,8 @@ public final class DevStack implements AutoCloseable {
    * both are restarted, as an orchestrator restarts the pod.
    */
   private static final class SupervisedActor implements AutoCloseable {
+    private static final Duration RUNTIME_RESTART_DELAY = Duration.ofMillis(500);
+
     private final Options o;
     private final ActorSpec spec;
     private final Path socketDir;
@@ -552,6 +554,13 @@ public final class DevStack implements AutoCloseable {
       Threads.startDaemon(
           "restart-runtime-" + spec.name(),
           () -> {
+            // Ctrl-C signals dev and its runtimes at once, and a runtime may be seen gone before
+            // dev's own handler said that dev stops: give it that moment, then look again
+            try {
+              Thread.sleep(RUNTIME_RESTART_DELAY.toMillis());
+            } catch (InterruptedException e) {
+              return;
+            }
             synchronized (this) {
               // a runtime stopped on purpose is no longer the current one (see stopBoth)
               if (closed || exited != runtime) {
