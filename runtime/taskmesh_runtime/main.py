@@ -16,6 +16,7 @@ import threading
 
 from .config import ConfigError, load_config
 from .handler import HandlerLoadError, load_handler
+from .logs import configure_logging
 from .server import UnixHTTPServer, remove_if_exists
 from .state_proxy import StateProxy
 
@@ -38,17 +39,31 @@ def _write_ready_file(path: str) -> None:
     os.replace(tmp, path)
 
 
-def main() -> int:
+def check_handler(handler_path: str) -> int:
+    """``--check``: import and validate SVC_HANDLER as serving would, then exit; nothing is bound
+    and no file is touched. ``./taskmesh dev`` runs it for every actor before it starts anything,
+    so a typo costs a second, not a broker start."""
+    try:
+        handler = load_handler(handler_path)
+    except HandlerLoadError as exc:
+        return _fatal(f"SVC_HANDLER={handler_path!r} cannot be loaded: {exc}", EXIT_HANDLER)
+    print(f"taskmesh-runtime: handler {handler_path} loads ({handler.kind})", flush=True)
+    handler.close()
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if args and args != ["--check"]:
+        return _fatal(f"unknown arguments {args!r}; the only one is --check", EXIT_CONFIG)
     try:
         cfg = load_config()
     except ConfigError as exc:
         return _fatal(str(exc), EXIT_CONFIG)
 
-    logging.basicConfig(
-        level=getattr(logging, cfg.log_level),
-        stream=sys.stderr,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
+    configure_logging(cfg.log_level, os.environ.get("SVC_LOG_FORMAT", ""))
+    if args == ["--check"]:
+        return check_handler(cfg.handler)
 
     # 1. stale files of an earlier run go first: the handler import may take minutes
     try:

@@ -38,7 +38,7 @@ final class ConnectorProcess implements AutoCloseable {
   private final Path log;
   private ChildJvm jvm;
   private int restarts;
-  private boolean closed;
+  private volatile boolean closed;
 
   private ConnectorProcess(
       String label, StateMount mount, Path socket, Map<String, String> env, Path log) {
@@ -161,6 +161,14 @@ final class ConnectorProcess implements AutoCloseable {
       pause(50);
     }
     return false;
+  }
+
+  /**
+   * Dev is stopping: a connector that dies from now on (Ctrl-C signals the whole group) stays down.
+   * Not synchronized: a restart in progress holds the lock while the new JVM starts.
+   */
+  void refuseRestarts() {
+    closed = true;
   }
 
   @Override

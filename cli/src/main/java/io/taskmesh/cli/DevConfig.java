@@ -36,13 +36,14 @@ public record DevConfig(
       for (String actor : flow.startRoute().actors()) {
         if (!names.contains(actor)) {
           throw new IllegalArgumentException(
-              "flow '"
+              flowsFile
+                  + ": flow '"
                   + flow.name()
                   + "' uses actor '"
                   + actor
                   + "', which "
-                  + actorsFile.getFileName()
-                  + " does not define");
+                  + actorsFile
+                  + " does not define; add it there (handler, dir) or take it out of the flow");
         }
       }
     }
@@ -71,13 +72,17 @@ public record DevConfig(
         }
         Map<String, String> env = new LinkedHashMap<>();
         a.path("env").fields().forEachRemaining(v -> env.put(v.getKey(), v.getValue().asText()));
-        out.add(
-            new ActorSpec(
-                e.getKey(),
-                handler,
-                moduleDir,
-                env,
-                StateMount.parseAll(e.getKey(), a.get("stateProxy"))));
+        try {
+          out.add(
+              new ActorSpec(
+                  e.getKey(),
+                  handler,
+                  moduleDir,
+                  env,
+                  StateMount.parseAll(e.getKey(), a.get("stateProxy"))));
+        } catch (IllegalArgumentException bad) {
+          throw new IllegalArgumentException(file + ": " + bad.getMessage(), bad);
+        }
       }
       return out;
     } catch (IOException e) {

@@ -116,10 +116,23 @@ public final class DevStack implements AutoCloseable {
   private DevStateProxy stateProxy;
   private LocalKafkaCluster kafkaCluster;
 
-  private DevStack() {}
+  /** Called after each child process starts, so that {@link DevChildren} records it at once. */
+  private final Runnable childStarted;
+
+  /** The actors' sidecars and runtimes, closed in parallel (see {@link ParallelClose}). */
+  private final ParallelClose actorGroup = new ParallelClose("actors");
+
+  private DevStack(Runnable childStarted) {
+    this.childStarted = childStarted;
+  }
 
   public static DevStack start(Options o, Consumer<String> say) {
-    return start(o, System.getenv(), say);
+    return start(o, System.getenv(), say, () -> {});
+  }
+
+  /** As above; {@code childStarted} runs after each child process started. */
+  static DevStack start(Options o, Consumer<String> say, Runnable childStarted) {
+    return start(o, System.getenv(), say, childStarted);
   }
 
   /**
@@ -128,7 +141,12 @@ public final class DevStack implements AutoCloseable {
    * stack whose gateway wants a token.
    */
   static DevStack start(Options o, Map<String, String> authEnv, Consumer<String> say) {
-    DevStack stack = new DevStack();
+    return start(o, authEnv, say, () -> {});
+  }
+
+  private static DevStack start(
+      Options o, Map<String, String> authEnv, Consumer<String> say, Runnable childStarted) {
+    DevStack stack = new DevStack(childStarted);
     try {
       stack.startAll(o, authEnv, say);
       return stack;
@@ -193,11 +211,13 @@ public final class DevStack implements AutoCloseable {
               + ")");
       kafkaCluster = LocalKafkaCluster.start(o.dataDir().resolve("kafka"), o.brokers());
       started.push(kafkaCluster);
+      childStarted.run();
       bootstrap = kafkaCluster.bootstrapServers();
     } else if (bootstrap == null) {
       say.accept("kafka: starting a KRaft broker (log in " + o.dataDir().resolve("kafka") + ")");
-      LocalKafka kafka = LocalKafka.start(o.dataDir().resolve("kafka"), 0);
+      LocalKafka kafka = LocalKafka.startInOwnSession(o.dataDir().resolve("kafka"), 0);
       started.push(kafka);
+      childStarted.run();
       bootstrap = kafka.bootstrapServers();
     }
     say.accept("kafka: " + bootstrap + " (topic replication factor " + o.replicationFactor() + ")");
@@ -205,6 +225,7 @@ public final class DevStack implements AutoCloseable {
     if (databaseUrl == null) {
       LocalPostgres pg = LocalPostgres.start(o.dataDir().resolve("postgres"), 0);
       started.push(pg);
+      childStarted.run();
       databaseUrl = pg.jdbcUrl();
     }
     say.accept("postgres: " + databaseUrl.replaceAll("password=[^&]*", "password=***"));
@@ -243,6 +264,8 @@ public final class DevStack implements AutoCloseable {
     // resume)
     CrewConfig crew = CrewConfig.fromEnv(System.getenv());
     ExitHook logOnly = status -> LOG.error("a crew actor asked to exit {}", status);
+    ParallelClose crewGroup = new ParallelClose("crew actors");
+    started.push(crewGroup);
     SinkActor sink =
         new SinkActor(
             SidecarConfig.fromEnv(actorEnv(bootstrap, o, Topics.SINK, o.dataDir(), Map.of())),
@@ -250,14 +273,14 @@ public final class DevStack implements AutoCloseable {
             reporter,
             logOnly);
     sink.start();
-    started.push(sink);
+    crewGroup.add(sink);
     SumpActor sump =
         new SumpActor(
             SidecarConfig.fromEnv(actorEnv(bootstrap, o, Topics.SUMP, o.dataDir(), Map.of())),
             reporter,
             logOnly);
     sump.start();
-    started.push(sump);
+    crewGroup.add(sump);
     PauseActor pause =
         new PauseActor(
             SidecarConfig.fromEnv(actorEnv(bootstrap, o, Topics.PAUSE, o.dataDir(), Map.of())),
@@ -265,9 +288,10 @@ public final class DevStack implements AutoCloseable {
             reporter,
             logOnly);
     pause.start();
-    started.push(pause);
+    crewGroup.add(pause);
     stateProxy = new DevStateProxy(o.dataDir(), say);
     started.push(stateProxy);
+    started.push(actorGroup);
     for (ActorSpec declared : o.config().actors()) {
       ActorSpec spec = declared.withEnv(stateProxy.startMounts(declared));
       Path socketDir = o.dataDir().resolve("sockets").resolve(spec.name());
@@ -279,7 +303,8 @@ public final class DevStack implements AutoCloseable {
               SidecarConfig.fromEnv(actorEnv(bootstrap, o, spec.name(), socketDir, spec.env())),
               reporter);
       actors.put(spec.name(), actor);
-      started.push(actor);
+      actorGroup.add(actor);
+      childStarted.run();
       say.accept("actor " + spec.name() + ": " + spec.handler() + " (" + spec.dir() + ")");
     }
   }
@@ -436,11 +461,25 @@ public final class DevStack implements AutoCloseable {
   }
 
   /**
-   * Stops what started, newest first; a second call (the dev-stop hook after an orderly stop) does
-   * nothing.
+   * From the moment a stop is asked for, nothing is restarted: on Ctrl-C the terminal signals every
+   * process of the group, so runtimes and connectors die at once, and their supervisors must not
+   * bring them back while dev stops. Called from the signal handler, before {@link #close()}.
+   */
+  void stopRequested() {
+    actors.values().forEach(SupervisedActor::refuseRestarts);
+    DevStateProxy proxy = stateProxy;
+    if (proxy != null) {
+      proxy.refuseRestarts();
+    }
+  }
+
+  /**
+   * Stops what started, newest first (the actors all at once); a second call (the dev-stop hook
+   * after an orderly stop) does nothing.
    */
   @Override
   public synchronized void close() {
+    stopRequested();
     while (!started.isEmpty()) {
       AutoCloseable c = started.pop();
       try {
@@ -456,6 +495,8 @@ public final class DevStack implements AutoCloseable {
    * both are restarted, as an orchestrator restarts the pod.
    */
   private static final class SupervisedActor implements AutoCloseable {
+    private static final Duration RUNTIME_RESTART_DELAY = Duration.ofMillis(500);
+
     private final Options o;
     private final ActorSpec spec;
     private final Path socketDir;
@@ -464,7 +505,7 @@ public final class DevStack implements AutoCloseable {
     private RuntimeProcess runtime;
     private RuntimeClient client;
     private Sidecar sidecar;
-    private boolean closed;
+    private volatile boolean closed;
 
     SupervisedActor(
         Options o, ActorSpec spec, Path socketDir, SidecarConfig config, GatewayReporter reporter) {
@@ -477,7 +518,21 @@ public final class DevStack implements AutoCloseable {
     }
 
     private synchronized void startBoth() {
-      runtime =
+      sidecar = null;
+      startRuntime();
+      client = new RuntimeClient(config.socketPath());
+      sidecar =
+          new Sidecar(config, client, reporter, status -> restartLater(), Duration.ofSeconds(60));
+      sidecar.start();
+    }
+
+    /** Not synchronized: a restart in progress holds the lock while its runtime starts. */
+    void refuseRestarts() {
+      closed = true;
+    }
+
+    private void startRuntime() {
+      RuntimeProcess started =
           RuntimeProcess.startReady(
               o.repoRoot().resolve("runtime"),
               spec.dir(),
@@ -485,10 +540,43 @@ public final class DevStack implements AutoCloseable {
               socketDir,
               spec.env(),
               Duration.ofSeconds(60));
-      client = new RuntimeClient(config.socketPath());
-      sidecar =
-          new Sidecar(config, client, reporter, status -> restartLater(), Duration.ofSeconds(60));
-      sidecar.start();
+      runtime = started;
+      ProcessHandle.of(started.pid())
+          .ifPresent(h -> h.onExit().thenRun(() -> runtimeExited(started)));
+    }
+
+    /**
+     * A runtime that died on its own (a handler that called {@code os._exit}, a crash of the
+     * interpreter) is started again at once, as an orchestrator restarts a pod's container: the
+     * sidecar waits for it and calls again, and an envelope that crashed it {@code
+     * SVC_MAX_DELIVERIES} times fails {@code RuntimeCrashed} (spec). Without this the sidecar
+     * waited out its actor timeout (5 min) and tasks failed at their deadline instead.
+     */
+    private void runtimeExited(RuntimeProcess exited) {
+      Threads.startDaemon(
+          "restart-runtime-" + spec.name(),
+          () -> {
+            // Ctrl-C signals dev and its runtimes at once, and a runtime may be seen gone before
+            // dev's own handler said that dev stops: give it that moment, then look again
+            try {
+              Thread.sleep(RUNTIME_RESTART_DELAY.toMillis());
+            } catch (InterruptedException e) {
+              return;
+            }
+            synchronized (this) {
+              // a runtime stopped on purpose is no longer the current one (see stopBoth)
+              if (closed || exited != runtime) {
+                return;
+              }
+              LOG.warn("actor {}: its runtime exited; starting it again", spec.name());
+              try {
+                startRuntime(); // DevChildren records it within a second
+              } catch (RuntimeException e) {
+                LOG.error(
+                    "actor {}: runtime could not be restarted: {}", spec.name(), e.getMessage());
+              }
+            }
+          });
     }
 
     private void restartLater() {
@@ -518,13 +606,17 @@ public final class DevStack implements AutoCloseable {
     private void stopBoth() {
       sidecar.close();
       client.close();
-      runtime.close();
+      RuntimeProcess stopping = runtime;
+      runtime = null;
+      stopping.close();
     }
 
     @Override
     public synchronized void close() {
       closed = true;
-      stopBoth();
+      if (sidecar != null) {
+        stopBoth();
+      }
     }
   }
 }

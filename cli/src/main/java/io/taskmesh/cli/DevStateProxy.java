@@ -46,6 +46,11 @@ final class DevStateProxy implements AutoCloseable {
     this.say = say;
   }
 
+  /** Dev is stopping: no connector is restarted any more (see {@link ConnectorProcess}). */
+  synchronized void refuseRestarts() {
+    connectors.values().forEach(ConnectorProcess::refuseRestarts);
+  }
+
   /**
    * Starts the actor's connectors; answers the variables its runtime needs (none without mounts).
    */

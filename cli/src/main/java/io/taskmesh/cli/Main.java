@@ -4,10 +4,14 @@ import io.taskmesh.cli.remote.CallCommand;
 import io.taskmesh.cli.remote.FlowsCommand;
 import io.taskmesh.cli.remote.TasksCommand;
 import io.taskmesh.servicekit.Env;
+import java.io.IOException;
+import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Properties;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -16,6 +20,7 @@ import picocli.CommandLine.Option;
 @Command(
     name = "taskmesh",
     mixinStandardHelpOptions = true,
+    versionProvider = Main.Version.class,
     description = "Pipelines of actors on Kafka, tracked live.",
     subcommands = {
       Main.Dev.class,
@@ -92,14 +97,27 @@ public final class Main implements Runnable {
 
     @Override
     public Integer call() throws Exception {
+      try {
+        return runDev();
+      } catch (CliFailure f) {
+        System.err.println("taskmesh: " + f.getMessage());
+        return f.exitCode();
+      }
+    }
+
+    private int runDev() throws InterruptedException {
       Path root = repoRoot();
+      Path dataDir = (data != null ? data : root.resolve(".taskmesh")).toAbsolutePath();
+      // first of all: a second dev on a directory in use refuses at once, naming the first
+      DevLock lock = DevLock.acquire(dataDir);
       DevConfig devConfig =
-          DevConfig.load((config != null ? config : root.resolve("examples")).toAbsolutePath());
+          DevConfigCheck.loadAndCheck(
+              (config != null ? config : root.resolve("examples")).toAbsolutePath(), root);
       DevStack.Options options =
           new DevStack.Options(
               root,
               devConfig,
-              (data != null ? data : root.resolve(".taskmesh")).toAbsolutePath(),
+              dataDir,
               kafka,
               Env.of(System.getenv()).optional("SVC_DATABASE_URL"),
               port,
@@ -109,22 +127,59 @@ public final class Main implements Runnable {
               // topics read it from the same environment (TaskSettings), so both agree
               io.taskmesh.topology.TaskTopics.namespace(Env.of(System.getenv())),
               brokers);
-      CountDownLatch stopRequested = StopSignals.install();
-      DevStack stack = DevStack.start(options, System.out::println);
+      // Ctrl-C reaches the runtimes and connectors at the same moment: their supervisors must know
+      // at once that dev stops, or they restart what just died
+      AtomicReference<DevStack> running = new AtomicReference<>();
+      CountDownLatch stopRequested =
+          StopSignals.install(
+              () -> {
+                DevStack s = running.get();
+                if (s != null) {
+                  s.stopRequested();
+                }
+              });
+      DevChildren children = new DevChildren(dataDir);
+      children.stopLeftovers(System.out::println);
+      children.watch();
+      DevStack stack;
+      try {
+        stack = DevStack.start(options, System.out::println, children::record);
+      } catch (RuntimeException e) {
+        children.close();
+        lock.close();
+        throw new CliFailure(1, "dev could not start: " + firstLine(e));
+      }
+      running.set(stack);
       // any other way out (e.g. SIGHUP) still closes the stack, though not in order with Postgres's
       // hook
-      Runtime.getRuntime().addShutdownHook(new Thread(stack::close, "dev-stop"));
+      Runtime.getRuntime()
+          .addShutdownHook(
+              new Thread(
+                  () -> {
+                    stack.close();
+                    children.close();
+                  },
+                  "dev-stop"));
       String url = stack.gatewayUrl();
       System.out.println("gateway: " + url);
       System.out.println();
-      DevHints.tryLines(url, stack.meshGatewayUrl(), System.getenv()).forEach(System.out::println);
+      DevHints.tryLines(url, stack.meshGatewayUrl(), devConfig.flows(), System.getenv())
+          .forEach(System.out::println);
       System.out.println(
           "Flows: " + String.join(", ", devConfig.flows().keySet()) + ". Ctrl-C stops everything.");
       stopRequested.await();
       System.out.println("stopping...");
       stack.close();
+      children.close();
+      lock.close();
       System.out.println("stopped");
       return 0;
+    }
+
+    /** A failure's own words, without the exception class or the causes' traces. */
+    private static String firstLine(Throwable e) {
+      String m = e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
+      return m.lines().findFirst().orElse(m);
     }
   }
 
@@ -183,6 +238,20 @@ public final class Main implements Runnable {
       io.taskmesh.meshapi.Main.main(new String[0]);
       new CountDownLatch(1).await(); // serve until SIGTERM runs mesh-api's shutdown hook
       return 0;
+    }
+  }
+
+  /** {@code --version} / {@code -V}: the project version Maven wrote into the build. */
+  static final class Version implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() throws IOException {
+      Properties p = new Properties();
+      try (InputStream in = Main.class.getResourceAsStream("version.properties")) {
+        if (in != null) {
+          p.load(in);
+        }
+      }
+      return new String[] {"taskmesh " + p.getProperty("version", "(version unknown)")};
     }
   }
 

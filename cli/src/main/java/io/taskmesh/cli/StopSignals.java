@@ -15,12 +15,17 @@ final class StopSignals {
   private StopSignals() {}
 
   /**
-   * A latch counted down by the first INT or TERM. A signal the JVM was started ignoring stays
-   * ignored.
+   * A latch counted down by the first INT or TERM, after {@code onSignal} ran on the signal's
+   * thread (what must happen at once, e.g. no more restarts). A signal the JVM was started ignoring
+   * stays ignored.
    */
-  static CountDownLatch install() {
+  static CountDownLatch install(Runnable onSignal) {
     CountDownLatch requested = new CountDownLatch(1);
-    SignalHandler handler = signal -> requested.countDown();
+    SignalHandler handler =
+        signal -> {
+          onSignal.run();
+          requested.countDown();
+        };
     for (String name : new String[] {"INT", "TERM"}) {
       SignalHandler previous = Signal.handle(new Signal(name), handler);
       if (previous == SignalHandler.SIG_IGN) {

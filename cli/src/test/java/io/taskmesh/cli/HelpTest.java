@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 import picocli.CommandLine;
 
 /**
@@ -52,6 +53,16 @@ class HelpTest {
     // picocli's own `help` command puts its description above the usage line
     assertThat(answer.out()).contains("Usage: " + usageLine + " ", "--help");
     assertThat(answer.err()).isEmpty();
+  }
+
+  @ParameterizedTest(name = "taskmesh {0}")
+  @ValueSource(strings = {"--version", "-V"})
+  void printsTheProjectVersion(String option) {
+    Answer answer = run(List.of(), option);
+
+    assertThat(answer.exitCode()).isZero();
+    // the version Maven wrote into the build, not the unfiltered placeholder
+    assertThat(answer.out().strip()).matches("taskmesh \\d+\\.\\d+\\.\\d+(-SNAPSHOT)?");
   }
 
   @Test

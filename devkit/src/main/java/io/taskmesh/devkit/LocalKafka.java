@@ -10,6 +10,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.common.Uuid;
@@ -21,12 +23,14 @@ import org.apache.kafka.common.Uuid;
  */
 public final class LocalKafka implements AutoCloseable {
   private static LocalKafka shared;
+  private static final Path SETSID = Path.of("/usr/bin/setsid");
 
   private final Path dataDir;
   private final int port;
   private final int controllerPort;
   private final ClusterRole role;
   private final java.util.Map<String, String> overrides;
+  private boolean ownSession;
   private Process process;
 
   /**
@@ -68,8 +72,23 @@ public final class LocalKafka implements AutoCloseable {
     return shared;
   }
 
+  /**
+   * As {@link #start(Path, int)}, the broker in a session of its own ({@code setsid}), out of reach
+   * of the signals a terminal sends to the whole foreground group on Ctrl-C. {@code ./taskmesh dev}
+   * stops it itself, last, after every client has closed: a broker that goes at the same moment as
+   * its clients makes their clean close fail with ERROR lines. Who starts it this way must make
+   * sure it does not outlive them ({@link #close()}, and dev's watchdog for a crash).
+   */
+  public static LocalKafka startInOwnSession(Path dataDir, int port) {
+    return start(dataDir, port, true);
+  }
+
   /** Starts (formatting the storage the first time) a broker on {@code port} (0 = any free). */
   public static LocalKafka start(Path dataDir, int port) {
+    return start(dataDir, port, false);
+  }
+
+  private static LocalKafka start(Path dataDir, int port, boolean ownSession) {
     int brokerPort = port == 0 ? freePort() : port;
     int controllerPort = freePortOtherThan(brokerPort);
     LocalKafka kafka =
@@ -79,6 +98,7 @@ public final class LocalKafka implements AutoCloseable {
             controllerPort,
             new ClusterRole(
                 1, "1@127.0.0.1:" + controllerPort, Uuid.randomUuid().toString(), 1, 1));
+    kafka.ownSession = ownSession && Files.isExecutable(SETSID);
     kafka.startProcess();
     return kafka;
   }
@@ -154,9 +174,41 @@ public final class LocalKafka implements AutoCloseable {
     }
   }
 
+  /**
+   * Starts the process and waits for it; a broker that is not ready in time is killed before the
+   * failure is thrown, so that a failed start leaves no broker running on its own (it would hold
+   * the log directory against the next start).
+   */
   private synchronized void startProcess() {
     launch();
-    awaitReady(Duration.ofSeconds(90));
+    try {
+      awaitReady(readyTimeout(Duration.ofSeconds(90)));
+    } catch (RuntimeException e) {
+      kill();
+      throw e;
+    }
+  }
+
+  /**
+   * {@code TASKMESH_KAFKA_READY_TIMEOUT} (e.g. {@code 3m}, {@code 500ms}) replaces the default wait
+   * for a starting broker: longer on a slow machine, tiny to test what a failed start leaves.
+   */
+  static Duration readyTimeout(Duration fallback) {
+    String v = System.getenv("TASKMESH_KAFKA_READY_TIMEOUT");
+    if (v == null || v.isBlank()) {
+      return fallback;
+    }
+    Matcher m = Pattern.compile("(\\d+)(ms|s|m)").matcher(v.trim());
+    if (!m.matches()) {
+      throw new IllegalArgumentException(
+          "TASKMESH_KAFKA_READY_TIMEOUT must look like 500ms, 90s or 3m, was '" + v + "'");
+    }
+    long n = Long.parseLong(m.group(1));
+    return switch (m.group(2)) {
+      case "ms" -> Duration.ofMillis(n);
+      case "s" -> Duration.ofSeconds(n);
+      default -> Duration.ofMinutes(n);
+    };
   }
 
   /** Formats the storage the first time and starts the process, without waiting for it. */
@@ -232,6 +284,10 @@ public final class LocalKafka implements AutoCloseable {
   private Process runJava(List<String> mainAndArgs, Path log, boolean waitForExit, boolean alone)
       throws IOException {
     List<String> cmd = new ArrayList<>();
+    if (ownSession) {
+      // not a group leader (a fresh child of this JVM), so setsid execs in place: same pid
+      cmd.add(SETSID.toString());
+    }
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     // TASKMESH_KAFKA_JVM_OPTS replaces the defaults (small heap, serial GC: light for tests);
     // benchmarks that care about tail latency can give the broker e.g. "-Xms1g -Xmx1g -XX:+UseG1GC"

@@ -139,6 +139,13 @@ final class ActorLoop implements AutoCloseable {
         }
       }
     } catch (Exception e) {
+      if (!running.get()) {
+        // stopping: a broker that is already gone (Ctrl-C signals it too) fails the last poll or
+        // commit; the batch is redelivered on the next start, nothing to report
+        LOG.debug("{}: loop stopped while stopping: {}", config.actorName(), e.toString());
+        closeClients();
+        return;
+      }
       LOG.error("{}: loop stopped", config.actorName(), e);
       if (running.get()) {
         running.set(false);

@@ -5,11 +5,13 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.taskmesh.schemas.Json;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.ConnectException;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -175,13 +177,7 @@ public final class GatewayClient {
     try {
       r = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
     } catch (IOException e) {
-      throw new ClientException(
-          ClientException.GATEWAY,
-          "cannot reach the gateway at "
-              + base
-              + ": "
-              + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()),
-          e);
+      throw unreachable(base, e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new ClientException(ClientException.GATEWAY, "interrupted", e);
@@ -202,6 +198,28 @@ public final class GatewayClient {
     } catch (IllegalArgumentException e) {
       throw new ClientException(ClientException.INVALID_INPUT, "not a URL: " + base);
     }
+  }
+
+  /**
+   * No gateway answered: says in our words what happened and how to point the command at the right
+   * one (dev prints its URL; with {@code --port 0} it is not the default).
+   */
+  static ClientException unreachable(String base, IOException e) {
+    String why =
+        e instanceof ConnectException
+            ? "nothing accepts connections there"
+            : e instanceof HttpTimeoutException
+                ? "no answer in time"
+                : e.getMessage() == null ? "the connection failed" : e.getMessage();
+    return new ClientException(
+        ClientException.GATEWAY,
+        "cannot reach the gateway at "
+            + base
+            + " ("
+            + why
+            + "); is ./taskmesh dev running? It prints \"gateway: URL\": pass that URL with --url"
+            + " or set TASKMESH_URL",
+        e);
   }
 
   /** The gateway's refusal in one line: its status and the first line of its text. */

@@ -1,0 +1,320 @@
+package io.taskmesh.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.taskmesh.devkit.Await;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code ./taskmesh dev} as a terminal and a crash treat it, with its own broker and Postgres, a
+ * runtime per actor and a state connector on a local S3 server: Ctrl-C to the whole process group,
+ * {@code kill -9} of the dev JVM alone, a second dev on a data directory in use, and a broker that
+ * is not ready in time. Bounds here are hang detectors; the figures are printed, not asserted.
+ */
+@Timeout(value = 12, unit = TimeUnit.MINUTES)
+class DevProcessGroupIT {
+  private static final String READY = "Ctrl-C stops everything";
+
+  /** Generous: a hang detector on a machine shared with other builds, not a target. */
+  private static final Duration BOUND = Duration.ofSeconds(60);
+
+  @TempDir Path dir;
+  private Path config;
+  private Path data;
+  private final List<DevProcess> started = new ArrayList<>();
+
+  /** Every child a dev had when ready: killed after the test whatever happened. */
+  private final List<ProcStat> children = new ArrayList<>();
+
+  @BeforeEach
+  void pipeline() throws Exception {
+    config = Files.createDirectories(dir.resolve("pipeline"));
+    data = dir.resolve("data");
+    Path handlers = TestStacks.root().resolve("runtime").resolve("examples");
+    Files.writeString(
+        config.resolve("flows.yaml"),
+        String.join(
+            "\n",
+            "flows:",
+            "  - name: echo",
+            "    entrypoint: echo",
+            "  - name: words",
+            "    entrypoint: cache",
+            ""));
+    Files.writeString(
+        config.resolve("actors.yaml"),
+        String.join(
+            "\n",
+            "actors:",
+            "  echo:",
+            "    handler: echo.handle",
+            "    dir: " + handlers,
+            "  cache:",
+            "    handler: cache.word_counts",
+            "    dir: " + handlers,
+            "    stateProxy:",
+            "      - name: cache",
+            "        mount: {path: /state/cache}",
+            "        writeMode: buffered",
+            "        connector:",
+            "          type: objstore-buffered-cas",
+            "          env:",
+            "            - {name: STATE_BUCKET, value: taskmesh-cache}",
+            ""));
+  }
+
+  @AfterEach
+  void killLeftovers() throws Exception {
+    for (DevProcess p : started) {
+      p.close();
+    }
+    children.stream()
+        .filter(c -> ProcStat.alive(c.pid(), c.startTicks()))
+        .forEach(c -> ProcessHandle.of(c.pid()).ifPresent(ProcessHandle::destroyForcibly));
+  }
+
+  @Test
+  void ctrlCToTheGroupStopsEverythingWithoutErrorsAndLeavesNoProcess() throws Exception {
+    DevProcess dev = startDev(Map.of(), "dev.log");
+    awaitReady(dev);
+    List<ProcStat> kids = childrenOf(dev);
+
+    DevProcess second = startDev(Map.of(), "second.log");
+    assertThat(second.waitFor(BOUND.toSeconds()))
+        .as("a second dev on the same --data refuses at once; log:\n%s", second.tail(20))
+        .isTrue();
+    assertThat(second.exitValue()).isNotZero();
+    assertThat(second.lines())
+        .anyMatch(l -> l.startsWith("taskmesh: another ./taskmesh dev (pid " + dev.pid() + ")"));
+    assertThat(Files.exists(data.resolve("kafka").resolve("node-2"))).isFalse();
+
+    long t0 = System.nanoTime();
+    dev.signalGroup("INT");
+    assertThat(dev.waitFor(BOUND.toSeconds()))
+        .as("dev stopped after Ctrl-C; log:\n%s", dev.tail(40))
+        .isTrue();
+    double stopSeconds = (System.nanoTime() - t0) / 1e9;
+    Duration leftFor = awaitNothingLeft(dev, kids);
+    System.out.printf(
+        "DevProcessGroupIT: Ctrl-C to the group of dev and its %d children: dev exited after %.1f"
+            + " s, the last child %.1f s later (load %s)%n",
+        kids.size(), stopSeconds, leftFor.toMillis() / 1e3, loadAverage());
+
+    assertThat(dev.exitValue()).as("log:\n%s", dev.tail(40)).isZero();
+    List<String> lines = dev.lines();
+    assertThat(lines).as("no ERROR line").noneMatch(DevProcessGroupIT::isError);
+    assertThat(lines)
+        .as("nothing restarted while stopping")
+        .noneMatch(l -> l.contains("restarting") || l.contains("starting it again"));
+    assertThat(lines.subList(lines.indexOf("stopping..."), lines.size())).endsWith("stopped");
+  }
+
+  @Test
+  void kill9OfDevStopsItsChildrenAndANewStartOnTheSameDataWorks() throws Exception {
+    DevProcess dev = startDev(Map.of(), "dev.log");
+    awaitReady(dev);
+    List<ProcStat> kids = childrenOf(dev);
+    assertThat(kids.size())
+        .as("broker, Postgres, runtimes, connector, moto, watchdog")
+        .isGreaterThan(5);
+
+    long t0 = System.nanoTime();
+    dev.kill9();
+    awaitNothingLeft(dev, kids);
+    System.out.printf(
+        "DevProcessGroupIT: kill -9 of dev: its %d children gone %.1f s later (load %s)%n",
+        kids.size(), (System.nanoTime() - t0) / 1e9, loadAverage());
+
+    DevProcess again = startDev(Map.of(), "again.log");
+    awaitReady(again);
+    List<ProcStat> kidsAgain = childrenOf(again);
+    again.signalGroup("TERM");
+    assertThat(again.waitFor(BOUND.toSeconds())).as("log:\n%s", again.tail(40)).isTrue();
+    assertThat(again.exitValue()).isZero();
+    awaitNothingLeft(again, kidsAgain);
+    // the task view's start after a crash logs Kafka Streams' own ERROR (its stores are rebuilt,
+    // as exactly-once wants); the stop must be clean
+    List<String> lines = again.lines();
+    assertThat(lines.subList(lines.indexOf("stopping..."), lines.size()))
+        .noneMatch(DevProcessGroupIT::isError)
+        .endsWith("stopped");
+    assertThat(Files.readString(data.resolve("kafka").resolve("broker.log")))
+        .as("never two brokers on one log directory")
+        .doesNotContain("Failed to acquire lock")
+        .doesNotContain("CorruptRecordException");
+  }
+
+  @Test
+  void aNewDevStopsWhatADeadOneLeftBeforeItStartsItsBroker() throws Exception {
+    DevProcess dev = startDev(Map.of(), "dev.log");
+    awaitReady(dev);
+    List<ProcStat> kids = childrenOf(dev);
+    // the worst case: dev and its watchdog both gone at once (e.g. kill -9 of the whole group by
+    // hand), so the broker, Postgres, runtimes and connector all run on with nobody to stop them
+    for (ProcStat member : dev.sessionMembers()) {
+      if (member.pid() != dev.pid()) {
+        ProcessHandle.of(member.pid()).ifPresent(ProcessHandle::destroyForcibly);
+      }
+    }
+    dev.kill9();
+    List<ProcStat> orphans =
+        kids.stream().filter(k -> ProcStat.alive(k.pid(), k.startTicks())).toList();
+    assertThat(orphans.size()).as("children left running").isGreaterThan(3);
+
+    DevProcess again = startDev(Map.of(), "again.log");
+    awaitReady(again);
+    assertThat(again.lines())
+        .anyMatch(l -> l.startsWith("dev: stopping ") && l.contains("a dev that died left"));
+    assertThat(orphans)
+        .as("every process the dead dev left was stopped before the new one started")
+        .noneMatch(k -> ProcStat.alive(k.pid(), k.startTicks()));
+    List<ProcStat> kidsAgain = childrenOf(again);
+    again.signalGroup("TERM");
+    assertThat(again.waitFor(BOUND.toSeconds())).as("log:\n%s", again.tail(40)).isTrue();
+    awaitNothingLeft(again, kidsAgain);
+    assertThat(Files.readString(data.resolve("kafka").resolve("broker.log")))
+        .as("never two brokers on one log directory")
+        .doesNotContain("Failed to acquire lock")
+        .doesNotContain("CorruptRecordException");
+  }
+
+  @Test
+  void aBrokerThatIsNotReadyInTimeIsNotLeftRunning() throws Exception {
+    DevProcess dev = startDev(Map.of("TASKMESH_KAFKA_READY_TIMEOUT", "1ms"), "dev.log");
+    assertThat(dev.waitFor(BOUND.toSeconds())).as("log:\n%s", dev.tail(40)).isTrue();
+    assertThat(dev.exitValue()).isEqualTo(1);
+    assertThat(dev.lines())
+        .filteredOn(l -> l.startsWith("taskmesh: "))
+        .singleElement()
+        .satisfies(
+            l ->
+                assertThat(l)
+                    .startsWith("taskmesh: dev could not start: kafka broker not ready in")
+                    .doesNotContain("Exception"));
+    assertThat(dev.lines()).noneMatch(l -> l.startsWith("\tat "));
+    awaitNothingLeft(dev, List.of());
+  }
+
+  @Test
+  void aHandlerTypoOrAnUndefinedActorIsOneLineBeforeAnythingStarts() throws Exception {
+    Path actors = config.resolve("actors.yaml");
+    Files.writeString(actors, Files.readString(actors).replace("echo.handle", "echo.handel"));
+    DevProcess typo = startDev(Map.of(), "typo.log");
+    assertThat(typo.waitFor(BOUND.toSeconds())).as("log:\n%s", typo.tail(40)).isTrue();
+    assertThat(typo.exitValue()).isEqualTo(2);
+    assertThat(typo.lines())
+        .singleElement()
+        .satisfies(
+            l ->
+                assertThat(l)
+                    .startsWith("taskmesh: " + actors + ": actor 'echo': ")
+                    .contains("has no attribute 'handel'")
+                    .contains("fix its 'handler:'"));
+    assertThat(data.resolve("kafka")).doesNotExist();
+    assertThat(data.resolve("postgres")).doesNotExist();
+
+    Files.writeString(actors, Files.readString(actors).replace("echo.handel", "echo.handle"));
+    Path flows = config.resolve("flows.yaml");
+    Files.writeString(
+        flows, Files.readString(flows).replace("entrypoint: echo", "entrypoint: ech"));
+    DevProcess undefined = startDev(Map.of(), "undefined.log");
+    assertThat(undefined.waitFor(BOUND.toSeconds())).isTrue();
+    assertThat(undefined.exitValue()).isEqualTo(2);
+    assertThat(undefined.lines())
+        .singleElement()
+        .satisfies(
+            l ->
+                assertThat(l)
+                    .startsWith("taskmesh: " + flows + ": flow 'echo' uses actor 'ech'")
+                    .contains(actors.toString())
+                    .contains("add it there"));
+    assertThat(data.resolve("kafka")).doesNotExist();
+  }
+
+  private DevProcess startDev(Map<String, String> env, String logName) {
+    DevProcess p =
+        DevProcess.start(
+            List.of(
+                "--config",
+                config.toString(),
+                "--data",
+                data.toString(),
+                "--port",
+                "0",
+                "--mesh-port",
+                "0",
+                "--mesh-internal-port",
+                "0"),
+            env,
+            dir.resolve(logName));
+    started.add(p);
+    return p;
+  }
+
+  private void awaitReady(DevProcess dev) {
+    Await.until(
+        () -> {
+          if (!dev.isAlive()) {
+            throw new AssertionError("dev exited " + dev.exitValue() + ":\n" + dev.tail(40));
+          }
+          return dev.lines().stream().anyMatch(l -> l.contains(READY));
+        },
+        Duration.ofMinutes(5),
+        "dev ready");
+  }
+
+  /** dev's children now, its Postgres included. */
+  private List<ProcStat> childrenOf(DevProcess dev) throws Exception {
+    Path file = data.resolve("postgres").resolve("data").resolve("postmaster.pid");
+    List<ProcStat> pids = dev.childrenAnd(Long.parseLong(Files.readAllLines(file).get(0).trim()));
+    children.addAll(pids);
+    return pids;
+  }
+
+  /**
+   * Waits until no process of dev's session is left and none of {@code kids} runs; how long that
+   * took.
+   */
+  private static Duration awaitNothingLeft(DevProcess dev, List<ProcStat> kids) {
+    long t0 = System.nanoTime();
+    Await.until(
+        () ->
+            Stream.concat(
+                    dev.sessionMembers().stream().map(ProcStat::pid),
+                    kids.stream()
+                        .filter(k -> ProcStat.alive(k.pid(), k.startTicks()))
+                        .map(ProcStat::pid))
+                .distinct()
+                .map(pid -> pid + " " + DevProcess.commandOf(pid))
+                .collect(Collectors.toList()),
+        List::isEmpty,
+        BOUND,
+        "no process of dev's group left, nor any child it had");
+    return Duration.ofNanos(System.nanoTime() - t0);
+  }
+
+  private static boolean isError(String line) {
+    return line.contains(" ERROR ") || line.startsWith("ERROR") || line.contains("Exception");
+  }
+
+  private static String loadAverage() {
+    try {
+      return Files.readString(Path.of("/proc/loadavg")).trim();
+    } catch (Exception e) {
+      return "?";
+    }
+  }
+}

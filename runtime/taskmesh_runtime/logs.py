@@ -1,0 +1,36 @@
+"""Logging set-up: plain lines on stderr, or one JSON object per line with SVC_LOG_FORMAT=json,
+with the field names the Java services write under the same variable (Logback's JsonEncoder),
+so one log pipeline reads both."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object per record: ``timestamp`` (epoch ms, as Logback writes it), ``level``,
+    ``threadName``, ``loggerName``, ``formattedMessage``, and ``throwable`` (the traceback) when
+    there is one."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        out = {
+            "timestamp": int(record.created * 1000),
+            "level": record.levelname,
+            "threadName": record.threadName,
+            "loggerName": record.name,
+            "formattedMessage": record.getMessage(),
+        }
+        if record.exc_info:
+            out["throwable"] = self.formatException(record.exc_info)
+        return json.dumps(out, ensure_ascii=False)
+
+
+def configure_logging(level: str, log_format: str) -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    if log_format.strip().lower() == "json":
+        handler.setFormatter(JsonFormatter())
+    else:
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=getattr(logging, level), handlers=[handler])
