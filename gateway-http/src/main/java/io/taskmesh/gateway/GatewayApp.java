@@ -347,13 +347,13 @@ public final class GatewayApp implements AutoCloseable {
   }
 
   /**
-   * {@code GET /tasks/{id}}: in the api and testing modes, with MCP auth on, only the owner's tasks
-   * are visible and a foreign task answers 404 like an unknown one; the mesh mode is internal
-   * (network isolation) and answers for every task.
+   * {@code GET /tasks/{id}}: in the api and testing modes only the owner's tasks are visible (an
+   * anonymous caller's are the anonymous tasks) and a foreign task answers 404 like an unknown one;
+   * the mesh mode is internal (network isolation) and answers for every task.
    */
   private TaskState visibleTask(Context ctx) {
     String id = ctx.pathParam("id");
-    if (config.mode() == GatewayMode.MESH || !mcpAuth.enabled()) {
+    if (config.mode() == GatewayMode.MESH) {
       return task(id);
     }
     String owner = requireMcpAuth(ctx);
@@ -364,9 +364,9 @@ public final class GatewayApp implements AutoCloseable {
     return state;
   }
 
-  /** With auth off every task is visible; with it on, only tasks this principal started. */
+  /** Only the caller's own tasks, anonymous ones included (see {@link TaskOwners}). */
   private boolean ownedBy(TaskState state, String owner) {
-    return !mcpAuth.enabled() || Objects.equals(state.owner(), owner);
+    return TaskOwners.visibleTo(state, owner);
   }
 
   /** MCP auth ({@code SVC_MCP_API_KEY}); returns the owner to record on new tasks. */

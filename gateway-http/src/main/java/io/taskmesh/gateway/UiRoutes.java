@@ -202,8 +202,8 @@ final class UiRoutes implements AutoCloseable {
   /**
    * {@code GET /tasks/stream}: an {@code update} event for every live update of the caller's tasks
    * (new tasks included), the update plus its task's {@code flow}; no history (read {@code GET
-   * /tasks} after opening it) and never closed by the server. With auth off every task is the
-   * caller's.
+   * /tasks} after opening it) and never closed by the server. An anonymous caller gets the
+   * anonymous tasks only, never one an authenticated client of another protocol owns.
    */
   private void taskListStream(Context ctx) throws Exception {
     String who = owner.apply(ctx);
@@ -271,7 +271,7 @@ final class UiRoutes implements AutoCloseable {
         }
         return;
       }
-      listed = new Listed(!authEnabled || ownedBy.test(state, who), state.flow());
+      listed = new Listed(ownedBy.test(state, who), state.flow());
       known.put(u.id(), listed);
     }
     if (!listed.visible()) {
