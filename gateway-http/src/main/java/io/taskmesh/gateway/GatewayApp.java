@@ -69,6 +69,7 @@ public final class GatewayApp implements AutoCloseable {
   private final Javalin app;
   private final ToolCalls toolCalls;
   private final McpAuth mcpAuth;
+  private final UiSessions uiSessions = new UiSessions(System::nanoTime);
   private final McpEndpoints mcp;
   private final OAuth oauth;
   private final PushConfigStore pushConfigs;
@@ -153,7 +154,14 @@ public final class GatewayApp implements AutoCloseable {
     this.streams = new TaskStreams(queries, feed, fly, sseKeepalive);
     this.meshTasks = new MeshTaskRoutes(queries, commands, fly, flows, streams);
     this.ui =
-        new UiRoutes(flows, feed, queries, this::requireMcpAuth, this::ownedBy, mcpAuth.enabled());
+        new UiRoutes(
+            flows,
+            feed,
+            queries,
+            this::requireMcpAuth,
+            this::ownedBy,
+            mcpAuth.enabled(),
+            uiSessions);
     this.uiMesh =
         new UiMeshRoutes(
             config.mode().servesApi() ? config.uiMeshApiUrl() : null,
@@ -371,9 +379,11 @@ public final class GatewayApp implements AutoCloseable {
 
   /** MCP auth ({@code SVC_MCP_API_KEY}); returns the owner to record on new tasks. */
   private String requireMcpAuth(Context ctx) {
+    String session = mcpAuth.enabled() ? UiRoutes.sessionId(ctx) : null;
     String principal =
-        mcpAuth
-            .authenticate(UiRoutes.authorization(ctx))
+        (session != null
+                ? uiSessions.principal(session)
+                : mcpAuth.authenticate(ctx.header("Authorization")))
             .orElseThrow(
                 () -> {
                   ctx.header("WWW-Authenticate", mcpAuth.wwwAuthenticate());
