@@ -58,6 +58,7 @@ public final class MeshApiApp implements AutoCloseable {
   private final Set<SseStream> streams = ConcurrentHashMap.newKeySet();
   private final SseWriters sseWriters;
   private final ScheduledExecutorService timers = Threads.scheduler("mesh-api-timer", 2);
+  private volatile boolean closing;
   private volatile String gatewayUrl;
   private final Readiness readiness;
 
@@ -162,6 +163,9 @@ public final class MeshApiApp implements AutoCloseable {
         }
       } while (n == 100);
     } catch (RuntimeException e) {
+      if (closing) {
+        return; // close() interrupted the scan: the connector call failing then is no fault
+      }
       LOG.warn("deadline scan failed: {}", e.getMessage());
     }
   }
@@ -401,6 +405,7 @@ public final class MeshApiApp implements AutoCloseable {
 
   @Override
   public void close() {
+    closing = true;
     readiness.drain();
     timers.shutdownNow();
     drainSse();
