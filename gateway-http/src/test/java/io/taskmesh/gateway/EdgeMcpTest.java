@@ -294,6 +294,35 @@ class EdgeMcpTest {
   }
 
   @Test
+  void aSessionThatSetALogLevelHearsTheFlowsTokensWithoutAProgressToken() throws Exception {
+    try (EdgeGateway gateway = EdgeGateway.start(GatewayMode.API)) {
+      String session = session(gateway);
+      gateway.post(
+          "/mcp",
+          "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"logging/setLevel\","
+              + "\"params\":{\"level\":\"info\"}}",
+          "Accept",
+          ACCEPT_BOTH,
+          "Mcp-Session-Id",
+          session);
+      CompletableFuture<HttpResponse<String>> call = callAsync(gateway, session, "{}", "");
+      String id = startedTask(gateway);
+      gateway.fly.publish(id, Json.MAPPER.readTree("{\"text\":\"one\"}"));
+      gateway.tasks.append(
+          TaskEvent.finished(
+              id, FinalReport.succeeded(id, Json.MAPPER.readTree("{}"), "x-sink", null)));
+      List<JsonNode> messages = messages(call.get(10, TimeUnit.SECONDS));
+      assertThat(messages)
+          .as(messages.toString())
+          .filteredOn(m -> "notifications/message".equals(m.path("method").asText()))
+          .singleElement()
+          .satisfies(m -> assertThat(m.at("/params/data/event/text").asText()).isEqualTo("one"));
+      assertThat(messages)
+          .noneMatch(m -> "notifications/progress".equals(m.path("method").asText()));
+    }
+  }
+
+  @Test
   void aResultsMcpMemberIsTheAnswersContentAndTheRestItsStructuredContent() throws Exception {
     try (EdgeGateway gateway = EdgeGateway.start(GatewayMode.API)) {
       String session = session(gateway);
