@@ -1,6 +1,7 @@
 package io.taskmesh.cli;
 
 import io.taskmesh.devkit.ChildJvm;
+import io.taskmesh.sidecar.ChildEnvironment;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.UnixDomainSocketAddress;
@@ -70,8 +71,10 @@ final class ConnectorProcess implements AutoCloseable {
             Main.class.getName(),
             JVM_OPTIONS,
             List.of("connector", mount.connectorType()),
-            env,
-            log);
+            // its own settings only: dev's environment holds the gateway's secrets
+            ChildEnvironment.basicsAnd(System.getenv(), env),
+            log,
+            false);
     long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
     while (!accepting()) {
       if (!started.isAlive() || System.nanoTime() > deadline) {

@@ -1,11 +1,13 @@
 package io.taskmesh.cli;
 
 import io.taskmesh.servicekit.Env;
+import io.taskmesh.sidecar.ChildEnvironment;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -81,11 +83,12 @@ final class DevConfigCheck {
   private static Process startCheck(ActorSpec actor, Path runtimeDir) throws IOException {
     ProcessBuilder pb =
         new ProcessBuilder(python(), "-m", "taskmesh_runtime", "--check").redirectErrorStream(true);
-    Map<String, String> env = pb.environment();
-    env.putAll(actor.env());
+    Map<String, String> env = new HashMap<>(actor.env());
     env.put("PYTHONPATH", runtimeDir.toAbsolutePath() + File.pathSeparator + actor.dir());
     env.put("SVC_HANDLER", actor.handler());
     env.put("PYTHONDONTWRITEBYTECODE", "1");
+    // the check imports the handler: it must not see dev's secrets either
+    ChildEnvironment.replace(pb, ChildEnvironment.forRuntime(System.getenv(), env));
     return pb.start();
   }
 

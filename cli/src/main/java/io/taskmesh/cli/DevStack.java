@@ -228,7 +228,7 @@ public final class DevStack implements AutoCloseable {
       childStarted.run();
       databaseUrl = pg.jdbcUrl();
     }
-    say.accept("postgres: " + databaseUrl.replaceAll("password=[^&]*", "password=***"));
+    say.accept("postgres: " + MaskedUrl.of(databaseUrl));
 
     Map<String, String> env = new HashMap<>();
     env.put("SVC_GATEWAY_MODE", "testing");

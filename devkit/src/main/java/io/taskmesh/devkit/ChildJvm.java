@@ -49,6 +49,20 @@ public final class ChildJvm implements AutoCloseable {
       List<String> args,
       Map<String, String> env,
       Path log) {
+    return start(mainClass, jvmOptions, args, env, log, true);
+  }
+
+  /**
+   * As above; with {@code inherit} false the child gets {@code env} and nothing of this JVM's
+   * environment (a child that must not read this process's secrets).
+   */
+  public static ChildJvm start(
+      String mainClass,
+      List<String> jvmOptions,
+      List<String> args,
+      Map<String, String> env,
+      Path log,
+      boolean inherit) {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.addAll(jvmOptions);
@@ -58,6 +72,9 @@ public final class ChildJvm implements AutoCloseable {
         new ProcessBuilder(cmd)
             .redirectErrorStream(true)
             .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+    if (!inherit) {
+      pb.environment().clear();
+    }
     pb.environment().putAll(env);
     try {
       return new ChildJvm(pb.start(), log);

@@ -69,6 +69,7 @@ public final class GatewayApp implements AutoCloseable {
   private final Javalin app;
   private final ToolCalls toolCalls;
   private final McpAuth mcpAuth;
+  private final UiSessions uiSessions = new UiSessions(System::nanoTime);
   private final McpEndpoints mcp;
   private final OAuth oauth;
   private final PushConfigStore pushConfigs;
@@ -153,7 +154,14 @@ public final class GatewayApp implements AutoCloseable {
     this.streams = new TaskStreams(queries, feed, fly, sseKeepalive);
     this.meshTasks = new MeshTaskRoutes(queries, commands, fly, flows, streams);
     this.ui =
-        new UiRoutes(flows, feed, queries, this::requireMcpAuth, this::ownedBy, mcpAuth.enabled());
+        new UiRoutes(
+            flows,
+            feed,
+            queries,
+            this::requireMcpAuth,
+            this::ownedBy,
+            mcpAuth.enabled(),
+            uiSessions);
     this.uiMesh =
         new UiMeshRoutes(
             config.mode().servesApi() ? config.uiMeshApiUrl() : null,
@@ -347,13 +355,13 @@ public final class GatewayApp implements AutoCloseable {
   }
 
   /**
-   * {@code GET /tasks/{id}}: in the api and testing modes, with MCP auth on, only the owner's tasks
-   * are visible and a foreign task answers 404 like an unknown one; the mesh mode is internal
-   * (network isolation) and answers for every task.
+   * {@code GET /tasks/{id}}: in the api and testing modes only the owner's tasks are visible (an
+   * anonymous caller's are the anonymous tasks) and a foreign task answers 404 like an unknown one;
+   * the mesh mode is internal (network isolation) and answers for every task.
    */
   private TaskState visibleTask(Context ctx) {
     String id = ctx.pathParam("id");
-    if (config.mode() == GatewayMode.MESH || !mcpAuth.enabled()) {
+    if (config.mode() == GatewayMode.MESH) {
       return task(id);
     }
     String owner = requireMcpAuth(ctx);
@@ -364,16 +372,18 @@ public final class GatewayApp implements AutoCloseable {
     return state;
   }
 
-  /** With auth off every task is visible; with it on, only tasks this principal started. */
+  /** Only the caller's own tasks, anonymous ones included (see {@link TaskOwners}). */
   private boolean ownedBy(TaskState state, String owner) {
-    return !mcpAuth.enabled() || Objects.equals(state.owner(), owner);
+    return TaskOwners.visibleTo(state, owner);
   }
 
   /** MCP auth ({@code SVC_MCP_API_KEY}); returns the owner to record on new tasks. */
   private String requireMcpAuth(Context ctx) {
+    String session = mcpAuth.enabled() ? UiRoutes.sessionId(ctx) : null;
     String principal =
-        mcpAuth
-            .authenticate(UiRoutes.authorization(ctx))
+        (session != null
+                ? uiSessions.principal(session)
+                : mcpAuth.authenticate(ctx.header("Authorization")))
             .orElseThrow(
                 () -> {
                   ctx.header("WWW-Authenticate", mcpAuth.wwwAuthenticate());

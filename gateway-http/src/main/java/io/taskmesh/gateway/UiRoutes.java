@@ -19,9 +19,6 @@ import io.taskmesh.topology.TaskQueries;
 import io.taskmesh.topology.UpdateFeed;
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.URLDecoder;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -43,16 +40,18 @@ import java.util.regex.Pattern;
  * OAuth access token) in a form, keeps it in {@code sessionStorage} and sends it as a bearer header
  * on every fetch; {@code POST /ui/session} with that header sets it as a short-lived {@code
  * HttpOnly}, {@code SameSite=Strict} cookie that only the GET event streams ({@code /stream/{id}},
- * {@code /tasks/stream}, {@code /ui/mesh/stream}) accept in place of the header. The cookie carries
- * the token itself, so any replica checks it as it checks a header; no session is kept on the
- * server.
+ * {@code /tasks/stream}, {@code /ui/mesh/stream}) accept in place of the header. The cookie holds
+ * an opaque session id ({@link UiSessions}), never the token: a cookie that leaks (a log, a proxy)
+ * gives at most the event streams for 15 minutes, not the key to every route. The session lives on
+ * the replica that opened it, so several replicas behind one URL need sticky sessions for the
+ * dashboard's streams.
  */
 final class UiRoutes implements AutoCloseable {
   /** The cookie the event streams accept in place of the Authorization header. */
   static final String COOKIE = "taskmesh_ui_token";
 
   /** Lifetime of the cookie; the page renews it well before (every 5 minutes). */
-  static final int COOKIE_SECONDS = 15 * 60;
+  static final int COOKIE_SECONDS = (int) UiSessions.TTL.toSeconds();
 
   private static final String RESOURCES = "/io/taskmesh/gateway/ui/";
   private static final Pattern FILE = Pattern.compile("[a-z0-9-]+\\.(html|css|js|svg)");
@@ -69,6 +68,7 @@ final class UiRoutes implements AutoCloseable {
   private final Function<Context, String> owner;
   private final BiPredicate<TaskState, String> ownedBy;
   private final boolean authEnabled;
+  private final UiSessions sessions;
   private final SseWriters writers = new SseWriters("ui-sse", 1, SsePolicy.TASK_STREAM);
 
   /** How often an update of a task the view does not show yet is checked again. */
@@ -85,13 +85,15 @@ final class UiRoutes implements AutoCloseable {
       TaskQueries queries,
       Function<Context, String> owner,
       BiPredicate<TaskState, String> ownedBy,
-      boolean authEnabled) {
+      boolean authEnabled,
+      UiSessions sessions) {
     this.flows = flows;
     this.feed = feed;
     this.queries = queries;
     this.owner = owner;
     this.ownedBy = ownedBy;
     this.authEnabled = authEnabled;
+    this.sessions = sessions;
   }
 
   /** Must come before {@code GET /tasks/{id}}: Javalin takes the first route that matches. */
@@ -105,15 +107,14 @@ final class UiRoutes implements AutoCloseable {
   }
 
   /**
-   * The bearer credentials of a request: its {@code Authorization} header, or for the dashboard's
-   * event streams (GET {@code /stream/{id}}, {@code /tasks/stream}, {@code /ui/mesh/stream}) the
-   * cookie {@link #COOKIE}. No other route takes the cookie, so a page elsewhere cannot act with
-   * it.
+   * The dashboard session a request presents in place of an {@code Authorization} header: the
+   * cookie {@link #COOKIE}, read only on the event streams (GET {@code /stream/{id}}, {@code
+   * /tasks/stream}, {@code /ui/mesh/stream}) and only without a header; null otherwise. No other
+   * route takes the cookie, so a page elsewhere cannot act with it.
    */
-  static String authorization(Context ctx) {
-    String header = ctx.header("Authorization");
-    if (header != null || !"GET".equals(ctx.method().name())) {
-      return header;
+  static String sessionId(Context ctx) {
+    if (ctx.header("Authorization") != null || !"GET".equals(ctx.method().name())) {
+      return null;
     }
     String path = ctx.path();
     if (!path.startsWith("/stream/")
@@ -122,9 +123,7 @@ final class UiRoutes implements AutoCloseable {
       return null;
     }
     String cookie = ctx.cookie(COOKIE);
-    return cookie == null || cookie.isBlank()
-        ? null
-        : "Bearer " + URLDecoder.decode(cookie, StandardCharsets.UTF_8);
+    return cookie == null || cookie.isBlank() ? null : cookie;
   }
 
   private static void file(Context ctx, String name) throws IOException {
@@ -170,19 +169,21 @@ final class UiRoutes implements AutoCloseable {
     ctx.json(Map.of("flows", out));
   }
 
-  /** {@code POST /ui/session}: checks the bearer header and sets it as the streams' cookie. */
+  /**
+   * {@code POST /ui/session}: checks the bearer header and opens a session of its principal, whose
+   * id becomes the streams' cookie.
+   */
   private void openSession(Context ctx) {
-    owner.apply(ctx); // 401 with the challenge when missing or wrong
-    String header = ctx.header("Authorization");
-    if (authEnabled && header != null && header.regionMatches(true, 0, "Bearer ", 0, 7)) {
-      String token = URLEncoder.encode(header.substring(7).trim(), StandardCharsets.UTF_8);
-      ctx.header("Set-Cookie", cookie(ctx, token, COOKIE_SECONDS));
+    String principal = owner.apply(ctx); // 401 with the challenge when missing or wrong
+    if (authEnabled) {
+      ctx.header("Set-Cookie", cookie(ctx, sessions.open(principal), COOKIE_SECONDS));
     }
     ctx.status(HttpStatus.NO_CONTENT);
   }
 
-  /** {@code DELETE /ui/session}: the cookie is cleared (signing out of the dashboard). */
+  /** {@code DELETE /ui/session}: the session ends on the server and the cookie is cleared. */
   private void closeSession(Context ctx) {
+    sessions.close(ctx.cookie(COOKIE));
     ctx.header("Set-Cookie", cookie(ctx, "", 0));
     ctx.status(HttpStatus.NO_CONTENT);
   }
@@ -202,8 +203,8 @@ final class UiRoutes implements AutoCloseable {
   /**
    * {@code GET /tasks/stream}: an {@code update} event for every live update of the caller's tasks
    * (new tasks included), the update plus its task's {@code flow}; no history (read {@code GET
-   * /tasks} after opening it) and never closed by the server. With auth off every task is the
-   * caller's.
+   * /tasks} after opening it) and never closed by the server. An anonymous caller gets the
+   * anonymous tasks only, never one an authenticated client of another protocol owns.
    */
   private void taskListStream(Context ctx) throws Exception {
     String who = owner.apply(ctx);
@@ -271,7 +272,7 @@ final class UiRoutes implements AutoCloseable {
         }
         return;
       }
-      listed = new Listed(!authEnabled || ownedBy.test(state, who), state.flow());
+      listed = new Listed(ownedBy.test(state, who), state.flow());
       known.put(u.id(), listed);
     }
     if (!listed.visible()) {

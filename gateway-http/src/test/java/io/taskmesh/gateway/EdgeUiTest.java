@@ -111,10 +111,24 @@ class EdgeUiTest {
     assertThat(session.statusCode()).isEqualTo(204);
     String setCookie = session.headers().firstValue("Set-Cookie").orElse("");
     assertThat(setCookie)
-        .startsWith(UiRoutes.COOKIE + "=" + KEY + ";")
+        .startsWith(UiRoutes.COOKIE + "=")
         .contains("HttpOnly", "SameSite=Strict", "Max-Age=900", "Path=/");
     String cookie = setCookie.substring(0, setCookie.indexOf(';'));
+    String sessionId = cookie.substring(cookie.indexOf('=') + 1);
+    // an opaque random id, not the key: a leaked cookie does not leak the key
+    assertThat(sessionId).doesNotContain(KEY).matches("[A-Za-z0-9_-]{43}");
+    assertThat(
+            gateway
+                .post("/ui/session", null, "Authorization", BEARER)
+                .headers()
+                .firstValue("Set-Cookie")
+                .orElse(""))
+        .as("each session its own id")
+        .doesNotContain(sessionId);
     String own = gateway.seedTask("ui-cookie", McpAuth.STATIC_KEY_PRINCIPAL);
+    // the raw key as a cookie, as the old dashboard set it, opens nothing
+    assertThat(gateway.status("GET", "/stream/" + own, null, "Cookie", UiRoutes.COOKIE + "=" + KEY))
+        .isEqualTo(401);
 
     assertThat(gateway.status("GET", "/stream/" + own, null, "Cookie", cookie)).isEqualTo(200);
     assertThat(gateway.status("GET", "/tasks/stream", null, "Cookie", cookie)).isEqualTo(200);
@@ -132,11 +146,14 @@ class EdgeUiTest {
     assertThat(gateway.post("/tasks/" + own + "/cancel", null, "Cookie", cookie).statusCode())
         .isEqualTo(401);
     assertThat(gateway.recorded()).isEqualTo(before);
-    HttpResponse<String> out = gateway.send("DELETE", "/ui/session", null);
+    HttpResponse<String> out = gateway.send("DELETE", "/ui/session", null, "Cookie", cookie);
     assertThat(out.statusCode()).isEqualTo(204);
     assertThat(out.headers().firstValue("Set-Cookie").orElse(""))
         .startsWith(UiRoutes.COOKIE + "=;")
         .contains("Max-Age=0");
+    // signed out on the server too: the same cookie, kept by a client, opens nothing any more
+    assertThat(gateway.status("GET", "/tasks/stream", null, "Cookie", cookie)).isEqualTo(401);
+    assertThat(gateway.status("GET", "/stream/" + own, null, "Cookie", cookie)).isEqualTo(401);
   }
 
   @Test

@@ -75,8 +75,8 @@ class MeshTasksIT {
     assertThat(mesh.get("route").get("curr").asText()).isEqualTo("b");
     assertThat(mesh.get("total_actors").asInt()).isEqualTo(3);
     assertThat(post(base + "/mesh", "{\"id\":\"" + id + "\",\"curr\":\"z\"}").statusCode())
-        .as("a repeated create is answered and changes nothing")
-        .isEqualTo(201);
+        .as("a repeated create is refused and changes nothing")
+        .isEqualTo(409);
     assertThat(
             post(base + "/mesh/" + id + "/progress", TaskHttp.progress("a", "b", "c", "completed"))
                 .statusCode())

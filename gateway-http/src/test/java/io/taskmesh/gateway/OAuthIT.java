@@ -50,6 +50,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -90,12 +91,16 @@ class OAuthIT {
   private static String baseB;
   private static int portB;
 
+  /** Where the metadata-document test serves its documents; B accepts only {@code /allowed/}. */
+  private static int docsPort;
+
   @BeforeAll
   static void start() throws Exception {
     flows = dir.resolve("flows.yaml");
     Files.writeString(flows, FLOWS);
     int portA = TaskHttp.freePort();
     portB = TaskHttp.freePort();
+    docsPort = TaskHttp.freePort();
     baseA = "http://127.0.0.1:" + portA;
     baseB = "http://127.0.0.1:" + portB;
     a = startGateway("a", portA, Map.of(), CLOCK);
@@ -113,7 +118,9 @@ class OAuthIT {
             "SVC_MCP_OAUTH_REGISTRATION_TOKEN",
             REG_TOKEN,
             "SVC_MCP_OAUTH_CIMD_ALLOW_LOOPBACK",
-            "true"),
+            "true",
+            "SVC_MCP_OAUTH_CIMD_ALLOWED",
+            "http://127.0.0.1:" + docsPort + "/allowed/"),
         null);
   }
 
@@ -755,22 +762,29 @@ class OAuthIT {
 
   @Test
   void clientIdMetadataDocumentsAreFetchedBehindAnSsrfGuard() throws Exception {
-    HttpServer docs = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-    String base = "http://127.0.0.1:" + docs.getAddress().getPort();
+    HttpServer docs = HttpServer.create(new InetSocketAddress("127.0.0.1", docsPort), 0);
+    String base = "http://127.0.0.1:" + docsPort + "/allowed";
     String id = base + "/client.json";
+    String unlisted = "http://127.0.0.1:" + docsPort + "/unlisted/client.json";
     Map<String, String> bodies =
         Map.of(
-            "/client.json",
+            "/allowed/client.json",
                 "{\"client_id\":\""
                     + id
                     + "\",\"client_name\":\"cimd\",\"redirect_uris\":[\""
                     + REDIRECT
                     + "\"]}",
-            "/other.json",
+            "/unlisted/client.json",
+                "{\"client_id\":\""
+                    + unlisted
+                    + "\",\"client_name\":\"stranger\",\"redirect_uris\":[\""
+                    + REDIRECT
+                    + "\"]}",
+            "/allowed/other.json",
                 "{\"client_id\":\"https://someone.else/client.json\",\"redirect_uris\":[\""
                     + REDIRECT
                     + "\"]}",
-            "/big.json",
+            "/allowed/big.json",
                 "{\"client_id\":\""
                     + base
                     + "/big.json\",\"redirect_uris\":[\""
@@ -778,9 +792,11 @@ class OAuthIT {
                     + "\"],\"x\":\""
                     + "a".repeat(20_000)
                     + "\"}");
+    Set<String> asked = ConcurrentHashMap.newKeySet();
     docs.createContext(
         "/",
         ex -> {
+          asked.add(ex.getRequestURI().getPath());
           byte[] body =
               bodies
                   .getOrDefault(ex.getRequestURI().getPath(), "{}")
@@ -796,7 +812,13 @@ class OAuthIT {
       HttpResponse<String> refused = authorizeRaw(baseA, authorizeParams(id, verifier()));
       assertThat(error(refused, 401)).isEqualTo("invalid_client");
       assertThat(refused.headers().firstValue("Location")).isEmpty();
-      // B: the documented test-only switch allows loopback
+      // B requires a registration token: a document outside its allow-list is refused before
+      // it is fetched, so a client that never registered gets no code (issue 33 item 4)
+      HttpResponse<String> stranger = authorizeRaw(baseB, authorizeParams(unlisted, verifier()));
+      assertThat(error(stranger, 401)).isEqualTo("invalid_client");
+      assertThat(stranger.headers().firstValue("Location")).isEmpty();
+      assertThat(asked).doesNotContain("/unlisted/client.json");
+      // B: the documented test-only switch allows loopback, the allow-list this document
       String v = verifier();
       String code = code(baseB, id, v);
       OAuthFlows.Tokens t = tokens(token(baseB, exchangeForm(id, code, v)));

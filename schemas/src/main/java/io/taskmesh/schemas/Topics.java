@@ -26,7 +26,7 @@ public final class Topics {
 
   /** Kafka's topic characters; a namespace is part of topic and group names. */
   private static final java.util.regex.Pattern NAMESPACE =
-      java.util.regex.Pattern.compile("[A-Za-z0-9._-]{1,40}");
+      java.util.regex.Pattern.compile("[A-Za-z0-9._-]{1,100}");
 
   /** Whether {@code namespace} can be part of a topic name (letters, digits, . _ -; 1-40). */
   public static boolean validNamespace(String namespace) {

@@ -78,15 +78,41 @@ public final class TopicFanout<V> implements AutoCloseable {
 
   /** Positions at the end of every partition before returning, so no later record is missed. */
   public TopicFanout<V> start() {
-    List<TopicPartition> partitions =
-        consumer.partitionsFor(topic, START_WAIT).stream()
-            .map(p -> new TopicPartition(p.topic(), p.partition()))
-            .toList();
+    List<TopicPartition> partitions = partitions();
     consumer.assign(partitions);
     consumer.seekToEnd(partitions);
     partitions.forEach(p -> consumer.position(p, START_WAIT)); // resolve the lazy seek now
     thread.start();
     return this;
+  }
+
+  /**
+   * The topic's partitions. A topic created a moment ago can be unknown yet to the broker asked (on
+   * a cluster of several, metadata reaches each broker on its own): asked again until it has
+   * partitions or {@link #START_WAIT} is over. Assigning none would stop the fan-out at its first
+   * poll, and every subscriber would wait for records that never come.
+   */
+  private List<TopicPartition> partitions() {
+    long deadline = System.nanoTime() + START_WAIT.toNanos();
+    while (true) {
+      List<TopicPartition> found =
+          consumer.partitionsFor(topic, START_WAIT).stream()
+              .map(p -> new TopicPartition(p.topic(), p.partition()))
+              .toList();
+      if (!found.isEmpty()) {
+        return found;
+      }
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException(
+            "topic " + topic + " has no partitions after " + START_WAIT.toSeconds() + " s");
+      }
+      try {
+        Thread.sleep(100); // metadata of a new topic: a broker learns it within milliseconds
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while waiting for topic " + topic, e);
+      }
+    }
   }
 
   /** Subscribes to the records of {@code key}; close the handle to unsubscribe. */

@@ -14,7 +14,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The Python runtime ({@code python3 -m taskmesh_runtime}) as a child process, for tests and the
- * local launcher. Output goes to {@code runtime.log} in the socket directory.
+ * local launcher. Output goes to {@code runtime.log} in the socket directory. Its environment is
+ * built from nothing ({@link ChildEnvironment#forRuntime}): the launcher's never reaches a handler.
  */
 public final class RuntimeProcess implements AutoCloseable {
   private final Path socketDir;
@@ -62,7 +63,8 @@ public final class RuntimeProcess implements AutoCloseable {
               .redirectErrorStream(true)
               .redirectOutput(
                   ProcessBuilder.Redirect.appendTo(socketDir.resolve("runtime.log").toFile()));
-      pb.environment().putAll(env);
+      // from nothing: the launcher's environment holds secrets a handler must not read
+      ChildEnvironment.replace(pb, ChildEnvironment.forRuntime(System.getenv(), env));
       return new RuntimeProcess(socketDir, socketName, pb.start());
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start the Python runtime", e);

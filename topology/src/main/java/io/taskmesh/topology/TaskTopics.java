@@ -50,7 +50,7 @@ public record TaskTopics(Topic<TaskEvent> events, Topic<TaskUpdate> updates, Str
     String ns = env.string("SVC_NAMESPACE", Topics.DEFAULT_NAMESPACE);
     if (!Topics.validNamespace(ns)) {
       throw new ConfigException(
-          "SVC_NAMESPACE", "'" + ns + "' must be 1-40 letters, digits, '.', '_' or '-'");
+          "SVC_NAMESPACE", "'" + ns + "' must be 1-100 letters, digits, '.', '_' or '-'");
     }
     return ns;
   }

@@ -1,11 +1,11 @@
 package io.taskmesh.gateway.a2a;
 
+import io.taskmesh.gateway.TaskOwners;
 import io.taskmesh.schemas.TaskState;
 import io.taskmesh.schemas.TaskStatus;
 import io.taskmesh.topology.TaskQueries;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Objects;
 import java.util.Optional;
 
 /** Task reads of the A2A edge: a caller sees only its own tasks. */
@@ -19,7 +19,7 @@ final class OwnedTasks {
   /** The task when it exists and belongs to the caller; TaskNotFound otherwise (no difference). */
   TaskState visible(String id, String principal) {
     Optional<TaskState> s = queries.get(id);
-    if (s.isEmpty() || !Objects.equals(s.get().owner(), principal)) {
+    if (s.isEmpty() || !TaskOwners.visibleTo(s.get(), principal)) {
       throw A2aException.taskNotFound(id);
     }
     return s.get();

@@ -2,22 +2,19 @@ package io.taskmesh.gateway.a2a;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.taskmesh.gateway.SsrfGuard;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.TaskState;
 import io.taskmesh.schemas.TaskUpdate;
 import io.taskmesh.servicekit.Threads;
 import io.taskmesh.topology.TaskQueries;
 import io.taskmesh.topology.UpdateFeed;
-import java.net.Inet6Address;
-import java.net.InetAddress;
 import java.net.URI;
 import java.net.URISyntaxException;
-import java.net.UnknownHostException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -483,60 +480,13 @@ final class PushNotifier implements AutoCloseable {
     if (allowPrivate) {
       return;
     }
-    InetAddress[] addresses;
     try {
-      addresses =
-          InetAddress.getAllByName(
-              host.startsWith("[") ? host.substring(1, host.length() - 1) : host);
-    } catch (UnknownHostException e) {
+      SsrfGuard.requirePublic(host, false);
+    } catch (SsrfGuard.Refused e) {
       throw A2aException.params(
-          "Invalid params: 'pushNotificationConfig.url' host does not resolve: " + host);
+          "Invalid params: 'pushNotificationConfig.url' must target a public address: "
+              + e.getMessage());
     }
-    for (InetAddress a : addresses) {
-      if (!isPublic(a)) {
-        throw A2aException.params(
-            "Invalid params: 'pushNotificationConfig.url' must not target a loopback, private or local address ("
-                + host
-                + " -> "
-                + a.getHostAddress()
-                + ")");
-      }
-    }
-  }
-
-  static boolean isPublic(InetAddress a) {
-    if (a.isLoopbackAddress()
-        || a.isAnyLocalAddress()
-        || a.isLinkLocalAddress()
-        || a.isSiteLocalAddress()
-        || a.isMulticastAddress()) {
-      return false;
-    }
-    byte[] b = a.getAddress();
-    if (a instanceof Inet6Address) {
-      if ((b[0] & 0xfe) == 0xfc) {
-        return false; // fc00::/7 unique local
-      }
-      boolean v4Mapped = true;
-      for (int i = 0; i < 10; i++) {
-        v4Mapped &= b[i] == 0;
-      }
-      if (v4Mapped && (b[10] & 0xff) == 0xff && (b[11] & 0xff) == 0xff) {
-        try {
-          return isPublic(InetAddress.getByAddress(Arrays.copyOfRange(b, 12, 16)));
-        } catch (UnknownHostException e) {
-          return false;
-        }
-      }
-      return true;
-    }
-    int first = b[0] & 0xff;
-    int second = b[1] & 0xff;
-    return !(first == 0
-        || (first == 100 && second >= 64 && second <= 127)
-        || first >= 240
-        || (first == 192 && second == 0 && (b[2] & 0xff) == 0)
-        || (first == 198 && (second == 18 || second == 19)));
   }
 
   @Override

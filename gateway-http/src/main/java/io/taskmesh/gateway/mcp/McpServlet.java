@@ -242,7 +242,7 @@ final class McpServlet extends HttpServlet {
     boolean legacyPath = McpEndpoints.MESSAGE_PATH.equals(req.getServletPath());
     if (session.isEmpty()
         || session.get().legacy() != legacyPath
-        || (auth.enabled() && !Objects.equals(session.get().owner(), owner(req)))) {
+        || !Objects.equals(session.get().owner(), owner(req))) {
       JsonRpcError.transport(404, JsonRpcError.INVALID_REQUEST, "session not found").writeTo(res);
       return Optional.empty();
     }

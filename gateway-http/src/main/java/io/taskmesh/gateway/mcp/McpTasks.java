@@ -3,6 +3,7 @@ package io.taskmesh.gateway.mcp;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.taskmesh.gateway.McpAuth;
+import io.taskmesh.gateway.TaskOwners;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.TaskState;
 import io.taskmesh.schemas.TaskStatus;
@@ -14,7 +15,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -115,7 +115,7 @@ final class McpTasks {
   }
 
   boolean visibleTo(TaskState s, String owner) {
-    return !auth.enabled() || Objects.equals(s.owner(), owner);
+    return TaskOwners.visibleTo(s, owner);
   }
 
   ObjectNode get(JsonNode params, String owner) {

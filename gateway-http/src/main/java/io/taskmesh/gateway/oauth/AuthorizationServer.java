@@ -29,6 +29,7 @@ public final class AuthorizationServer {
   private final ClientMetadataDocuments documents;
   private final Clock clock;
   private final RevokedFamilies revoked;
+  private final MetadataDocumentPolicy documentPolicy;
 
   public AuthorizationServer(
       OAuthConfig config,
@@ -41,6 +42,7 @@ public final class AuthorizationServer {
     this.documents = documents;
     this.clock = config.clock();
     this.revoked = new RevokedFamilies(store::familyRevoked, System::nanoTime);
+    this.documentPolicy = config.metadataDocumentPolicy();
   }
 
   public OAuthConfig config() {
@@ -64,7 +66,7 @@ public final class AuthorizationServer {
     m.put("code_challenge_methods_supported", List.of("S256"));
     m.put("token_endpoint_auth_methods_supported", List.of("none"));
     m.put("authorization_response_iss_parameter_supported", true);
-    m.put("client_id_metadata_document_supported", true);
+    m.put("client_id_metadata_document_supported", documentPolicy.enabled());
     return m;
   }
 
@@ -126,6 +128,7 @@ public final class AuthorizationServer {
       throw OAuthError.invalidRequest("client_id must not contain control characters");
     }
     if (ClientMetadataDocuments.isDocumentUrl(clientId)) {
+      documentPolicy.check(clientId); // before any fetch: a refused URL is never requested
       return Optional.of(documents.resolve(clientId));
     }
     return store.client(clientId);

@@ -2,12 +2,11 @@ package io.taskmesh.gateway.oauth;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.taskmesh.gateway.SsrfGuard;
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.InetAddress;
 import java.net.URI;
 import java.net.URISyntaxException;
-import java.net.UnknownHostException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -23,11 +22,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * instead of requiring registration.
  *
  * <p>The fetch is a server-side request to a URL a stranger chose, so it is guarded: https only, no
- * user info or fragment, a path required, every address the host resolves to must be public
- * (loopback, private, link-local, CGNAT, multicast and unspecified addresses are refused), no
- * redirects followed, 3 s to connect, 5 s in all, at most {@link #MAX_BYTES}. Good documents are
- * cached for {@link #CACHE_TTL}. The JDK caches positive DNS answers (30 s by default), so the
- * connection goes to the addresses that were checked.
+ * user info or fragment, a path required, every address the host resolves to must be public ({@link
+ * SsrfGuard}, the same check as A2A push targets), no redirects followed, 3 s to connect, 5 s in
+ * all, at most {@link #MAX_BYTES}. Good documents are cached for {@link #CACHE_TTL}. The JDK caches
+ * positive DNS answers (30 s by default), so the connection goes to the addresses that were
+ * checked.
  *
  * <p>{@code allowLoopback} ({@code SVC_MCP_OAUTH_CIMD_ALLOW_LOOPBACK}) is for tests only: it also
  * accepts http on 127.0.0.1 / localhost / [::1]; private and link-local addresses stay refused.
@@ -104,43 +103,12 @@ public final class ClientMetadataDocuments {
         || path.contains("/../")) {
       throw refused("client_id URL must have a path without dot segments");
     }
-    InetAddress[] addresses;
     try {
-      addresses = InetAddress.getAllByName(host);
-    } catch (UnknownHostException e) {
-      throw refused("client_id host does not resolve");
-    }
-    for (InetAddress a : addresses) {
-      if (a.isLoopbackAddress() ? !allowLoopback : !isPublic(a)) {
-        throw refused("client_id host resolves to a non-public address");
-      }
+      SsrfGuard.requirePublic(host, allowLoopback);
+    } catch (SsrfGuard.Refused e) {
+      throw refused("client_id " + e.getMessage());
     }
     return u;
-  }
-
-  /**
-   * Not loopback, unspecified, link-local, private (RFC 1918, fc00::/7), CGNAT, multicast or
-   * broadcast.
-   */
-  static boolean isPublic(InetAddress a) {
-    if (a.isLoopbackAddress()
-        || a.isAnyLocalAddress()
-        || a.isLinkLocalAddress()
-        || a.isSiteLocalAddress()
-        || a.isMulticastAddress()) {
-      return false;
-    }
-    byte[] b = a.getAddress();
-    if (b.length == 4) {
-      int first = b[0] & 0xff;
-      int second = b[1] & 0xff;
-      return first != 0
-          && !(first == 100 && second >= 64 && second < 128)
-          && first < 224
-          && !(first == 192 && second == 0 && (b[2] & 0xff) == 0)
-          && !(first == 198 && (second == 18 || second == 19));
-    }
-    return (b[0] & 0xfe) != 0xfc; // fc00::/7 unique local
   }
 
   private byte[] fetch(URI url) {

@@ -7,6 +7,7 @@ import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.function.UnaryOperator;
 
@@ -24,6 +25,8 @@ import java.util.function.UnaryOperator;
  * @param allowLoopbackMetadata test-only ({@code SVC_MCP_OAUTH_CIMD_ALLOW_LOOPBACK}, default off):
  *     lets a client ID metadata document live on a loopback address over http; never set it in a
  *     deployment
+ * @param metadataDocumentsAllowed {@code SVC_MCP_OAUTH_CIMD_ALLOWED}: URL prefixes of the client ID
+ *     metadata documents accepted; empty = any, or none when a registration token is set
  * @param clock time source of codes and tokens (tests move it forward)
  */
 public record OAuthConfig(
@@ -34,6 +37,7 @@ public record OAuthConfig(
     String registrationToken,
     String jdbcUrl,
     boolean allowLoopbackMetadata,
+    List<String> metadataDocumentsAllowed,
     Clock clock) {
 
   /** HS256 needs a key of at least 256 bits (RFC 7518 section 3.2). */
@@ -48,7 +52,7 @@ public record OAuthConfig(
 
   public static OAuthConfig disabled() {
     return new OAuthConfig(
-        false, null, null, Duration.ofHours(1), null, null, false, Clock.systemUTC());
+        false, null, null, Duration.ofHours(1), null, null, false, List.of(), Clock.systemUTC());
   }
 
   /**
@@ -79,25 +83,54 @@ public record OAuthConfig(
     }
     String db = required(env, "SVC_DATABASE_URL", "OAuth clients and tokens are stored there");
     int ttlSeconds = env.integer("SVC_MCP_OAUTH_TOKEN_TTL", 3600, 1, 86_400);
+    String registrationToken = env.optional("SVC_MCP_OAUTH_REGISTRATION_TOKEN");
+    List<String> allowed = env.list(MetadataDocumentPolicy.VARIABLE, null);
+    MetadataDocumentPolicy.of(registrationToken, allowed); // refuses a bad prefix at start
     return new OAuthConfig(
         true,
         issuer,
         key,
         Duration.ofSeconds(ttlSeconds),
-        env.optional("SVC_MCP_OAUTH_REGISTRATION_TOKEN"),
+        registrationToken,
         toJdbc.apply(db),
         env.bool("SVC_MCP_OAUTH_CIMD_ALLOW_LOOPBACK", false),
+        allowed,
         Clock.systemUTC());
   }
 
   public OAuthConfig withClock(Clock c) {
     return new OAuthConfig(
-        enabled, issuer, secret, tokenTtl, registrationToken, jdbcUrl, allowLoopbackMetadata, c);
+        enabled,
+        issuer,
+        secret,
+        tokenTtl,
+        registrationToken,
+        jdbcUrl,
+        allowLoopbackMetadata,
+        metadataDocumentsAllowed,
+        c);
   }
+
+  /**
+   * The paths, under the issuer, of the protected resources this gateway is (RFC 9728 path-based
+   * discovery): the gateway itself and its two MCP endpoints. A token's audience must be one of
+   * them exactly.
+   */
+  public static final List<String> RESOURCE_PATHS = List.of("", "/mcp", "/mcp/sse");
 
   /** The protected resource this gateway is: its MCP routes all sit under the issuer URL. */
   public String resource() {
     return issuer;
+  }
+
+  /** Which client ID metadata documents are accepted: see {@link MetadataDocumentPolicy}. */
+  MetadataDocumentPolicy metadataDocumentPolicy() {
+    return MetadataDocumentPolicy.of(registrationToken, metadataDocumentsAllowed);
+  }
+
+  /** Every resource URL a token may name as its audience (RFC 8707): exact strings, no prefixes. */
+  public List<String> resources() {
+    return RESOURCE_PATHS.stream().map(p -> issuer + p).toList();
   }
 
   public String protectedResourceMetadataUrl() {

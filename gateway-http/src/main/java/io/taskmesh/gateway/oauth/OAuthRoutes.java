@@ -39,7 +39,7 @@ public final class OAuthRoutes {
     OAuthConfig config = oauth.config();
     cfg.routes.get(PRM, ctx -> ctx.json(as.resourceMetadata(config.resource())));
     // path-based discovery (RFC 9728 section 3.1), which MCP clients try first for their server URL
-    for (String path : List.of("/mcp", "/mcp/sse")) {
+    for (String path : OAuthConfig.RESOURCE_PATHS.subList(1, OAuthConfig.RESOURCE_PATHS.size())) {
       cfg.routes.get(PRM + path, ctx -> ctx.json(as.resourceMetadata(config.resource() + path)));
     }
     cfg.routes.get("/.well-known/oauth-authorization-server", ctx -> ctx.json(as.metadata()));

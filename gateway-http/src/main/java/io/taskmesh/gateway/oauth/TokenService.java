@@ -135,6 +135,11 @@ public final class TokenService {
     if (exp == null || !clock.instant().isBefore(exp.toInstant())) {
       throw new InvalidToken("expired");
     }
+    // we never set nbf, but a token that names one is honoured: not yet valid means refused
+    Date nbf = claims.getNotBeforeTime();
+    if (nbf != null && clock.instant().isBefore(nbf.toInstant())) {
+      throw new InvalidToken("not valid yet (nbf)");
+    }
     String sub = claims.getSubject();
     Object fid = claims.getClaim(FAMILY_CLAIM);
     if (sub == null
@@ -154,11 +159,13 @@ public final class TokenService {
   }
 
   /**
-   * An audience this gateway serves: its resource URL or a URL under it (for example {@code
-   * .../mcp}).
+   * An audience this gateway serves: exactly one of its resource URLs ({@link
+   * OAuthConfig#RESOURCE_PATHS} under the resource), never any URL under the issuer, so a token
+   * minted for another resource on the same host is not accepted here (RFC 8707).
    */
   public boolean servedHere(String audience) {
-    return audience != null && (audience.equals(resource) || audience.startsWith(resource + "/"));
+    return audience != null
+        && OAuthConfig.RESOURCE_PATHS.stream().anyMatch(p -> audience.equals(resource + p));
   }
 
   /** Why a token was refused; the reason is for logs and tests, clients only see invalid_token. */

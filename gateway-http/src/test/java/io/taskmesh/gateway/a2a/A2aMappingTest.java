@@ -11,7 +11,6 @@ import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.TaskState;
 import io.taskmesh.schemas.TaskStatus;
 import io.taskmesh.schemas.TaskUpdate;
-import java.net.InetAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
@@ -431,6 +430,8 @@ class A2aMappingTest {
             "http://[fd00::1]/x",
             "http://0.0.0.0/",
             "http://100.64.0.1/",
+            "http://[::127.0.0.1]/x",
+            "http://[::ffff:10.0.0.1]/x",
             "http://user@8.8.8.8/")) {
       assertThat(code(() -> PushNotifier.checkTarget(URI.create(bad), false)))
           .as(bad)
@@ -438,8 +439,6 @@ class A2aMappingTest {
     }
     PushNotifier.checkTarget(URI.create("https://8.8.8.8/hook"), false);
     PushNotifier.checkTarget(URI.create("http://127.0.0.1:9/hook"), true);
-    assertThat(PushNotifier.isPublic(InetAddress.getByName("::ffff:10.0.0.1"))).isFalse();
-    assertThat(PushNotifier.isPublic(InetAddress.getByName("1.1.1.1"))).isTrue();
   }
 
   @Test

@@ -3,7 +3,6 @@ package io.taskmesh.gateway.oauth;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.net.InetAddress;
 import java.time.Clock;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -36,7 +35,7 @@ class ClientMetadataDocumentsTest {
       assertThatThrownBy(() -> strict.guard(url))
           .as(url)
           .isInstanceOf(OAuthError.class)
-          .hasMessageContaining("non-public");
+          .hasMessageContaining("loopback, private or local");
     }
   }
 
@@ -67,8 +66,6 @@ class ClientMetadataDocumentsTest {
 
   @Test
   void aPublicAddressPasses() throws Exception {
-    assertThat(ClientMetadataDocuments.isPublic(InetAddress.getByName("93.184.215.14"))).isTrue();
-    assertThat(ClientMetadataDocuments.isPublic(InetAddress.getByName("2606:4700::1111"))).isTrue();
     assertThat(strict.guard("https://93.184.215.14/client.json").getHost())
         .isEqualTo("93.184.215.14");
   }

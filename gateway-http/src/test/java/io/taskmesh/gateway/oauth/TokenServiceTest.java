@@ -20,6 +20,7 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.Base64;
 import java.util.Date;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -94,6 +95,26 @@ class TokenServiceTest {
         tokens.issue("c", "mcp:read", "https://other.example.com", "f"), "wrong audience");
     assertRefused(tokens.issue("c", "mcp:read", ISS + ".evil.com", "f"), "wrong audience");
     assertRefused(sign(claims().audience((String) null).build()), "wrong audience");
+  }
+
+  @Test
+  void onlyTheResourceUrlsThemselvesAreAcceptedAsAudienceNotAnyUrlUnderTheIssuer() {
+    for (String served : List.of(ISS, ISS + "/mcp", ISS + "/mcp/sse")) {
+      assertThat(tokens.verify(tokens.issue("c", "mcp:read", served, "f")).audience())
+          .isEqualTo(served);
+    }
+    for (String other :
+        List.of(ISS + "/a2a", ISS + "/mcp/other", ISS + "/oauth/token", ISS + "/", ISS + "/mcp/")) {
+      assertRefused(tokens.issue("c", "mcp:read", other, "f"), "wrong audience");
+    }
+  }
+
+  @Test
+  void aTokenIsRefusedBeforeItsNotBeforeTimeAndAcceptedFromIt() throws Exception {
+    String jwt = sign(claims().notBeforeTime(Date.from(T0.plusSeconds(30))).build());
+    assertRefused(jwt, "not valid yet");
+    clock.set(T0.plusSeconds(30));
+    assertThat(tokens.verify(jwt).clientId()).isEqualTo("c");
   }
 
   @Test
