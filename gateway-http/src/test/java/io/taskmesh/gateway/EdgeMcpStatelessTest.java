@@ -158,6 +158,56 @@ class EdgeMcpStatelessTest {
     }
   }
 
+  @Test
+  void aFlowNeedingAnUndeclaredClientCapabilityIsRefusedWithoutATask() throws Exception {
+    String flows =
+        "flows:\n  - {name: asks, entrypoint: asks, mcp: {requiredClientCapabilities:"
+            + " {elicitation: {}}}}\n";
+    try (EdgeGateway gateway = EdgeGateway.start(GatewayMode.API, Map.of(), flows)) {
+      Call plain = Call.of("tools/call", params().put("name", "asks"), "asks");
+      ((ObjectNode) plain.params().at("/_meta/io.modelcontextprotocol~1clientCapabilities"))
+          .removeAll();
+      HttpResponse<String> r = plain.send(gateway, 5);
+      assertThat(r.statusCode()).as(r.body()).isEqualTo(400);
+      JsonNode error = EdgeGateway.json(r).get("error");
+      assertThat(error.get("code").asInt()).isEqualTo(-32021);
+      assertThat(error.at("/data/requiredCapabilities").has("elicitation")).isTrue();
+      assertThat(gateway.tasks.events()).noneMatch(e -> e.created() != null);
+
+      // declared: the task starts
+      Call declared = elicitingCall(params().put("name", "asks"));
+      CompletableFuture.supplyAsync(() -> declared.send(gateway, 6));
+      assertThat(startedTask(gateway)).isNotEmpty();
+    }
+  }
+
+  @Test
+  void anArgumentMarkedXMcpHeaderMustComeAsItsParamHeaderToo() throws Exception {
+    String flows =
+        "flows:\n  - {name: routed, entrypoint: routed, mcp: {inputSchema: {type: object,"
+            + " properties: {region: {type: string, x-mcp-header: Region}}}}}\n";
+    try (EdgeGateway gateway = EdgeGateway.start(GatewayMode.API, Map.of(), flows)) {
+      ObjectNode p = params().put("name", "routed");
+      p.putObject("arguments").put("region", "Hello");
+      Call call = Call.of("tools/call", p, "routed");
+      for (String[] bad :
+          List.of(
+              new String[] {},
+              new String[] {"Mcp-Param-Region", "Elsewhere"},
+              new String[] {"Mcp-Param-Region", "=?base64?SGVsbG8?="})) {
+        HttpResponse<String> r = call.send(gateway, 8, bad);
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(400);
+        assertThat(EdgeGateway.json(r).at("/error/code").asInt()).isEqualTo(-32020);
+      }
+      assertThat(gateway.tasks.events()).noneMatch(e -> e.created() != null);
+
+      // the canonical Base64 of the argument is the argument: the task starts
+      CompletableFuture.supplyAsync(
+          () -> call.send(gateway, 9, "Mcp-Param-Region", "=?base64?SGVsbG8=?="));
+      assertThat(startedTask(gateway)).isNotEmpty();
+    }
+  }
+
   /** A tools/call of this revision from a client that declared elicitation, not the extension. */
   private static Call elicitingCall(ObjectNode params) {
     Call call = Call.of("tools/call", params, params.path("name").asText());

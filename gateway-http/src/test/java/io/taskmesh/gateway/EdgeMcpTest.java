@@ -294,6 +294,83 @@ class EdgeMcpTest {
   }
 
   @Test
+  void aSessionThatSetALogLevelHearsTheFlowsTokensWithoutAProgressToken() throws Exception {
+    try (EdgeGateway gateway = EdgeGateway.start(GatewayMode.API)) {
+      String session = session(gateway);
+      gateway.post(
+          "/mcp",
+          "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"logging/setLevel\","
+              + "\"params\":{\"level\":\"info\"}}",
+          "Accept",
+          ACCEPT_BOTH,
+          "Mcp-Session-Id",
+          session);
+      CompletableFuture<HttpResponse<String>> call = callAsync(gateway, session, "{}", "");
+      String id = startedTask(gateway);
+      gateway.fly.publish(id, Json.MAPPER.readTree("{\"text\":\"one\"}"));
+      gateway.tasks.append(
+          TaskEvent.finished(
+              id, FinalReport.succeeded(id, Json.MAPPER.readTree("{}"), "x-sink", null)));
+      List<JsonNode> messages = messages(call.get(10, TimeUnit.SECONDS));
+      assertThat(messages)
+          .as(messages.toString())
+          .filteredOn(m -> "notifications/message".equals(m.path("method").asText()))
+          .singleElement()
+          .satisfies(m -> assertThat(m.at("/params/data/event/text").asText()).isEqualTo("one"));
+      assertThat(messages)
+          .noneMatch(m -> "notifications/progress".equals(m.path("method").asText()));
+    }
+  }
+
+  @Test
+  void aResultsMcpMemberIsTheAnswersContentAndTheRestItsStructuredContent() throws Exception {
+    try (EdgeGateway gateway = EdgeGateway.start(GatewayMode.API)) {
+      String session = session(gateway);
+      CompletableFuture<HttpResponse<String>> call = callAsync(gateway, session, "{}", "");
+      String id = startedTask(gateway);
+      String image = "{\"type\":\"image\",\"data\":\"iVBORw0KGgo=\",\"mimeType\":\"image/png\"}";
+      gateway.tasks.append(
+          TaskEvent.finished(
+              id,
+              FinalReport.succeeded(
+                  id,
+                  Json.MAPPER.readTree("{\"mcp\":{\"content\":[" + image + "]},\"pixels\":1}"),
+                  "x-sink",
+                  null)));
+      List<JsonNode> messages = messages(call.get(10, TimeUnit.SECONDS));
+      JsonNode result = messages.get(messages.size() - 1).get("result");
+      assertThat(result.get("isError").asBoolean()).isFalse();
+      assertThat(result.get("content")).isEqualTo(Json.MAPPER.readTree("[" + image + "]"));
+      assertThat(result.get("structuredContent")).isEqualTo(Json.MAPPER.readTree("{\"pixels\":1}"));
+
+      // a member that is not content blocks is just data: the result is answered as JSON text
+      CompletableFuture<HttpResponse<String>> other = callAsync(gateway, session, "{}", "");
+      String otherId =
+          Await.until(
+                  () ->
+                      gateway.tasks.events().stream()
+                          .filter(e -> e.created() != null && !e.taskId().equals(id))
+                          .findFirst(),
+                  Optional::isPresent,
+                  Duration.ofSeconds(10),
+                  "the second call never started a task")
+              .orElseThrow()
+              .taskId();
+      String plain = "{\"mcp\":{\"content\":[{\"type\":\"video\"}]}}";
+      gateway.tasks.append(
+          TaskEvent.finished(
+              otherId,
+              FinalReport.succeeded(otherId, Json.MAPPER.readTree(plain), "x-sink", null)));
+      List<JsonNode> otherMessages = messages(other.get(10, TimeUnit.SECONDS));
+      JsonNode otherResult = otherMessages.get(otherMessages.size() - 1).get("result");
+      assertThat(otherResult.get("structuredContent")).isEqualTo(Json.MAPPER.readTree(plain));
+      assertThat(otherResult.at("/content/0/type").asText()).isEqualTo("text");
+      assertThat(Json.MAPPER.readTree(otherResult.at("/content/0/text").asText()))
+          .isEqualTo(Json.MAPPER.readTree(plain));
+    }
+  }
+
+  @Test
   void aFailedFlowIsAToolErrorNamingTheFailingActorWithItsTraceback() throws Exception {
     try (EdgeGateway gateway = EdgeGateway.start(GatewayMode.API)) {
       String session = session(gateway);

@@ -88,7 +88,11 @@ final class McpProtocol {
     String owner = session.owner();
     return switch (method) {
       case "initialize" -> done(initialize(session, params));
-      case "ping", "logging/setLevel" -> done(Json.MAPPER.createObjectNode());
+      case "ping" -> done(Json.MAPPER.createObjectNode());
+      case "logging/setLevel" -> {
+        session.logLevel(params == null ? null : params.path("level").asText(null));
+        yield done(Json.MAPPER.createObjectNode());
+      }
       case "tools/list" -> done(toolList());
       case "tools/call" -> callTool(session, params, requestStream);
       case "tasks/get" -> done(tasks.get(params, owner));

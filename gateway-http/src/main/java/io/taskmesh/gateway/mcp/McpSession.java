@@ -26,6 +26,7 @@ final class McpSession {
   private final Map<String, CompletableFuture<JsonNode>> asked = new ConcurrentHashMap<>();
   private final AtomicLong askIds = new AtomicLong();
   private volatile boolean elicits;
+  private volatile boolean hearsInfo;
   private volatile long lastUsedNanos = System.nanoTime();
 
   McpSession(String owner, boolean legacy) {
@@ -55,6 +56,19 @@ final class McpSession {
 
   void elicits(boolean value) {
     this.elicits = value;
+  }
+
+  /**
+   * Whether the client asked, with {@code logging/setLevel}, for log messages at {@code info} (the
+   * level FLY tokens are sent at): then a plain call hears its flow's tokens even without a
+   * progress token, since the client said it wants logs.
+   */
+  boolean hearsInfo() {
+    return hearsInfo;
+  }
+
+  void logLevel(String level) {
+    this.hearsInfo = "debug".equals(level) || "info".equals(level);
   }
 
   /** Sends a request to the client; completes with its response message. */

@@ -112,6 +112,9 @@ final class McpStateless {
       return;
     }
     Optional<JsonRpcError> fault = StatelessRequestCheck.fault(req, message, SUPPORTED);
+    if (fault.isEmpty() && "tools/call".equals(message.path("method").asText())) {
+      fault = paramHeaderFault(req, message);
+    }
     if (fault.isPresent()) {
       fault.get().writeTo(res);
       return;
@@ -168,6 +171,82 @@ final class McpStateless {
     };
   }
 
+  /**
+   * SEP-2243: each argument of a property its tool's input schema marks {@code x-mcp-header: Name}
+   * must also be sent as the header {@code Mcp-Param-Name} with the same value (Base64 sentinel
+   * decoded), so that proxies may route on it; a missing or different one is HTTP 400 -32020.
+   */
+  private Optional<JsonRpcError> paramHeaderFault(HttpServletRequest req, JsonNode message) {
+    JsonNode params = message.path("params");
+    JsonNode properties =
+        calls
+            .flows()
+            .tool(params.path("name").asText())
+            .map(f -> f.mcp() == null ? null : f.mcp().path("inputSchema").path("properties"))
+            .orElse(null);
+    if (properties == null || !properties.isObject()) {
+      return Optional.empty();
+    }
+    JsonNode arguments = params.path("arguments");
+    for (var it = properties.fields(); it.hasNext(); ) {
+      var property = it.next();
+      String header = property.getValue().path("x-mcp-header").asText(null);
+      JsonNode value = arguments.get(property.getKey());
+      if (header == null || value == null || value.isNull()) {
+        continue;
+      }
+      String sent = req.getHeader("Mcp-Param-" + header);
+      String got = sent == null ? null : StatelessRequestCheck.strictlyDecoded(sent.strip());
+      String expected = value.isTextual() ? value.asText() : value.toString();
+      if (!expected.equals(got)) {
+        return Optional.of(
+            new JsonRpcError(
+                400,
+                message.get("id"),
+                JsonRpcError.HEADER_MISMATCH,
+                "Mcp-Param-" + header + " does not match the argument " + property.getKey()));
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * -32021 before any task starts when the tool's flow names client capabilities it needs ({@code
+   * mcp.requiredClientCapabilities}, e.g. {@code {elicitation: {}}} for a flow that pauses for
+   * input) that the call's {@code clientCapabilities} do not declare: 2026-07-28 has no session to
+   * learn them from, and a server must not rely on a capability the client did not declare.
+   */
+  private void requireCapabilities(String name, JsonNode params) {
+    JsonNode required =
+        calls
+            .flows()
+            .tool(name)
+            .map(f -> f.mcp() == null ? null : f.mcp().get("requiredClientCapabilities"))
+            .orElse(null);
+    if (required == null || !required.isObject()) {
+      return;
+    }
+    JsonNode declared = params.path("_meta").path(StatelessRequestCheck.META_CAPABILITIES);
+    ObjectNode missing = Json.MAPPER.createObjectNode();
+    required
+        .fields()
+        .forEachRemaining(
+            f -> {
+              if (!declared.has(f.getKey())) {
+                missing.set(f.getKey(), f.getValue());
+              }
+            });
+    if (!missing.isEmpty()) {
+      ObjectNode data = Json.MAPPER.createObjectNode();
+      data.set("requiredCapabilities", missing);
+      throw new McpError(
+          JsonRpcError.MISSING_CLIENT_CAPABILITY,
+          "Missing required client capability: "
+              + String.join(", ", (Iterable<String>) missing::fieldNames),
+          data);
+    }
+  }
+
   /** The params of a tasks method; -32021 when the client did not declare the extension. */
   private static JsonNode declaring(JsonNode params) {
     if (!McpTaskExtension.declaredBy(params)) {
@@ -219,6 +298,7 @@ final class McpStateless {
       streamed.answer(req, id, call, paused.id(), owner);
       return null;
     }
+    requireCapabilities(name, params);
     McpProtocol.Started started =
         McpProtocol.start(calls, tasks, name, params.get("arguments"), owner);
     if (started.failure() != null) {

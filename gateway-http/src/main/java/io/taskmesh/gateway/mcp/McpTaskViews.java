@@ -74,8 +74,12 @@ final class McpTaskViews {
     } else {
       text = failureText(s);
     }
-    ArrayNode content = r.putArray("content");
-    content.addObject().put("type", "text").put("text", text);
+    ArrayNode shaped = ok ? mcpContent(s.result()) : null;
+    if (shaped != null) {
+      r.set("content", shaped); // the handler's own content, as a plain call answers it
+    } else {
+      r.putArray("content").addObject().put("type", "text").put("text", text);
+    }
     ObjectNode structured = Json.MAPPER.valueToTree(ToolCalls.result(s.id()));
     structured.put("status", s.status().wire());
     JsonNode result = s.result();
@@ -102,6 +106,18 @@ final class McpTaskViews {
     }
     ObjectNode r = Json.MAPPER.createObjectNode();
     JsonNode result = s.result() == null ? NullNode.getInstance() : s.result();
+    ArrayNode shaped = mcpContent(result);
+    if (shaped != null) {
+      // the handler chose the content itself (an image, audio, a resource): the rest of the
+      // result stays the structured part, so the JSON text is not repeated beside it
+      ObjectNode rest = ((ObjectNode) result).deepCopy();
+      rest.remove(MCP_MEMBER);
+      r.set("content", shaped);
+      r.set("structuredContent", rest);
+      r.put("isError", false);
+      r.putObject("_meta").set(RELATED_TASK, related(s.id()));
+      return r;
+    }
     r.putArray("content").addObject().put("type", "text").put("text", Json.write(result));
     r.set(
         "structuredContent",
@@ -109,6 +125,34 @@ final class McpTaskViews {
     r.put("isError", false);
     r.putObject("_meta").set(RELATED_TASK, related(s.id()));
     return r;
+  }
+
+  /** The reserved member of a flow's result object that shapes its MCP answer. */
+  static final String MCP_MEMBER = "mcp";
+
+  private static final java.util.Set<String> CONTENT_TYPES =
+      java.util.Set.of("text", "image", "audio", "resource", "resource_link");
+
+  /**
+   * The content a handler chose for its MCP answer: {@code result.mcp.content}, a non-empty array
+   * of content blocks each with a known {@code type}; else null, and the result is answered as JSON
+   * text. A flow's result is JSON, so this is how a tool returns what JSON text cannot stand for
+   * (base64 image or audio, an embedded resource), as {@code result.a2a} shapes A2A answers.
+   */
+  static ArrayNode mcpContent(JsonNode result) {
+    if (result == null || !result.isObject()) {
+      return null;
+    }
+    JsonNode content = result.path(MCP_MEMBER).path("content");
+    if (!content.isArray() || content.isEmpty()) {
+      return null;
+    }
+    for (JsonNode block : content) {
+      if (!block.isObject() || !CONTENT_TYPES.contains(block.path("type").asText())) {
+        return null;
+      }
+    }
+    return ((ArrayNode) content).deepCopy();
   }
 
   /**

@@ -190,6 +190,8 @@ final class McpTasks {
       started.put("message", "task " + id + " started");
       to.accept(notification("notifications/progress", started));
       progress = follow(id, owner, call.progressToken(), false, to, 0);
+    }
+    if (call.progressToken() != null || (elicitFrom != null && elicitFrom.hearsInfo())) {
       // the flow's tokens as they come, as log messages of the call (they are not progress: they
       // do not move the task on, and progress must grow with each notification)
       AutoCloseable tokens = flies.apply(id, fly -> to.accept(flyMessage(id, fly)));

@@ -125,4 +125,25 @@ final class StatelessRequestCheck {
       return null;
     }
   }
+
+  private static final java.util.regex.Pattern STRICT_BASE64 =
+      java.util.regex.Pattern.compile(
+          "(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?");
+
+  /**
+   * Like {@link #decoded}, but a Base64 sentinel must hold canonical Base64 (padding included):
+   * {@code Mcp-Param-*} values are compared with the body, so a value the decoder would guess at is
+   * refused instead (SEP-2243's test table rejects bad padding and foreign characters).
+   */
+  static String strictlyDecoded(String value) {
+    if (value == null
+        || !value.startsWith(BASE64_PREFIX)
+        || !value.endsWith(BASE64_SUFFIX)
+        || value.length() < BASE64_PREFIX.length() + BASE64_SUFFIX.length()) {
+      return value;
+    }
+    String encoded =
+        value.substring(BASE64_PREFIX.length(), value.length() - BASE64_SUFFIX.length());
+    return STRICT_BASE64.matcher(encoded).matches() ? decoded(value) : null;
+  }
 }
