@@ -572,8 +572,14 @@ public final class DevStack implements AutoCloseable {
               try {
                 startRuntime(); // DevChildren records it within a second
               } catch (RuntimeException e) {
-                LOG.error(
-                    "actor {}: runtime could not be restarted: {}", spec.name(), e.getMessage());
+                // the new runtime can die before it is ready (the envelope that crashed the last
+                // one is called again at once): try again, as an orchestrator would, rather than
+                // leave the actor without a runtime until its sidecar times out
+                LOG.warn(
+                    "actor {}: runtime could not be restarted ({}); trying again",
+                    spec.name(),
+                    e.getMessage().lines().findFirst().orElse(""));
+                runtimeExited(exited);
               }
             }
           });
