@@ -44,6 +44,12 @@ public final class Gateway implements AutoCloseable {
     OAuth oauth =
         config.oauth().enabled() && config.mode().servesApi() ? OAuth.start(config.oauth()) : null;
     FlowRegistry flows = FlowRegistry.load(config.configPath());
+    // a replica must advertise the port it serves on, so with port 0 the port is chosen first
+    int port = config.port() == 0 ? FreePort.on(config.host()) : config.port();
+    String advertised =
+        tasks.applicationServer() != null
+            ? tasks.applicationServer()
+            : TaskSettings.advertisedFor(config.host(), Integer.toString(port));
     TaskView view =
         TaskView.start(
             new TaskViewConfig(
@@ -52,7 +58,7 @@ public final class Gateway implements AutoCloseable {
                 config.stateDir(),
                 config.taskPartitions(),
                 config.replicationFactor(),
-                tasks.applicationServer(),
+                advertised,
                 config.internalToken(),
                 tasks.eventsRetentionMs()),
             tasks.topics(),
@@ -94,7 +100,11 @@ public final class Gateway implements AutoCloseable {
             oauth,
             pushConfigs);
     GatewayOps.addChecks(app.readiness(), config, view);
-    app.javalin().start(config.host(), config.port());
+    try {
+      app.javalin().start(config.host(), port);
+    } catch (RuntimeException e) {
+      throw FreePort.bindFailure(config.host(), port, config.port() == 0, e);
+    }
     if (config.configPath() != null && config.mode() != GatewayMode.MESH) {
       app.pollFlowConfig(config.configPollInterval());
     }

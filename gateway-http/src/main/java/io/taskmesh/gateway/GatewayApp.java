@@ -36,6 +36,7 @@ import io.taskmesh.topology.ViewUnavailableException;
 import jakarta.servlet.DispatcherType;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -126,6 +127,8 @@ public final class GatewayApp implements AutoCloseable {
     this.oauth = oauth;
     this.pushConfigs = pushConfigs;
     this.flows = flows;
+    // every route reads tasks through it, so an id handed out a moment ago always resolves
+    queries = new NewTaskQueries(queries, feed, config.newTaskWait(), Clock.systemUTC());
     this.queries = queries;
     this.commands = commands;
     this.feed = feed;

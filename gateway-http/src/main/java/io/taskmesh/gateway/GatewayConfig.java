@@ -34,7 +34,8 @@ public record GatewayConfig(
     OAuthConfig oauth,
     String uiMeshApiUrl,
     String meshApiEventsTopic,
-    Duration toolCallWait) {
+    Duration toolCallWait,
+    Duration newTaskWait) {
 
   /** Shortest {@code SVC_INTERNAL_TOKEN} accepted: a shared secret, not a password to remember. */
   static final int MIN_INTERNAL_TOKEN = 16;
@@ -71,7 +72,8 @@ public record GatewayConfig(
         OAuthConfig.fromEnv(vars, DatabaseUrl::toJdbc),
         env.optional("SVC_UI_MESH_API_URL"),
         env.string("SVC_MESH_API_EVENTS_TOPIC", Topics.meshApiEvents(namespace)),
-        positive("SVC_TOOL_CALL_WAIT", env.duration("SVC_TOOL_CALL_WAIT", "300s")));
+        positive("SVC_TOOL_CALL_WAIT", env.duration("SVC_TOOL_CALL_WAIT", "300s")),
+        positive("SVC_NEW_TASK_WAIT", env.duration("SVC_NEW_TASK_WAIT", "30s")));
   }
 
   /** The same configuration with other OAuth settings (tests inject a clock this way). */
@@ -98,7 +100,8 @@ public record GatewayConfig(
         o,
         uiMeshApiUrl,
         meshApiEventsTopic,
-        toolCallWait);
+        toolCallWait,
+        newTaskWait);
   }
 
   /**

@@ -13,7 +13,6 @@ import io.taskmesh.topology.TaskCommands;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.UUID;
 
 /**
  * Starts a task of a flow: appends the {@code created} event, then sends the envelope to the
@@ -56,7 +55,7 @@ public final class TaskLauncher {
    * client's {@code contextId}), stored in the created event; null makes the task its own context.
    */
   public String start(FlowConfig flow, JsonNode input, String owner, String contextId) {
-    String id = UUID.randomUUID().toString();
+    String id = TaskIds.next();
     Instant now = Instant.now();
     String created = Times.iso(now);
     String deadline =

@@ -14,8 +14,8 @@ import java.util.Map;
  * <ul>
  *   <li>{@code SVC_ADVERTISED_URL}: how other replicas reach this one for forwarded task queries
  *       ({@code http://host:port}); default {@code http://<SVC_HOST>:<SVC_PORT>} when the host is a
- *       concrete address and the port is fixed, {@code 127.0.0.1} for {@code 0.0.0.0}; none (no
- *       forwarding: a single replica) when the port is 0.
+ *       concrete address, {@code 127.0.0.1} for {@code 0.0.0.0}; with port 0 the port the gateway
+ *       chose and serves on (so a replica started on port 0 is still reachable by the others).
  *   <li>{@code SVC_SSE_KEEPALIVE}: SSE keepalive comment interval, default 15 s (spec).
  *   <li>the task topics and store ({@link TaskTopics#fromEnv}).
  *   <li>{@code SVC_TASK_EVENTS_RETENTION_MS}: retention of the event log when the gateway creates
@@ -52,9 +52,13 @@ public record TaskSettings(
     }
     String port = env.string("SVC_PORT", "8000");
     if (port.equals("0")) {
-      return null;
+      return null; // the gateway advertises the port it chooses ({@link #advertisedFor})
     }
-    String host = env.string("SVC_HOST", "0.0.0.0");
+    return advertisedFor(env.string("SVC_HOST", "0.0.0.0"), port);
+  }
+
+  /** {@code host:port} other replicas use to reach a gateway bound to them. */
+  static String advertisedFor(String host, String port) {
     return (host.equals("0.0.0.0") || host.isEmpty() ? "127.0.0.1" : host) + ":" + port;
   }
 

@@ -16,7 +16,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
 /**
@@ -24,9 +23,6 @@ import java.util.function.Predicate;
  * first, then replay the stored history, then live updates; close after the final one.
  */
 final class TaskStreams implements AutoCloseable {
-  /** How long an unknown task id may take to appear (its created event may still be folding). */
-  private static final long APPEAR_WAIT_MS = 3000;
-
   /** The spec's keepalive interval. */
   static final Duration KEEPALIVE = SsePolicy.SPEC_KEEPALIVE;
 
@@ -58,10 +54,9 @@ final class TaskStreams implements AutoCloseable {
     AutoCloseable updates = feed.subscribe(taskId, pending::accept);
     Optional<TaskState> state;
     try {
+      // a task created a moment ago is waited for there (NewTaskQueries); one whose updates
+      // arrived here first is streamed from them
       state = queries.get(taskId);
-      if (state.isEmpty() && pending.appeared.await(APPEAR_WAIT_MS, TimeUnit.MILLISECONDS)) {
-        state = queries.get(taskId);
-      }
     } catch (Exception e) {
       updates.close();
       throw e;

@@ -17,6 +17,7 @@ import io.taskmesh.sidecar.RuntimeProcess;
 import io.taskmesh.sidecar.Sidecar;
 import io.taskmesh.sidecar.SidecarConfig;
 import io.taskmesh.sidecar.SinkActor;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -33,7 +34,10 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.GroupListing;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -43,9 +47,11 @@ import org.junit.jupiter.api.io.TempDir;
  * advertises itself for forwarded queries), an echo actor (real Python runtime and sidecar) and
  * x-sink. Neither names a topic or an application id: everything derives from the namespace. Each
  * runs its tasks to the end, lists and reads only its own, never answers 503 for them, and answers
- * 404 for the other's.
+ * 404 for the other's. Team A runs a second gateway replica on {@code SVC_PORT=0}: a task id one
+ * replica hands out resolves at once on the other, whatever port either bound.
  */
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class NamespaceIsolationIT {
   private static final int TASKS = 4;
   private static final ExitHook LOG_ONLY =
@@ -56,6 +62,9 @@ class NamespaceIsolationIT {
   private static final List<AutoCloseable> open = new ArrayList<>();
   private static Deployment a;
   private static Deployment b;
+
+  /** Team A's second gateway replica, started on port 0. */
+  private static String a2;
 
   /** One team's stack and the ids of the tasks it started. */
   private record Deployment(String namespace, String base, List<String> tasks) {}
@@ -69,6 +78,7 @@ class NamespaceIsolationIT {
     kafka = LocalKafkaCluster.start(dir.resolve("kafka"), 3);
     a = deploy("team-a-" + run, flows);
     b = deploy("team-b-" + run, flows);
+    a2 = replicaOnPort0(a.namespace(), flows);
     for (int i = 0; i < TASKS; i++) {
       a.tasks().add(TaskHttp.callTool(a.base(), "echo"));
       b.tasks().add(TaskHttp.callTool(b.base(), "echo"));
@@ -82,6 +92,22 @@ class NamespaceIsolationIT {
     java.util.Collections.reverse(reversed);
     reversed.add(kafka);
     Closing.closeAll(reversed.toArray(AutoCloseable[]::new));
+  }
+
+  /** A second gateway of a deployment, on a port the system chooses. */
+  private static String replicaOnPort0(String namespace, Path flows) {
+    Map<String, String> env = new HashMap<>();
+    env.put("SVC_GATEWAY_MODE", "testing");
+    env.put("KAFKA_BOOTSTRAP_SERVERS", kafka.bootstrapServers());
+    env.put("SVC_HOST", "127.0.0.1");
+    env.put("SVC_PORT", "0");
+    env.put("SVC_CONFIG_PATH", flows.toString());
+    env.put("SVC_STATE_DIR", dir.resolve(namespace + "-state-2").toString());
+    env.put("SVC_NAMESPACE", namespace);
+    env.put("SVC_TOPIC_REPLICATION_FACTOR", Integer.toString(kafka.replicationFactor()));
+    Gateway gateway = Gateway.start(GatewayConfig.fromEnv(env), TaskSettings.fromEnv(env));
+    open.add(gateway);
+    return "http://127.0.0.1:" + gateway.port();
   }
 
   private static Deployment deploy(String namespace, Path flows) throws Exception {
@@ -144,6 +170,43 @@ class NamespaceIsolationIT {
   }
 
   @Test
+  @Order(1)
+  void aTaskIdHandedOutByOneReplicaResolvesAtOnceOnTheOtherOnPort0() throws Exception {
+    List<String> fresh = new ArrayList<>();
+    for (int i = 0; i < 2 * TASKS; i++) {
+      String maker = i % 2 == 0 ? a.base() : a2;
+      String reader = i % 2 == 0 ? a2 : a.base();
+      String id = TaskHttp.callTool(maker, "echo");
+      fresh.add(id);
+      HttpResponse<String> read = get(reader + "/tasks/" + id);
+      assertThat(read.statusCode()).as("read right after creation: %s", read.body()).isEqualTo(200);
+      try (SseReader sse = SseReader.open(reader + "/stream/" + id, null)) {
+        assertThat(sse.next(Duration.ofSeconds(30)).id())
+            .as("stream right after creation")
+            .isEqualTo("1");
+      }
+    }
+    Set<String> ownedBySecond = new TreeSet<>();
+    for (String id : fresh) {
+      for (String base : List.of(a.base(), a2)) {
+        await(
+            base + "/tasks/" + id,
+            n -> n.get("status").asText().equals("succeeded"),
+            Duration.ofSeconds(90));
+      }
+      if (get(a2 + "/internal/tasks/" + id).statusCode() == 200) {
+        ownedBySecond.add(id);
+      }
+    }
+    assertThat(ownedBySecond)
+        .as("the replica on port 0 holds some tasks, and the other reads them through it")
+        .isNotEmpty()
+        .hasSizeLessThan(fresh.size());
+    a.tasks().addAll(fresh);
+  }
+
+  @Test
+  @Order(2)
   void eachDeploymentRunsListsReadsAndStreamsOnlyItsOwnTasks() throws Exception {
     for (Deployment d : List.of(a, b)) {
       Deployment other = d == a ? b : a;
@@ -161,7 +224,7 @@ class NamespaceIsolationIT {
       assertThat(listed)
           .as(d.namespace() + " lists its own tasks only")
           .isEqualTo(Set.copyOf(d.tasks()));
-      assertThat(list.get("total").asInt()).isEqualTo(TASKS);
+      assertThat(list.get("total").asInt()).isEqualTo(d.tasks().size());
       for (String foreign : other.tasks()) {
         assertThat(get(d.base() + "/tasks/" + foreign).statusCode())
             .as(d.namespace() + " reads " + foreign + " of " + other.namespace())
@@ -185,6 +248,7 @@ class NamespaceIsolationIT {
   }
 
   @Test
+  @Order(3)
   void everyKafkaNameOfADeploymentCarriesItsNamespace() throws Exception {
     try (Admin admin =
         Admin.create(
