@@ -160,7 +160,8 @@ public final class GatewayApp implements AutoCloseable {
         new UiRoutes(
             flows,
             feed,
-            queries,
+            // its owner checks run on one shared thread, which a wait would hold up for everyone
+            NewTaskQueries.withoutWaiting(queries),
             this::requireMcpAuth,
             this::ownedBy,
             mcpAuth.enabled(),

@@ -174,7 +174,7 @@ final class MeshTaskRoutes {
     Route route = new Route(strings(body, "prev"), curr, strings(body, "next"));
     // a task is created once: a second create with its id would be folded away unseen, so the
     // client would read 201 for a task that is not the one it described
-    if (queries.get(id).isPresent()) {
+    if (NewTaskQueries.withoutWaiting(queries).get(id).isPresent()) {
       throw new ConflictResponse("task " + id + " already exists");
     }
     appendChild(id, parent, route, body.get("payload"));

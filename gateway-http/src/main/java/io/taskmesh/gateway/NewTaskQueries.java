@@ -70,6 +70,14 @@ final class NewTaskQueries implements TaskQueries {
     }
   }
 
+  /**
+   * The store as it is now, for reads that must not wait: whether an id is free before a create,
+   * and reads on feed or executor threads that other tasks share.
+   */
+  static TaskQueries withoutWaiting(TaskQueries queries) {
+    return queries instanceof NewTaskQueries n ? n.view : queries;
+  }
+
   /** Until when a read of {@code taskId} may wait, if its task was created a moment ago. */
   Optional<Instant> waitUntil(String taskId) {
     Instant now = clock.instant();
