@@ -25,10 +25,10 @@ import org.junit.jupiter.params.provider.CsvSource;
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class EdgeIsolationTest {
-  private static final String MCP_KEY = "iso-mcp-key";
-  private static final String A2A_KEY = "iso-a2a-key";
-  private static final String MCP_OWNER = McpAuth.STATIC_KEY_PRINCIPAL;
-  private static final String A2A_OWNER = "a2a:api-key";
+  static final String MCP_KEY = "iso-mcp-key";
+  static final String A2A_KEY = "iso-a2a-key";
+  static final String MCP_OWNER = McpAuth.STATIC_KEY_PRINCIPAL;
+  static final String A2A_OWNER = "a2a:api-key";
   private static final Map<String, String> OWNERS = new HashMap<>();
   private static final AtomicInteger CASES = new AtomicInteger();
 
@@ -38,7 +38,7 @@ class EdgeIsolationTest {
     OWNERS.put("anon", null);
   }
 
-  private enum Caller {
+  enum Caller {
     ANONYMOUS(new String[0]),
     MCP_KEY_HOLDER(new String[] {"Authorization", "Bearer " + MCP_KEY}),
     A2A_KEY_HOLDER(new String[] {"X-API-Key", A2A_KEY});
@@ -51,7 +51,7 @@ class EdgeIsolationTest {
   }
 
   /** What a route answers a caller: refused (401), or the owner it acts as. */
-  private record Identity(boolean refused, String owner) {}
+  record Identity(boolean refused, String owner) {}
 
   @AfterAll
   static void report() {
@@ -99,7 +99,7 @@ class EdgeIsolationTest {
     }
   }
 
-  private static Identity identity(boolean authOn, boolean holdsTheKey, String keyOwner) {
+  static Identity identity(boolean authOn, boolean holdsTheKey, String keyOwner) {
     if (!authOn) {
       return new Identity(false, null);
     }

@@ -36,7 +36,7 @@ class EdgeMcpStatelessTest {
   private static final List<String> INTERNALS = List.of("Exception", "at io.", ".java", "\tat ");
 
   /** A request of this revision: body with the per-request {@code _meta}, and its headers. */
-  private record Call(String method, ObjectNode params, List<String> headers) {
+  record Call(String method, ObjectNode params, List<String> headers) {
     static Call of(String method, ObjectNode params, String name) {
       ObjectNode meta = params.putObject("_meta");
       meta.put("io.modelcontextprotocol/protocolVersion", V);
