@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -109,8 +110,10 @@ class SlowBodyIT {
       List<Long> millis = Collections.synchronizedList(new ArrayList<>());
       List<String> unanswered = new ArrayList<>();
       int probes = 0;
+      int mostBusy = 0;
       long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
       while (System.nanoTime() < end) {
+        mostBusy = Math.max(mostBusy, threadsInRequestCode());
         long start = System.nanoTime();
         probes++;
         try {
@@ -136,13 +139,14 @@ class SlowBodyIT {
       Collections.sort(sorted);
       System.out.printf(
           "slow-body attack: %d connections; /health answered %d of %d probes, p50 %d ms, max %d"
-              + " ms; server threads at the end of it %d%n",
+              + " ms; server threads at the end of it %d, at most %d of them in request code%n",
           CONNECTIONS,
           probes - unanswered.size(),
           probes,
           sorted.isEmpty() ? -1 : sorted.get(sorted.size() / 2),
           sorted.isEmpty() ? -1 : sorted.get(sorted.size() - 1),
-          serverThreads);
+          serverThreads,
+          mostBusy);
       Await.until(
           () ->
               slow.stream()
@@ -157,6 +161,33 @@ class SlowBodyIT {
       slow.forEach(Slow::close);
       assertThat(unanswered).isEmpty();
       assertThat(millis).isNotEmpty();
+      // bodies load without a thread; the server's other threads idle in its pool or selectors
+      assertThat(mostBusy)
+          .as("server threads running request code while %d bodies trickle in", CONNECTIONS)
+          .isLessThan(CONNECTIONS / 10);
     }
+  }
+
+  /**
+   * Server threads whose stack holds a frame of request handling (Jetty's servlet layer, Javalin,
+   * ours): a thread that waited for a slow body would be one of them; an idle pool thread is not.
+   */
+  private static int threadsInRequestCode() {
+    int busy = 0;
+    for (Map.Entry<Thread, StackTraceElement[]> t : Thread.getAllStackTraces().entrySet()) {
+      if (!t.getKey().getName().startsWith("JettyServerThreadPool")) {
+        continue;
+      }
+      for (StackTraceElement frame : t.getValue()) {
+        String c = frame.getClassName();
+        if (c.startsWith("io.javalin.")
+            || c.startsWith("io.taskmesh.")
+            || c.startsWith("org.eclipse.jetty.ee10.servlet.")) {
+          busy++;
+          break;
+        }
+      }
+    }
+    return busy;
   }
 }
