@@ -94,6 +94,21 @@ class NamespaceIsolationIT {
     Closing.closeAll(reversed.toArray(AutoCloseable[]::new));
   }
 
+  private static String mcpSession(String base) throws Exception {
+    HttpResponse<String> init =
+        TaskHttp.HTTP.send(
+            TaskHttp.mcpPost(
+                    base,
+                    null,
+                    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{"
+                        + "\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},"
+                        + "\"clientInfo\":{\"name\":\"it\",\"version\":\"1\"}}}")
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(init.statusCode()).as(init.body()).isEqualTo(200);
+    return init.headers().firstValue("Mcp-Session-Id").orElseThrow();
+  }
+
   /** A second gateway of a deployment, on a port the system chooses. */
   private static String replicaOnPort0(String namespace, Path flows) {
     Map<String, String> env = new HashMap<>();
@@ -173,6 +188,7 @@ class NamespaceIsolationIT {
   @Order(1)
   void aTaskIdHandedOutByOneReplicaResolvesAtOnceOnTheOtherOnPort0() throws Exception {
     List<String> fresh = new ArrayList<>();
+    Map<String, String> mcpSessions = Map.of(a.base(), mcpSession(a.base()), a2, mcpSession(a2));
     for (int i = 0; i < 2 * TASKS; i++) {
       String maker = i % 2 == 0 ? a.base() : a2;
       String reader = i % 2 == 0 ? a2 : a.base();
@@ -180,6 +196,24 @@ class NamespaceIsolationIT {
       fresh.add(id);
       HttpResponse<String> read = get(reader + "/tasks/" + id);
       assertThat(read.statusCode()).as("read right after creation: %s", read.body()).isEqualTo(200);
+      JsonNode a2aTask =
+          TaskHttp.json(
+              post(reader + "/a2a/", A2aCalls.call("tasks/get", "{\"id\":\"" + id + "\"}")));
+      assertThat(a2aTask.path("result").path("id").asText()).as("A2A: %s", a2aTask).isEqualTo(id);
+      HttpResponse<String> mcpTask =
+          TaskHttp.HTTP.send(
+              TaskHttp.mcpPost(
+                      reader,
+                      mcpSessions.get(reader),
+                      "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tasks/get\",\"params\":{\"taskId\":\""
+                          + id
+                          + "\"}}")
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(mcpTask.body())
+          .as("MCP tasks/get")
+          .contains("\"taskId\":\"" + id)
+          .doesNotContain("\"error\"");
       try (SseReader sse = SseReader.open(reader + "/stream/" + id, null)) {
         assertThat(sse.next(Duration.ofSeconds(30)).id())
             .as("stream right after creation")
