@@ -1,0 +1,183 @@
+// taskmesh against Restate, side by side, one driver: the same three-step job (upper -> reverse
+// -> count), every answer checked. Prints one table with the ratios, the load average before and
+// after each system's run, and writes the figures as JSON. Usage: see README.md.
+import fs from "node:fs";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { cpuSeconds, loadAverage, memory } from "./procs.mjs";
+import { restate, taskmesh, workDir } from "./systems.mjs";
+
+const { values: opt } = parseArgs({
+  options: {
+    sequential: { type: "string", default: "300" },
+    clients: { type: "string", default: "32" },
+    seconds: { type: "string", default: "30" },
+    idle: { type: "string", default: "30" },
+    only: { type: "string" },
+    json: { type: "string" },
+  },
+});
+const SEQUENTIAL = Number(opt.sequential);
+const CLIENTS = Number(opt.clients);
+const SECONDS = Number(opt.seconds);
+const IDLE = Number(opt.idle);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** What the three steps make of {@code text} (runtime/examples/text.py). */
+function expected(text) {
+  const t = [...text.toUpperCase()].reverse().join("");
+  return { text: t, steps: ["upper", "reverse", "count"], length: [...t].length };
+}
+
+function check(text, answer) {
+  const want = expected(text);
+  const ok =
+    answer &&
+    answer.text === want.text &&
+    answer.length === want.length &&
+    JSON.stringify(answer.steps) === JSON.stringify(want.steps);
+  if (!ok) {
+    throw new Error(`wrong answer for "${text}": ${JSON.stringify(answer)}`);
+  }
+}
+
+let n = 0;
+const nextText = () => `task ${++n} ${Math.random().toString(36).slice(2, 8)} héllo`;
+
+async function firstAnswer(system, call) {
+  for (const deadline = Date.now() + 600_000; Date.now() < deadline; ) {
+    const text = nextText();
+    try {
+      check(text, await call(text));
+      const firstAnswer = (Date.now() - system.started) / 1000;
+      while (system.name === "taskmesh" && system.readyLine() === null && Date.now() < deadline) {
+        await sleep(100); // the line follows the last actor's start; an answer can come first
+      }
+      return { firstAnswer, ready: system.readyLine() };
+    } catch (e) {
+      if (e.message.startsWith("wrong answer")) {
+        throw e;
+      }
+      await sleep(200); // not up yet
+    }
+  }
+  throw new Error(`${system.name}: no answer within 10 minutes; see ${system.log}`);
+}
+
+const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
+
+async function sequential(call) {
+  const ms = [];
+  for (let i = 0; i < SEQUENTIAL; i++) {
+    const text = nextText();
+    const t0 = performance.now();
+    const answer = await call(text);
+    ms.push(performance.now() - t0);
+    check(text, answer);
+  }
+  ms.sort((a, b) => a - b);
+  return { p50: percentile(ms, 0.5), p90: percentile(ms, 0.9), p99: percentile(ms, 0.99) };
+}
+
+async function concurrent(system, call) {
+  const pids = system.pids();
+  const cpu0 = cpuSeconds(pids);
+  const end = Date.now() + SECONDS * 1000;
+  let done = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async () => {
+      while (Date.now() < end) {
+        const text = nextText();
+        check(text, await call(text));
+        done++;
+      }
+    }),
+  );
+  const elapsed = (performance.now() - t0) / 1000;
+  const cpu = cpuSeconds(system.pids()) - cpu0;
+  return { tasksPerSecond: done / elapsed, cpuMsPerTask: (cpu * 1000) / done, tasks: done };
+}
+
+async function idle(system) {
+  await sleep(5000); // let what the load left behind settle (commits, flushes)
+  const pids = system.pids();
+  const cpu0 = cpuSeconds(pids);
+  await sleep(IDLE * 1000);
+  return (cpuSeconds(system.pids()) - cpu0) / IDLE;
+}
+
+async function measure(make, work) {
+  const load = { before: loadAverage() };
+  const system = await make(work);
+  const out = { modes: {} };
+  try {
+    const modes = Object.entries(system.modes);
+    Object.assign(out, await firstAnswer(system, modes[0][1]));
+    for (const [mode, call] of modes) {
+      for (let i = 0; i < 50; i++) {
+        const text = nextText();
+        check(text, await call(text)); // warm-up, not counted
+      }
+      out.modes[mode] = { ...(await sequential(call)), ...(await concurrent(system, call)) };
+    }
+    out.idleCores = await idle(system);
+    out.memory = memory(system.pids());
+  } finally {
+    await system.stop();
+  }
+  load.after = loadAverage();
+  out.load = load;
+  return out;
+}
+
+const work = workDir();
+const results = {};
+if (opt.only !== "restate") {
+  results.taskmesh = await measure(taskmesh, work);
+}
+if (opt.only !== "taskmesh") {
+  results.restate = await measure(restate, work);
+}
+
+const tm = results.taskmesh;
+const rs = results.restate;
+const fmt = (v, d = 1) => (v === undefined || v === null ? "" : v.toFixed(d));
+const ratio = (a, b) => (a === undefined || b === undefined ? "" : `${(a / b).toFixed(2)}x`);
+const rows = [
+  ["one task in flight, p50 ms", (r, m) => r?.modes[m]?.p50, 1, "<= 1.0x", true],
+  ["one task in flight, p90 ms", (r, m) => r?.modes[m]?.p90, 1, "", true],
+  ["one task in flight, p99 ms", (r, m) => r?.modes[m]?.p99, 1, "", true],
+  [`${CLIENTS} clients, tasks/s`, (r, m) => r?.modes[m]?.tasksPerSecond, 1, ">= 1.0x", true],
+  ["CPU per task, ms (all processes)", (r, m) => r?.modes[m]?.cpuMsPerTask, 2, "<= 1.0x", true],
+  [`CPU with nothing to do, cores (${IDLE} s)`, (r) => r?.idleCores, 3, "<= 0.05 cores"],
+  ["resident memory (RSS), MiB", (r) => r?.memory.rssMiB, 0, "<= 1.5x"],
+  ["proportional memory (PSS), MiB", (r) => r?.memory.pssMiB, 0, ""],
+  ["processes", (r) => r?.memory.processes, 0, ""],
+  ["start to gateway line, s", (r) => r?.ready, 1, "<= 15 s"],
+  ["start to first answer, s", (r) => r?.firstAnswer, 1, ""],
+];
+console.log("");
+console.log(
+  "| | taskmesh | Restate, one invocation per step | Restate, three steps in one handler | taskmesh / Restate per step | target |",
+);
+console.log("|---|---|---|---|---|---|");
+for (const [label, get, digits, target, perMode] of rows) {
+  const a = get(tm, "pipeline");
+  const b = get(rs, "perStep");
+  const third = perMode ? fmt(get(rs, "inOne"), digits) : "";
+  console.log(`| ${label} | ${fmt(a, digits)} | ${fmt(b, digits)} | ${third} | ${ratio(a, b)} | ${target} |`);
+}
+console.log("");
+for (const [name, r] of Object.entries(results)) {
+  const warn = [r.load.before, r.load.after].some((l) => Number(l.split(" ")[0]) > 2)
+    ? "  (load above 2: these figures are void)"
+    : "";
+  console.log(`${name}: load average before ${r.load.before}, after ${r.load.after}${warn}`);
+  console.log(`${name}: processes ${r.memory.names.join(", ")}`);
+}
+console.log(`every answer checked; logs under ${work}`);
+if (opt.json) {
+  fs.mkdirSync(path.dirname(path.resolve(opt.json)), { recursive: true });
+  fs.writeFileSync(opt.json, JSON.stringify({ at: new Date().toISOString(), results }, null, 2));
+}
