@@ -624,5 +624,10 @@ public final class DevStack implements AutoCloseable {
         stopBoth();
       }
     }
+
+    @Override
+    public String toString() {
+      return "actor " + spec.name();
+    }
   }
 }
