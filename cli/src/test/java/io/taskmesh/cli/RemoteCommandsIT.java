@@ -66,7 +66,26 @@ class RemoteCommandsIT {
     assertThat(r.exit()).as(r.err()).isZero();
     assertThat(r.out())
         .contains("shout  Three actors", "\"required\":[\"text\"]", "tokens", "echo")
-        .doesNotContain("review"); // no mcp section: not a tool
+        .contains("review  (A2A skill only)  Human in the loop"); // no mcp section: not a tool
+  }
+
+  @Test
+  void callStartsAFlowThatIsOnlyAnA2aSkillAndTheAnswerFinishesIt() {
+    Run r = taskmesh("call", "review", "--arg", "text=ship it", "--url", base);
+
+    assertThat(r.exit()).as("paused for input: " + r.out() + r.err()).isEqualTo(1);
+    assertThat(r.out()).contains("started (review)");
+    String id = taskId(r);
+    Run answered = taskmesh("tasks", "answer", id, "yes", "--url", base);
+    assertThat(answered.exit()).as(answered.out() + answered.err()).isZero();
+    // watch replays the history, which holds the pause: read the task until publish has run
+    String done =
+        Await.until(
+            () -> taskmesh("tasks", "get", id, "--url", base).out(),
+            out -> out.contains("\"status\" : \"succeeded\""),
+            Duration.ofSeconds(60),
+            "the answered review task ends");
+    assertThat(done).contains("\"published\" : true");
   }
 
   @Test

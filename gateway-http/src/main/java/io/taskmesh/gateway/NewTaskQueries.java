@@ -78,6 +78,14 @@ final class NewTaskQueries implements TaskQueries {
     return queries instanceof NewTaskQueries n ? n.view : queries;
   }
 
+  /** How long a read of {@code taskId} through {@code queries} may still wait for it, if at all. */
+  static Optional<Duration> waitFor(TaskQueries queries, String taskId) {
+    if (!(queries instanceof NewTaskQueries n)) {
+      return Optional.empty();
+    }
+    return n.waitUntil(taskId).map(until -> Duration.between(n.clock.instant(), until));
+  }
+
   /** Until when a read of {@code taskId} may wait, if its task was created a moment ago. */
   Optional<Instant> waitUntil(String taskId) {
     Instant now = clock.instant();

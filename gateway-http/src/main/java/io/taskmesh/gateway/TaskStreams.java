@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
 /**
@@ -54,9 +55,17 @@ final class TaskStreams implements AutoCloseable {
     AutoCloseable updates = feed.subscribe(taskId, pending::accept);
     Optional<TaskState> state;
     try {
-      // a task created a moment ago is waited for there (NewTaskQueries); one whose updates
-      // arrived here first is streamed from them
-      state = queries.get(taskId);
+      // a task created a moment ago may not be folded yet: its first update on the feed opens the
+      // stream (FLY tokens reach only streams open when they are sent, so no store read is waited
+      // for), bounded as every read of a new task is (NewTaskQueries)
+      TaskQueries stored = NewTaskQueries.withoutWaiting(queries);
+      state = stored.get(taskId);
+      Optional<Duration> wait = NewTaskQueries.waitFor(queries, taskId);
+      if (state.isEmpty()
+          && wait.isPresent()
+          && pending.appeared.await(wait.get().toMillis(), TimeUnit.MILLISECONDS)) {
+        state = stored.get(taskId);
+      }
     } catch (Exception e) {
       updates.close();
       throw e;

@@ -16,6 +16,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
 import java.util.function.Consumer;
 
 /**
@@ -122,21 +124,102 @@ public final class GatewayClient {
     }
   }
 
-  /** The flow named {@code name}, or a one-line error naming the flows there are. */
+  /**
+   * The flow named {@code name}: an MCP tool, or else an A2A skill (a flow with an {@code a2a}
+   * section only; marked {@code "a2a": true}, without an input schema); or a one-line error naming
+   * the flows there are.
+   */
   public JsonNode flow(String name) {
-    List<JsonNode> all = flows();
-    return all.stream()
-        .filter(t -> name.equals(t.path("name").asText()))
-        .findFirst()
-        .orElseThrow(
-            () ->
-                new ClientException(
-                    ClientException.INVALID_INPUT,
-                    "unknown flow '"
-                        + name
-                        + "'; flows: "
-                        + String.join(
-                            ", ", all.stream().map(t -> t.path("name").asText()).toList())));
+    List<JsonNode> tools = flows();
+    Optional<JsonNode> tool =
+        tools.stream().filter(t -> name.equals(t.path("name").asText())).findFirst();
+    if (tool.isPresent()) {
+      return tool.get();
+    }
+    List<JsonNode> skills = a2aSkills();
+    Optional<JsonNode> skill =
+        skills.stream().filter(t -> name.equals(t.path("id").asText())).findFirst();
+    if (skill.isPresent()) {
+      ObjectNode flow = Json.MAPPER.createObjectNode();
+      flow.put("name", name);
+      flow.set("description", skill.get().get("description"));
+      flow.put("a2a", true);
+      return flow;
+    }
+    List<String> names = new ArrayList<>(tools.stream().map(t -> t.path("name").asText()).toList());
+    skills.stream()
+        .map(t -> t.path("id").asText())
+        .filter(n -> !names.contains(n))
+        .forEach(names::add);
+    throw new ClientException(
+        ClientException.INVALID_INPUT,
+        "unknown flow '" + name + "'; flows: " + String.join(", ", names));
+  }
+
+  /** The skills of the gateway's public A2A agent card; none when A2A is not served. */
+  public List<JsonNode> a2aSkills() {
+    HttpResponse<String> r;
+    try {
+      r =
+          http.send(
+              HttpRequest.newBuilder(uri("/.well-known/agent-card.json"))
+                  .timeout(REQUEST_TIMEOUT)
+                  .GET()
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+    } catch (IOException e) {
+      throw unreachable(base, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ClientException(ClientException.GATEWAY, "interrupted", e);
+    }
+    if (r.statusCode() != 200) {
+      return List.of();
+    }
+    List<JsonNode> skills = new ArrayList<>();
+    json(r).path("skills").forEach(skills::add);
+    return skills;
+  }
+
+  /**
+   * Starts a task of {@code flow} (from {@link #flow}): {@code POST /tools/call} for a tool, an A2A
+   * {@code message/send} that does not wait for a skill; returns its id.
+   */
+  public String start(JsonNode flow, JsonNode arguments) {
+    String name = flow.path("name").asText();
+    return flow.path("a2a").asBoolean() ? sendToSkill(name, arguments) : callTool(name, arguments);
+  }
+
+  private String sendToSkill(String skill, JsonNode arguments) {
+    ObjectNode params = Json.MAPPER.createObjectNode();
+    ObjectNode message = params.putObject("message");
+    message
+        .put("kind", "message")
+        .put("role", "user")
+        .put("messageId", UUID.randomUUID().toString());
+    message.putArray("parts").addObject().put("kind", "data").set("data", arguments);
+    params.putObject("metadata").put("skill", skill);
+    params.putObject("configuration").put("blocking", false);
+    ObjectNode body = Json.MAPPER.createObjectNode();
+    body.put("jsonrpc", "2.0").put("id", 1).put("method", "message/send").set("params", params);
+    JsonNode answer =
+        json(
+            send(
+                request("/a2a/")
+                    .POST(HttpRequest.BodyPublishers.ofString(Json.write(body)))
+                    .header("Content-Type", "application/json")
+                    .header("Accept", "application/json")));
+    if (answer.has("error")) {
+      throw new ClientException(
+          ClientException.GATEWAY,
+          "the gateway refused the A2A message: " + answer.path("error").path("message").asText());
+    }
+    String id = answer.path("result").path("id").asText("");
+    if (id.isEmpty()) {
+      throw new ClientException(
+          ClientException.GATEWAY, "unexpected answer to an A2A message: " + answer);
+    }
+    return id;
   }
 
   /**

@@ -49,13 +49,14 @@ public final class CallCommand extends RemoteCommand {
 
   @Override
   int run(GatewayClient client) {
-    JsonNode schema = client.flow(flow).get("inputSchema");
+    JsonNode found = client.flow(flow);
+    JsonNode schema = found.get("inputSchema");
     JsonNode arguments = CallArguments.build(json, args, schema);
     CallArguments.check(flow, schema, arguments);
     // the view first: FLY tokens are sent only to streams open at the time (at most once, no
     // replay), and opening a terminal takes long enough for a fast flow's first tokens to pass by
     try (TaskView view = Views.open(plain, out())) {
-      String id = client.callTool(flow, arguments);
+      String id = client.start(found, arguments);
       view.note("task " + id + " started (" + flow + ")");
       TaskProgress end = new TaskFollower(client).follow(id, view);
       return end.succeeded() ? 0 : 1;

@@ -14,7 +14,8 @@ import picocli.CommandLine.Option;
     name = "flows",
     mixinStandardHelpOptions = true,
     description =
-        "List the flows the gateway offers as tools, each with its description and inputSchema.")
+        "List the flows the gateway offers as tools, each with its description and inputSchema,"
+            + " then the flows offered only as A2A skills (./taskmesh call starts both).")
 public final class FlowsCommand extends RemoteCommand {
   @Option(names = "--json", description = "the MCP tool list as JSON")
   boolean json;
@@ -33,6 +34,19 @@ public final class FlowsCommand extends RemoteCommand {
             f.path("name").asText()
                 + (f.hasNonNull("description") ? "  " + f.get("description").asText() : ""));
         out.println("  input: " + Tables.compact(f.get("inputSchema")));
+      }
+    }
+    if (!json) {
+      List<String> tools = flows.stream().map(f -> f.path("name").asText()).toList();
+      for (JsonNode skill : client.a2aSkills()) {
+        if (!tools.contains(skill.path("id").asText())) {
+          out.println(
+              skill.path("id").asText()
+                  + "  (A2A skill only)"
+                  + (skill.hasNonNull("description")
+                      ? "  " + skill.get("description").asText()
+                      : ""));
+        }
       }
     }
     out.flush();
