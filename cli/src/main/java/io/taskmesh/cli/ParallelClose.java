@@ -11,6 +11,9 @@ import org.slf4j.LoggerFactory;
  * when the broker is already gone (Ctrl-C signals the broker too); one after the other, twelve
  * actors took minutes to stop, side by side they take as long as the slowest.
  */
+// close() waits for its threads and may be interrupted; it is never used in try-with-resources
+// (where that interrupt could be lost) but closed by the stack's closer, which reports it
+@SuppressWarnings("try")
 final class ParallelClose implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ParallelClose.class);
 

@@ -24,6 +24,7 @@ import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -634,7 +635,7 @@ final class ActorLoop implements AutoCloseable {
       LOG.debug("producer close: {}", e.toString());
     }
     try {
-      consumer.close(Duration.ofSeconds(5));
+      consumer.close(CloseOptions.timeout(Duration.ofSeconds(5)));
     } catch (RuntimeException e) {
       LOG.debug("consumer close: {}", e.toString());
     }

@@ -8,6 +8,7 @@ import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.URLDecoder;
@@ -28,6 +29,7 @@ import java.util.Base64;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.TreeMap;
@@ -61,6 +63,8 @@ public final class LocalGcsServer implements AutoCloseable {
   private static final DateTimeFormatter GOOG_DATE =
       DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'").withZone(ZoneOffset.UTC);
 
+  // bytes carried from one side to the other, never compared or used as a key
+  @SuppressWarnings("ArrayRecordComponent")
   record Stored(
       byte[] data,
       long generation,
@@ -86,7 +90,7 @@ public final class LocalGcsServer implements AutoCloseable {
 
   /** On {@code port} (0: any free one); a test restarts a backend on the port it had. */
   public LocalGcsServer(int port) throws IOException {
-    http = HttpServer.create(new InetSocketAddress("127.0.0.1", port), 0);
+    http = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 0);
     http.setExecutor(Executors.newFixedThreadPool(8));
     http.createContext("/", this::handle);
     http.start();
@@ -278,7 +282,8 @@ public final class LocalGcsServer implements AutoCloseable {
       Instant now = Instant.now();
       Map<String, String> metadata = new LinkedHashMap<>();
       meta.path("metadata")
-          .fields()
+          .properties()
+          .iterator()
           .forEachRemaining(e -> metadata.put(e.getKey(), e.getValue().asText()));
       String type =
           meta.hasNonNull("contentType")
@@ -407,7 +412,8 @@ public final class LocalGcsServer implements AutoCloseable {
       Map<String, String> metadata = new LinkedHashMap<>(s.metadata());
       change
           .path("metadata")
-          .fields()
+          .properties()
+          .iterator()
           .forEachRemaining(
               e -> {
                 if (e.getValue().isNull()) {
@@ -596,7 +602,7 @@ public final class LocalGcsServer implements AutoCloseable {
   private static String partContentType(byte[] part) {
     int split = indexOf(part, "\r\n\r\n".getBytes(StandardCharsets.UTF_8), 0);
     for (String line : new String(part, 0, split, StandardCharsets.UTF_8).split("\r\n")) {
-      if (line.toLowerCase().startsWith("content-type:")) {
+      if (line.toLowerCase(Locale.ROOT).startsWith("content-type:")) {
         return line.substring(13).trim();
       }
     }
