@@ -13,16 +13,16 @@ final class TaskStreamsProps {
   static final int LIVE_COMMIT_INTERVAL_MS = 100;
 
   /**
-   * Replay: nobody waits for the updates, and fewer transactions fold faster (1M events: ~62 -> ~58
-   * s).
+   * Replay: nobody waits for the updates, and fewer transactions fold faster (figures:
+   * docs/bench/2026-11-27-figures-from-comments.md).
    */
   static final int REPLAY_COMMIT_INTERVAL_MS = 1000;
 
   /**
    * Live: no compression. A live batch holds one to a few updates (linger 5 ms), which lz4 does not
-   * shrink, and each lz4 batch allocated a 64 KB block buffer: 41 % of everything allocated in the
-   * JVM of SseLatencyBench (gateway and clients) at 1,000 events/s. Without it the JVM allocates 43
-   * % less and collects its young generation every ~1.1 s instead of every ~0.65 s (2026-11-25).
+   * shrink, and each lz4 batch allocated a whole block buffer: a large share of everything the JVM
+   * allocated, and more frequent young collections (figures:
+   * docs/bench/2026-11-27-figures-from-comments.md).
    */
   static final String LIVE_COMPRESSION = "none";
 
@@ -63,16 +63,16 @@ final class TaskStreamsProps {
     // uncached
     p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 32L * 1024 * 1024);
     // Streams' own producer default is linger.ms=100: every update would wait up to 100 ms
-    // before it is even sent. 5 ms, measured against 0, 1, 2 and 10 at 1,000 events/s
-    // (SseLatencyBench, 2026-11-25): a shorter linger cuts the p50 (4.8 -> 1.3-3.1 ms) but about
-    // doubles the p99 (17 -> 25-33 ms: more, smaller transactional produce requests); 10 ms is
-    // worse at both
+    // before it is even sent. 5 ms, measured against 0, 1, 2 and 10 (SseLatencyBench): a shorter
+    // linger cuts the p50 but about doubles the p99 (more, smaller transactional produce
+    // requests); 10 ms is worse at both (figures: docs/bench/2026-11-27-figures-from-comments.md)
     p.put(StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG), 5);
     // An exactly-once commit every 100 ms: the next transaction's first requests (offsets, new
     // partitions) meet CONCURRENT_TRANSACTIONS while the coordinator is still writing the last
     // commit's markers, and are retried after retry.backoff.ms (default 100 ms), which stalled the
-    // fold (event -> fold lag p50 16 ms, p99 80 ms at 100 events/s; 4 / 30 ms with 5 ms). The
-    // backoff still grows exponentially up to retry.backoff.max.ms on repeated failures.
+    // fold (event -> fold lag: docs/bench/2026-11-27-figures-from-comments.md). The backoff still
+    // grows
+    // exponentially up to retry.backoff.max.ms on repeated failures.
     p.put(StreamsConfig.producerPrefix(ProducerConfig.RETRY_BACKOFF_MS_CONFIG), 5);
     p.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, (int) config.replicationFactor());
     // the changelog and repartition topics Streams creates: the same majority as our own topics

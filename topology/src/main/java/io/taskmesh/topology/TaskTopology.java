@@ -78,9 +78,9 @@ public final class TaskTopology {
    *
    * @param cacheStates put Streams' record cache in front of the state and deadline stores: the
    *     writes of one task between two commits then reach RocksDB and the changelog once (a replay
-   *     folds each task's events back to back: 1M events ~30 -> ~25 s). Off for the live view: the
-   *     cache is flushed inside each commit, and those longer commits stall the fold (event -> SSE
-   *     p99 at 1,000 events/s: 18-40 ms in six runs without, 44 and 58 ms in two with).
+   *     folds each task's events back to back). Off for the live view: the cache is flushed inside
+   *     each commit, and those longer commits stall the fold and raise the event -> SSE p99
+   *     (figures of both: docs/bench/2026-11-27-figures-from-comments.md).
    */
   public static StreamsBuilder build(
       StreamsBuilder builder, TaskTopics topics, Duration deadlineScan, boolean cacheStates) {
