@@ -1,4 +1,4 @@
-package io.taskmesh.connectors;
+package io.taskmesh.devkit;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -51,8 +51,9 @@ import java.util.zip.GZIPInputStream;
  * public key. No GCS emulator installs here, so this is the blob connectors' test backend and
  * {@code ./taskmesh dev}'s local blob store; {@code LocalGcsServerTest} checks it against the
  * official client so that it cannot drift from the real API. A request outside these answers 501
- * and is recorded in {@link #unhandled()}. Main code (not test code) only so that dev can run it:
- * it is no production store (nothing persists, one lock for all writes).
+ * and is recorded in {@link #unhandled()}. It lives in devkit, beside the local Kafka and Postgres,
+ * so that dev can run it without shipping it in the connectors' jar: it is no production store
+ * (nothing persists, one lock for all writes).
  */
 public final class LocalGcsServer implements AutoCloseable {
   /** Kept entries of the request and unhandled logs (a long dev session must not grow them). */
@@ -65,7 +66,7 @@ public final class LocalGcsServer implements AutoCloseable {
 
   // bytes carried from one side to the other, never compared or used as a key
   @SuppressWarnings("ArrayRecordComponent")
-  record Stored(
+  public record Stored(
       byte[] data,
       long generation,
       long metageneration,
@@ -105,7 +106,7 @@ public final class LocalGcsServer implements AutoCloseable {
   }
 
   /** Signed URLs are accepted when signed by the private half of {@code key}. */
-  void trustSigner(PublicKey key) {
+  public void trustSigner(PublicKey key) {
     signer = key;
   }
 
@@ -115,21 +116,21 @@ public final class LocalGcsServer implements AutoCloseable {
     }
   }
 
-  List<String> unhandled() {
+  public List<String> unhandled() {
     return unhandled;
   }
 
   /** "METHOD path?query" of every request, in order. */
-  List<String> requests() {
+  public List<String> requests() {
     return requests;
   }
 
-  Stored object(String bucket, String name) {
+  public Stored object(String bucket, String name) {
     return bucket(bucket).get(name);
   }
 
   /** Writes as another client would: a new generation. */
-  synchronized Stored put(String bucket, String name, byte[] data) {
+  public synchronized Stored put(String bucket, String name, byte[] data) {
     Instant now = Instant.now();
     Stored s =
         new Stored(
@@ -138,7 +139,7 @@ public final class LocalGcsServer implements AutoCloseable {
     return s;
   }
 
-  synchronized void remove(String bucket, String name) {
+  public synchronized void remove(String bucket, String name) {
     bucket(bucket).remove(name);
   }
 
