@@ -13,9 +13,10 @@ conditional write through open(), against boto3 get_object + put_object(IfMatch=
 Each connector first serves 3 x --warmup 4 KiB writes and reads, and every operation is run
 --warmup times before it is measured (the connectors are JVMs: until the JIT has compiled the
 request path, a call costs several times its steady-state time, which is not what a long-running
-connector costs; the connectors run with the JVM options dev uses, see state_backends). The measured calls are then interleaved: each round calls every
-variant (boto3, open() buffered and passthrough, the breakdown's requests) once in turn, so a
-change of the machine's load hits baseline and open() alike. Last, a breakdown per operation: the bare connector hop (GET
+connector costs; the connectors run with the JVM options dev uses, see state_backends). The
+measured calls are then interleaved: each round calls every variant (boto3, open() buffered and
+passthrough, the breakdown's requests) once in turn, so a change of the machine's load hits
+baseline and open() alike. Last, a breakdown per operation: the bare connector hop (GET
 /healthz on a fresh Unix-socket connection), the same request the hook sends issued with plain
 http.client (no hooks), open(), and boto3.
 """
@@ -109,8 +110,10 @@ def raw_call(path: str, method: str, url: str, body: bytes | None = None) -> byt
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=200, help="measured calls per 4 KiB case (1 MiB: a fifth)")
-    parser.add_argument("--warmup", type=int, default=500, help="unmeasured calls per 4 KiB case first (1 MiB: a fifth)")
+    parser.add_argument("--rounds", type=int, default=200,
+                        help="measured calls per 4 KiB case (1 MiB: a fifth)")
+    parser.add_argument("--warmup", type=int, default=500,
+                        help="unmeasured calls per 4 KiB case first (1 MiB: a fifth)")
     args = parser.parse_args()
     if not connectors_built():
         print("build the connectors first: mvn -o -q -pl state-connectors -am test-compile", file=sys.stderr)

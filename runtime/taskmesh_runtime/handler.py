@@ -258,7 +258,8 @@ class Invocation:
     After ``start()``: ``streaming`` tells whether the handler returned a (sync or async)
     generator. ``single`` holds the return value of a non-generator handler. ``events()`` drives
     a generator handler lazily, carrying out its yield verbs and yielding ``("upstream", json)``
-    (a FLY object wrapped as ``{"payload": obj}``) and ``("downstream", json)`` (one frame). Handler exceptions propagate out of ``start()`` and ``events()``.
+    (a FLY object wrapped as ``{"payload": obj}``) and ``("downstream", json)`` (one frame).
+    Handler exceptions propagate out of ``start()`` and ``events()``.
     """
 
     def __init__(self, handler: Handler, envelope: dict):

@@ -310,4 +310,3 @@ def remove_if_exists(path: str) -> None:
         os.unlink(path)
     except FileNotFoundError:
         pass
-

@@ -188,7 +188,7 @@ def race_increments(runtimes, per_runtime: int, join_timeout: float) -> tuple[li
 
 
 class LocalBlob:
-    """state-connectors' LocalGcsServer (the in-memory JSON API blob store the blob connectors are
+    """devkit's LocalGcsServer (the in-memory JSON API blob store the blob connectors are
     tested against) as a child JVM on a local port; ``stop()``/``start()`` keep the port (and
     start empty, with the bucket made again)."""
 
@@ -200,9 +200,10 @@ class LocalBlob:
         self.start()
 
     def start(self):
-        classpath = f"{CONNECTORS / 'classes'}:{(CONNECTORS / 'classpath.txt').read_text().strip()}"
+        # devkit (where the server lives) is one of state-connectors' test dependencies
+        classpath = (CONNECTORS / "test-classpath.txt").read_text().strip()
         self.proc = subprocess.Popen(["java", *CONNECTOR_JVM_OPTIONS, "-cp", classpath,
-                                      "io.taskmesh.connectors.LocalGcsServer", str(self.port), self.bucket],
+                                      "io.taskmesh.devkit.LocalGcsServer", str(self.port), self.bucket],
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         _wait(lambda: self.proc.poll() is not None or _accepting(self.port), 60, "LocalGcsServer")
         assert self.proc.poll() is None, f"LocalGcsServer exited with {self.proc.returncode}"

@@ -1,4 +1,4 @@
-"""blob-buffered-cas through the runtime against state-connectors' LocalGcsServer (the JSON API
+"""blob-buffered-cas through the runtime against devkit's LocalGcsServer (the JSON API
 server held to the official Google client by LocalGcsServerTest), as test_state_proxy_kv.py does
 for Redis: two runtimes' CAS increments on one key end at exactly the acknowledged count; the
 blob store down -> ConnectionError in the handler, and the same runtime process recovers."""

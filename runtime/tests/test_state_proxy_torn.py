@@ -1,6 +1,6 @@
 """A connector killed (SIGKILL) in the middle of a write leaves the old value, never a torn one:
 per connector family with a backend that runs here (kv on redis-server, objstore on moto, blob
-on state-connectors' LocalGcsServer), a PUT
+on devkit's LocalGcsServer), a PUT
 whose body is cut off by the kill, then the connector started again on the same socket. Read
 back with the backend's own client and through the restarted connector."""
 

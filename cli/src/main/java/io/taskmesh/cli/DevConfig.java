@@ -59,7 +59,7 @@ public record DevConfig(
             file + ": expected a map 'actors: {name: {handler, dir}}'");
       }
       List<ActorSpec> out = new ArrayList<>();
-      var it = actors.fields();
+      var it = actors.properties().iterator();
       while (it.hasNext()) {
         var e = it.next();
         JsonNode a = e.getValue();
@@ -71,7 +71,10 @@ public record DevConfig(
               file + ": actor '" + e.getKey() + "': dir " + moduleDir + " does not exist");
         }
         Map<String, String> env = new LinkedHashMap<>();
-        a.path("env").fields().forEachRemaining(v -> env.put(v.getKey(), v.getValue().asText()));
+        a.path("env")
+            .properties()
+            .iterator()
+            .forEachRemaining(v -> env.put(v.getKey(), v.getValue().asText()));
         try {
           out.add(
               new ActorSpec(

@@ -113,7 +113,8 @@ final class DevHints {
             });
     if (args.isEmpty()) {
       props
-          .fields()
+          .properties()
+          .iterator()
           .forEachRemaining(
               p -> {
                 if (args.isEmpty() && "string".equals(p.getValue().path("type").asText())) {

@@ -49,6 +49,8 @@ public final class DevStack implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(DevStack.class);
 
   /**
+   * Plans a local stack in {@code dataDir}, over existing services where they are named.
+   *
    * @param kafkaBootstrap an existing broker, or null to start one under {@code dataDir/kafka}
    * @param databaseUrl an existing Postgres (JDBC URL), or null to start one under {@code
    *     dataDir/postgres}

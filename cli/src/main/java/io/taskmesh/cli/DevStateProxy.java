@@ -1,6 +1,6 @@
 package io.taskmesh.cli;
 
-import io.taskmesh.connectors.LocalGcsServer;
+import io.taskmesh.devkit.LocalGcsServer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;

@@ -2,6 +2,7 @@ package io.taskmesh.cli;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -28,7 +29,7 @@ final class LocalPorts {
 
   static boolean accepting(int port) {
     try (Socket s = new Socket()) {
-      s.connect(new InetSocketAddress("127.0.0.1", port), 200);
+      s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 200);
       return true;
     } catch (IOException e) {
       return false;

@@ -14,6 +14,9 @@ import org.slf4j.LoggerFactory;
  * stopped within {@link #WITHIN} is named and left behind, so one stuck part never keeps dev from
  * exiting (its processes go with dev's process group and its watchdog).
  */
+// close() waits for its threads and may be interrupted; it is never used in try-with-resources
+// (where that interrupt could be lost) but closed by the stack's closer, which reports it
+@SuppressWarnings("try")
 final class ParallelClose implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ParallelClose.class);
 

@@ -114,7 +114,7 @@ public record StateMount(
         out.put(name, v.get("value").asText());
       }
     } else if (env.isObject()) {
-      env.fields().forEachRemaining(e -> out.put(e.getKey(), e.getValue().asText()));
+      env.properties().iterator().forEachRemaining(e -> out.put(e.getKey(), e.getValue().asText()));
     } else if (!env.isMissingNode() && !env.isNull()) {
       throw new IllegalArgumentException(where + ": connector.env must be a list of {name, value}");
     }

@@ -52,7 +52,7 @@ public final class LocalKafkaCluster implements AutoCloseable {
     try {
       // all first, then wait: no controller elects a leader before a majority of voters runs
       nodes.forEach(LocalKafka::launch);
-      nodes.forEach(node -> node.awaitReady(LocalKafka.readyTimeout(Duration.ofSeconds(120))));
+      nodes.forEach(node -> node.awaitReady(LocalKafka.readyTimeout(Duration.ofMinutes(2))));
       return cluster;
     } catch (RuntimeException e) {
       cluster.close();

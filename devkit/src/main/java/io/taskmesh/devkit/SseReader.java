@@ -59,10 +59,16 @@ public final class SseReader implements AutoCloseable {
     return response.headers().firstValue("Content-Type").orElse("");
   }
 
+  // END is a sentinel: only that instance ends the stream, never an equal event a server sent
+  @SuppressWarnings("ReferenceEquality")
+  private static boolean isEnd(Event e) {
+    return e == END;
+  }
+
   /** The next event, or null when none arrives in time or the stream ended. */
   public Event next(Duration timeout) throws InterruptedException {
     Event e = events.poll(timeout.toMillis(), TimeUnit.MILLISECONDS);
-    if (e == END) {
+    if (isEnd(e)) {
       events.add(END);
       return null;
     }
@@ -80,7 +86,7 @@ public final class SseReader implements AutoCloseable {
       if (e == null) {
         break;
       }
-      if (e == END) {
+      if (isEnd(e)) {
         events.add(END);
         return out;
       }

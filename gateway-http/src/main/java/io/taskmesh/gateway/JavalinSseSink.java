@@ -56,7 +56,7 @@ public final class JavalinSseSink implements SseSink {
   /** Javalin's client has no retry field: written on its response stream, between two frames. */
   @Override
   public void retry(long millis) throws IOException {
-    write(new StringBuilder("retry: ").append(millis).append("\n\n"));
+    write("retry: " + millis + "\n\n");
   }
 
   @Override

@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -139,7 +140,7 @@ public final class KafkaPushConfigs implements PushConfigStore {
     } catch (RuntimeException e) {
       LOG.error("push configs: following {} stopped", topic, e);
     } finally {
-      consumer.close(Duration.ofSeconds(2));
+      consumer.close(CloseOptions.timeout(Duration.ofSeconds(2)));
     }
   }
 
@@ -230,7 +231,7 @@ public final class KafkaPushConfigs implements PushConfigStore {
   public void close() {
     running = false;
     if (thread.getState() == Thread.State.NEW) {
-      consumer.close(Duration.ofSeconds(2));
+      consumer.close(CloseOptions.timeout(Duration.ofSeconds(2)));
     } else {
       consumer.wakeup();
       try {

@@ -21,6 +21,8 @@ final class LogContextFilter implements Filter {
       Pattern.compile("^/(?:tasks|mesh|stream)/([0-9A-Za-z][0-9A-Za-z._-]{0,127})(?:/|$)");
 
   @Override
+  // the resource is a scope: it does its work when it closes, the body never names it
+  @SuppressWarnings("try")
   public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain)
       throws IOException, ServletException {
     HttpServletRequest http = (HttpServletRequest) req;

@@ -1,5 +1,6 @@
 package io.taskmesh.gateway;
 
+import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
 
 /** {@code ./taskmesh gateway}: runs the gateway from its environment until SIGTERM. */
@@ -26,7 +27,10 @@ public final class Main {
                 },
                 "gateway-stop"));
     System.out.println(
-        "gateway (" + config.mode().name().toLowerCase() + "): http://127.0.0.1:" + gateway.port());
+        "gateway ("
+            + config.mode().name().toLowerCase(Locale.ROOT)
+            + "): http://127.0.0.1:"
+            + gateway.port());
     stopped.await();
   }
 }

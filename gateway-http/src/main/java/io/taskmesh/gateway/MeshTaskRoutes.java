@@ -278,7 +278,7 @@ final class MeshTaskRoutes {
 
   /**
    * A child inherits its parent's flow, owner and deadline when the parent is known, so the
-   * parent's owner sees it in task listings (A2A {@code tasks/list} with {@code parentId}).
+   * parent's owner sees it in task listings (A2A {@code tasks/list} filtered by parent id).
    */
   private TaskEvent childEvent(String id, String parent, Route route, JsonNode payload) {
     TaskState p = parent == null ? null : queries.get(parent).orElse(null);

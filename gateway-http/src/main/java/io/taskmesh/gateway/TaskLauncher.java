@@ -54,6 +54,8 @@ public final class TaskLauncher {
    * Returns the new task id. {@code contextId} is the conversation the task belongs to (an A2A
    * client's {@code contextId}), stored in the created event; null makes the task its own context.
    */
+  // the tracing resource is a scope: it ends the launch span when it closes
+  @SuppressWarnings("try")
   public String start(FlowConfig flow, JsonNode input, String owner, String contextId) {
     String id = TaskIds.next();
     Instant now = Instant.now();

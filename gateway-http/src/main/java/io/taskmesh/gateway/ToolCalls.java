@@ -47,7 +47,7 @@ public final class ToolCalls {
   private final ToolArguments arguments = new ToolArguments();
 
   /** How long an MCP {@code tools/call} of a flow without a timeout waits for the result. */
-  public static final Duration DEFAULT_CALL_WAIT = Duration.ofSeconds(300);
+  public static final Duration DEFAULT_CALL_WAIT = Duration.ofMinutes(5);
 
   private final Duration callWait;
 

@@ -22,6 +22,8 @@ import java.util.Map;
  */
 final class TraceContextFilter implements Filter {
   @Override
+  // the resource is a scope: it does its work when it closes, the body never names it
+  @SuppressWarnings("try")
   public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain)
       throws IOException, ServletException {
     String traceparent =

@@ -147,7 +147,7 @@ final class UiRoutes implements AutoCloseable {
 
   /** {@code GET /ui/flows}: the flows offered as tools, with description and input schema. */
   private void flowList(Context ctx) {
-    owner.apply(ctx);
+    String unused = owner.apply(ctx); // only for its 401: every flow is listed to every owner
     List<Map<String, Object>> out = new ArrayList<>();
     for (FlowConfig flow : flows.all().values()) {
       if (!flow.isTool()) {

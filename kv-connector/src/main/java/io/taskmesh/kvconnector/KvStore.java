@@ -23,7 +23,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class KvStore implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(KvStore.class);
-  private static final String COLUMNS = "key, value::text AS value, created_at, updated_at";
 
   private final HikariDataSource ds;
   private final List<IndexSpec> indexes;

@@ -76,7 +76,8 @@ final class QueryCompiler {
         throw KvException.badRequest(
             "'filter' must be an object of field to value or operator object");
       }
-      for (Iterator<Map.Entry<String, JsonNode>> it = filter.fields(); it.hasNext(); ) {
+      for (Iterator<Map.Entry<String, JsonNode>> it = filter.properties().iterator();
+          it.hasNext(); ) {
         Map.Entry<String, JsonNode> e = it.next();
         field(e.getKey(), "filter");
         condition(e.getKey(), e.getValue(), where, params);
@@ -125,7 +126,7 @@ final class QueryCompiler {
 
   private void condition(String f, JsonNode v, StringBuilder where, List<Object> params) {
     if (v.isObject() && v.size() > 0 && isOperatorObject(v)) {
-      for (Iterator<Map.Entry<String, JsonNode>> it = v.fields(); it.hasNext(); ) {
+      for (Iterator<Map.Entry<String, JsonNode>> it = v.properties().iterator(); it.hasNext(); ) {
         Map.Entry<String, JsonNode> op = it.next();
         where.append(" AND ");
         operator(f, op.getKey(), op.getValue(), where, params);

@@ -119,7 +119,8 @@ public final class MeshService {
           throw MeshException.badRequest("'headers' must be an object");
         }
         rejectNulCharacters(h, "headers");
-        h.fields()
+        h.properties()
+            .iterator()
             .forEachRemaining(
                 e -> {
                   if (!e.getValue().isValueNode() || e.getValue().isNull()) {
@@ -165,7 +166,7 @@ public final class MeshService {
         rejectNulCharacters(node.get(i), path + "[" + i + "]");
       }
     } else if (node.isObject()) {
-      for (var it = node.fields(); it.hasNext(); ) {
+      for (var it = node.properties().iterator(); it.hasNext(); ) {
         var field = it.next();
         String name = path + "." + field.getKey();
         if (field.getKey().indexOf('\0') >= 0) {
@@ -341,7 +342,7 @@ public final class MeshService {
       ObjectNode next = ((ObjectNode) stored).deepCopy();
       next.put("status", status.wire());
       next.put("updated_at", ts(clock.get()));
-      ObjectNode d = next.with("data");
+      ObjectNode d = next.withObjectProperty("data");
       double oldProgress = d.path("progress").asDouble(0);
       double progress = oldProgress;
       if (data != null) {

@@ -43,9 +43,10 @@ public final class ApiDocument {
   public static Set<String> operationsServedBy(String servedBy, Set<String> features) {
     Set<String> out = new TreeSet<>();
     JsonNode paths = Json.read(OPENAPI_JSON, JsonNode.class).path("paths");
-    for (Iterator<Map.Entry<String, JsonNode>> p = paths.fields(); p.hasNext(); ) {
+    for (Iterator<Map.Entry<String, JsonNode>> p = paths.properties().iterator(); p.hasNext(); ) {
       Map.Entry<String, JsonNode> path = p.next();
-      for (Iterator<Map.Entry<String, JsonNode>> o = path.getValue().fields(); o.hasNext(); ) {
+      for (Iterator<Map.Entry<String, JsonNode>> o = path.getValue().properties().iterator();
+          o.hasNext(); ) {
         Map.Entry<String, JsonNode> operation = o.next();
         if (servedBy(operation.getValue(), servedBy)
             && requirementsMet(operation.getValue(), features)) {

@@ -14,7 +14,9 @@ public final class Json {
   public static final ObjectMapper MAPPER =
       JsonMapper.builder()
           .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-          .serializationInclusion(JsonInclude.Include.NON_NULL)
+          .defaultPropertyInclusion(
+              JsonInclude.Value.construct(
+                  JsonInclude.Include.NON_NULL, JsonInclude.Include.NON_NULL))
           .build();
 
   /**

@@ -53,6 +53,8 @@ public enum MeshStatus {
   }
 
   /**
+   * The status a wire value names.
+   *
    * @throws IllegalArgumentException naming the value when it is not a status
    */
   @JsonCreator

@@ -15,6 +15,8 @@ public final class Durations {
   private Durations() {}
 
   /**
+   * Parses a duration setting.
+   *
    * @throws ConfigException naming {@code variable} when the value is not a duration
    */
   public static Duration parse(String variable, String value) {

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
+import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -150,7 +151,7 @@ public final class TopicFanout<V> implements AutoCloseable {
     } catch (RuntimeException e) {
       LOG.error("fan-out of {} stopped", topic, e);
     } finally {
-      consumer.close(CLOSE_WAIT);
+      consumer.close(CloseOptions.timeout(CLOSE_WAIT));
     }
   }
 
@@ -194,7 +195,7 @@ public final class TopicFanout<V> implements AutoCloseable {
   public void close() {
     running = false;
     if (thread.getState() == Thread.State.NEW) {
-      consumer.close(CLOSE_WAIT);
+      consumer.close(CloseOptions.timeout(CLOSE_WAIT));
       return;
     }
     consumer.wakeup();

@@ -17,7 +17,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -25,6 +24,7 @@ import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -194,149 +194,163 @@ final class ActorLoop implements AutoCloseable {
   }
 
   /**
+   * Marks the batch's deliveries, handles its records, commits their outputs and offsets in one
+   * transaction, then runs what waits for the commit.
+   *
    * @return false when the process must stop
    */
   private boolean handleBatch(ConsumerRecords<String, byte[]> records) {
-    Map<TopicPartition, List<ConsumerRecord<String, byte[]>>> plan = new LinkedHashMap<>();
-    Map<TopicPartition, Long> rewind = new HashMap<>();
-    Map<TopicPartition, OffsetAndMetadata> marks = new HashMap<>();
-    List<Outcome.Output> deadLetters = new ArrayList<>();
-    Map<TopicPartition, OffsetAndMetadata> deadOffsets = new HashMap<>();
+    BatchPlan plan = plan(records);
+    SidecarMetrics metrics = SidecarMetrics.of(config.actorName());
+    metrics.batch(records.count());
+    markDeliveries(plan.marks, metrics);
+
+    long handleStart = System.nanoTime();
+    Map<TopicPartition, List<Outcome>> outcomes = handleAll(plan.records);
+    metrics.step("handle", handleStart);
+    BatchResult result = BatchResult.of(plan, outcomes);
+    if (!commit(result.outputs, result.offsets)) {
+      return running.get();
+    }
+    rememberCommitted(result.offsets);
+    runAfterCommit(result.afterCommit);
+    if (result.exits()) {
+      exitAfter(plan, result);
+      return false;
+    }
+    plan.rewind.forEach((tp, off) -> consumer.seek(tp, off));
+    return true;
+  }
+
+  /**
+   * Counts each partition's deliveries of its first record: a poison record goes to the dead-letter
+   * topic unhandled, a redelivered one is handled alone, the rest of the batch as it came.
+   */
+  private BatchPlan plan(ConsumerRecords<String, byte[]> records) {
+    BatchPlan plan = new BatchPlan();
     for (TopicPartition tp : records.partitions()) {
       List<ConsumerRecord<String, byte[]>> list = records.records(tp);
       long first = list.get(0).offset();
-      long[] seen = deliveries.get(tp);
-      // a mark names where the consumer started; the first record it gets may lie further on when
-      // the offsets in between hold transaction markers or aborted records, never readable
-      long n = seen != null && seen[0] <= first ? seen[1] + 1 : 1;
+      long n = deliveryOf(tp, first);
       if (n > config.maxDeliveries()) {
-        ConsumerRecord<String, byte[]> poison = list.get(0);
-        LOG.error(
-            "{}: record {}@{} delivered {} times without commit, sent to {}",
-            config.actorName(),
-            tp,
-            first,
-            n - 1,
-            deadLetterTopic);
-        deadLetters.add(
-            new Outcome.Output(
-                deadLetterTopic,
-                poison.key(),
-                poison.value(),
-                Map.of(
-                    "x-svc-dlq-reason",
-                    Reasons.POISON,
-                    "x-svc-dlq-deliveries",
-                    Long.toString(n - 1),
-                    "x-svc-dlq-source",
-                    tp + "@" + first)));
-        Outcome.Output failure = deadLetterFailure(poison, n - 1);
-        if (failure != null) {
-          deadLetters.add(failure);
-        }
-        deadOffsets.put(tp, premark(first + 1));
-        SidecarMetrics.of(config.actorName()).envelope("dlq");
-        rewind.put(tp, first + 1);
+        deadLetter(plan, tp, list.get(0), n - 1);
         continue;
       }
       if (n > 1) { // redelivered after a crash: handle it alone to find the poison one
         list = list.subList(0, 1);
-        rewind.put(tp, first + 1);
+        plan.rewind.put(tp, first + 1);
       }
       deliveries.put(tp, new long[] {first, n});
       Long premark = premarked.get(tp);
       if (n > 1 || premark == null || premark > first) {
-        marks.put(tp, new OffsetAndMetadata(first, DELIVERIES + first + ":" + n));
+        plan.marks.put(tp, new OffsetAndMetadata(first, DELIVERIES + first + ":" + n));
       }
-      plan.put(tp, list);
+      plan.records.put(tp, list);
     }
-    SidecarMetrics metrics = SidecarMetrics.of(config.actorName());
-    metrics.batch(records.count());
+    return plan;
+  }
+
+  /** Which delivery of the record at {@code first} this is (1: the first). */
+  private long deliveryOf(TopicPartition tp, long first) {
+    long[] seen = deliveries.get(tp);
+    // a mark names where the consumer started; the first record it gets may lie further on when
+    // the offsets in between hold transaction markers or aborted records, never readable
+    return seen != null && seen[0] <= first ? seen[1] + 1 : 1;
+  }
+
+  /** Plans {@code poison} for the dead-letter topic, with its task's failure report. */
+  private void deadLetter(
+      BatchPlan plan, TopicPartition tp, ConsumerRecord<String, byte[]> poison, long deliveries) {
+    long first = poison.offset();
+    LOG.error(
+        "{}: record {}@{} delivered {} times without commit, sent to {}",
+        config.actorName(),
+        tp,
+        first,
+        deliveries,
+        deadLetterTopic);
+    plan.deadLetters.add(
+        new Outcome.Output(
+            deadLetterTopic,
+            poison.key(),
+            poison.value(),
+            Map.of(
+                "x-svc-dlq-reason",
+                Reasons.POISON,
+                "x-svc-dlq-deliveries",
+                Long.toString(deliveries),
+                "x-svc-dlq-source",
+                tp + "@" + first)));
+    Outcome.Output failure = deadLetterFailure(poison, deliveries);
+    if (failure != null) {
+      plan.deadLetters.add(failure);
+    }
+    plan.deadOffsets.put(tp, premark(first + 1));
+    SidecarMetrics.of(config.actorName()).envelope("dlq");
+    plan.rewind.put(tp, first + 1);
+  }
+
+  /** Commits the delivery marks the batch needs before anything of it is handled. */
+  private void markDeliveries(
+      Map<TopicPartition, OffsetAndMetadata> marks, SidecarMetrics metrics) {
     if (!marks.isEmpty()) {
       long markStart = System.nanoTime();
       consumer.commitSync(marks);
       metrics.step("mark", markStart);
     }
+  }
 
-    long handleStart = System.nanoTime();
-    Map<TopicPartition, List<Outcome>> outcomes = handleAll(plan);
-    metrics.step("handle", handleStart);
-    List<Outcome.Output> outputs = new ArrayList<>(deadLetters);
-    List<Runnable> afterCommit = new ArrayList<>();
-    Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>(deadOffsets);
-    boolean exitAfter = false;
-    boolean exitUncommitted = false;
-    for (var entry : plan.entrySet()) {
-      TopicPartition tp = entry.getKey();
-      List<ConsumerRecord<String, byte[]>> list = entry.getValue();
-      List<Outcome> results = outcomes.get(tp);
-      long next = list.get(0).offset();
-      for (int i = 0; i < list.size(); i++) {
-        Outcome o = results.get(i);
-        if (o == null || o.kind() == Outcome.Kind.EXIT_UNCOMMITTED) {
-          exitUncommitted |= o != null;
-          break;
-        }
-        outputs.addAll(o.outputs());
-        if (o.afterCommit() != null) {
-          afterCommit.add(o.afterCommit());
-        }
-        next = list.get(i).offset() + 1;
-        if (o.kind() == Outcome.Kind.DONE_THEN_EXIT) {
-          exitAfter = true;
-          break;
-        }
-      }
-      if (next > list.get(0).offset()) {
-        offsets.put(tp, premark(next));
-      }
-      if (next <= list.get(list.size() - 1).offset() || rewind.containsKey(tp)) {
-        rewind.put(tp, next);
-      }
-    }
-    if (!commit(outputs, offsets)) {
-      return running.get();
-    }
+  /** The committed offsets carry the next batch's first delivery mark: no count is left open. */
+  private void rememberCommitted(Map<TopicPartition, OffsetAndMetadata> offsets) {
     offsets.keySet().forEach(deliveries::remove);
     offsets.forEach((tp, om) -> premarked.put(tp, om.offset()));
-    for (Runnable r : afterCommit) {
+  }
+
+  private void runAfterCommit(List<Runnable> actions) {
+    for (Runnable r : actions) {
       try {
         r.run();
       } catch (RuntimeException e) {
         LOG.warn("{}: after-commit action failed: {}", config.actorName(), e.toString());
       }
     }
-    if (exitAfter || exitUncommitted) {
-      if (exitUncommitted) { // the runtime vanished: not the envelope's fault, forget the delivery
-        // count
-        Map<TopicPartition, OffsetAndMetadata> reset = new HashMap<>();
-        plan.forEach(
-            (tp, list) -> {
-              if (!offsets.containsKey(tp)) {
-                reset.put(tp, new OffsetAndMetadata(list.get(0).offset()));
-              }
-            });
-        try {
-          consumer.commitSync(reset);
-        } catch (KafkaException e) {
-          LOG.warn("cannot reset delivery counts: {}", e.toString());
-        }
-      }
-      LOG.error(
-          "{}: exiting with status 1 ({})",
-          config.actorName(),
-          exitAfter ? "runtime call timed out" : "runtime unavailable");
-      running.set(false);
-      closeClients();
-      exitHook.exit(1);
-      return false;
+  }
+
+  /** Stops the loop and exits with status 1 after a batch that timed out or lost the runtime. */
+  private void exitAfter(BatchPlan plan, BatchResult result) {
+    if (result.exitUncommitted) {
+      forgetDeliveries(plan, result.offsets);
     }
-    rewind.forEach((tp, off) -> consumer.seek(tp, off));
-    return true;
+    LOG.error(
+        "{}: exiting with status 1 ({})",
+        config.actorName(),
+        result.exitAfter ? "runtime call timed out" : "runtime unavailable");
+    running.set(false);
+    closeClients();
+    exitHook.exit(1);
+  }
+
+  /**
+   * The runtime vanished: not the envelopes' fault, so the delivery counts of the partitions that
+   * committed nothing are reset.
+   */
+  private void forgetDeliveries(BatchPlan plan, Map<TopicPartition, OffsetAndMetadata> committed) {
+    Map<TopicPartition, OffsetAndMetadata> reset = new HashMap<>();
+    plan.records.forEach(
+        (tp, list) -> {
+          if (!committed.containsKey(tp)) {
+            reset.put(tp, new OffsetAndMetadata(list.get(0).offset()));
+          }
+        });
+    try {
+      consumer.commitSync(reset);
+    } catch (KafkaException e) {
+      LOG.warn("cannot reset delivery counts: {}", e.toString());
+    }
   }
 
   /** The offset to commit, marked as delivered once: the record there is what we poll next. */
-  private static OffsetAndMetadata premark(long next) {
+  static OffsetAndMetadata premark(long next) {
     return new OffsetAndMetadata(next, DELIVERIES + next + ":1");
   }
 
@@ -621,7 +635,7 @@ final class ActorLoop implements AutoCloseable {
       LOG.debug("producer close: {}", e.toString());
     }
     try {
-      consumer.close(Duration.ofSeconds(5));
+      consumer.close(CloseOptions.timeout(Duration.ofSeconds(5)));
     } catch (RuntimeException e) {
       LOG.debug("consumer close: {}", e.toString());
     }

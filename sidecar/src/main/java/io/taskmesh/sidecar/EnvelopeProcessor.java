@@ -24,6 +24,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
@@ -158,120 +159,174 @@ final class EnvelopeProcessor implements ActorLoop.Handler {
     }
   }
 
+  /**
+   * Calls the runtime until an attempt settles the envelope: a handler error the policy retries is
+   * tried again after its backoff, a runtime crash after the runtime is back; every other answer is
+   * the envelope's outcome.
+   */
   private Outcome invokeWithPolicy(Envelope e) {
     Instant deadline = deadline(e);
     byte[] body = RuntimeClient.invokeBody(e);
     int crashes = 0;
     for (int attempt = 1; ; ) {
-      Duration timeout = config.actorTimeout();
-      if (deadline != null) {
-        Duration left = Duration.between(clock.instant(), deadline);
-        if (left.isNegative() || left.isZero()) { // SLA pre-check: the runtime is not called
-          return Outcome.done(
-              toSink(
-                  failed(
-                      e,
-                      attempt - 1,
-                      Reasons.TIMEOUT,
-                      "deadline " + e.status().deadlineAt() + " passed before the runtime call")));
-        }
-        timeout = left.compareTo(timeout) < 0 ? left : timeout;
+      Optional<Duration> timeLeft = effectiveTimeout(deadline);
+      if (timeLeft.isEmpty()) { // SLA pre-check: the runtime is not called
+        return deadlinePassed(e, attempt - 1);
       }
+      Duration timeout = timeLeft.get();
       progress(e, ActorState.PROCESSING, attempt > 1 ? "attempt " + attempt : null);
-      Duration t = timeout;
       InvokeResult result =
-          metrics.runtimeCall(() -> runtime.invoke(body, t, fly -> reporter.fly(e, fly)));
-      if (result instanceof InvokeResult.Frames f) {
-        metrics.envelope("ok");
-        String eventLog = TaskEventLog.topicOf(e);
-        if (eventLog == null) {
-          reporter.progress(e, e.route(), ActorState.COMPLETED, null);
-          return Outcome.done(route(e, f.frames(), attempt));
+          metrics.runtimeCall(() -> runtime.invoke(body, timeout, fly -> reporter.fly(e, fly)));
+      if (result instanceof InvokeResult.RuntimeError err && retried(e, err, attempt)) {
+        sleep(policy.backoff(attempt), deadline);
+        attempt++;
+        continue;
+      }
+      if (result instanceof InvokeResult.Unavailable u) {
+        crashes++;
+        Optional<Outcome> gaveUp = afterCrash(e, u, attempt, crashes);
+        if (gaveUp.isPresent()) {
+          return gaveUp.get();
         }
-        // completed becomes visible with the routed envelope, in the same transaction
-        List<Outcome.Output> outputs = new ArrayList<>();
-        outputs.add(TaskEventLog.inTransaction(eventLog, e, e.route(), ActorState.COMPLETED));
-        outputs.addAll(route(e, f.frames(), attempt));
-        return Outcome.done(outputs);
+        continue;
       }
-      if (result instanceof InvokeResult.Empty) {
-        return Outcome.done(
-            toSink(failed(e, attempt, Reasons.EMPTY_RESPONSE, "handler returned no output")));
-      }
-      if (result instanceof InvokeResult.RuntimeError err) {
-        if (err.parsingError()) { // never retried: the same message would fail the same way
-          return Outcome.done(
+      return outcomeOf(e, result, attempt, timeout);
+    }
+  }
+
+  /** The actor's timeout, shortened to what is left before the deadline; empty once it passed. */
+  private Optional<Duration> effectiveTimeout(Instant deadline) {
+    Duration timeout = config.actorTimeout();
+    if (deadline == null) {
+      return Optional.of(timeout);
+    }
+    Duration left = Duration.between(clock.instant(), deadline);
+    if (left.isNegative() || left.isZero()) {
+      return Optional.empty();
+    }
+    return Optional.of(left.compareTo(timeout) < 0 ? left : timeout);
+  }
+
+  private Outcome deadlinePassed(Envelope e, int attempts) {
+    return Outcome.done(
+        toSink(
+            failed(
+                e,
+                attempts,
+                Reasons.TIMEOUT,
+                "deadline " + e.status().deadlineAt() + " passed before the runtime call")));
+  }
+
+  /**
+   * Whether the policy tries the failed attempt again. A parsing error never is: the same message
+   * would fail the same way.
+   */
+  private boolean retried(Envelope e, InvokeResult.RuntimeError err, int attempt) {
+    if (err.parsingError() || !policy.retries(err, attempt)) {
+      return false;
+    }
+    LOG.info(
+        "{}: {} failed ({}: {}), retry {} of {}",
+        config.actorName(),
+        e.id(),
+        err.type(),
+        boundedError(err.message()),
+        attempt,
+        config.maxAttempts() - 1);
+    metrics.envelope("retried");
+    return true;
+  }
+
+  /**
+   * After the runtime went away during a call: the envelope fails once the runtime crashed {@code
+   * maxDeliveries} times on it, the process exits when the runtime does not come back; empty: call
+   * again.
+   */
+  private Optional<Outcome> afterCrash(
+      Envelope e, InvokeResult.Unavailable u, int attempt, int crashes) {
+    LOG.warn(
+        "{}: runtime unavailable while handling {} ({}), crash {} of {}",
+        config.actorName(),
+        e.id(),
+        u.message(),
+        crashes,
+        config.maxDeliveries());
+    if (crashes >= config.maxDeliveries()) {
+      return Optional.of(
+          Outcome.done(
               toSink(
                   failed(
                       e,
                       attempt,
-                      Reasons.MSG_PARSING_ERROR,
-                      "msg_parsing_error: " + err.message())));
-        }
-        if (policy.retries(err, attempt)) {
-          LOG.info(
-              "{}: {} failed ({}: {}), retry {} of {}",
-              config.actorName(),
-              e.id(),
-              err.type(),
-              boundedError(err.message()),
-              attempt,
-              config.maxAttempts() - 1);
-          metrics.envelope("retried");
-          sleep(policy.backoff(attempt), deadline);
-          attempt++;
-          continue;
-        }
-        String type = err.type().isEmpty() ? err.code() : err.type();
-        Envelope failed = failed(e, attempt, Reasons.PROCESSING_ERROR, type + ": " + err.message());
-        ErrorDetails details =
-            new ErrorDetails(config.actorName(), type, Reasons.PROCESSING_ERROR, err.traceback());
-        if (details.traceback() != null) {
-          LOG.warn(
-              "{}: {} handler traceback:\n{}", config.actorName(), e.id(), details.traceback());
-        }
-        return Outcome.done(toSink(failed.withStatus(failed.status().withErrorDetails(details))))
-            .failing(type, err.message());
-      }
-      if (result instanceof InvokeResult.ProtocolError p) {
-        return Outcome.done(toSink(failed(e, attempt, Reasons.PROTOCOL_ERROR, p.message())));
-      }
-      if (result instanceof InvokeResult.TimedOut) {
-        return Outcome.doneThenExit(
-            toSink(
-                failed(
-                    e,
-                    attempt,
-                    Reasons.TIMEOUT,
-                    "runtime call exceeded the effective timeout of "
-                        + timeout.toMillis()
-                        + " ms")));
-      }
-      InvokeResult.Unavailable u = (InvokeResult.Unavailable) result;
-      crashes++;
-      LOG.warn(
-          "{}: runtime unavailable while handling {} ({}), crash {} of {}",
-          config.actorName(),
-          e.id(),
-          u.message(),
-          crashes,
-          config.maxDeliveries());
-      if (crashes >= config.maxDeliveries()) {
-        return Outcome.done(
-            toSink(
-                failed(
-                    e,
-                    attempt,
-                    Reasons.RUNTIME_CRASHED,
-                    "runtime crashed " + crashes + " times on this envelope: " + u.message())));
-      }
-      try {
-        runtime.awaitReady(config.actorTimeout());
-      } catch (IllegalStateException gone) {
-        LOG.error("{}: {}", config.actorName(), gone.getMessage());
-        return Outcome.exitUncommitted();
-      }
+                      Reasons.RUNTIME_CRASHED,
+                      "runtime crashed " + crashes + " times on this envelope: " + u.message()))));
     }
+    try {
+      runtime.awaitReady(config.actorTimeout());
+      return Optional.empty();
+    } catch (IllegalStateException gone) {
+      LOG.error("{}: {}", config.actorName(), gone.getMessage());
+      return Optional.of(Outcome.exitUncommitted());
+    }
+  }
+
+  /** The outcome of an attempt that is not tried again. */
+  private Outcome outcomeOf(Envelope e, InvokeResult result, int attempt, Duration timeout) {
+    if (result instanceof InvokeResult.Frames f) {
+      return completed(e, f, attempt);
+    }
+    if (result instanceof InvokeResult.Empty) {
+      return Outcome.done(
+          toSink(failed(e, attempt, Reasons.EMPTY_RESPONSE, "handler returned no output")));
+    }
+    if (result instanceof InvokeResult.RuntimeError err) {
+      return handlerFailed(e, err, attempt);
+    }
+    if (result instanceof InvokeResult.ProtocolError p) {
+      return Outcome.done(toSink(failed(e, attempt, Reasons.PROTOCOL_ERROR, p.message())));
+    }
+    if (result instanceof InvokeResult.TimedOut) {
+      return Outcome.doneThenExit(
+          toSink(
+              failed(
+                  e,
+                  attempt,
+                  Reasons.TIMEOUT,
+                  "runtime call exceeded the effective timeout of " + timeout.toMillis() + " ms")));
+    }
+    throw new IllegalStateException("not an outcome: " + result);
+  }
+
+  private Outcome completed(Envelope e, InvokeResult.Frames f, int attempt) {
+    metrics.envelope("ok");
+    String eventLog = TaskEventLog.topicOf(e);
+    if (eventLog == null) {
+      reporter.progress(e, e.route(), ActorState.COMPLETED, null);
+      return Outcome.done(route(e, f.frames(), attempt));
+    }
+    // completed becomes visible with the routed envelope, in the same transaction
+    List<Outcome.Output> outputs = new ArrayList<>();
+    outputs.add(TaskEventLog.inTransaction(eventLog, e, e.route(), ActorState.COMPLETED));
+    outputs.addAll(route(e, f.frames(), attempt));
+    return Outcome.done(outputs);
+  }
+
+  private Outcome handlerFailed(Envelope e, InvokeResult.RuntimeError err, int attempt) {
+    if (err.parsingError()) {
+      return Outcome.done(
+          toSink(
+              failed(
+                  e, attempt, Reasons.MSG_PARSING_ERROR, "msg_parsing_error: " + err.message())));
+    }
+    String type = err.type().isEmpty() ? err.code() : err.type();
+    Envelope failed = failed(e, attempt, Reasons.PROCESSING_ERROR, type + ": " + err.message());
+    ErrorDetails details =
+        new ErrorDetails(config.actorName(), type, Reasons.PROCESSING_ERROR, err.traceback());
+    if (details.traceback() != null) {
+      LOG.warn("{}: {} handler traceback:\n{}", config.actorName(), e.id(), details.traceback());
+    }
+    return Outcome.done(toSink(failed.withStatus(failed.status().withErrorDetails(details))))
+        .failing(type, err.message());
   }
 
   /**

@@ -100,8 +100,10 @@ final class TaskEventLog implements AutoCloseable {
       p.put(ProducerConfig.ACKS_CONFIG, "all");
       // no linger: received/processing leave at once and are written while the runtime runs, so
       // the flush() before each commit finds nothing left to wait for (with 5 ms it was a whole
-      // produce round trip on every hop: SidecarBench step "before_commit" p50 0.8-1.1 -> 0.05 ms);
-      // under load, events still share requests while earlier ones are in flight
+      // produce round trip on every hop: SidecarBench step "before_commit", figures in
+      // docs/bench/2026-11-27-figures-from-comments.md); under load, events still share requests
+      // while earlier
+      // ones are in flight
       p.put(ProducerConfig.LINGER_MS_CONFIG, 0);
       p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
       p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());

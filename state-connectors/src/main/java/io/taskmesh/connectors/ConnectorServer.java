@@ -28,7 +28,6 @@ import org.slf4j.LoggerFactory;
 public final class ConnectorServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ConnectorServer.class);
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final int COPY_BUFFER = 64 * 1024;
 
   private final Path socket;
   private final StateBackend backend;

@@ -254,7 +254,8 @@ public final class RedisBackend implements StateBackend {
   /** A SCAN pattern matching {@code literal} itself: glob characters escaped. */
   static String glob(String literal) {
     StringBuilder b = new StringBuilder(literal.length() + 8);
-    for (char c : literal.toCharArray()) {
+    for (int i = 0; i < literal.length(); i++) {
+      char c = literal.charAt(i);
       if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\') {
         b.append('\\');
       }

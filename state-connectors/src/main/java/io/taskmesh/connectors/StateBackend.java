@@ -23,6 +23,8 @@ public interface StateBackend extends AutoCloseable {
   StoredObject read(String key);
 
   /**
+   * Writes the body under the key.
+   *
    * @param length the body size, or -1 when unknown (chunked upload)
    * @param exclusive write only when the key is absent, else {@link StoreException.Kind#CONFLICT}
    */

@@ -33,6 +33,8 @@ final class StreamedUpload {
   }
 
   /**
+   * Uploads the body in parts, or in one request when it fits in one part.
+   *
    * @param single uploads a body that fitted in one part (bytes, length) and returns its entity tag
    * @return the entity tag of the written object
    */

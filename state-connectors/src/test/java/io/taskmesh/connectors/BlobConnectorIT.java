@@ -8,6 +8,7 @@ import static io.taskmesh.connectors.Connectors.unique;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.taskmesh.devkit.LocalGcsServer;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

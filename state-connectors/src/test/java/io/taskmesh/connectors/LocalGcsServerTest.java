@@ -15,6 +15,7 @@ import com.google.cloud.storage.Storage.BlobTargetOption;
 import com.google.cloud.storage.Storage.SignUrlOption;
 import com.google.cloud.storage.StorageException;
 import com.google.cloud.storage.StorageOptions;
+import io.taskmesh.devkit.LocalGcsServer;
 import java.io.InputStream;
 import java.net.URI;
 import java.net.URL;

@@ -11,18 +11,20 @@ import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serializer;
 
 /**
- * Values of the view's stores and their changelogs: written as Smile (Jackson's binary JSON,
- * same data model and field names), read as Smile or JSON. The fold writes a task's state for
- * every event, so this is its hot serde: Smile writes and reads a state ~35% faster and ~40%
- * smaller than JSON. Values written as JSON by earlier versions (first byte {@code '{'}; Smile
- * starts with its {@code ":)\n"} header) stay readable, so no replay is needed to upgrade.
- * Topics other than the changelogs keep JSON.
+ * Values of the view's stores and their changelogs: written as Smile (Jackson's binary JSON, same
+ * data model and field names), read as Smile or JSON. The fold writes a task's state for every
+ * event, so this is its hot serde: Smile writes and reads a state faster and smaller than JSON
+ * (figures: docs/bench/2026-11-27-figures-from-comments.md). Values written as JSON by earlier
+ * versions (their first byte is an opening brace; Smile starts with its own header) stay readable,
+ * so no replay is needed to upgrade. Topics other than the changelogs keep JSON.
  */
 final class SmileSerde<T> implements Serde<T> {
   private static final ObjectMapper SMILE =
       SmileMapper.builder()
           .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-          .serializationInclusion(JsonInclude.Include.NON_NULL)
+          .defaultPropertyInclusion(
+              JsonInclude.Value.construct(
+                  JsonInclude.Include.NON_NULL, JsonInclude.Include.NON_NULL))
           .build();
 
   private final Class<T> type;

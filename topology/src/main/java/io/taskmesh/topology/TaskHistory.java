@@ -12,9 +12,9 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 /**
  * The last {@link TaskFold#MAX_HISTORY} updates of every task (what SSE replays), kept in a store
  * of their own, keyed {@code <task id>|<seq, 19 digits>}, beside the task's state. Inside the state
- * they were rewritten whole at every event, so a task's events cost more the longer it ran (100
- * tasks at 1,000 events/s fell 20-30 s behind); here each event writes one update. The fold itself
- * never reads them.
+ * they were rewritten whole at every event, so a task's events cost more the longer it ran and the
+ * fold fell behind under load (figures: docs/bench/2026-11-27-figures-from-comments.md); here each
+ * event writes one update. The fold itself never reads them.
  */
 final class TaskHistory {
   private static final int SEQ_DIGITS = 19; // Long.MAX_VALUE

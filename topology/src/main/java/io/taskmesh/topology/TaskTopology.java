@@ -74,11 +74,13 @@ public final class TaskTopology {
   }
 
   /**
+   * The fold with every deadline allowed to fire.
+   *
    * @param cacheStates put Streams' record cache in front of the state and deadline stores: the
    *     writes of one task between two commits then reach RocksDB and the changelog once (a replay
-   *     folds each task's events back to back: 1M events ~30 -> ~25 s). Off for the live view: the
-   *     cache is flushed inside each commit, and those longer commits stall the fold (event -> SSE
-   *     p99 at 1,000 events/s: 18-40 ms in six runs without, 44 and 58 ms in two with).
+   *     folds each task's events back to back). Off for the live view: the cache is flushed inside
+   *     each commit, and those longer commits stall the fold and raise the event -> SSE p99
+   *     (figures of both: docs/bench/2026-11-27-figures-from-comments.md).
    */
   public static StreamsBuilder build(
       StreamsBuilder builder, TaskTopics topics, Duration deadlineScan, boolean cacheStates) {
@@ -86,6 +88,8 @@ public final class TaskTopology {
   }
 
   /**
+   * The fold: task events in, task states and updates out, deadlines fired by a punctuator.
+   *
    * @param gate asked before due deadlines fire on a partition; once it says yes, the partition's
    *     deadlines fire until the partition moves (see {@link DeadlineGate})
    */
@@ -275,8 +279,11 @@ public final class TaskTopology {
     }
 
     void fireDue(long now) {
-      if (!caughtUp && !(caughtUp = gate.caughtUp(context.taskId().partition()))) {
-        return;
+      if (!caughtUp) {
+        caughtUp = gate.caughtUp(context.taskId().partition());
+        if (!caughtUp) {
+          return;
+        }
       }
       List<KeyValue<String, String>> due = new ArrayList<>();
       try (KeyValueIterator<String, String> it =

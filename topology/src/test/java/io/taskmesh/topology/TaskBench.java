@@ -288,7 +288,7 @@ public final class TaskBench {
             fold.stateDir(),
             fold.partitions(),
             fold.replicationFactor());
-    java.util.Properties props = TaskView.streamsProps(config, true);
+    java.util.Properties props = TaskStreamsProps.of(config, true);
     props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     java.util.concurrent.atomic.LongAdder seen = new java.util.concurrent.atomic.LongAdder();
     java.util.concurrent.atomic.AtomicLong firstAt = new java.util.concurrent.atomic.AtomicLong();

@@ -17,7 +17,7 @@ class TaskViewConfigTest {
   @Test
   void theViewRunsExactlyOnceV2() {
     Properties p =
-        TaskView.streamsProps(
+        TaskStreamsProps.of(
             new TaskViewConfig("127.0.0.1:9092", "app", Path.of("/tmp/x"), 3, (short) 1));
     assertThat(p.get(StreamsConfig.PROCESSING_GUARANTEE_CONFIG))
         .isEqualTo(StreamsConfig.EXACTLY_ONCE_V2);
@@ -29,12 +29,12 @@ class TaskViewConfigTest {
     TaskViewConfig config =
         new TaskViewConfig("127.0.0.1:9092", "app", Path.of("/tmp/x"), 3, (short) 1);
     String compression = StreamsConfig.producerPrefix(ProducerConfig.COMPRESSION_TYPE_CONFIG);
-    Properties live = TaskView.streamsProps(config, false);
+    Properties live = TaskStreamsProps.of(config, false);
     assertThat(live.get(compression)).isEqualTo("none");
     assertThat(live.get(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG)).isEqualTo(100);
     assertThat(live.get(StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG)))
         .isEqualTo(5);
-    Properties replay = TaskView.streamsProps(config, true);
+    Properties replay = TaskStreamsProps.of(config, true);
     assertThat(replay.get(compression)).isEqualTo("lz4");
     assertThat(replay.get(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG)).isEqualTo(1000);
     assertThat(replay.get(StreamsConfig.PROCESSING_GUARANTEE_CONFIG))

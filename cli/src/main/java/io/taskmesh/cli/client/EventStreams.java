@@ -15,6 +15,8 @@ public final class EventStreams {
   private EventStreams() {}
 
   /**
+   * Reads server-sent events from {@code body} until it ends.
+   *
    * @param onEvent gets each event; it may throw {@link StopReading} to end early
    */
   public static void read(InputStream body, Consumer<SseEvent> onEvent) throws IOException {

@@ -33,6 +33,8 @@ public final class TaskFollower {
   }
 
   /**
+   * Follows the task into {@code view} until it ends.
+   *
    * @param stopWhenWaiting end at a paused or auth_required task too (else only at its end)
    */
   public TaskProgress follow(String taskId, TaskView view, boolean stopWhenWaiting) {

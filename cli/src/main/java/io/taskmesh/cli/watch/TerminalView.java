@@ -40,6 +40,9 @@ public final class TerminalView implements TaskView {
   }
 
   /** The live view when standard output is a terminal that can redraw lines, else empty. */
+  // built for Java 17, where a null console is how the JDK says "not a terminal"; JLine checks
+  // again below
+  @SuppressWarnings("SystemConsoleNull")
   public static Optional<TaskView> open() {
     if (System.console() == null) {
       return Optional.empty();

@@ -131,8 +131,8 @@ final class A2aMessages {
   }
 
   /**
-   * The payload of a message's parts; with {@code files} not null, each file part's {@code file}
-   * object is added to it instead of being refused.
+   * The payload of a message's parts; with {@code files} not null, each file part's file object is
+   * added to it instead of being refused.
    */
   static ObjectNode payload(JsonNode parts, List<JsonNode> files) {
     if (parts == null || !parts.isArray()) {
@@ -168,7 +168,7 @@ final class A2aMessages {
           if (data == null || !data.isObject()) {
             throw A2aException.params("Invalid params: '" + where + ".data' must be an object");
           }
-          Iterator<Map.Entry<String, JsonNode>> fields = data.fields();
+          Iterator<Map.Entry<String, JsonNode>> fields = data.properties().iterator();
           while (fields.hasNext()) {
             Map.Entry<String, JsonNode> f = fields.next();
             payload.set(f.getKey(), f.getValue());

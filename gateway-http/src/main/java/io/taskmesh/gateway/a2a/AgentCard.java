@@ -108,7 +108,9 @@ public final class AgentCard {
     }
     JsonNode schemes = card.get("securitySchemes");
     if (schemes instanceof ObjectNode all) {
-      all.fields().forEachRemaining(e -> ((ObjectNode) e.getValue()).retain(V1_SCHEME_KINDS));
+      all.properties()
+          .iterator()
+          .forEachRemaining(e -> ((ObjectNode) e.getValue()).retain(V1_SCHEME_KINDS));
       ArrayNode requirements = card.putArray("securityRequirements");
       combined
           .path("security")

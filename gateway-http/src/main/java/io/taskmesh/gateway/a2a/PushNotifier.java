@@ -107,7 +107,7 @@ final class PushNotifier implements AutoCloseable {
       new ConcurrentHashMap<>(Map.of(FORM_03, UnaryOperator.identity()));
 
   /** The configs of one task and its feed subscription. */
-  private final class Watch {
+  private static final class Watch {
     final String taskId;
     final Map<String, PushConfigStore.Entry> configs = new LinkedHashMap<>();
     AutoCloseable subscription;

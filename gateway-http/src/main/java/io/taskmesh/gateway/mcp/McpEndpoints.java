@@ -68,7 +68,7 @@ public final class McpEndpoints implements AutoCloseable {
       long maxBodyBytes) {
     this.notifier = Executors.newCachedThreadPool(daemon("mcp-notify"));
     this.keepAlive = Executors.newSingleThreadScheduledExecutor(daemon("mcp-keepalive"));
-    McpTasks tasks = new McpTasks(queries, commands, feed, auth, notifier, resume, flies);
+    McpTasks tasks = new McpTasks(queries, commands, feed, notifier, resume, flies);
     this.listen = new McpListen(tasks);
     McpToolList tools = new McpToolList();
     tools.update(calls.flows().all());

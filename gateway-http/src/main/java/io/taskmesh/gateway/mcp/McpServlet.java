@@ -70,7 +70,7 @@ final class McpServlet extends HttpServlet {
         default -> notAllowed(req, res, "GET, POST, DELETE");
       }
     } else if (McpEndpoints.SSE_PATH.equals(path) && "GET".equals(method)) {
-      legacyOpen(req, res);
+      legacyOpen(req);
     } else if (McpEndpoints.MESSAGE_PATH.equals(path) && "POST".equals(method)) {
       legacyMessage(req, res);
     } else if (McpEndpoints.SSE_PATH.equals(path)) {
@@ -195,7 +195,7 @@ final class McpServlet extends HttpServlet {
     }
   }
 
-  private void legacyOpen(HttpServletRequest req, HttpServletResponse res) {
+  private void legacyOpen(HttpServletRequest req) {
     McpSession session = sessions.open(owner(req), true);
     AsyncContext async = req.startAsync();
     async.addListener(new OnStreamEnd(() -> sessions.close(session)));

@@ -188,7 +188,7 @@ final class McpStateless {
       return Optional.empty();
     }
     JsonNode arguments = params.path("arguments");
-    for (var it = properties.fields(); it.hasNext(); ) {
+    for (var it = properties.properties().iterator(); it.hasNext(); ) {
       var property = it.next();
       String header = property.getValue().path("x-mcp-header").asText(null);
       JsonNode value = arguments.get(property.getKey());
@@ -229,7 +229,8 @@ final class McpStateless {
     JsonNode declared = params.path("_meta").path(StatelessRequestCheck.META_CAPABILITIES);
     ObjectNode missing = Json.MAPPER.createObjectNode();
     required
-        .fields()
+        .properties()
+        .iterator()
         .forEachRemaining(
             f -> {
               if (!declared.has(f.getKey())) {

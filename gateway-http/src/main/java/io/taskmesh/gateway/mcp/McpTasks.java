@@ -2,7 +2,6 @@ package io.taskmesh.gateway.mcp;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.taskmesh.gateway.McpAuth;
 import io.taskmesh.gateway.TaskOwners;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.TaskState;
@@ -43,7 +42,6 @@ final class McpTasks {
   private final TaskCommands commands;
   private final UpdateFeed feed;
   private final TaskListing listing;
-  private final McpAuth auth;
   private final Executor notifier;
   private final BiConsumer<String, JsonNode> resume;
   private final BiFunction<String, Consumer<JsonNode>, AutoCloseable> flies;
@@ -57,7 +55,6 @@ final class McpTasks {
       TaskQueries queries,
       TaskCommands commands,
       UpdateFeed feed,
-      McpAuth auth,
       Executor notifier,
       BiConsumer<String, JsonNode> resume,
       BiFunction<String, Consumer<JsonNode>, AutoCloseable> flies) {
@@ -67,7 +64,6 @@ final class McpTasks {
     this.commands = commands;
     this.feed = feed;
     this.listing = TaskListing.of(queries);
-    this.auth = auth;
     this.notifier = notifier;
   }
 

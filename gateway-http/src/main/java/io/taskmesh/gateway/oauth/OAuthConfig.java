@@ -29,6 +29,8 @@ import java.util.function.UnaryOperator;
  *     metadata documents accepted; empty = any, or none when a registration token is set
  * @param clock time source of codes and tokens (tests move it forward)
  */
+// the secret is only handed to the signer, never compared or used as a key
+@SuppressWarnings("ArrayRecordComponent")
 public record OAuthConfig(
     boolean enabled,
     String issuer,
@@ -56,6 +58,8 @@ public record OAuthConfig(
   }
 
   /**
+   * Reads the OAuth settings from the environment.
+   *
    * @param toJdbc turns {@code SVC_DATABASE_URL} into a JDBC URL (the gateway's own DSN rules)
    * @throws ConfigException naming the variable when OAuth is enabled and a setting is missing or
    *     unsafe

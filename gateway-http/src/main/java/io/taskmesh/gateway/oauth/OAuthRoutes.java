@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -127,7 +128,8 @@ public final class OAuthRoutes {
 
   private static void token(Context ctx, AuthorizationServer as) {
     String type = ctx.contentType();
-    if (type == null || !type.toLowerCase().startsWith("application/x-www-form-urlencoded")) {
+    if (type == null
+        || !type.toLowerCase(Locale.ROOT).startsWith("application/x-www-form-urlencoded")) {
       throw OAuthError.invalidRequest(
           "the token request must be application/x-www-form-urlencoded");
     }

@@ -151,7 +151,7 @@ function argumentsOf(form) {
     if (kind === 'number') args[input.name] = Number(raw);
     else if (kind === 'json') {
       let v;
-      try { v = JSON.parse(raw || '{}'); } catch (e) { throw new Error(input.name.replace('$json', 'arguments') + ': not JSON (' + e.message + ')'); }
+      try { v = JSON.parse(raw || '{}'); } catch (e) { throw new Error(input.name.replace('$json', 'arguments') + ': not JSON (' + e.message + ')', { cause: e }); }
       if (input.name === '$json') Object.assign(args, v); else args[input.name] = v;
     } else args[input.name] = input.value;
   }

@@ -37,6 +37,8 @@ public final class LogContext {
   }
 
   /** Runs {@code body} with the keys set, then removes them. */
+  // the resource is a scope: it does its work when it closes, the body never names it
+  @SuppressWarnings("try")
   public static <T> T with(String taskId, String actor, String traceparent, Supplier<T> body) {
     try (Scope s = open(taskId, actor, traceparent)) {
       return body.get();

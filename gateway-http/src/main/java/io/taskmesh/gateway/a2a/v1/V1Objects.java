@@ -171,7 +171,8 @@ final class V1Objects {
   static ObjectNode camelKeys(ObjectNode params) {
     ObjectNode out = Json.MAPPER.createObjectNode();
     params
-        .fields()
+        .properties()
+        .iterator()
         .forEachRemaining(
             e -> {
               String key = camel(e.getKey());
@@ -201,7 +202,8 @@ final class V1Objects {
     }
     StringBuilder b = new StringBuilder(name.length());
     boolean upper = false;
-    for (char c : name.toCharArray()) {
+    for (int i = 0; i < name.length(); i++) {
+      char c = name.charAt(i);
       if (c == '_') {
         upper = b.length() > 0;
       } else {

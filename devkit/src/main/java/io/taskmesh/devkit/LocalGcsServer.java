@@ -1,4 +1,4 @@
-package io.taskmesh.connectors;
+package io.taskmesh.devkit;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -8,6 +8,7 @@ import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.URLDecoder;
@@ -28,6 +29,7 @@ import java.util.Base64;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.TreeMap;
@@ -49,8 +51,9 @@ import java.util.zip.GZIPInputStream;
  * public key. No GCS emulator installs here, so this is the blob connectors' test backend and
  * {@code ./taskmesh dev}'s local blob store; {@code LocalGcsServerTest} checks it against the
  * official client so that it cannot drift from the real API. A request outside these answers 501
- * and is recorded in {@link #unhandled()}. Main code (not test code) only so that dev can run it:
- * it is no production store (nothing persists, one lock for all writes).
+ * and is recorded in {@link #unhandled()}. It lives in devkit, beside the local Kafka and Postgres,
+ * so that dev can run it without shipping it in the connectors' jar: it is no production store
+ * (nothing persists, one lock for all writes).
  */
 public final class LocalGcsServer implements AutoCloseable {
   /** Kept entries of the request and unhandled logs (a long dev session must not grow them). */
@@ -61,7 +64,9 @@ public final class LocalGcsServer implements AutoCloseable {
   private static final DateTimeFormatter GOOG_DATE =
       DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'").withZone(ZoneOffset.UTC);
 
-  record Stored(
+  // bytes carried from one side to the other, never compared or used as a key
+  @SuppressWarnings("ArrayRecordComponent")
+  public record Stored(
       byte[] data,
       long generation,
       long metageneration,
@@ -86,7 +91,7 @@ public final class LocalGcsServer implements AutoCloseable {
 
   /** On {@code port} (0: any free one); a test restarts a backend on the port it had. */
   public LocalGcsServer(int port) throws IOException {
-    http = HttpServer.create(new InetSocketAddress("127.0.0.1", port), 0);
+    http = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 0);
     http.setExecutor(Executors.newFixedThreadPool(8));
     http.createContext("/", this::handle);
     http.start();
@@ -101,7 +106,7 @@ public final class LocalGcsServer implements AutoCloseable {
   }
 
   /** Signed URLs are accepted when signed by the private half of {@code key}. */
-  void trustSigner(PublicKey key) {
+  public void trustSigner(PublicKey key) {
     signer = key;
   }
 
@@ -111,21 +116,21 @@ public final class LocalGcsServer implements AutoCloseable {
     }
   }
 
-  List<String> unhandled() {
+  public List<String> unhandled() {
     return unhandled;
   }
 
   /** "METHOD path?query" of every request, in order. */
-  List<String> requests() {
+  public List<String> requests() {
     return requests;
   }
 
-  Stored object(String bucket, String name) {
+  public Stored object(String bucket, String name) {
     return bucket(bucket).get(name);
   }
 
   /** Writes as another client would: a new generation. */
-  synchronized Stored put(String bucket, String name, byte[] data) {
+  public synchronized Stored put(String bucket, String name, byte[] data) {
     Instant now = Instant.now();
     Stored s =
         new Stored(
@@ -134,7 +139,7 @@ public final class LocalGcsServer implements AutoCloseable {
     return s;
   }
 
-  synchronized void remove(String bucket, String name) {
+  public synchronized void remove(String bucket, String name) {
     bucket(bucket).remove(name);
   }
 
@@ -278,7 +283,8 @@ public final class LocalGcsServer implements AutoCloseable {
       Instant now = Instant.now();
       Map<String, String> metadata = new LinkedHashMap<>();
       meta.path("metadata")
-          .fields()
+          .properties()
+          .iterator()
           .forEachRemaining(e -> metadata.put(e.getKey(), e.getValue().asText()));
       String type =
           meta.hasNonNull("contentType")
@@ -407,7 +413,8 @@ public final class LocalGcsServer implements AutoCloseable {
       Map<String, String> metadata = new LinkedHashMap<>(s.metadata());
       change
           .path("metadata")
-          .fields()
+          .properties()
+          .iterator()
           .forEachRemaining(
               e -> {
                 if (e.getValue().isNull()) {
@@ -596,7 +603,7 @@ public final class LocalGcsServer implements AutoCloseable {
   private static String partContentType(byte[] part) {
     int split = indexOf(part, "\r\n\r\n".getBytes(StandardCharsets.UTF_8), 0);
     for (String line : new String(part, 0, split, StandardCharsets.UTF_8).split("\r\n")) {
-      if (line.toLowerCase().startsWith("content-type:")) {
+      if (line.toLowerCase(Locale.ROOT).startsWith("content-type:")) {
         return line.substring(13).trim();
       }
     }
