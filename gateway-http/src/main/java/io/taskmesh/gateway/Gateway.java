@@ -5,6 +5,7 @@ import io.taskmesh.gateway.oauth.OAuth;
 import io.taskmesh.servicekit.TopicCreator;
 import io.taskmesh.topology.TaskView;
 import io.taskmesh.topology.TaskViewConfig;
+import io.taskmesh.topology.TaskViewMetrics;
 import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,6 +45,9 @@ public final class Gateway implements AutoCloseable {
     OAuth oauth =
         config.oauth().enabled() && config.mode().servesApi() ? OAuth.start(config.oauth()) : null;
     FlowRegistry flows = FlowRegistry.load(config.configPath());
+    // task counters exist at 0 for every flow and final status before the first task
+    TaskViewMetrics.flowsLoaded(flows.all().keySet());
+    flows.onChange(loaded -> TaskViewMetrics.flowsLoaded(loaded.keySet()));
     TaskView view =
         TaskView.start(
             new TaskViewConfig(
