@@ -14,6 +14,7 @@ import io.taskmesh.meshapi.EventBus;
 import io.taskmesh.meshapi.MeshApiApp;
 import io.taskmesh.meshapi.MeshConfig;
 import io.taskmesh.schemas.Topics;
+import io.taskmesh.servicekit.StartupRetry;
 import io.taskmesh.servicekit.Threads;
 import io.taskmesh.sidecar.CrewConfig;
 import io.taskmesh.sidecar.ExitHook;
@@ -420,14 +421,20 @@ public final class DevStack implements AutoCloseable {
                 "STATE_PROXY_PG_URL",
                 databaseUrl,
                 "STATE_PROXY_PG_INDEXES",
-                "status,(deadline_at)::timestamptz"));
+                "status,(deadline_at)::timestamptz",
+                StartupRetry.VAR,
+                System.getenv().getOrDefault(StartupRetry.VAR, StartupRetry.DEFAULT)));
     KvStore store = new KvStore(kvConfig);
     started.push(store);
     try {
-      store.ensureSchema();
-    } catch (java.sql.SQLException e) {
+      // a Postgres that restarts (or still starts) is waited for, up to SVC_STARTUP_RETRY_TIMEOUT
+      store.ensureSchema(KvStore.startupRetry(kvConfig.startupRetryTimeout()));
+    } catch (StartupRetry.GaveUp e) {
       throw new IllegalStateException(
           "kv-connector: cannot create its table: " + e.getMessage(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("kv-connector: interrupted while waiting for Postgres", e);
     }
     started.push(new KvApp(kvConfig, store).start());
     Map<String, String> env = new HashMap<>();

@@ -150,7 +150,7 @@ class DeploymentEnvTest {
 
   /** Container name -> its environment, with {@code __kind} the service kind it runs. */
   @SuppressWarnings("unchecked")
-  private static Map<String, Map<String, String>> composeContainers() throws IOException {
+  static Map<String, Map<String, String>> composeContainers() throws IOException {
     Map<String, Object> doc;
     try (Reader r = Files.newBufferedReader(ROOT.resolve("compose/docker-compose.yml"))) {
       doc = new Yaml().load(r);
@@ -174,7 +174,7 @@ class DeploymentEnvTest {
   }
 
   @SuppressWarnings("unchecked")
-  private static Map<String, Map<String, String>> manifestContainers() throws IOException {
+  static Map<String, Map<String, String>> manifestContainers() throws IOException {
     Map<String, Map<String, String>> out = new LinkedHashMap<>();
     List<Path> files;
     try (Stream<Path> s = Files.list(ROOT.resolve("compose/k8s"))) {

@@ -126,6 +126,22 @@ class OperationsDevIT {
   }
 
   @Test
+  void taskCountersAreBornAtZeroForEveryLoadedFlowAndFinalStatus() throws Exception {
+    Map<String, MetricFamily> m = scrape();
+    // divide runs no task in this class: its counters exist anyway, each at 0
+    for (String status : List.of("succeeded", "failed", "canceled")) {
+      assertThat(matching(m, "taskmesh_tasks_finished", Map.of("flow", "divide", "status", status)))
+          .as("divide " + status)
+          .hasSize(1);
+      assertThat(sample(m, "taskmesh_tasks_finished", Map.of("flow", "divide", "status", status)))
+          .isZero();
+    }
+    assertThat(matching(m, "taskmesh_tasks_started", Map.of("flow", "divide"))).hasSize(1);
+    assertThat(labelValues(m, "taskmesh_tasks_started", "flow"))
+        .contains("echo", "shout", "tokens", "review", "words", "countdown", "interview", "divide");
+  }
+
+  @Test
   void textExpositionFollowsTheNamingConventions() throws Exception {
     HttpResponse<String> r =
         HTTP.send(

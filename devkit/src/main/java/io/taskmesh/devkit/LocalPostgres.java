@@ -5,6 +5,8 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -77,6 +79,38 @@ public final class LocalPostgres implements AutoCloseable {
   public synchronized void restart() {
     stop();
     startServer();
+  }
+
+  /**
+   * Freezes the server as a hung host would: SIGSTOP to the postmaster and every backend. TCP
+   * connections are still accepted by the kernel and never answered. {@link #thaw()} resumes it.
+   */
+  public synchronized void freeze() {
+    signal("STOP");
+  }
+
+  /** Resumes a {@link #freeze() frozen} server (SIGCONT). */
+  public synchronized void thaw() {
+    signal("CONT");
+  }
+
+  private void signal(String signal) {
+    try {
+      long postmaster =
+          Long.parseLong(Files.readAllLines(dataDir.resolve("data/postmaster.pid")).get(0).trim());
+      List<String> command = new ArrayList<>(List.of("kill", "-" + signal, "" + postmaster));
+      ProcessHandle.of(postmaster)
+          .ifPresent(p -> p.descendants().forEach(d -> command.add("" + d.pid())));
+      int exit = new ProcessBuilder(command).inheritIO().start().waitFor();
+      if (exit != 0) {
+        throw new IllegalStateException("kill -" + signal + " exited " + exit);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    }
   }
 
   @Override

@@ -5,6 +5,7 @@ import io.taskmesh.gateway.oauth.OAuth;
 import io.taskmesh.servicekit.TopicCreator;
 import io.taskmesh.topology.TaskView;
 import io.taskmesh.topology.TaskViewConfig;
+import io.taskmesh.topology.TaskViewMetrics;
 import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,6 +51,9 @@ public final class Gateway implements AutoCloseable {
         tasks.applicationServer() != null
             ? tasks.applicationServer()
             : TaskSettings.advertisedFor(config.host(), Integer.toString(port));
+    // task counters exist at 0 for every flow and final status before the first task
+    TaskViewMetrics.flowsLoaded(flows.all().keySet());
+    flows.onChange(loaded -> TaskViewMetrics.flowsLoaded(loaded.keySet()));
     TaskView view =
         TaskView.start(
             new TaskViewConfig(

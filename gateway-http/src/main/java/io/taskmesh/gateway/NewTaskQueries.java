@@ -50,7 +50,8 @@ final class NewTaskQueries implements TaskQueries {
       return found;
     }
     Semaphore updated = new Semaphore(0);
-    try (AutoCloseable subscription = feed.subscribe(taskId, u -> updated.release())) {
+    AutoCloseable subscription = feed.subscribe(taskId, u -> updated.release());
+    try {
       while (true) {
         found = view.get(taskId);
         Duration left = Duration.between(clock.instant(), waitUntil.get());
@@ -63,10 +64,8 @@ final class NewTaskQueries implements TaskQueries {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return found;
-    } catch (RuntimeException e) {
-      throw e;
-    } catch (Exception closeFailed) {
-      return found;
+    } finally {
+      TaskStreams.closeQuietly(subscription);
     }
   }
 

@@ -2,6 +2,7 @@ package io.taskmesh.kvconnector;
 
 import io.taskmesh.servicekit.ConfigException;
 import io.taskmesh.servicekit.Env;
+import io.taskmesh.servicekit.StartupRetry;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.URLDecoder;
@@ -36,6 +37,8 @@ import java.util.TreeSet;
  * @param eventLoops {@code CONNECTOR_EVENT_LOOPS}, default half the cores (at least one), never
  *     more than {@code poolSize}: a GET cost the loop about the CPU it cost Postgres (README,
  *     Benchmark), so the other half is left to Postgres's backends
+ * @param startupRetryTimeout {@code SVC_STARTUP_RETRY_TIMEOUT}, default {@code 60s}: how long
+ *     start-up retries Postgres (exponential backoff) before it gives up
  */
 public record KvConfig(
     Path socket,
@@ -47,7 +50,8 @@ public record KvConfig(
     int maxBodyBytes,
     int poolSize,
     Duration pgTimeout,
-    int eventLoops) {
+    int eventLoops,
+    Duration startupRetryTimeout) {
 
   public static final int DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
@@ -86,7 +90,8 @@ public record KvConfig(
         maxBody,
         pool,
         Duration.ofMillis(timeoutMs),
-        Math.min(loops, pool));
+        Math.min(loops, pool),
+        StartupRetry.limit(env));
   }
 
   /** Half the cores, at least one (the kv-connector README's benchmark: one loop on two cores). */
@@ -290,6 +295,8 @@ public record KvConfig(
         + pgTimeout
         + ", eventLoops="
         + eventLoops
+        + ", startupRetryTimeout="
+        + startupRetryTimeout
         + "]";
   }
 }

@@ -2,6 +2,7 @@ package io.taskmesh.kvconnector;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.taskmesh.servicekit.StartupRetry;
 import io.taskmesh.servicekit.ops.JdbcProbe;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -124,6 +125,43 @@ public final class KvStore implements AutoCloseable {
       }
     }
     ddl(st, sql);
+  }
+
+  /**
+   * {@link #ensureSchema()}, retried with backoff while Postgres does not accept connections yet
+   * (starting, restarting, not listening) for at most {@code retryFor} ({@code
+   * SVC_STARTUP_RETRY_TIMEOUT}); a refused login or a bad database name is not retried.
+   *
+   * @throws StartupRetry.GaveUp with a one-line message naming the last problem
+   */
+  public void ensureSchema(StartupRetry retry) throws InterruptedException {
+    retry.run(
+        () -> {
+          ensureSchema();
+          return null;
+        });
+  }
+
+  /** The start-up retry of this store's schema, bounded by {@code limit}. */
+  public static StartupRetry startupRetry(Duration limit) {
+    return new StartupRetry("Postgres", limit, KvStore::worthRetrying);
+  }
+
+  /**
+   * Connection-level failures are retried ({@code 08} connection exceptions, {@code 57P03} "the
+   * database system is starting up", a pool timeout with no state); a refused login ({@code 28}),
+   * an unknown database ({@code 3D}) or an SQL error of the schema itself are not.
+   */
+  static boolean worthRetrying(Exception e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof SQLException sql && sql.getSQLState() != null) {
+        String state = sql.getSQLState();
+        if (state.startsWith("28") || state.startsWith("3D") || state.startsWith("42")) {
+          return false;
+        }
+      }
+    }
+    return e instanceof SQLException;
   }
 
   /** The readiness check: a pooled connection validates within {@code timeout}. */

@@ -1,17 +1,13 @@
 package io.taskmesh.kvconnector;
 
 import io.taskmesh.servicekit.ConfigException;
+import io.taskmesh.servicekit.StartupRetry;
 import io.taskmesh.servicekit.ops.OpsServer;
 import io.taskmesh.servicekit.ops.Readiness;
-import java.sql.SQLException;
 import java.time.Duration;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /** {@code java io.taskmesh.kvconnector.Main}: configuration from the environment. */
 public final class Main {
-  private static final Logger LOG = LoggerFactory.getLogger(Main.class);
-
   private Main() {}
 
   public static void main(String[] args) throws InterruptedException {
@@ -24,17 +20,14 @@ public final class Main {
       return;
     }
     KvStore store = new KvStore(config);
-    // Postgres may come up after us: keep trying the schema, then serve
-    long backoff = 250;
-    while (true) {
-      try {
-        store.ensureSchema();
-        break;
-      } catch (SQLException e) {
-        LOG.warn("schema not ready ({}); retrying in {} ms", e.getMessage(), backoff);
-        Thread.sleep(backoff);
-        backoff = Math.min(backoff * 2, 5000);
-      }
+    // Postgres may come up after us, or be restarting: retry the schema, then serve
+    try {
+      store.ensureSchema(KvStore.startupRetry(config.startupRetryTimeout()));
+    } catch (StartupRetry.GaveUp e) {
+      System.err.println("kv-connector: cannot start: " + e.getMessage());
+      store.close();
+      System.exit(1);
+      return;
     }
     KvApp app = new KvApp(config, store).start();
     Readiness readiness =

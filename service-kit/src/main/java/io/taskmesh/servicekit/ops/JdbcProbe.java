@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.Properties;
 import javax.sql.DataSource;
 
 /**
@@ -22,8 +23,13 @@ public final class JdbcProbe implements Readiness.Check {
   public JdbcProbe(String jdbcUrl, Duration timeout) {
     this(
         seconds -> {
-          DriverManager.setLoginTimeout(seconds);
-          return DriverManager.getConnection(jdbcUrl);
+          // the driver's own bounds too, so a probe left behind by Readiness's bound (a frozen
+          // server accepts TCP and never answers) ends by itself instead of holding its thread
+          Properties bounds = new Properties();
+          bounds.setProperty("loginTimeout", String.valueOf(seconds));
+          bounds.setProperty("connectTimeout", String.valueOf(seconds));
+          bounds.setProperty("socketTimeout", String.valueOf(seconds + 1));
+          return DriverManager.getConnection(jdbcUrl, bounds);
         },
         timeout);
   }
