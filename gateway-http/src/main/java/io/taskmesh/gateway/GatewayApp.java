@@ -14,12 +14,34 @@ import io.javalin.http.UnauthorizedResponse;
 import io.javalin.json.JavalinJackson;
 import io.taskmesh.gateway.a2a.A2aPorts;
 import io.taskmesh.gateway.a2a.A2aRoutes;
-import io.taskmesh.gateway.a2a.PushConfigStore;
+import io.taskmesh.gateway.a2a.A2aTaskStarter;
+import io.taskmesh.gateway.a2a.push.PushConfigStore;
 import io.taskmesh.gateway.a2a.v1.A2aV1Routes;
+import io.taskmesh.gateway.fly.FlyBus;
+import io.taskmesh.gateway.follow.TaskOwners;
+import io.taskmesh.gateway.follow.TaskStreams;
+import io.taskmesh.gateway.follow.TaskViews;
+import io.taskmesh.gateway.http.HostCheck;
+import io.taskmesh.gateway.http.LoopbackHostFilter;
+import io.taskmesh.gateway.http.RefusedBodies;
+import io.taskmesh.gateway.http.RequestBodies;
+import io.taskmesh.gateway.http.SlowClients;
+import io.taskmesh.gateway.http.SseAcceptFilter;
+import io.taskmesh.gateway.http.TraceContextFilter;
+import io.taskmesh.gateway.launch.DispatchException;
+import io.taskmesh.gateway.launch.FlowRegistry;
+import io.taskmesh.gateway.launch.TaskLauncher;
+import io.taskmesh.gateway.launch.ToolArguments;
+import io.taskmesh.gateway.launch.ToolCalls;
+import io.taskmesh.gateway.mcp.McpAuth;
 import io.taskmesh.gateway.mcp.McpEndpoints;
-import io.taskmesh.gateway.mcp.McpHostCheck;
 import io.taskmesh.gateway.oauth.OAuth;
 import io.taskmesh.gateway.oauth.OAuthRoutes;
+import io.taskmesh.gateway.tasks.MeshTaskRoutes;
+import io.taskmesh.gateway.tasks.TaskListRoutes;
+import io.taskmesh.gateway.ui.UiMeshRoutes;
+import io.taskmesh.gateway.ui.UiRoutes;
+import io.taskmesh.gateway.ui.UiSessions;
 import io.taskmesh.schemas.ApiDocument;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.TaskState;
@@ -191,7 +213,7 @@ public final class GatewayApp implements AutoCloseable {
             FilterHolder hosts =
                 new FilterHolder(
                     new LoopbackHostFilter(
-                        new McpHostCheck(config.mcpAllowedHosts(), config.mcpAllowedOrigins())));
+                        new HostCheck(config.mcpAllowedHosts(), config.mcpAllowedOrigins())));
             hosts.setAsyncSupported(true);
             h.addFilter(hosts, "/*", EnumSet.of(DispatcherType.REQUEST));
           }

@@ -3,6 +3,8 @@ package io.taskmesh.gateway.a2a;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.javalin.http.Context;
 import io.javalin.http.HttpStatus;
+import io.taskmesh.gateway.a2a.model.A2aException;
+import io.taskmesh.gateway.a2a.model.StreamResult;
 import io.taskmesh.schemas.Json;
 import java.util.List;
 import java.util.Locale;
@@ -13,7 +15,7 @@ import java.util.concurrent.CompletableFuture;
  * One JSON-RPC call being answered: its params, its caller, whether it answers as SSE, and the ways
  * to answer (one JSON response now or later, or a stream).
  */
-final class A2aCall {
+public final class A2aCall {
   private final Context ctx;
   private final JsonRpc.Request request;
   private final String principal;

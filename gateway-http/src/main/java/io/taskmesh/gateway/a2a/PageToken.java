@@ -1,5 +1,6 @@
 package io.taskmesh.gateway.a2a;
 
+import io.taskmesh.gateway.a2a.model.A2aException;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 

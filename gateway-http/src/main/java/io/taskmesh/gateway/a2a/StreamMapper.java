@@ -1,6 +1,13 @@
 package io.taskmesh.gateway.a2a;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.taskmesh.gateway.a2a.model.A2aArtifact;
+import io.taskmesh.gateway.a2a.model.A2aPart;
+import io.taskmesh.gateway.a2a.model.A2aState;
+import io.taskmesh.gateway.a2a.model.A2aTasks;
+import io.taskmesh.gateway.a2a.model.ArtifactUpdateEvent;
+import io.taskmesh.gateway.a2a.model.ShapedResult;
+import io.taskmesh.gateway.a2a.model.StreamResult;
 import io.taskmesh.schemas.TaskState;
 import io.taskmesh.schemas.TaskUpdate;
 import java.util.ArrayList;
@@ -29,7 +36,7 @@ import java.util.List;
  *       number are duplicates and are ignored.
  * </ul>
  */
-final class StreamMapper {
+public final class StreamMapper {
   private final String taskId;
   private final String contextId;
   private long lastSeq;
@@ -38,7 +45,7 @@ final class StreamMapper {
   private boolean done;
   private final boolean untilTerminal;
 
-  StreamMapper(String taskId, String contextId, long lastSeq, A2aState lastState) {
+  public StreamMapper(String taskId, String contextId, long lastSeq, A2aState lastState) {
     this(taskId, contextId, lastSeq, lastState, false);
   }
 
@@ -46,7 +53,7 @@ final class StreamMapper {
    * @param untilTerminal whether input-required and auth-required are ordinary state changes and
    *     only a terminal state ends the stream (A2A 1.0 {@code SubscribeToTask}, spec 3.1.6)
    */
-  StreamMapper(
+  public StreamMapper(
       String taskId, String contextId, long lastSeq, A2aState lastState, boolean untilTerminal) {
     this.untilTerminal = untilTerminal;
     this.taskId = taskId;
@@ -55,7 +62,7 @@ final class StreamMapper {
     this.lastState = lastState;
   }
 
-  synchronized List<StreamResult> onUpdate(TaskUpdate u) {
+  public synchronized List<StreamResult> onUpdate(TaskUpdate u) {
     if (done || u.seq() <= lastSeq) {
       return List.of();
     }
@@ -101,7 +108,7 @@ final class StreamMapper {
     return List.of(A2aTasks.statusEvent(taskId, contextId, u, false));
   }
 
-  synchronized List<StreamResult> onFly(JsonNode fly) {
+  public synchronized List<StreamResult> onFly(JsonNode fly) {
     if (done || fly == null || !fly.isObject()) {
       return List.of();
     }
@@ -129,7 +136,7 @@ final class StreamMapper {
     return onUpdate(asUpdate(s));
   }
 
-  synchronized boolean done() {
+  public synchronized boolean done() {
     return done;
   }
 

@@ -3,7 +3,8 @@ package io.taskmesh.gateway.mcp;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.taskmesh.gateway.TaskViews;
+import io.taskmesh.gateway.follow.Subscriptions;
+import io.taskmesh.gateway.follow.TaskViews;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.TaskState;
 import io.taskmesh.topology.TaskListing;
@@ -92,7 +93,7 @@ final class McpResources {
   ObjectNode unsubscribe(JsonNode params, McpSession session) {
     AutoCloseable sub = session.subscriptions().remove(uri(params));
     if (sub != null) {
-      McpTasks.closeQuietly(sub);
+      Subscriptions.closeQuietly(sub);
     }
     return Json.MAPPER.createObjectNode();
   }

@@ -2,8 +2,8 @@ package io.taskmesh.gateway.mcp;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.taskmesh.gateway.McpAuth;
-import io.taskmesh.gateway.TaskOwners;
+import io.taskmesh.gateway.follow.Subscriptions;
+import io.taskmesh.gateway.follow.TaskOwners;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.TaskState;
 import io.taskmesh.schemas.TaskStatus;
@@ -162,7 +162,7 @@ final class McpTasks {
     if (session.elicits()) {
       McpInputAsker asker = new McpInputAsker(s.id(), session, resume);
       AutoCloseable watching = watch(s.id(), session.owner(), asker::onState);
-      done.whenComplete((state, e) -> closeQuietly(watching));
+      done.whenComplete((state, e) -> Subscriptions.closeQuietly(watching));
       notifier.execute(() -> asker.onState(s));
     }
     return done.thenApply(McpTaskViews::toolResult);
@@ -195,7 +195,7 @@ final class McpTasks {
       // the flow's tokens as they come, as log messages of the call (they are not progress: they
       // do not move the task on, and progress must grow with each notification)
       AutoCloseable tokens = flies.apply(id, fly -> to.accept(flyMessage(id, fly)));
-      answer.whenComplete((r, e) -> closeQuietly(tokens));
+      answer.whenComplete((r, e) -> Subscriptions.closeQuietly(tokens));
     }
     Consumer<TaskState> last = progress;
     McpInputAsker asker =
@@ -222,7 +222,7 @@ final class McpTasks {
         McpTaskViews.stillRunning(id, call.waitAtMost(), call.declaredSchema()),
         call.waitAtMost().toMillis(),
         TimeUnit.MILLISECONDS);
-    answer.whenComplete((r, e) -> closeQuietly(watching));
+    answer.whenComplete((r, e) -> Subscriptions.closeQuietly(watching));
     notifier.execute(() -> read(id, owner, onState)); // updates folded before the subscription
     return answer;
   }
@@ -262,7 +262,7 @@ final class McpTasks {
                 notifier.execute(() -> completeFromStore(id, owner, done));
               }
             });
-    done.whenComplete((s, e) -> closeQuietly(sub));
+    done.whenComplete((s, e) -> Subscriptions.closeQuietly(sub));
     completeFromStore(id, owner, done);
     return done;
   }
@@ -350,14 +350,6 @@ final class McpTasks {
         .encodeToString(("offset:" + offset).getBytes(StandardCharsets.UTF_8));
   }
 
-  static void closeQuietly(AutoCloseable c) {
-    try {
-      c.close();
-    } catch (Exception e) {
-      LOG.debug("closing a feed subscription: {}", e.getMessage());
-    }
-  }
-
   /** What one followed task has told its client so far. */
   private static final class TaskWatch {
     private final JsonNode progressToken;
@@ -378,7 +370,7 @@ final class McpTasks {
 
     synchronized void closeWith(AutoCloseable sub) {
       if (over) {
-        closeQuietly(sub);
+        Subscriptions.closeQuietly(sub);
       } else {
         subscription = sub;
       }
@@ -426,7 +418,7 @@ final class McpTasks {
     private void end() {
       over = true;
       if (subscription != null) {
-        closeQuietly(subscription);
+        Subscriptions.closeQuietly(subscription);
       }
     }
   }

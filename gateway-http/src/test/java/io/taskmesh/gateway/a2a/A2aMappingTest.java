@@ -5,6 +5,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.taskmesh.gateway.a2a.card.AgentCard;
+import io.taskmesh.gateway.a2a.model.A2aException;
+import io.taskmesh.gateway.a2a.model.A2aMessages;
+import io.taskmesh.gateway.a2a.model.A2aSettings;
+import io.taskmesh.gateway.a2a.model.A2aState;
+import io.taskmesh.gateway.a2a.model.A2aTasks;
+import io.taskmesh.gateway.a2a.model.StreamResult;
+import io.taskmesh.gateway.a2a.push.PushNotifier;
 import io.taskmesh.schemas.ErrorDetails;
 import io.taskmesh.schemas.FlowConfig;
 import io.taskmesh.schemas.Json;
