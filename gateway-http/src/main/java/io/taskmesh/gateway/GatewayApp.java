@@ -218,7 +218,9 @@ public final class GatewayApp implements AutoCloseable {
             h.addFilter(hosts, "/*", EnumSet.of(DispatcherType.REQUEST));
           }
           h.addFilter(
-              new FilterHolder(new SseAcceptFilter()), "/*", EnumSet.of(DispatcherType.REQUEST));
+              new FilterHolder(SseAcceptFilter.streamRoutes()),
+              "/*",
+              EnumSet.of(DispatcherType.REQUEST));
           h.addFilter(
               new FilterHolder(RefusedBodies.afterTooLarge()),
               "/*",

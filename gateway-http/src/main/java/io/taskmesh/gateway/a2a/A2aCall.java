@@ -5,6 +5,7 @@ import io.javalin.http.Context;
 import io.javalin.http.HttpStatus;
 import io.taskmesh.gateway.a2a.model.A2aException;
 import io.taskmesh.gateway.a2a.model.StreamResult;
+import io.taskmesh.gateway.http.SseAcceptFilter;
 import io.taskmesh.schemas.Json;
 import java.util.List;
 import java.util.Locale;
@@ -100,9 +101,11 @@ public final class A2aCall {
     ctx.status(HttpStatus.OK).contentType("application/json").result(Json.write(response));
   }
 
-  /** The client's own Accept (before {@link A2aAcceptFilter}) names {@code text/event-stream}. */
+  /**
+   * The client's own Accept (before {@link SseAcceptFilter#posts}) names {@code text/event-stream}.
+   */
   static boolean acceptsEventStream(Context ctx) {
-    Object original = ctx.attribute(A2aAcceptFilter.ORIGINAL_ACCEPT);
+    Object original = ctx.attribute(SseAcceptFilter.ORIGINAL_ACCEPT);
     String accept =
         original != null
             ? original.toString()

@@ -9,6 +9,7 @@ import io.taskmesh.gateway.a2a.card.AgentCards;
 import io.taskmesh.gateway.a2a.model.A2aException;
 import io.taskmesh.gateway.a2a.model.A2aSettings;
 import io.taskmesh.gateway.a2a.push.PushNotifier;
+import io.taskmesh.gateway.http.SseAcceptFilter;
 import io.taskmesh.servicekit.Threads;
 import io.taskmesh.servicekit.sse.SseWriters;
 import io.taskmesh.topology.EventLogException;
@@ -160,7 +161,7 @@ public final class A2aRoutes implements AutoCloseable {
       cfg.jetty.modifyServletContextHandler(
           h ->
               h.addFilter(
-                  new FilterHolder(new A2aAcceptFilter()),
+                  new FilterHolder(SseAcceptFilter.posts()),
                   path,
                   EnumSet.of(DispatcherType.REQUEST)));
     }

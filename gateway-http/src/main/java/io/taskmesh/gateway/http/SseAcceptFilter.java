@@ -11,21 +11,54 @@ import java.io.IOException;
 import java.util.Collections;
 import java.util.Enumeration;
 import java.util.List;
+import java.util.function.Predicate;
 
 /**
- * Javalin only streams SSE to clients that send {@code Accept: text/event-stream}; our stream
- * routes are SSE whatever the client sends (plain {@code curl} sends {@code Accept: *}/{@code *}),
- * so for those paths the request is presented as accepting event streams.
+ * Javalin only streams SSE to requests that send {@code Accept: text/event-stream}. Some of our
+ * routes must be able to stream whatever the client sends, so the requests they take are presented
+ * as accepting event streams; the client's own {@code Accept} stays readable in the request
+ * attribute {@value #ORIGINAL_ACCEPT} for a route that decides later whether to stream.
+ *
+ * <ul>
+ *   <li>{@link #streamRoutes()}: the REST task streams are SSE whatever the client sends (plain
+ *       {@code curl} sends {@code Accept: *}/{@code *}).
+ *   <li>{@link #posts()}: whether an A2A POST streams depends on its JSON-RPC method, known only
+ *       after the body is read.
+ * </ul>
  */
 public final class SseAcceptFilter implements Filter {
+  /** The request attribute that holds the client's own Accept ({@code ""} when it sent none). */
+  public static final String ORIGINAL_ACCEPT = "taskmesh.original-accept";
+
   static final String EVENT_STREAM = "text/event-stream";
+
+  private final Predicate<HttpServletRequest> applies;
+
+  private SseAcceptFilter(Predicate<HttpServletRequest> applies) {
+    this.applies = applies;
+  }
+
+  /** GET of a REST task stream: {@code /stream/{id}} and {@code /mesh/{id}/stream}. */
+  public static SseAcceptFilter streamRoutes() {
+    return new SseAcceptFilter(r -> "GET".equals(r.getMethod()) && isStreamPath(r.getRequestURI()));
+  }
+
+  /** Every POST of the paths the filter is mapped on. */
+  public static SseAcceptFilter posts() {
+    return new SseAcceptFilter(r -> "POST".equals(r.getMethod()));
+  }
 
   @Override
   public void doFilter(ServletRequest request, ServletResponse response, FilterChain chain)
       throws IOException, ServletException {
     HttpServletRequest http = (HttpServletRequest) request;
-    boolean isStream = "GET".equals(http.getMethod()) && isStreamPath(http.getRequestURI());
-    chain.doFilter(isStream ? new AcceptsEventStream(http) : request, response);
+    if (!applies.test(http)) {
+      chain.doFilter(request, response);
+      return;
+    }
+    String accept = http.getHeader("Accept");
+    http.setAttribute(ORIGINAL_ACCEPT, accept == null ? "" : accept);
+    chain.doFilter(new AcceptsEventStream(http), response);
   }
 
   static boolean isStreamPath(String path) {

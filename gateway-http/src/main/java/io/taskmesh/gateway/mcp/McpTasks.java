@@ -2,6 +2,7 @@ package io.taskmesh.gateway.mcp;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.taskmesh.gateway.follow.PageToken;
 import io.taskmesh.gateway.follow.Subscriptions;
 import io.taskmesh.gateway.follow.TaskOwners;
 import io.taskmesh.schemas.Json;
@@ -11,9 +12,7 @@ import io.taskmesh.topology.TaskCommands;
 import io.taskmesh.topology.TaskListing;
 import io.taskmesh.topology.TaskQueries;
 import io.taskmesh.topology.UpdateFeed;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Base64;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -130,7 +129,7 @@ final class McpTasks {
     var tasks = result.putArray("tasks");
     page.tasks().forEach(s -> tasks.add(McpTaskViews.task(s)));
     if (page.offset() + page.tasks().size() < page.total()) {
-      result.put("nextCursor", cursor(page.offset() + page.tasks().size()));
+      result.put("nextCursor", PageToken.encode(page.offset() + page.tasks().size()));
     }
     return result;
   }
@@ -329,25 +328,8 @@ final class McpTasks {
     if (cursor == null || cursor.isNull()) {
       return 0;
     }
-    try {
-      String decoded =
-          new String(Base64.getUrlDecoder().decode(cursor.asText()), StandardCharsets.UTF_8);
-      if (decoded.startsWith("offset:")) {
-        int offset = Integer.parseInt(decoded.substring(7));
-        if (offset >= 0) {
-          return offset;
-        }
-      }
-    } catch (IllegalArgumentException e) {
-      // falls through to the error below
-    }
-    throw McpError.invalidParams("Invalid cursor");
-  }
-
-  static String cursor(int offset) {
-    return Base64.getUrlEncoder()
-        .withoutPadding()
-        .encodeToString(("offset:" + offset).getBytes(StandardCharsets.UTF_8));
+    return PageToken.decode(cursor.asText())
+        .orElseThrow(() -> McpError.invalidParams("Invalid cursor"));
   }
 
   /** What one followed task has told its client so far. */
