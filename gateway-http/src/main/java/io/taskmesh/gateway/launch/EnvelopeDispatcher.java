@@ -6,8 +6,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.taskmesh.schemas.Envelope;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.Topics;
+import io.taskmesh.servicekit.KafkaProducers;
 import java.time.Duration;
-import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -25,25 +25,13 @@ public final class EnvelopeDispatcher implements EnvelopeQueue, AutoCloseable {
   public EnvelopeDispatcher(String bootstrapServers) {
     this.topics = new ActorTopics(bootstrapServers);
     this.producer =
-        new KafkaProducer<>(
-            Map.of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                bootstrapServers,
-                ProducerConfig.ACKS_CONFIG,
-                "all",
-                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
-                true,
-                ProducerConfig.LINGER_MS_CONFIG,
-                0,
-                ProducerConfig.MAX_BLOCK_MS_CONFIG,
-                10_000,
-                // one produce request at a time: while it is out, the envelopes of concurrent
-                // calls gather and leave together in the next one (fewer, fuller requests: less
-                // broker and client CPU per call), and a lone caller never waits (linger stays 0)
-                ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION,
-                1),
-            new StringSerializer(),
-            new StringSerializer());
+        KafkaProducers.idempotent(bootstrapServers)
+            .set(ProducerConfig.MAX_BLOCK_MS_CONFIG, 10_000)
+            // one produce request at a time: while it is out, the envelopes of concurrent calls
+            // gather and leave together in the next one (fewer, fuller requests: less broker and
+            // client CPU per call), and a lone caller never waits (linger stays 0)
+            .set(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1)
+            .create(new StringSerializer(), new StringSerializer());
   }
 
   /**

@@ -3,6 +3,7 @@ package io.taskmesh.gateway.a2a.push;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.taskmesh.schemas.Json;
+import io.taskmesh.servicekit.KafkaProducers;
 import io.taskmesh.servicekit.Threads;
 import io.taskmesh.servicekit.TopicCreator;
 import io.taskmesh.topology.EventLogException;
@@ -58,22 +59,10 @@ public final class KafkaPushConfigs implements PushConfigStore {
   private KafkaPushConfigs(String bootstrapServers, String topic) {
     this.topic = topic;
     this.producer =
-        new KafkaProducer<>(
-            Map.of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                bootstrapServers,
-                ProducerConfig.ACKS_CONFIG,
-                "all",
-                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
-                true,
-                ProducerConfig.LINGER_MS_CONFIG,
-                0,
-                ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG,
-                30_000,
-                ProducerConfig.MAX_BLOCK_MS_CONFIG,
-                10_000),
-            new StringSerializer(),
-            new ByteArraySerializer());
+        KafkaProducers.idempotent(bootstrapServers)
+            .set(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000)
+            .set(ProducerConfig.MAX_BLOCK_MS_CONFIG, 10_000)
+            .create(new StringSerializer(), new ByteArraySerializer());
     this.consumer =
         new KafkaConsumer<>(
             Map.of(
