@@ -36,7 +36,7 @@ import java.util.List;
  *       number are duplicates and are ignored.
  * </ul>
  */
-public final class StreamMapper {
+final class StreamMapper {
   private final String taskId;
   private final String contextId;
   private long lastSeq;
@@ -45,7 +45,7 @@ public final class StreamMapper {
   private boolean done;
   private final boolean untilTerminal;
 
-  public StreamMapper(String taskId, String contextId, long lastSeq, A2aState lastState) {
+  StreamMapper(String taskId, String contextId, long lastSeq, A2aState lastState) {
     this(taskId, contextId, lastSeq, lastState, false);
   }
 
@@ -53,7 +53,7 @@ public final class StreamMapper {
    * @param untilTerminal whether input-required and auth-required are ordinary state changes and
    *     only a terminal state ends the stream (A2A 1.0 {@code SubscribeToTask}, spec 3.1.6)
    */
-  public StreamMapper(
+  StreamMapper(
       String taskId, String contextId, long lastSeq, A2aState lastState, boolean untilTerminal) {
     this.untilTerminal = untilTerminal;
     this.taskId = taskId;
