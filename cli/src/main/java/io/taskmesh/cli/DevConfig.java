@@ -3,7 +3,7 @@ package io.taskmesh.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import io.taskmesh.gateway.FlowRegistry;
+import io.taskmesh.gateway.launch.FlowRegistry;
 import io.taskmesh.schemas.FlowConfig;
 import java.io.IOException;
 import java.nio.file.Files;

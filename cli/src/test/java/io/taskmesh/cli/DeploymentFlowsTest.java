@@ -2,7 +2,7 @@ package io.taskmesh.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.taskmesh.gateway.FlowRegistry;
+import io.taskmesh.gateway.launch.FlowRegistry;
 import io.taskmesh.schemas.FlowConfig;
 import java.io.IOException;
 import java.io.Reader;

@@ -1,6 +1,11 @@
 package io.taskmesh.gateway;
 
-import io.taskmesh.gateway.a2a.PushConfigStore;
+import io.taskmesh.gateway.a2a.push.KafkaPushConfigs;
+import io.taskmesh.gateway.a2a.push.PushConfigStore;
+import io.taskmesh.gateway.fly.FlyBus;
+import io.taskmesh.gateway.launch.EnvelopeDispatcher;
+import io.taskmesh.gateway.launch.FlowRegistry;
+import io.taskmesh.gateway.launch.TaskLauncher;
 import io.taskmesh.gateway.oauth.OAuth;
 import io.taskmesh.servicekit.TopicCreator;
 import io.taskmesh.topology.TaskView;

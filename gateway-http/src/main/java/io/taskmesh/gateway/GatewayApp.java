@@ -1,28 +1,44 @@
 package io.taskmesh.gateway;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.javalin.Javalin;
 import io.javalin.config.JavalinConfig;
-import io.javalin.http.BadRequestResponse;
-import io.javalin.http.ContentTooLargeResponse;
 import io.javalin.http.Context;
-import io.javalin.http.ForbiddenResponse;
 import io.javalin.http.HttpStatus;
 import io.javalin.http.MethodNotAllowedResponse;
-import io.javalin.http.NotFoundResponse;
 import io.javalin.http.UnauthorizedResponse;
 import io.javalin.json.JavalinJackson;
 import io.taskmesh.gateway.a2a.A2aPorts;
 import io.taskmesh.gateway.a2a.A2aRoutes;
-import io.taskmesh.gateway.a2a.PushConfigStore;
+import io.taskmesh.gateway.a2a.A2aTaskStarter;
+import io.taskmesh.gateway.a2a.push.PushConfigStore;
 import io.taskmesh.gateway.a2a.v1.A2aV1Routes;
+import io.taskmesh.gateway.fly.FlyBus;
+import io.taskmesh.gateway.follow.NewTaskQueries;
+import io.taskmesh.gateway.follow.TaskOwners;
+import io.taskmesh.gateway.follow.TaskStreams;
+import io.taskmesh.gateway.http.HostCheck;
+import io.taskmesh.gateway.http.LoopbackHostFilter;
+import io.taskmesh.gateway.http.RefusedBodies;
+import io.taskmesh.gateway.http.SlowClients;
+import io.taskmesh.gateway.http.SseAcceptFilter;
+import io.taskmesh.gateway.http.TraceContextFilter;
+import io.taskmesh.gateway.launch.DispatchException;
+import io.taskmesh.gateway.launch.FlowRegistry;
+import io.taskmesh.gateway.launch.TaskLauncher;
+import io.taskmesh.gateway.launch.ToolCalls;
+import io.taskmesh.gateway.mcp.McpAuth;
 import io.taskmesh.gateway.mcp.McpEndpoints;
-import io.taskmesh.gateway.mcp.McpHostCheck;
 import io.taskmesh.gateway.oauth.OAuth;
 import io.taskmesh.gateway.oauth.OAuthRoutes;
+import io.taskmesh.gateway.tasks.InternalTaskRoutes;
+import io.taskmesh.gateway.tasks.MeshTaskRoutes;
+import io.taskmesh.gateway.tasks.TaskListRoutes;
+import io.taskmesh.gateway.tasks.TaskRoutes;
+import io.taskmesh.gateway.ui.UiMeshRoutes;
+import io.taskmesh.gateway.ui.UiRoutes;
+import io.taskmesh.gateway.ui.UiSessions;
 import io.taskmesh.schemas.ApiDocument;
 import io.taskmesh.schemas.Json;
-import io.taskmesh.schemas.TaskState;
 import io.taskmesh.servicekit.Threads;
 import io.taskmesh.servicekit.ops.Readiness;
 import io.taskmesh.servicekit.sse.SseWriters;
@@ -30,18 +46,14 @@ import io.taskmesh.topology.EventLogException;
 import io.taskmesh.topology.TaskCommands;
 import io.taskmesh.topology.TaskListing;
 import io.taskmesh.topology.TaskQueries;
-import io.taskmesh.topology.TaskViewConfig;
 import io.taskmesh.topology.UpdateFeed;
 import io.taskmesh.topology.ViewUnavailableException;
 import jakarta.servlet.DispatcherType;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.Objects;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
@@ -67,6 +79,7 @@ public final class GatewayApp implements AutoCloseable {
   private final UpdateFeed feed;
   private final TaskStreams streams;
   private final MeshTaskRoutes meshTasks;
+  private final TaskRoutes tasks;
   private final Javalin app;
   private final ToolCalls toolCalls;
   private final McpAuth mcpAuth;
@@ -156,6 +169,9 @@ public final class GatewayApp implements AutoCloseable {
     this.fly = fly;
     this.streams = new TaskStreams(queries, feed, fly, sseKeepalive);
     this.meshTasks = new MeshTaskRoutes(queries, commands, fly, flows, streams);
+    this.tasks =
+        new TaskRoutes(
+            queries, toolCalls, streams, this::requireMcpAuth, config.mode() == GatewayMode.MESH);
     this.ui =
         new UiRoutes(
             flows,
@@ -163,7 +179,7 @@ public final class GatewayApp implements AutoCloseable {
             // its owner checks run on one shared thread, which a wait would hold up for everyone
             NewTaskQueries.withoutWaiting(queries),
             this::requireMcpAuth,
-            this::ownedBy,
+            TaskOwners::visibleTo,
             mcpAuth.enabled(),
             uiSessions);
     this.uiMesh =
@@ -195,12 +211,14 @@ public final class GatewayApp implements AutoCloseable {
             FilterHolder hosts =
                 new FilterHolder(
                     new LoopbackHostFilter(
-                        new McpHostCheck(config.mcpAllowedHosts(), config.mcpAllowedOrigins())));
+                        new HostCheck(config.mcpAllowedHosts(), config.mcpAllowedOrigins())));
             hosts.setAsyncSupported(true);
             h.addFilter(hosts, "/*", EnumSet.of(DispatcherType.REQUEST));
           }
           h.addFilter(
-              new FilterHolder(new SseAcceptFilter()), "/*", EnumSet.of(DispatcherType.REQUEST));
+              new FilterHolder(SseAcceptFilter.streamRoutes()),
+              "/*",
+              EnumSet.of(DispatcherType.REQUEST));
           h.addFilter(
               new FilterHolder(RefusedBodies.afterTooLarge()),
               "/*",
@@ -218,26 +236,8 @@ public final class GatewayApp implements AutoCloseable {
       uiMesh.mount(cfg); // before ui's /ui/{file}
       ui.mount(cfg); // the dashboard; before /tasks/{id}, which would take /tasks/stream
     }
-    cfg.routes.get("/tasks/{id}", ctx -> ctx.json(TaskViews.task(visibleTask(ctx))));
-    // owner side of a forwarded task query (another replica's TaskQueries.get): this replica's
-    // store only
-    // owner side of a forwarded listing (A2A tasks/list on another replica): one owner's tasks here
-    cfg.routes.get(
-        "/internal/tasks",
-        ctx -> {
-          requireInternalToken(ctx);
-          ctx.json(queries.localTasksOf(ctx.queryParam("owner")));
-        });
-    cfg.routes.get(
-        "/internal/tasks/{id}",
-        ctx -> {
-          requireInternalToken(ctx);
-          ctx.json(
-              queries
-                  .getLocal(ctx.pathParam("id"))
-                  .orElseThrow(
-                      () -> new NotFoundResponse("task not found: " + ctx.pathParam("id"))));
-        });
+    tasks.mountRead(cfg);
+    new InternalTaskRoutes(queries, config.internalToken(), config.clientAuthEnabled()).mount(cfg);
     if (mode.servesApi()) {
       mcp.mount(cfg);
       if (oauth != null) {
@@ -257,15 +257,10 @@ public final class GatewayApp implements AutoCloseable {
                   TaskListing.of(queries),
                   pushConfigs));
       A2aV1Routes.register(cfg, a2a);
-      cfg.routes.post("/tools/call", this::callTool);
-      new TaskListRoutes(queries, commands, this::requireMcpAuth, this::ownedBy, launcher::resume)
+      tasks.mountCallAndStream(cfg);
+      new TaskListRoutes(
+              queries, commands, this::requireMcpAuth, TaskOwners::visibleTo, launcher::resume)
           .mount(cfg);
-      cfg.routes.get(
-          "/stream/{id}",
-          ctx -> {
-            String owner = requireMcpAuth(ctx);
-            streams.stream(ctx, ctx.pathParam("id"), true, state -> ownedBy(state, owner));
-          });
     }
     if (mode.servesMesh()) {
       meshTasks.mount(cfg);
@@ -301,84 +296,6 @@ public final class GatewayApp implements AutoCloseable {
           ctx.status(HttpStatus.INTERNAL_SERVER_ERROR)
               .result("task log unavailable: " + e.getMessage());
         });
-  }
-
-  /**
-   * {@code POST /tools/call}: 400 no name / bad JSON / arguments not matching the schema, 404
-   * unknown tool, 413 arguments over {@link ToolCalls#MAX_ARGUMENT_BYTES}, 500 when dispatch fails.
-   */
-  private void callTool(Context ctx) {
-    String owner = requireMcpAuth(ctx);
-    JsonNode body = RequestBodies.json(ctx);
-    JsonNode name = body.get("name");
-    if (name == null || !name.isTextual() || name.asText().isBlank()) {
-      throw new BadRequestResponse("field 'name' is required (a registered tool name)");
-    }
-    JsonNode arguments = body.get("arguments");
-    if (arguments != null && !arguments.isNull() && !arguments.isObject()) {
-      throw new BadRequestResponse("field 'arguments' must be an object");
-    }
-    String id;
-    try {
-      id = toolCalls.start(name.asText(), arguments, owner);
-    } catch (ToolCalls.UnknownTool e) {
-      throw new NotFoundResponse(e.getMessage());
-    } catch (ToolArguments.InvalidArguments e) {
-      throw new BadRequestResponse(e.getMessage());
-    } catch (ToolCalls.ArgumentsTooLarge e) {
-      throw new ContentTooLargeResponse(e.getMessage());
-    }
-    ctx.json(ToolCalls.callToolResult(id));
-  }
-
-  private TaskState task(String id) {
-    return queries.get(id).orElseThrow(() -> new NotFoundResponse("task not found: " + id));
-  }
-
-  /**
-   * Internal routes answer other replicas only: with {@code SVC_INTERNAL_TOKEN} set, the request
-   * must carry it (constant-time compare); without it they are open only while clients do not
-   * authenticate (every task is visible anyway), otherwise refused, so no client can read a foreign
-   * task through them.
-   */
-  private void requireInternalToken(Context ctx) {
-    String expected = config.internalToken();
-    if (expected == null) {
-      if (config.clientAuthEnabled()) {
-        throw new ForbiddenResponse(
-            "internal routes are off: set SVC_INTERNAL_TOKEN on every replica");
-      }
-      return;
-    }
-    String given = Objects.requireNonNullElse(ctx.header(TaskViewConfig.INTERNAL_TOKEN_HEADER), "");
-    if (!MessageDigest.isEqual(
-        expected.getBytes(StandardCharsets.UTF_8), given.getBytes(StandardCharsets.UTF_8))) {
-      throw new ForbiddenResponse(
-          "internal route: missing or wrong " + TaskViewConfig.INTERNAL_TOKEN_HEADER);
-    }
-  }
-
-  /**
-   * {@code GET /tasks/{id}}: in the api and testing modes only the owner's tasks are visible (an
-   * anonymous caller's are the anonymous tasks) and a foreign task answers 404 like an unknown one;
-   * the mesh mode is internal (network isolation) and answers for every task.
-   */
-  private TaskState visibleTask(Context ctx) {
-    String id = ctx.pathParam("id");
-    if (config.mode() == GatewayMode.MESH) {
-      return task(id);
-    }
-    String owner = requireMcpAuth(ctx);
-    TaskState state = task(id);
-    if (!ownedBy(state, owner)) {
-      throw new NotFoundResponse("task not found: " + id);
-    }
-    return state;
-  }
-
-  /** Only the caller's own tasks, anonymous ones included (see {@link TaskOwners}). */
-  private boolean ownedBy(TaskState state, String owner) {
-    return TaskOwners.visibleTo(state, owner);
   }
 
   /** MCP auth ({@code SVC_MCP_API_KEY}); returns the owner to record on new tasks. */

@@ -1,6 +1,7 @@
 package io.taskmesh.gateway;
 
-import io.taskmesh.gateway.a2a.A2aSettings;
+import io.taskmesh.gateway.a2a.model.A2aSettings;
+import io.taskmesh.gateway.fly.DatabaseUrl;
 import io.taskmesh.gateway.oauth.OAuthConfig;
 import io.taskmesh.schemas.Topics;
 import io.taskmesh.servicekit.ConfigException;

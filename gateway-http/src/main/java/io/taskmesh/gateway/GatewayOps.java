@@ -1,6 +1,9 @@
 package io.taskmesh.gateway;
 
 import io.javalin.http.Context;
+import io.taskmesh.gateway.fly.DatabaseUrl;
+import io.taskmesh.gateway.http.LogContextFilter;
+import io.taskmesh.gateway.http.ProtocolMetricsFilter;
 import io.taskmesh.servicekit.ops.JdbcProbe;
 import io.taskmesh.servicekit.ops.KafkaProbe;
 import io.taskmesh.servicekit.ops.Readiness;

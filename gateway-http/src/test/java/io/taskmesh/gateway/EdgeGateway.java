@@ -1,6 +1,9 @@
 package io.taskmesh.gateway;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.taskmesh.gateway.fly.FlyBus;
+import io.taskmesh.gateway.launch.FlowRegistry;
+import io.taskmesh.gateway.launch.TaskLauncher;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.Route;
 import io.taskmesh.schemas.TaskEvent;

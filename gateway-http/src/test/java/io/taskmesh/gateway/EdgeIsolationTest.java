@@ -3,6 +3,7 @@ package io.taskmesh.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.taskmesh.gateway.mcp.McpAuth;
 import io.taskmesh.schemas.TaskEvent;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.taskmesh.devkit.Await;
+import io.taskmesh.gateway.launch.ToolCalls;
 import io.taskmesh.schemas.ActorState;
 import io.taskmesh.schemas.ErrorDetails;
 import io.taskmesh.schemas.FinalReport;

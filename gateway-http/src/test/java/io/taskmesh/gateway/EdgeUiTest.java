@@ -3,6 +3,8 @@ package io.taskmesh.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.taskmesh.gateway.mcp.McpAuth;
+import io.taskmesh.gateway.ui.UiRoutes;
 import java.io.BufferedReader;
 import java.io.InputStream;
 import java.io.InputStreamReader;

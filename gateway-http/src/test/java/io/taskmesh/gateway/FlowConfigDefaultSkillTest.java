@@ -3,6 +3,7 @@ package io.taskmesh.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.taskmesh.gateway.launch.FlowRegistry;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.Counter;
 import io.taskmesh.devkit.Await;
 import io.taskmesh.devkit.LocalKafka;
 import io.taskmesh.devkit.LocalPostgres;
+import io.taskmesh.gateway.fly.PgFlyChannel;
 import io.taskmesh.servicekit.ops.ServiceMetrics;
 import java.io.BufferedInputStream;
 import java.io.BufferedReader;

@@ -3,8 +3,10 @@ package io.taskmesh.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import io.taskmesh.gateway.follow.NewTaskQueries;
 import io.taskmesh.schemas.Route;
 import io.taskmesh.schemas.TaskEvent;
+import io.taskmesh.schemas.TaskIds;
 import io.taskmesh.schemas.TaskState;
 import java.time.Clock;
 import java.time.Duration;

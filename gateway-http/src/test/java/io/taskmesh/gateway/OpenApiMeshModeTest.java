@@ -2,6 +2,8 @@ package io.taskmesh.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.taskmesh.gateway.fly.FlyBus;
+import io.taskmesh.gateway.launch.FlowRegistry;
 import io.taskmesh.schemas.ApiDocument;
 import io.taskmesh.schemas.TaskState;
 import io.taskmesh.topology.TaskQueries;

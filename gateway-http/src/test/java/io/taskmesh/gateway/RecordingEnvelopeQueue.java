@@ -1,6 +1,8 @@
 package io.taskmesh.gateway;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.taskmesh.gateway.launch.DispatchException;
+import io.taskmesh.gateway.launch.EnvelopeQueue;
 import io.taskmesh.schemas.Envelope;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;

@@ -1,5 +1,6 @@
 package io.taskmesh.kvconnector;
 
+import io.taskmesh.servicekit.ApiException;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.buffer.Buffer;
@@ -81,7 +82,7 @@ final class Answers {
       String cl = req.getHeader("Content-Length");
       declared = cl == null ? -1 : Long.parseLong(cl.trim());
     } catch (NumberFormatException e) {
-      error(req, KvException.badRequest("Content-Length is not a number"));
+      error(req, ApiException.badRequest("Content-Length is not a number"));
       return;
     }
     BodyCollector body = new BodyCollector(req, max, declared);
@@ -129,7 +130,7 @@ final class Answers {
      */
     private void refuseAndClose() {
       abandoned = true;
-      error(req, KvException.tooLarge(max)).onComplete(x -> req.connection().close());
+      error(req, ApiException.tooLarge(max)).onComplete(x -> req.connection().close());
     }
 
     void end(Function<String, Future<Answer>> then) {
@@ -138,10 +139,10 @@ final class Answers {
       }
       try {
         if (tooLarge) {
-          throw KvException.tooLarge(max);
+          throw ApiException.tooLarge(max);
         }
         if (bytes.length() == 0) {
-          throw KvException.badRequest(
+          throw ApiException.badRequest(
               "the request body must be a JSON document, got an empty body");
         }
         byte[] raw = bytes.getBytes();

@@ -2,6 +2,7 @@ package io.taskmesh.kvconnector;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.taskmesh.servicekit.ApiException;
 import io.vertx.pgclient.PgException;
 import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
@@ -18,7 +19,7 @@ record ErrorAnswer(int status, String body, boolean retryAfter) {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   static ErrorAnswer of(Throwable e, String method, String path) {
-    if (e instanceof KvException k) {
+    if (e instanceof ApiException k) {
       if (k.status() == 503) {
         LOG.warn("503 on {} {}: {}", method, path, k.getMessage());
       }

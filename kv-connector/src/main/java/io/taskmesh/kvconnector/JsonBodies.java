@@ -3,6 +3,7 @@ package io.taskmesh.kvconnector;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import io.taskmesh.servicekit.ApiException;
 import io.taskmesh.servicekit.JsonErrors;
 import java.io.IOException;
 
@@ -22,20 +23,20 @@ final class JsonBodies {
   static void checkOneJsonValue(byte[] bytes) {
     try (JsonParser p = FACTORY.createParser(bytes)) {
       if (p.nextToken() == null) {
-        throw KvException.badRequest(
+        throw ApiException.badRequest(
             "the request body must be a JSON document, got only whitespace");
       }
       p.skipChildren();
       JsonToken trailing = p.nextToken();
       if (trailing != null) {
-        throw KvException.badRequest(
+        throw ApiException.badRequest(
             "request body has data after its JSON value at line "
                 + p.currentLocation().getLineNr()
                 + ", column "
                 + p.currentLocation().getColumnNr());
       }
     } catch (IOException e) {
-      throw KvException.badRequest(JsonErrors.describe("request body", e));
+      throw ApiException.badRequest(JsonErrors.describe("request body", e));
     }
   }
 }

@@ -1,6 +1,7 @@
 package io.taskmesh.kvconnector;
 
 import com.fasterxml.jackson.core.io.JsonStringEncoder;
+import io.taskmesh.servicekit.ApiException;
 import io.vertx.core.Future;
 import io.vertx.core.http.HttpServerRequest;
 
@@ -24,7 +25,7 @@ final class KeyRoutes {
     String key;
     try {
       key = key(path.substring(PREFIX.length()));
-    } catch (KvException e) {
+    } catch (ApiException e) {
       Answers.error(req, e);
       return;
     }
@@ -38,7 +39,7 @@ final class KeyRoutes {
                           Answers.ok(
                               200,
                               r.orElseThrow(
-                                      () -> KvException.notFound("key '" + key + "' not found"))
+                                      () -> ApiException.notFound("key '" + key + "' not found"))
                                   .toJson())));
       case "HEAD" ->
           Answers.reply(
@@ -57,14 +58,14 @@ final class KeyRoutes {
                   .map(
                       deleted -> {
                         if (!deleted) {
-                          throw KvException.notFound("key '" + key + "' not found");
+                          throw ApiException.notFound("key '" + key + "' not found");
                         }
                         return Answers.empty(204);
                       }));
       default ->
           Answers.error(
               req,
-              new KvException(
+              new ApiException(
                   405, "method_not_allowed", "no route for " + req.method().name() + " " + path));
     }
   }
@@ -75,11 +76,11 @@ final class KeyRoutes {
     try {
       ifStatus = req.getParam("if_status");
     } catch (IllegalArgumentException e) {
-      throw KvException.badRequest("the query string is not validly percent-encoded");
+      throw ApiException.badRequest("the query string is not validly percent-encoded");
     }
     boolean createOnly = "*".equals(req.getHeader("If-None-Match"));
     if (ifStatus != null && createOnly) {
-      throw KvException.badRequest("if_status and If-None-Match: * cannot be combined");
+      throw ApiException.badRequest("if_status and If-None-Match: * cannot be combined");
     }
     if (ifStatus != null) {
       return db.putIfStatus(key, json, ifStatus)
@@ -92,7 +93,7 @@ final class KeyRoutes {
                       : db.storedStatus(key)
                           .map(
                               stored -> {
-                                throw new KvException(
+                                throw new ApiException(
                                     409,
                                     "conflict",
                                     stored.isEmpty()
@@ -112,7 +113,7 @@ final class KeyRoutes {
                       key,
                       r.orElseThrow(
                           () ->
-                              new KvException(
+                              new ApiException(
                                   412,
                                   "precondition_failed",
                                   "key '" + key + "' already exists"))));

@@ -1,5 +1,6 @@
 package io.taskmesh.kvconnector;
 
+import io.taskmesh.servicekit.ApiException;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -347,7 +348,7 @@ final class KeyStatements {
       return Future.failedFuture(e);
     }
     String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-    return Future.failedFuture(KvException.unavailable("database unavailable: " + message));
+    return Future.failedFuture(ApiException.unavailable("database unavailable: " + message));
   }
 
   private static Optional<PutResult> written(RowSet<Row> rows, boolean created) {

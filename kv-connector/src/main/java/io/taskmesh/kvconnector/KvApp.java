@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import io.taskmesh.servicekit.ApiException;
 import io.taskmesh.servicekit.JsonErrors;
 import io.vertx.core.AbstractVerticle;
 import io.vertx.core.DeploymentOptions;
@@ -214,7 +215,7 @@ public final class KvApp implements AutoCloseable {
                           req,
                           config.maxBodyBytes(),
                           body -> vertx.executeBlocking(() -> query(body), false)));
-          default -> throw KvException.notFound("no route for " + method + " " + path);
+          default -> throw ApiException.notFound("no route for " + method + " " + path);
         }
       } catch (RuntimeException e) {
         Answers.error(req, e);
@@ -223,7 +224,7 @@ public final class KvApp implements AutoCloseable {
 
     private void only(HttpServerRequest req, String method, Runnable serve) {
       if (!req.method().name().equals(method)) {
-        throw new KvException(
+        throw new ApiException(
             405, "method_not_allowed", "no route for " + req.method().name() + " " + req.path());
       }
       serve.run();
@@ -245,7 +246,7 @@ public final class KvApp implements AutoCloseable {
       delimiter = req.getParam("delimiter");
       rawLimit = req.getParam("limit");
     } catch (IllegalArgumentException e) {
-      throw KvException.badRequest("the query string is not validly percent-encoded");
+      throw ApiException.badRequest("the query string is not validly percent-encoded");
     }
     if (delimiter != null && delimiter.isEmpty()) {
       delimiter = null;
@@ -258,7 +259,7 @@ public final class KvApp implements AutoCloseable {
         limit = -1L;
       }
       if (limit < 0) {
-        throw KvException.badRequest("'limit' must be a non-negative integer");
+        throw ApiException.badRequest("'limit' must be a non-negative integer");
       }
     }
     return new Listing(prefix, delimiter, limit);
@@ -275,7 +276,7 @@ public final class KvApp implements AutoCloseable {
     try {
       tree = STRICT.readTree(body);
     } catch (JsonProcessingException e) {
-      throw KvException.badRequest(JsonErrors.describe("request body", e));
+      throw ApiException.badRequest(JsonErrors.describe("request body", e));
     }
     KvStore.QueryResult r = store.query(compiler.compile(tree));
     StringBuilder sb = new StringBuilder(256).append("{\"rows\":[");
@@ -300,11 +301,11 @@ public final class KvApp implements AutoCloseable {
    */
   static String checkedKey(String key) {
     if (key.isEmpty() || key.length() > MAX_KEY_LENGTH) {
-      throw KvException.badRequest("key must be 1.." + MAX_KEY_LENGTH + " characters");
+      throw ApiException.badRequest("key must be 1.." + MAX_KEY_LENGTH + " characters");
     }
     for (int i = 0; i < key.length(); i++) {
       if (Character.isISOControl(key.charAt(i))) {
-        throw KvException.badRequest("key must not contain control characters");
+        throw ApiException.badRequest("key must not contain control characters");
       }
     }
     return key;

@@ -1,5 +1,6 @@
 package io.taskmesh.kvconnector;
 
+import io.taskmesh.servicekit.ApiException;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -16,7 +17,7 @@ final class PercentDecoding {
 
   /**
    * {@code raw} with every {@code %XX} decoded and the bytes read as UTF-8; {@code +} stays a plus
-   * (a key is a path, not a form). Throws {@link KvException} 400 naming {@code what}.
+   * (a key is a path, not a form). Throws {@link ApiException} 400 naming {@code what}.
    */
   static String decode(String raw, String what) {
     if (raw.indexOf('%') < 0) {
@@ -32,7 +33,7 @@ final class PercentDecoding {
       int hi = i + 2 < raw.length() ? Character.digit(raw.charAt(i + 1), 16) : -1;
       int lo = hi >= 0 ? Character.digit(raw.charAt(i + 2), 16) : -1;
       if (hi < 0 || lo < 0) {
-        throw KvException.badRequest(
+        throw ApiException.badRequest(
             what + " is not validly percent-encoded: '%' must be followed by two hex digits");
       }
       bytes.write(hi * 16 + lo);
@@ -46,7 +47,7 @@ final class PercentDecoding {
           .decode(ByteBuffer.wrap(bytes.toByteArray()))
           .toString();
     } catch (CharacterCodingException e) {
-      throw KvException.badRequest(what + " is not percent-encoded UTF-8");
+      throw ApiException.badRequest(what + " is not percent-encoded UTF-8");
     }
   }
 

@@ -3,6 +3,7 @@ package io.taskmesh.kvconnector;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.taskmesh.servicekit.ApiException;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -50,12 +51,12 @@ final class QueryCompiler {
 
   Query compile(JsonNode body) {
     if (body == null || !body.isObject()) {
-      throw KvException.badRequest("query body must be a JSON object");
+      throw ApiException.badRequest("query body must be a JSON object");
     }
     for (Iterator<String> it = body.fieldNames(); it.hasNext(); ) {
       String name = it.next();
       if (!TOP_LEVEL.contains(name)) {
-        throw KvException.badRequest("unknown query field '" + name + "'; allowed: " + TOP_LEVEL);
+        throw ApiException.badRequest("unknown query field '" + name + "'; allowed: " + TOP_LEVEL);
       }
     }
     StringBuilder where = new StringBuilder("TRUE");
@@ -63,7 +64,7 @@ final class QueryCompiler {
     JsonNode prefix = body.get("prefix");
     if (prefix != null && !prefix.isNull()) {
       if (!prefix.isTextual()) {
-        throw KvException.badRequest("'prefix' must be a string");
+        throw ApiException.badRequest("'prefix' must be a string");
       }
       if (!prefix.asText().isEmpty()) {
         where.append(" AND key LIKE ? ESCAPE '\\'");
@@ -73,7 +74,7 @@ final class QueryCompiler {
     JsonNode filter = body.get("filter");
     if (filter != null && !filter.isNull()) {
       if (!filter.isObject()) {
-        throw KvException.badRequest(
+        throw ApiException.badRequest(
             "'filter' must be an object of field to value or operator object");
       }
       for (Iterator<Map.Entry<String, JsonNode>> it = filter.properties().iterator();
@@ -88,7 +89,7 @@ final class QueryCompiler {
     Long offset = nonNegative(body, "offset");
     JsonNode count = body.get("count");
     if (count != null && !count.isNull() && !count.isBoolean()) {
-      throw KvException.badRequest("'count' must be a boolean");
+      throw ApiException.badRequest("'count' must be a boolean");
     }
     boolean wantCount = count != null && count.asBoolean(false);
 
@@ -118,7 +119,7 @@ final class QueryCompiler {
 
   static String field(String name, String where) {
     if (name == null || !IndexSpec.FIELD.matcher(name).matches()) {
-      throw KvException.badRequest(
+      throw ApiException.badRequest(
           "invalid field name in " + where + ": must match " + IndexSpec.FIELD.pattern());
     }
     return name;
@@ -145,7 +146,7 @@ final class QueryCompiler {
       }
     }
     if (ops > 0 && ops != v.size()) {
-      throw KvException.badRequest("an operator object cannot mix $operators and plain keys");
+      throw ApiException.badRequest("an operator object cannot mix $operators and plain keys");
     }
     return ops > 0;
   }
@@ -161,10 +162,10 @@ final class QueryCompiler {
       case "$gt", "$gte", "$lt", "$lte" -> compare(f, op, v, sql, params);
       case "$in", "$nin" -> {
         if (!v.isArray()) {
-          throw KvException.badRequest(op + " on '" + f + "' needs an array");
+          throw ApiException.badRequest(op + " on '" + f + "' needs an array");
         }
         if (v.size() > MAX_IN) {
-          throw KvException.badRequest(op + " on '" + f + "' has more than " + MAX_IN + " values");
+          throw ApiException.badRequest(op + " on '" + f + "' has more than " + MAX_IN + " values");
         }
         if (v.isEmpty()) {
           sql.append(op.equals("$in") ? "FALSE" : "TRUE");
@@ -189,7 +190,7 @@ final class QueryCompiler {
       }
       case "$exists" -> {
         if (!v.isBoolean()) {
-          throw KvException.badRequest("$exists on '" + f + "' needs true or false");
+          throw ApiException.badRequest("$exists on '" + f + "' needs true or false");
         }
         sql.append(v.asBoolean() ? "(value ?? ?)" : "(NOT (value ?? ?))");
         params.add(f);
@@ -213,7 +214,7 @@ final class QueryCompiler {
         }
       }
       default ->
-          throw KvException.badRequest(
+          throw ApiException.badRequest(
               "unknown operator '"
                   + op
                   + "' on '"
@@ -284,7 +285,7 @@ final class QueryCompiler {
       }
       params.add(v.asText());
     } else {
-      throw KvException.badRequest(op + " on '" + f + "' needs a number or a string");
+      throw ApiException.badRequest(op + " on '" + f + "' needs a number or a string");
     }
   }
 
@@ -297,16 +298,16 @@ final class QueryCompiler {
     if (sort.isArray()) {
       for (JsonNode s : sort) {
         if (!s.isTextual()) {
-          throw KvException.badRequest("'sort' entries must be strings like \"-created_at\"");
+          throw ApiException.badRequest("'sort' entries must be strings like \"-created_at\"");
         }
         items.add(s.asText());
       }
     } else {
-      throw KvException.badRequest(
+      throw ApiException.badRequest(
           "'sort' must be an array of field names, '-' prefix for descending");
     }
     if (items.size() > MAX_SORT) {
-      throw KvException.badRequest("'sort' has more than " + MAX_SORT + " fields");
+      throw ApiException.badRequest("'sort' has more than " + MAX_SORT + " fields");
     }
     StringBuilder order = new StringBuilder();
     for (String item : items) {
@@ -329,7 +330,7 @@ final class QueryCompiler {
       return null;
     }
     if (!n.isIntegralNumber() || n.asLong() < 0 || !n.canConvertToLong()) {
-      throw KvException.badRequest("'" + name + "' must be a non-negative integer");
+      throw ApiException.badRequest("'" + name + "' must be a non-negative integer");
     }
     return n.asLong();
   }

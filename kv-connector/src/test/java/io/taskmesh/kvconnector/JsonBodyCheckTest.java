@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.taskmesh.servicekit.ApiException;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -51,9 +52,9 @@ class JsonBodyCheckTest {
         "{\"a\":1}]"
       })
   void refusesAnythingElse(String body) {
-    KvException e =
+    ApiException e =
         assertThrows(
-            KvException.class,
+            ApiException.class,
             () -> JsonBodies.checkOneJsonValue(body.getBytes(StandardCharsets.UTF_8)));
     assertEquals(400, e.status());
   }
@@ -61,6 +62,6 @@ class JsonBodyCheckTest {
   @org.junit.jupiter.api.Test
   void refusesInvalidUtf8() {
     byte[] bad = {'"', (byte) 0xc3, (byte) 0x28, '"'};
-    assertThrows(KvException.class, () -> JsonBodies.checkOneJsonValue(bad));
+    assertThrows(ApiException.class, () -> JsonBodies.checkOneJsonValue(bad));
   }
 }

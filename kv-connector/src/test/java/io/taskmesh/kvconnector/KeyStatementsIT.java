@@ -2,6 +2,7 @@ package io.taskmesh.kvconnector;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.taskmesh.servicekit.ApiException;
 import io.taskmesh.unixhttp.HttpResponse;
 import io.taskmesh.unixhttp.UnixHttpClient;
 import io.vertx.core.Context;
@@ -127,8 +128,8 @@ class KeyStatementsIT {
           all.addAll(writes);
           for (Future<?> f : all) {
             Throwable failure = failureOf(f);
-            assertThat(failure).isInstanceOf(KvException.class);
-            assertThat(((KvException) failure).status()).isEqualTo(503);
+            assertThat(failure).isInstanceOf(ApiException.class);
+            assertThat(((ApiException) failure).status()).isEqualTo(503);
           }
         });
   }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.taskmesh.servicekit.ApiException;
 import java.math.BigDecimal;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -63,7 +64,7 @@ class QueryCompilerTest {
       many.append(i == 0 ? "" : ",").append(i);
     }
     assertThatThrownBy(() -> compile("{\"filter\":{\"n\":{\"$in\":" + many + "]}}}"))
-        .isInstanceOf(KvException.class)
+        .isInstanceOf(ApiException.class)
         .hasMessageContaining("more than 1000");
     assertThatThrownBy(
             () -> compile("{\"sort\":[\"a\",\"b\",\"c\",\"d\",\"e\",\"f\",\"g\",\"h\",\"i\"]}"))
@@ -74,8 +75,8 @@ class QueryCompilerTest {
   void injectionInFieldNamesIsRefusedBeforeAnySql() {
     for (String bad : List.of("a'b", "a)--", "a\\\"b", "é", "a;b", "$where")) {
       assertThatThrownBy(() -> compile("{\"filter\":{\"" + bad + "\":1}}"))
-          .isInstanceOf(KvException.class)
-          .extracting(e -> ((KvException) e).status())
+          .isInstanceOf(ApiException.class)
+          .extracting(e -> ((ApiException) e).status())
           .isEqualTo(400);
     }
   }

@@ -3,6 +3,7 @@ package io.taskmesh.meshapi;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.taskmesh.schemas.Json;
+import io.taskmesh.servicekit.ApiException;
 import io.taskmesh.unixhttp.HttpResponse;
 import io.taskmesh.unixhttp.UnixHttpClient;
 import java.net.URLEncoder;
@@ -82,7 +83,7 @@ public final class ConnectorClient implements AutoCloseable {
   public boolean healthy() {
     try {
       return send("GET", "/healthz", null, null, true).status() == 200;
-    } catch (MeshException e) {
+    } catch (ApiException e) {
       return false;
     }
   }
@@ -92,19 +93,19 @@ public final class ConnectorClient implements AutoCloseable {
     try {
       HttpResponse r = http.send(method, target, headers, body, retryable);
       if (r.status() == 503) {
-        throw MeshException.unavailable("storage unavailable: " + r.bodyString(), null);
+        throw ApiException.unavailable("storage unavailable: " + r.bodyString(), null);
       }
       return r;
-    } catch (MeshException e) {
+    } catch (ApiException e) {
       throw e;
     } catch (Exception e) {
-      throw MeshException.unavailable("kv-connector unreachable", e);
+      throw ApiException.unavailable("kv-connector unreachable", e);
     }
   }
 
   private static void expect(HttpResponse r, int status) {
     if (r.status() != status) {
-      throw new MeshException(
+      throw new ApiException(
           502, "bad_gateway", "kv-connector answered " + r.status() + ": " + r.bodyString());
     }
   }

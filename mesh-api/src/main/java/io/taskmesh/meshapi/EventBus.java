@@ -1,11 +1,12 @@
 package io.taskmesh.meshapi;
 
 import io.taskmesh.schemas.Json;
+import io.taskmesh.servicekit.ApiException;
+import io.taskmesh.servicekit.KafkaProducers;
 import io.taskmesh.servicekit.TopicCreator;
 import io.taskmesh.servicekit.TopicFanout;
 import java.time.Duration;
 import java.util.List;
-import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -38,16 +39,13 @@ public final class EventBus implements AutoCloseable {
         config.kafkaBootstrap(),
         List.of(config.eventsTopic()),
         TopicCreator.Spec.of(config.eventsPartitions(), config.eventsReplication()));
-    Properties p = new Properties();
-    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, config.kafkaBootstrap());
-    p.put(ProducerConfig.ACKS_CONFIG, "all");
-    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
-    p.put(ProducerConfig.LINGER_MS_CONFIG, "0");
-    p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "5000");
-    p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "5000");
-    p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "10000");
-    p.put(ProducerConfig.CLIENT_ID_CONFIG, "mesh-api-producer");
-    this.producer = new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer());
+    this.producer =
+        KafkaProducers.idempotent(config.kafkaBootstrap())
+            .set(ProducerConfig.MAX_BLOCK_MS_CONFIG, 5000)
+            .set(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 5000)
+            .set(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 10000)
+            .set(ProducerConfig.CLIENT_ID_CONFIG, "mesh-api-producer")
+            .create(new StringSerializer(), new ByteArraySerializer());
     // started here: every event published after the constructor returns is seen
     this.fanout =
         new TopicFanout<MeshEvent>(
@@ -94,10 +92,10 @@ public final class EventBus implements AutoCloseable {
       producer.send(new ProducerRecord<>(topic, key, envelope)).get(15, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw MeshException.unavailable("interrupted while dispatching", e);
+      throw ApiException.unavailable("interrupted while dispatching", e);
     } catch (ExecutionException | TimeoutException | RuntimeException e) {
       Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
-      throw MeshException.unavailable("dispatch to " + topic + " failed: " + cause, cause);
+      throw ApiException.unavailable("dispatch to " + topic + " failed: " + cause, cause);
     }
   }
 

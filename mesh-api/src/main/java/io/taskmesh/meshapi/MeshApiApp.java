@@ -13,6 +13,7 @@ import io.javalin.http.MethodNotAllowedResponse;
 import io.taskmesh.schemas.ApiDocument;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.MeshStatus;
+import io.taskmesh.servicekit.ApiException;
 import io.taskmesh.servicekit.JsonErrors;
 import io.taskmesh.servicekit.Threads;
 import io.taskmesh.servicekit.ops.Readiness;
@@ -232,21 +233,21 @@ public final class MeshApiApp implements AutoCloseable {
   private void events(Context ctx) {
     String id = ctx.pathParam("id");
     if (!MeshService.validId(id)) {
-      throw MeshException.notFound(id);
+      throw MeshService.envelopeNotFound(id);
     }
     HttpServletResponse res = ctx.res();
     OutputStream out;
     try {
       out = res.getOutputStream();
     } catch (IOException e) {
-      throw MeshException.badRequest("the client went away");
+      throw ApiException.badRequest("the client went away");
     }
     AutoCloseable[] subscription = new AutoCloseable[1];
     SseStream stream = new SseStream(out, sseWriters, () -> unsubscribe(subscription[0]));
     subscription[0] = bus.subscribe(id, stream);
     JsonNode current;
     try {
-      current = service.find(id).orElseThrow(() -> MeshException.notFound(id));
+      current = service.find(id).orElseThrow(() -> MeshService.envelopeNotFound(id));
     } catch (RuntimeException e) {
       unsubscribe(subscription[0]);
       throw e;
@@ -267,7 +268,7 @@ public final class MeshApiApp implements AutoCloseable {
       res.flushBuffer();
     } catch (IOException e) {
       unsubscribe(subscription[0]);
-      throw MeshException.badRequest("the client went away");
+      throw ApiException.badRequest("the client went away");
     }
     streams.add(stream);
     stream.done().whenComplete((v, e) -> streams.remove(stream));
@@ -277,9 +278,8 @@ public final class MeshApiApp implements AutoCloseable {
 
   // ---- body, output and errors
 
-  private static MeshException tooLarge() {
-    return new MeshException(
-        413, "payload_too_large", "request body is larger than " + MAX_BODY_BYTES + " bytes");
+  private static ApiException tooLarge() {
+    return ApiException.tooLarge(MAX_BODY_BYTES);
   }
 
   /**
@@ -315,7 +315,7 @@ public final class MeshApiApp implements AutoCloseable {
         throw tooLarge();
       }
     } catch (IOException e) {
-      throw MeshException.badRequest("the request body could not be read to its end");
+      throw ApiException.badRequest("the request body could not be read to its end");
     }
     try {
       JsonNode n = bytes.length == 0 ? null : STRICT.readTree(bytes);
@@ -323,11 +323,11 @@ public final class MeshApiApp implements AutoCloseable {
         if (emptyAllowed) {
           return null;
         }
-        throw MeshException.badRequest("the request body must be a JSON object");
+        throw ApiException.badRequest("the request body must be a JSON object");
       }
       return n;
     } catch (IOException e) {
-      throw MeshException.badRequest(JsonErrors.describe("request body", e));
+      throw ApiException.badRequest(JsonErrors.describe("request body", e));
     }
   }
 
@@ -353,7 +353,7 @@ public final class MeshApiApp implements AutoCloseable {
     int status;
     String error;
     String message;
-    if (e instanceof MeshException m) {
+    if (e instanceof ApiException m) {
       status = m.status();
       error = m.error();
       message = m.getMessage();

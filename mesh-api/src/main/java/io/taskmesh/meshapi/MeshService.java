@@ -10,6 +10,7 @@ import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.MeshStatus;
 import io.taskmesh.schemas.Route;
 import io.taskmesh.schemas.Topics;
+import io.taskmesh.servicekit.ApiException;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -75,23 +76,22 @@ public final class MeshService {
 
   public CreateRequest parseCreate(String actor, String namespace, JsonNode body) {
     if (actor == null || actor.isBlank()) {
-      throw MeshException.badRequest("query parameter 'actor' is required");
+      throw ApiException.badRequest("query parameter 'actor' is required");
     }
     if (!MeshConfig.TOPIC_PART.matcher(actor).matches() || actor.length() > 200) {
-      throw MeshException.badRequest(
+      throw ApiException.badRequest(
           "actor '" + actor + "' may only contain letters, digits, '.', '_' and '-' (at most 200)");
     }
     if (Topics.isCrewActor(actor)) {
-      throw MeshException.badRequest(
-          "actor '" + actor + "' is a crew actor and cannot be a target");
+      throw ApiException.badRequest("actor '" + actor + "' is a crew actor and cannot be a target");
     }
     String ns = namespace == null || namespace.isBlank() ? defaultNamespace : namespace;
     if (ns == null) {
-      throw MeshException.badRequest(
+      throw ApiException.badRequest(
           "query parameter 'namespace' is required (SVC_NAMESPACE is not set)");
     }
     if (!MeshConfig.TOPIC_PART.matcher(ns).matches() || ns.length() > 40) {
-      throw MeshException.badRequest(
+      throw ApiException.badRequest(
           "namespace '" + ns + "' may only contain letters, digits, '.', '_' and '-' (at most 40)");
     }
     JsonNode payload = NullNode.getInstance();
@@ -99,13 +99,13 @@ public final class MeshService {
     Double timeout = null;
     if (body != null && !body.isNull() && !body.isMissingNode()) {
       if (!body.isObject()) {
-        throw MeshException.badRequest(
+        throw ApiException.badRequest(
             "the body must be a JSON object with optional payload, headers, timeout");
       }
       for (var it = body.fieldNames(); it.hasNext(); ) {
         String f = it.next();
         if (!List.of("payload", "headers", "timeout").contains(f)) {
-          throw MeshException.badRequest(
+          throw ApiException.badRequest(
               "unknown field '" + f + "'; allowed: payload, headers, timeout");
         }
       }
@@ -116,7 +116,7 @@ public final class MeshService {
       JsonNode h = body.get("headers");
       if (h != null && !h.isNull()) {
         if (!h.isObject()) {
-          throw MeshException.badRequest("'headers' must be an object");
+          throw ApiException.badRequest("'headers' must be an object");
         }
         rejectNulCharacters(h, "headers");
         h.properties()
@@ -124,7 +124,7 @@ public final class MeshService {
             .forEachRemaining(
                 e -> {
                   if (!e.getValue().isValueNode() || e.getValue().isNull()) {
-                    throw MeshException.badRequest(
+                    throw ApiException.badRequest(
                         "header '" + e.getKey() + "' must be a string, number or boolean");
                   }
                   headers.put(
@@ -137,7 +137,7 @@ public final class MeshService {
       JsonNode t = body.get("timeout");
       if (t != null && !t.isNull()) {
         if (!t.isNumber() || t.asDouble() <= 0 || t.asDouble() > MAX_TIMEOUT_SECONDS) {
-          throw MeshException.badRequest(
+          throw ApiException.badRequest(
               "'timeout' must be a number of seconds above 0 and at most one year");
         }
         timeout = t.asDouble();
@@ -155,10 +155,10 @@ public final class MeshService {
     // 1e999 reads as an infinite double, which no JSON text can hold: it would be written back as
     // the non-JSON token Infinity
     if (node.isFloatingPointNumber() && !Double.isFinite(node.doubleValue())) {
-      throw MeshException.badRequest("field '" + path + "' is a number too large to store");
+      throw ApiException.badRequest("field '" + path + "' is a number too large to store");
     }
     if (node.isTextual() && node.textValue().indexOf('\0') >= 0) {
-      throw MeshException.badRequest(
+      throw ApiException.badRequest(
           "field '" + path + "' holds the character \\u0000, which cannot be stored");
     }
     if (node.isArray()) {
@@ -170,7 +170,7 @@ public final class MeshService {
         var field = it.next();
         String name = path + "." + field.getKey();
         if (field.getKey().indexOf('\0') >= 0) {
-          throw MeshException.badRequest(
+          throw ApiException.badRequest(
               "a key in '" + path + "' holds the character \\u0000, which cannot be stored");
         }
         rejectNulCharacters(field.getValue(), name);
@@ -211,7 +211,7 @@ public final class MeshService {
     }
     value.set("data", data);
     if (!kv.create(KEY_PREFIX + id, value)) {
-      throw new MeshException(500, "internal", "generated id " + id + " already exists");
+      throw new ApiException(500, "internal", "generated id " + id + " already exists");
     }
     Envelope env =
         new Envelope(
@@ -224,7 +224,7 @@ public final class MeshService {
     String topic = Topics.actorQueue(req.namespace(), req.actor());
     try {
       bus.dispatch(topic, id, Json.bytes(env));
-    } catch (MeshException e) {
+    } catch (ApiException e) {
       ObjectNode why = JsonNodeFactory.instance.objectNode();
       why.put("actor", "mesh-api");
       why.put("error", "dispatch failed: " + e.getMessage());
@@ -248,7 +248,7 @@ public final class MeshService {
   }
 
   public ObjectNode get(String id) {
-    return item(find(id).orElseThrow(() -> MeshException.notFound(id)));
+    return item(find(id).orElseThrow(() -> MeshService.envelopeNotFound(id)));
   }
 
   /** {@code {id, status, created_at, updated_at, data}} of a stored value. */
@@ -267,7 +267,7 @@ public final class MeshService {
       MeshStatus wanted =
           MeshStatus.find(status)
               .orElseThrow(
-                  () -> MeshException.badRequest("'status' must be one of " + MeshStatus.ALL));
+                  () -> ApiException.badRequest("'status' must be one of " + MeshStatus.ALL));
       q.putObject("filter").put("status", wanted.wire());
     }
     q.putArray("sort").add("-created_at").add("-id");
@@ -300,7 +300,7 @@ public final class MeshService {
     } catch (NumberFormatException ignored) {
       // below
     }
-    throw MeshException.badRequest("'" + name + "' must be a non-negative integer");
+    throw ApiException.badRequest("'" + name + "' must be a non-negative integer");
   }
 
   // ---- status changes
@@ -331,7 +331,7 @@ public final class MeshService {
     for (int attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
       JsonNode stored =
           (validId(id) ? kv.get(key) : Optional.<JsonNode>empty())
-              .orElseThrow(() -> MeshException.notFound(id));
+              .orElseThrow(() -> MeshService.envelopeNotFound(id));
       String current = stored.path("status").asText();
       // a stored value this version cannot read is overwritten, never kept
       MeshStatus.Move move =
@@ -367,7 +367,7 @@ public final class MeshService {
       }
       // 409: someone else wrote first; read again and decide again
     }
-    throw new MeshException(503, "unavailable", "too much write contention on envelope " + id);
+    throw new ApiException(503, "unavailable", "too much write contention on envelope " + id);
   }
 
   private static void putNumber(ObjectNode o, String f, double v) {
@@ -416,7 +416,7 @@ public final class MeshService {
    */
   Optional<MeshEvent> acceptEvent(String id, JsonNode body) {
     if (body == null || !body.isObject()) {
-      throw MeshException.badRequest("the body must be a JSON object {type, ...}");
+      throw ApiException.badRequest("the body must be a JSON object {type, ...}");
     }
     String type = body.path("type").asText("");
     switch (type) {
@@ -425,24 +425,24 @@ public final class MeshService {
         MeshStatus status =
             s != null && s.isTextual() ? MeshStatus.find(s.asText()).orElse(null) : null;
         if (status == null) {
-          throw MeshException.badRequest("'status' must be one of " + MeshStatus.ALL);
+          throw ApiException.badRequest("'status' must be one of " + MeshStatus.ALL);
         }
         JsonNode data = body.get("data");
         if (data != null && !data.isNull() && !data.isObject()) {
-          throw MeshException.badRequest("'data' must be an object {actor, progress}");
+          throw ApiException.badRequest("'data' must be an object {actor, progress}");
         }
         ObjectNode d =
             data == null || data.isNull()
                 ? JsonNodeFactory.instance.objectNode()
                 : (ObjectNode) data;
         if (d.has("actor") && !d.get("actor").isTextual()) {
-          throw MeshException.badRequest("'data.actor' must be a string");
+          throw ApiException.badRequest("'data.actor' must be a string");
         }
         if (d.has("progress")
             && (!d.get("progress").isNumber()
                 || d.get("progress").asDouble() < 0
                 || d.get("progress").asDouble() > 100)) {
-          throw MeshException.badRequest("'data.progress' must be a number from 0 to 100");
+          throw ApiException.badRequest("'data.progress' must be a number from 0 to 100");
         }
         rejectNulCharacters(d, "data");
         return writeStatus(id, status, d);
@@ -450,14 +450,14 @@ public final class MeshService {
       case "fly" -> {
         JsonNode data = body.get("data");
         if (data == null || !data.isObject()) {
-          throw MeshException.badRequest("'data' of a fly event must be an object");
+          throw ApiException.badRequest("'data' of a fly event must be an object");
         }
         if (find(id).isEmpty()) {
-          throw MeshException.notFound(id);
+          throw MeshService.envelopeNotFound(id);
         }
         return Optional.of(new MeshEvent(id, MeshEvent.FLY, data));
       }
-      default -> throw MeshException.badRequest("'type' must be 'status' or 'fly'");
+      default -> throw ApiException.badRequest("'type' must be 'status' or 'fly'");
     }
   }
 
@@ -488,7 +488,7 @@ public final class MeshService {
         if (applyStatus(id, MeshStatus.FAILED, data) == Outcome.APPLIED) {
           failed++;
         }
-      } catch (MeshException e) {
+      } catch (ApiException e) {
         LOG.debug("deadline backstop skipped {}: {}", id, e.getMessage());
       }
     }
@@ -500,5 +500,10 @@ public final class MeshService {
         && !id.isEmpty()
         && id.length() <= 200
         && MeshConfig.TOPIC_PART.matcher(id).matches();
+  }
+
+  /** 404 for an envelope id mesh-api does not know. */
+  static ApiException envelopeNotFound(String id) {
+    return ApiException.notFound("envelope '" + id + "' not found");
   }
 }

@@ -6,6 +6,7 @@ import io.taskmesh.schemas.EnvelopeStatus;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.Times;
 import io.taskmesh.schemas.Topics;
+import io.taskmesh.servicekit.KafkaProducers;
 import io.taskmesh.servicekit.Threads;
 import io.taskmesh.servicekit.TopicCreator;
 import io.taskmesh.servicekit.logging.LogContext;
@@ -113,7 +114,7 @@ final class ActorLoop implements AutoCloseable {
       throw new IllegalStateException("already started");
     }
     consumer = new KafkaConsumer<>(consumerProps());
-    producer = new KafkaProducer<>(producerProps());
+    producer = newProducer();
     meters = SidecarMetrics.of(config.actorName()).bind(consumer, producer, config.inputTopic());
     producer
         .initTransactions(); // fences and aborts what a crashed predecessor with this id left open
@@ -512,7 +513,7 @@ final class ActorLoop implements AutoCloseable {
       LOG.debug("broken producer close: {}", e.toString());
     }
     KafkaMeters.unbind(meters);
-    producer = new KafkaProducer<>(producerProps());
+    producer = newProducer();
     meters = SidecarMetrics.of(config.actorName()).bind(consumer, producer, config.inputTopic());
     producer.initTransactions();
   }
@@ -558,21 +559,11 @@ final class ActorLoop implements AutoCloseable {
     return p;
   }
 
-  private Properties producerProps() {
-    Properties p = new Properties();
-    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
-    p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, config.transactionalId());
-    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-    p.put(ProducerConfig.ACKS_CONFIG, "all");
-    p.put(ProducerConfig.LINGER_MS_CONFIG, 0);
-    // a commit returns before its markers are written; the next transaction's first send meets
-    // CONCURRENT_TRANSACTIONS until they are, and the default 100 ms backoff would stall the actor
-    p.put(ProducerConfig.RETRY_BACKOFF_MS_CONFIG, 2);
-    p.put(ProducerConfig.RETRY_BACKOFF_MAX_MS_CONFIG, 50);
-    p.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, (int) config.transactionTimeout().toMillis());
-    p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-    p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-    return p;
+  private KafkaProducer<String, byte[]> newProducer() {
+    return KafkaProducers.transactional(config.bootstrapServers(), config.transactionalId())
+        .set(
+            ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, (int) config.transactionTimeout().toMillis())
+        .create(new StringSerializer(), new ByteArraySerializer());
   }
 
   /**

@@ -6,11 +6,10 @@ import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.ProgressReport;
 import io.taskmesh.schemas.Route;
 import io.taskmesh.schemas.TaskEvent;
+import io.taskmesh.servicekit.KafkaProducers;
 import java.time.Duration;
-import java.util.Properties;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -94,20 +93,13 @@ final class TaskEventLog implements AutoCloseable {
 
   private synchronized KafkaProducer<String, byte[]> producer() {
     if (producer == null) {
-      Properties p = new Properties();
-      p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-      p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-      p.put(ProducerConfig.ACKS_CONFIG, "all");
-      // no linger: received/processing leave at once and are written while the runtime runs, so
-      // the flush() before each commit finds nothing left to wait for (with 5 ms it was a whole
-      // produce round trip on every hop: SidecarBench step "before_commit", figures in
-      // docs/bench/2026-11-27-figures-from-comments.md); under load, events still share requests
-      // while earlier
-      // ones are in flight
-      p.put(ProducerConfig.LINGER_MS_CONFIG, 0);
-      p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-      p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-      producer = new KafkaProducer<>(p);
+      // the preset's linger 0 matters here: received/processing leave at once and are written
+      // while the runtime runs, so the flush() before each commit finds nothing left to wait for
+      // (with 5 ms it was a whole produce round trip on every hop: SidecarBench step
+      // "before_commit", figures in docs/bench/2026-11-27-figures-from-comments.md)
+      producer =
+          KafkaProducers.idempotent(bootstrapServers)
+              .create(new StringSerializer(), new ByteArraySerializer());
     }
     return producer;
   }

@@ -1,9 +1,9 @@
 package io.taskmesh.topology;
 
 import io.taskmesh.schemas.TaskEvent;
+import io.taskmesh.servicekit.KafkaProducers;
 import io.taskmesh.servicekit.ops.KafkaMeters;
 import java.time.Duration;
-import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -20,27 +20,15 @@ final class TaskEventAppender implements AutoCloseable {
   TaskEventAppender(TaskViewConfig config, TaskTopics topics) {
     this.topics = topics;
     this.producer =
-        new KafkaProducer<>(
-            Map.of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                config.bootstrapServers(),
-                ProducerConfig.ACKS_CONFIG,
-                "all",
-                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
-                true,
-                ProducerConfig.LINGER_MS_CONFIG,
-                0,
-                ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG,
-                30_000,
-                ProducerConfig.MAX_BLOCK_MS_CONFIG,
-                10_000,
-                // one produce request at a time: while it is out, the events of concurrent
-                // calls gather and leave together in the next one (fewer, fuller requests: less
-                // broker and client CPU per call), and a lone caller never waits (linger stays 0)
-                ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION,
-                1),
-            topics.events().keySerde().serializer(),
-            topics.events().valueSerde().serializer());
+        KafkaProducers.idempotent(config.bootstrapServers())
+            .set(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000)
+            .set(ProducerConfig.MAX_BLOCK_MS_CONFIG, 10_000)
+            // one produce request at a time: while it is out, the events of concurrent calls
+            // gather and leave together in the next one (fewer, fuller requests: less broker and
+            // client CPU per call), and a lone caller never waits (linger stays 0)
+            .set(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1)
+            .create(
+                topics.events().keySerde().serializer(), topics.events().valueSerde().serializer());
     this.meters = KafkaMeters.bind(producer);
   }
 

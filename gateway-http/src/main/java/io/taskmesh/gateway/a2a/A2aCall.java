@@ -3,6 +3,9 @@ package io.taskmesh.gateway.a2a;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.javalin.http.Context;
 import io.javalin.http.HttpStatus;
+import io.taskmesh.gateway.a2a.model.A2aException;
+import io.taskmesh.gateway.a2a.model.StreamResult;
+import io.taskmesh.gateway.http.SseAcceptFilter;
 import io.taskmesh.schemas.Json;
 import java.util.List;
 import java.util.Locale;
@@ -13,7 +16,7 @@ import java.util.concurrent.CompletableFuture;
  * One JSON-RPC call being answered: its params, its caller, whether it answers as SSE, and the ways
  * to answer (one JSON response now or later, or a stream).
  */
-final class A2aCall {
+public final class A2aCall {
   private final Context ctx;
   private final JsonRpc.Request request;
   private final String principal;
@@ -98,9 +101,11 @@ final class A2aCall {
     ctx.status(HttpStatus.OK).contentType("application/json").result(Json.write(response));
   }
 
-  /** The client's own Accept (before {@link A2aAcceptFilter}) names {@code text/event-stream}. */
+  /**
+   * The client's own Accept (before {@link SseAcceptFilter#posts}) names {@code text/event-stream}.
+   */
   static boolean acceptsEventStream(Context ctx) {
-    Object original = ctx.attribute(A2aAcceptFilter.ORIGINAL_ACCEPT);
+    Object original = ctx.attribute(SseAcceptFilter.ORIGINAL_ACCEPT);
     String accept =
         original != null
             ? original.toString()

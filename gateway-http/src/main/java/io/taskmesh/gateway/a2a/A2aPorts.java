@@ -1,5 +1,6 @@
 package io.taskmesh.gateway.a2a;
 
+import io.taskmesh.gateway.a2a.push.PushConfigStore;
 import io.taskmesh.schemas.FlowConfig;
 import io.taskmesh.topology.TaskCommands;
 import io.taskmesh.topology.TaskListing;

@@ -5,6 +5,11 @@ import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
 import io.javalin.http.HttpStatus;
+import io.taskmesh.gateway.a2a.card.AgentCards;
+import io.taskmesh.gateway.a2a.model.A2aException;
+import io.taskmesh.gateway.a2a.model.A2aSettings;
+import io.taskmesh.gateway.a2a.push.PushNotifier;
+import io.taskmesh.gateway.http.SseAcceptFilter;
 import io.taskmesh.servicekit.Threads;
 import io.taskmesh.servicekit.sse.SseWriters;
 import io.taskmesh.topology.EventLogException;
@@ -104,7 +109,7 @@ public final class A2aRoutes implements AutoCloseable {
     method(Operation.SUBSCRIBE, resubscribe::subscribe);
     method(
         Operation.EXTENDED_CARD,
-        cards::extendedCard,
+        call -> call.reply(cards.extendedCard(call.context())),
         "agent/authenticatedExtendedCard",
         "agent/getAuthenticatedExtendedCard");
     method(
@@ -156,7 +161,7 @@ public final class A2aRoutes implements AutoCloseable {
       cfg.jetty.modifyServletContextHandler(
           h ->
               h.addFilter(
-                  new FilterHolder(new A2aAcceptFilter()),
+                  new FilterHolder(SseAcceptFilter.posts()),
                   path,
                   EnumSet.of(DispatcherType.REQUEST)));
     }

@@ -2,7 +2,9 @@ package io.taskmesh.gateway.a2a;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.javalin.http.sse.SseClient;
-import io.taskmesh.gateway.JavalinSseSink;
+import io.taskmesh.gateway.a2a.model.A2aException;
+import io.taskmesh.gateway.a2a.model.StreamResult;
+import io.taskmesh.gateway.http.JavalinSseSink;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.servicekit.sse.SsePolicy;
 import io.taskmesh.servicekit.sse.SseWriter;

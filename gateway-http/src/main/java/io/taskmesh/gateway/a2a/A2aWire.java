@@ -2,6 +2,8 @@ package io.taskmesh.gateway.a2a;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.javalin.http.Context;
+import io.taskmesh.gateway.a2a.model.A2aException;
+import io.taskmesh.gateway.a2a.push.PushNotifier;
 import io.taskmesh.schemas.Json;
 
 /**

@@ -1,5 +1,9 @@
 package io.taskmesh.gateway.a2a;
 
+import io.taskmesh.gateway.a2a.model.A2aException;
+import io.taskmesh.gateway.a2a.model.A2aMessages;
+import io.taskmesh.gateway.a2a.model.A2aState;
+import io.taskmesh.gateway.a2a.model.A2aTasks;
 import io.taskmesh.schemas.TaskEvent;
 import io.taskmesh.schemas.TaskState;
 import io.taskmesh.topology.TaskCommands;

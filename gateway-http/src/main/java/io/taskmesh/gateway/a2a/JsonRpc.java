@@ -3,6 +3,7 @@ package io.taskmesh.gateway.a2a;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.taskmesh.gateway.a2a.model.A2aException;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.servicekit.JsonErrors;
 import java.io.IOException;

@@ -1,6 +1,8 @@
 package io.taskmesh.gateway.a2a;
 
-import io.taskmesh.gateway.TaskOwners;
+import io.taskmesh.gateway.a2a.model.A2aException;
+import io.taskmesh.gateway.a2a.model.A2aTasks;
+import io.taskmesh.gateway.follow.TaskOwners;
 import io.taskmesh.schemas.TaskState;
 import io.taskmesh.schemas.TaskStatus;
 import io.taskmesh.topology.TaskQueries;

@@ -2,6 +2,9 @@ package io.taskmesh.gateway.a2a;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.taskmesh.gateway.a2a.model.A2aException;
+import io.taskmesh.gateway.a2a.model.A2aMessages;
+import io.taskmesh.gateway.a2a.push.PushNotifier;
 
 /**
  * {@code tasks/pushNotificationConfig/set|get|list|delete} (and their {@code pushNotification/*}

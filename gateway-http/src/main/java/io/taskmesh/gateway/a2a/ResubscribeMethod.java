@@ -1,5 +1,10 @@
 package io.taskmesh.gateway.a2a;
 
+import io.taskmesh.gateway.a2a.model.A2aException;
+import io.taskmesh.gateway.a2a.model.A2aMessages;
+import io.taskmesh.gateway.a2a.model.A2aState;
+import io.taskmesh.gateway.a2a.model.A2aTasks;
+import io.taskmesh.gateway.a2a.model.StreamResult;
 import io.taskmesh.schemas.TaskState;
 import java.util.ArrayList;
 import java.util.List;

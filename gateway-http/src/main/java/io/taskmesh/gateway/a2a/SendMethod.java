@@ -2,6 +2,14 @@ package io.taskmesh.gateway.a2a;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.taskmesh.gateway.a2a.model.A2aException;
+import io.taskmesh.gateway.a2a.model.A2aMessage;
+import io.taskmesh.gateway.a2a.model.A2aMessages;
+import io.taskmesh.gateway.a2a.model.A2aState;
+import io.taskmesh.gateway.a2a.model.A2aTask;
+import io.taskmesh.gateway.a2a.model.A2aTasks;
+import io.taskmesh.gateway.a2a.model.ShapedResult;
+import io.taskmesh.gateway.a2a.push.PushNotifier;
 import io.taskmesh.schemas.FlowConfig;
 import io.taskmesh.schemas.TaskState;
 import io.taskmesh.schemas.TaskStatus;

@@ -1,6 +1,13 @@
 package io.taskmesh.gateway.a2a;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.taskmesh.gateway.a2a.model.A2aArtifact;
+import io.taskmesh.gateway.a2a.model.A2aPart;
+import io.taskmesh.gateway.a2a.model.A2aState;
+import io.taskmesh.gateway.a2a.model.A2aTasks;
+import io.taskmesh.gateway.a2a.model.ArtifactUpdateEvent;
+import io.taskmesh.gateway.a2a.model.ShapedResult;
+import io.taskmesh.gateway.a2a.model.StreamResult;
 import io.taskmesh.schemas.TaskState;
 import io.taskmesh.schemas.TaskUpdate;
 import java.util.ArrayList;
@@ -55,7 +62,7 @@ final class StreamMapper {
     this.lastState = lastState;
   }
 
-  synchronized List<StreamResult> onUpdate(TaskUpdate u) {
+  public synchronized List<StreamResult> onUpdate(TaskUpdate u) {
     if (done || u.seq() <= lastSeq) {
       return List.of();
     }
@@ -101,7 +108,7 @@ final class StreamMapper {
     return List.of(A2aTasks.statusEvent(taskId, contextId, u, false));
   }
 
-  synchronized List<StreamResult> onFly(JsonNode fly) {
+  public synchronized List<StreamResult> onFly(JsonNode fly) {
     if (done || fly == null || !fly.isObject()) {
       return List.of();
     }
@@ -129,7 +136,7 @@ final class StreamMapper {
     return onUpdate(asUpdate(s));
   }
 
-  synchronized boolean done() {
+  public synchronized boolean done() {
     return done;
   }
 

@@ -3,6 +3,12 @@ package io.taskmesh.gateway.a2a;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.taskmesh.gateway.a2a.model.A2aException;
+import io.taskmesh.gateway.a2a.model.A2aMessages;
+import io.taskmesh.gateway.a2a.model.A2aState;
+import io.taskmesh.gateway.a2a.model.A2aTask;
+import io.taskmesh.gateway.a2a.model.A2aTasks;
+import io.taskmesh.gateway.follow.PageToken;
 import io.taskmesh.schemas.TaskState;
 import io.taskmesh.schemas.TaskStatus;
 import io.taskmesh.topology.TaskListing;
@@ -36,7 +42,7 @@ final class TaskReadMethods {
   void list(A2aCall call) {
     ObjectNode params = call.params();
     int pageSize = pageSize(params.get("pageSize"));
-    int offset = PageToken.decode(A2aMessages.optionalString(params, "pageToken", "pageToken"));
+    int offset = pageOffset(A2aMessages.optionalString(params, "pageToken", "pageToken"));
     TaskStatus wanted = statusFilter(A2aMessages.optionalString(params, "status", "status"));
     String contextId = A2aMessages.optionalString(params, "contextId", "contextId");
     Integer historyLength = A2aMessages.historyLength(params.get("historyLength"), "historyLength");
@@ -83,5 +89,19 @@ final class TaskReadMethods {
       throw A2aException.params("Invalid params: unknown 'status' \"" + state + "\"");
     }
     return status;
+  }
+
+  /**
+   * The offset of a page token; 0 for none; InvalidParams for a token this server did not issue.
+   */
+  static int pageOffset(String token) {
+    if (token == null || token.isEmpty()) {
+      return 0;
+    }
+    return PageToken.decode(token)
+        .orElseThrow(
+            () ->
+                A2aException.params(
+                    "Invalid params: 'pageToken' is not a token this server issued"));
   }
 }

@@ -1,5 +1,7 @@
 package io.taskmesh.gateway.a2a;
 
+import io.taskmesh.gateway.a2a.model.A2aException;
+import io.taskmesh.gateway.follow.Subscriptions;
 import io.taskmesh.schemas.TaskState;
 import io.taskmesh.schemas.TaskUpdate;
 import io.taskmesh.topology.UpdateFeed;

@@ -1,6 +1,5 @@
 package io.taskmesh.gateway.mcp;
 
-import io.taskmesh.gateway.McpAuth;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;

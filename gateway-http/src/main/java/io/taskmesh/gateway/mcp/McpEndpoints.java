@@ -2,8 +2,8 @@ package io.taskmesh.gateway.mcp;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.javalin.config.JavalinConfig;
-import io.taskmesh.gateway.McpAuth;
-import io.taskmesh.gateway.ToolCalls;
+import io.taskmesh.gateway.http.HostCheck;
+import io.taskmesh.gateway.launch.ToolCalls;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.topology.TaskCommands;
 import io.taskmesh.topology.TaskQueries;
@@ -98,7 +98,7 @@ public final class McpEndpoints implements AutoCloseable {
             version);
     this.servlet =
         new McpServlet(
-            protocol, stateless, sessions, new McpHostCheck(allowedHosts, allowedOrigins), auth);
+            protocol, stateless, sessions, new HostCheck(allowedHosts, allowedOrigins), auth);
     this.authFilter = new McpAuthFilter(auth, sessions);
     this.guard = new McpRequestGuard(STREAMABLE_PATH, MESSAGE_PATH, maxBodyBytes);
     keepAlive.scheduleAtFixedRate(

@@ -2,6 +2,7 @@ package io.taskmesh.gateway.mcp;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.taskmesh.gateway.follow.Subscriptions;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.TaskState;
 import jakarta.servlet.AsyncContext;
@@ -250,7 +251,7 @@ final class McpListen {
     private void hold(AutoCloseable subscription) {
       subscriptions.add(subscription);
       if (over.get()) {
-        McpTasks.closeQuietly(subscription); // closed while it was being opened
+        Subscriptions.closeQuietly(subscription); // closed while it was being opened
       }
     }
 
@@ -259,7 +260,7 @@ final class McpListen {
       if (!over.compareAndSet(false, true)) {
         return false;
       }
-      subscriptions.forEach(McpTasks::closeQuietly);
+      subscriptions.forEach(Subscriptions::closeQuietly);
       subscriptions.clear();
       open.remove(key, this);
       return true;

@@ -2,9 +2,9 @@ package io.taskmesh.gateway.mcp;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.taskmesh.gateway.DispatchException;
-import io.taskmesh.gateway.ToolArguments;
-import io.taskmesh.gateway.ToolCalls;
+import io.taskmesh.gateway.launch.DispatchException;
+import io.taskmesh.gateway.launch.ToolArguments;
+import io.taskmesh.gateway.launch.ToolCalls;
 import io.taskmesh.schemas.FlowConfig;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.topology.EventLogException;

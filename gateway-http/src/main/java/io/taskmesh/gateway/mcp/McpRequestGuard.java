@@ -1,8 +1,8 @@
 package io.taskmesh.gateway.mcp;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.taskmesh.gateway.CachedBodyRequest;
-import io.taskmesh.gateway.RefusedBodies;
+import io.taskmesh.gateway.http.CachedBodyRequest;
+import io.taskmesh.gateway.http.RefusedBodies;
 import io.taskmesh.schemas.Json;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;

@@ -3,7 +3,9 @@ package io.taskmesh.gateway.mcp;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.taskmesh.gateway.TaskViews;
+import io.taskmesh.gateway.follow.PageToken;
+import io.taskmesh.gateway.follow.Subscriptions;
+import io.taskmesh.gateway.follow.TaskViews;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.TaskState;
 import io.taskmesh.topology.TaskListing;
@@ -40,7 +42,7 @@ final class McpResources {
       res.put("mimeType", MIME);
     }
     if (page.offset() + page.tasks().size() < page.total()) {
-      r.put("nextCursor", McpTasks.cursor(page.offset() + page.tasks().size()));
+      r.put("nextCursor", PageToken.encode(page.offset() + page.tasks().size()));
     }
     return r;
   }
@@ -92,7 +94,7 @@ final class McpResources {
   ObjectNode unsubscribe(JsonNode params, McpSession session) {
     AutoCloseable sub = session.subscriptions().remove(uri(params));
     if (sub != null) {
-      McpTasks.closeQuietly(sub);
+      Subscriptions.closeQuietly(sub);
     }
     return Json.MAPPER.createObjectNode();
   }

@@ -2,8 +2,8 @@ package io.taskmesh.gateway.mcp;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.taskmesh.gateway.McpAuth;
-import io.taskmesh.gateway.RefusedBodies;
+import io.taskmesh.gateway.http.HostCheck;
+import io.taskmesh.gateway.http.RefusedBodies;
 import io.taskmesh.schemas.Json;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.http.HttpServlet;
@@ -32,14 +32,14 @@ final class McpServlet extends HttpServlet {
   private final transient McpProtocol protocol;
   private final transient McpStateless stateless;
   private final transient McpSessions sessions;
-  private final transient McpHostCheck hostCheck;
+  private final transient HostCheck hostCheck;
   private final transient McpAuth auth;
 
   McpServlet(
       McpProtocol protocol,
       McpStateless stateless,
       McpSessions sessions,
-      McpHostCheck hostCheck,
+      HostCheck hostCheck,
       McpAuth auth) {
     this.protocol = protocol;
     this.stateless = stateless;

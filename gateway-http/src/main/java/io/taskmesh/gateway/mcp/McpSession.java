@@ -2,6 +2,7 @@ package io.taskmesh.gateway.mcp;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.taskmesh.gateway.follow.Subscriptions;
 import io.taskmesh.schemas.Json;
 import java.util.Map;
 import java.util.Optional;
@@ -161,7 +162,7 @@ final class McpSession {
   void close() {
     notifications.close();
     requestStreams.values().forEach(SseChannel::close);
-    subscriptions.values().forEach(McpTasks::closeQuietly);
+    subscriptions.values().forEach(Subscriptions::closeQuietly);
     subscriptions.clear();
     asked.values().forEach(a -> a.cancel(false));
   }

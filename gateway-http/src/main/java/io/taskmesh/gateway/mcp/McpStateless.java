@@ -2,8 +2,7 @@ package io.taskmesh.gateway.mcp;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.taskmesh.gateway.McpAuth;
-import io.taskmesh.gateway.ToolCalls;
+import io.taskmesh.gateway.launch.ToolCalls;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.TaskState;
 import io.taskmesh.topology.ViewUnavailableException;

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.taskmesh.gateway.ToolCalls;
+import io.taskmesh.gateway.launch.ToolCalls;
 import io.taskmesh.schemas.ErrorDetails;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.TaskState;

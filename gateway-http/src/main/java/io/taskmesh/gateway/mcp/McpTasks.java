@@ -2,7 +2,9 @@ package io.taskmesh.gateway.mcp;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.taskmesh.gateway.TaskOwners;
+import io.taskmesh.gateway.follow.PageToken;
+import io.taskmesh.gateway.follow.Subscriptions;
+import io.taskmesh.gateway.follow.TaskOwners;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.TaskState;
 import io.taskmesh.schemas.TaskStatus;
@@ -10,9 +12,7 @@ import io.taskmesh.topology.TaskCommands;
 import io.taskmesh.topology.TaskListing;
 import io.taskmesh.topology.TaskQueries;
 import io.taskmesh.topology.UpdateFeed;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Base64;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -126,7 +126,7 @@ final class McpTasks {
     var tasks = result.putArray("tasks");
     page.tasks().forEach(s -> tasks.add(McpTaskViews.task(s)));
     if (page.offset() + page.tasks().size() < page.total()) {
-      result.put("nextCursor", cursor(page.offset() + page.tasks().size()));
+      result.put("nextCursor", PageToken.encode(page.offset() + page.tasks().size()));
     }
     return result;
   }
@@ -158,7 +158,7 @@ final class McpTasks {
     if (session.elicits()) {
       McpInputAsker asker = new McpInputAsker(s.id(), session, resume);
       AutoCloseable watching = watch(s.id(), session.owner(), asker::onState);
-      done.whenComplete((state, e) -> closeQuietly(watching));
+      done.whenComplete((state, e) -> Subscriptions.closeQuietly(watching));
       notifier.execute(() -> asker.onState(s));
     }
     return done.thenApply(McpTaskViews::toolResult);
@@ -191,7 +191,7 @@ final class McpTasks {
       // the flow's tokens as they come, as log messages of the call (they are not progress: they
       // do not move the task on, and progress must grow with each notification)
       AutoCloseable tokens = flies.apply(id, fly -> to.accept(flyMessage(id, fly)));
-      answer.whenComplete((r, e) -> closeQuietly(tokens));
+      answer.whenComplete((r, e) -> Subscriptions.closeQuietly(tokens));
     }
     Consumer<TaskState> last = progress;
     McpInputAsker asker =
@@ -218,7 +218,7 @@ final class McpTasks {
         McpTaskViews.stillRunning(id, call.waitAtMost(), call.declaredSchema()),
         call.waitAtMost().toMillis(),
         TimeUnit.MILLISECONDS);
-    answer.whenComplete((r, e) -> closeQuietly(watching));
+    answer.whenComplete((r, e) -> Subscriptions.closeQuietly(watching));
     notifier.execute(() -> read(id, owner, onState)); // updates folded before the subscription
     return answer;
   }
@@ -258,7 +258,7 @@ final class McpTasks {
                 notifier.execute(() -> completeFromStore(id, owner, done));
               }
             });
-    done.whenComplete((s, e) -> closeQuietly(sub));
+    done.whenComplete((s, e) -> Subscriptions.closeQuietly(sub));
     completeFromStore(id, owner, done);
     return done;
   }
@@ -325,33 +325,8 @@ final class McpTasks {
     if (cursor == null || cursor.isNull()) {
       return 0;
     }
-    try {
-      String decoded =
-          new String(Base64.getUrlDecoder().decode(cursor.asText()), StandardCharsets.UTF_8);
-      if (decoded.startsWith("offset:")) {
-        int offset = Integer.parseInt(decoded.substring(7));
-        if (offset >= 0) {
-          return offset;
-        }
-      }
-    } catch (IllegalArgumentException e) {
-      // falls through to the error below
-    }
-    throw McpError.invalidParams("Invalid cursor");
-  }
-
-  static String cursor(int offset) {
-    return Base64.getUrlEncoder()
-        .withoutPadding()
-        .encodeToString(("offset:" + offset).getBytes(StandardCharsets.UTF_8));
-  }
-
-  static void closeQuietly(AutoCloseable c) {
-    try {
-      c.close();
-    } catch (Exception e) {
-      LOG.debug("closing a feed subscription: {}", e.getMessage());
-    }
+    return PageToken.decode(cursor.asText())
+        .orElseThrow(() -> McpError.invalidParams("Invalid cursor"));
   }
 
   /** What one followed task has told its client so far. */
@@ -374,7 +349,7 @@ final class McpTasks {
 
     synchronized void closeWith(AutoCloseable sub) {
       if (over) {
-        closeQuietly(sub);
+        Subscriptions.closeQuietly(sub);
       } else {
         subscription = sub;
       }
@@ -422,7 +397,7 @@ final class McpTasks {
     private void end() {
       over = true;
       if (subscription != null) {
-        closeQuietly(subscription);
+        Subscriptions.closeQuietly(subscription);
       }
     }
   }

@@ -2,7 +2,7 @@ package io.taskmesh.gateway.oauth;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.taskmesh.gateway.SsrfGuard;
+import io.taskmesh.gateway.http.SsrfGuard;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
 import io.javalin.http.HttpStatus;
-import io.taskmesh.gateway.RefusedBodies;
+import io.taskmesh.gateway.http.RefusedBodies;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLDecoder;

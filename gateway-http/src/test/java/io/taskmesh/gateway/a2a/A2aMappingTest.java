@@ -5,6 +5,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.taskmesh.gateway.a2a.card.AgentCard;
+import io.taskmesh.gateway.a2a.model.A2aException;
+import io.taskmesh.gateway.a2a.model.A2aMessages;
+import io.taskmesh.gateway.a2a.model.A2aSettings;
+import io.taskmesh.gateway.a2a.model.A2aState;
+import io.taskmesh.gateway.a2a.model.A2aTasks;
+import io.taskmesh.gateway.a2a.model.StreamResult;
+import io.taskmesh.gateway.a2a.push.PushNotifier;
+import io.taskmesh.gateway.follow.PageToken;
 import io.taskmesh.schemas.ErrorDetails;
 import io.taskmesh.schemas.FlowConfig;
 import io.taskmesh.schemas.Json;
@@ -443,13 +452,13 @@ class A2aMappingTest {
 
   @Test
   void pageTokensRoundTripAndForgeriesAreRefused() {
-    assertThat(PageToken.decode(PageToken.encode(40))).isEqualTo(40);
-    assertThat(PageToken.decode("")).isZero();
-    assertThat(code(() -> PageToken.decode("%%%"))).isEqualTo(-32602);
+    assertThat(TaskReadMethods.pageOffset(PageToken.encode(40))).isEqualTo(40);
+    assertThat(TaskReadMethods.pageOffset("")).isZero();
+    assertThat(code(() -> TaskReadMethods.pageOffset("%%%"))).isEqualTo(-32602);
     assertThat(
             code(
                 () ->
-                    PageToken.decode(
+                    TaskReadMethods.pageOffset(
                         java.util.Base64.getUrlEncoder().encodeToString("offset:-1".getBytes()))))
         .isEqualTo(-32602);
   }

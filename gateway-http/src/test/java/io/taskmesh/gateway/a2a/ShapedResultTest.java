@@ -3,6 +3,9 @@ package io.taskmesh.gateway.a2a;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.taskmesh.gateway.a2a.model.A2aMessage;
+import io.taskmesh.gateway.a2a.model.A2aState;
+import io.taskmesh.gateway.a2a.model.A2aTasks;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.Route;
 import io.taskmesh.schemas.TaskEvent;

@@ -3,7 +3,7 @@ package io.taskmesh.gateway.a2a.v1;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.taskmesh.gateway.a2a.A2aRoutes.Operation;
-import io.taskmesh.gateway.a2a.AgentCard;
+import io.taskmesh.gateway.a2a.card.AgentCard;
 import java.util.Map;
 import java.util.function.UnaryOperator;
 

@@ -3,7 +3,7 @@ package io.taskmesh.gateway.a2a.v1;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.taskmesh.gateway.a2a.A2aException;
+import io.taskmesh.gateway.a2a.model.A2aException;
 import io.taskmesh.schemas.Json;
 import java.util.Locale;
 import java.util.function.Consumer;

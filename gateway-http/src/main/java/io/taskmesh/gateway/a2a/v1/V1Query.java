@@ -2,7 +2,7 @@ package io.taskmesh.gateway.a2a.v1;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.javalin.http.Context;
-import io.taskmesh.gateway.a2a.A2aException;
+import io.taskmesh.gateway.a2a.model.A2aException;
 import io.taskmesh.schemas.Json;
 
 /**

@@ -4,9 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.javalin.http.Context;
-import io.taskmesh.gateway.a2a.A2aException;
 import io.taskmesh.gateway.a2a.A2aWire;
 import io.taskmesh.gateway.a2a.JsonRpc;
+import io.taskmesh.gateway.a2a.model.A2aException;
 import io.taskmesh.schemas.Json;
 
 /**
