@@ -128,13 +128,13 @@ class OperationsDevIT {
   @Test
   void taskCountersAreBornAtZeroForEveryLoadedFlowAndFinalStatus() throws Exception {
     Map<String, MetricFamily> m = scrape();
-    // divide runs no task in this class: its counters exist anyway, each at 0
+    // every final status of divide has its series, whether or not a task of it ended so; the
+    // values are not asserted: the registry is the JVM's, shared with the other ITs of this fork
+    // (AgentFrameworksIT fails divide tasks), and TaskViewMetricsTest shows they start at 0
     for (String status : List.of("succeeded", "failed", "canceled")) {
       assertThat(matching(m, "taskmesh_tasks_finished", Map.of("flow", "divide", "status", status)))
           .as("divide " + status)
           .hasSize(1);
-      assertThat(sample(m, "taskmesh_tasks_finished", Map.of("flow", "divide", "status", status)))
-          .isZero();
     }
     assertThat(matching(m, "taskmesh_tasks_started", Map.of("flow", "divide"))).hasSize(1);
     assertThat(labelValues(m, "taskmesh_tasks_started", "flow"))
