@@ -158,21 +158,12 @@ public final class GatewayClient {
 
   /** The skills of the gateway's public A2A agent card; none when A2A is not served. */
   public List<JsonNode> a2aSkills() {
-    HttpResponse<String> r;
-    try {
-      r =
-          http.send(
-              HttpRequest.newBuilder(uri("/.well-known/agent-card.json"))
-                  .timeout(REQUEST_TIMEOUT)
-                  .GET()
-                  .build(),
-              HttpResponse.BodyHandlers.ofString());
-    } catch (IOException e) {
-      throw unreachable(base, e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new ClientException(ClientException.GATEWAY, "interrupted", e);
-    }
+    // the card is public: asked without the caller's token
+    HttpResponse<String> r =
+        exchange(
+            HttpRequest.newBuilder(uri("/.well-known/agent-card.json"))
+                .timeout(REQUEST_TIMEOUT)
+                .GET());
     if (r.statusCode() != 200) {
       return List.of();
     }
@@ -256,19 +247,23 @@ public final class GatewayClient {
   }
 
   HttpResponse<String> send(HttpRequest.Builder request) {
-    HttpResponse<String> r;
+    HttpResponse<String> r = exchange(request);
+    if (r.statusCode() / 100 != 2) {
+      throw refused(r.statusCode(), r.body());
+    }
+    return r;
+  }
+
+  /** One request and its answer, whatever its status; no gateway answering is a one-line error. */
+  private HttpResponse<String> exchange(HttpRequest.Builder request) {
     try {
-      r = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+      return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
     } catch (IOException e) {
       throw unreachable(base, e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new ClientException(ClientException.GATEWAY, "interrupted", e);
     }
-    if (r.statusCode() / 100 != 2) {
-      throw refused(r.statusCode(), r.body());
-    }
-    return r;
   }
 
   private HttpRequest.Builder authorized(HttpRequest.Builder b) {

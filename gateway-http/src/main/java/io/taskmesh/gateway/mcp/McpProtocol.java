@@ -149,7 +149,7 @@ final class McpProtocol {
     String name = params.path("name").asText();
     JsonNode progressToken = params.path("_meta").get("progressToken");
     boolean asTask = params.hasNonNull("task");
-    Started started = start(calls, tasks, name, params.get("arguments"), session.owner());
+    Started started = start(calls, name, params.get("arguments"), session.owner());
     if (started.failure() != null) {
       return done(started.failure());
     }
@@ -196,8 +196,7 @@ final class McpProtocol {
    * Starts the flow's task for either era; an unknown tool is -32602, bad arguments or a log that
    * cannot take the task are a tool error result.
    */
-  static Started start(
-      ToolCalls calls, McpTasks tasks, String name, JsonNode arguments, String owner) {
+  static Started start(ToolCalls calls, String name, JsonNode arguments, String owner) {
     String id;
     try {
       id = calls.start(name, arguments, owner);
@@ -211,7 +210,6 @@ final class McpProtocol {
       LOG.error("tool {} could not start a task: {}", name, e.getMessage());
       return new Started(null, errorResult("the task could not be started: task log unavailable"));
     }
-    tasks.started(id);
     return new Started(id, null);
   }
 

@@ -299,8 +299,7 @@ final class McpStateless {
       return null;
     }
     requireCapabilities(name, params);
-    McpProtocol.Started started =
-        McpProtocol.start(calls, tasks, name, params.get("arguments"), owner);
+    McpProtocol.Started started = McpProtocol.start(calls, name, params.get("arguments"), owner);
     if (started.failure() != null) {
       return started.failure();
     }

@@ -13,10 +13,8 @@ import io.taskmesh.topology.TaskListing;
 import io.taskmesh.topology.TaskQueries;
 import io.taskmesh.topology.UpdateFeed;
 import java.time.Duration;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
@@ -33,10 +31,7 @@ import org.slf4j.LoggerFactory;
 final class McpTasks {
   static final int PAGE_SIZE = 50;
   private static final Duration CANCEL_WAIT = Duration.ofSeconds(10);
-  private static final Duration FOLD_WAIT = Duration.ofSeconds(5);
-  private static final int MAX_STARTING = 10_000;
   private static final Logger LOG = LoggerFactory.getLogger(McpTasks.class);
-  private final Map<String, Boolean> starting = new ConcurrentHashMap<>();
 
   private final TaskQueries queries;
   private final TaskCommands commands;
@@ -78,36 +73,12 @@ final class McpTasks {
   }
 
   /**
-   * The task if the owner may see it. A task this gateway just started may not be folded yet (its
-   * {@code created} event is folded asynchronously): for those ids the read is retried briefly, so
-   * a {@code tasks/get} right after the {@code CreateTaskResult} finds it.
+   * The task if the owner may see it. A task started a moment ago may not be folded yet: the
+   * gateway's task reads wait for it ({@code NewTaskQueries}), so a {@code tasks/get} right after
+   * the {@code CreateTaskResult} finds it.
    */
   Optional<TaskState> find(String id, String owner) {
-    Optional<TaskState> found = queries.get(id);
-    if (found.isEmpty() && starting.containsKey(id)) {
-      long deadline = System.nanoTime() + FOLD_WAIT.toNanos();
-      while (found.isEmpty() && System.nanoTime() < deadline) {
-        try {
-          Thread.sleep(20); // the fold has no per-task signal to wait on
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          break;
-        }
-        found = queries.get(id);
-      }
-    }
-    if (found.isPresent()) {
-      starting.remove(id);
-    }
-    return found.filter(s -> visibleTo(s, owner));
-  }
-
-  /** Marks a task this gateway has just started (see {@link #find}). */
-  void started(String id) {
-    if (starting.size() > MAX_STARTING) {
-      starting.clear(); // ids only speed up reads: losing them costs nothing but a "not found"
-    }
-    starting.put(id, Boolean.TRUE);
+    return queries.get(id).filter(s -> visibleTo(s, owner));
   }
 
   boolean visibleTo(TaskState s, String owner) {
