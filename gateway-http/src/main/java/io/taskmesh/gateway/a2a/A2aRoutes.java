@@ -9,6 +9,7 @@ import io.taskmesh.gateway.a2a.card.AgentCards;
 import io.taskmesh.gateway.a2a.model.A2aException;
 import io.taskmesh.gateway.a2a.model.A2aSettings;
 import io.taskmesh.gateway.a2a.push.PushNotifier;
+import io.taskmesh.gateway.follow.TaskFollower;
 import io.taskmesh.gateway.http.SseAcceptFilter;
 import io.taskmesh.servicekit.Threads;
 import io.taskmesh.servicekit.sse.SseWriters;
@@ -93,12 +94,12 @@ public final class A2aRoutes implements AutoCloseable {
             settings.pushAllowPrivate(),
             ports.pushConfigs(),
             PushNotifier.Retry.DEFAULT);
-    this.sse = new A2aSse(ports.queries(), ports.feed(), ports.fly());
-    OwnedTasks tasks = new OwnedTasks(ports.queries());
-    TaskWaiter waiter = new TaskWaiter(tasks, ports.feed(), writers, timers);
-    SendMethod send = new SendMethod(cards::skills, ports.starter(), push, tasks, waiter);
+    TaskFollower follower = new TaskFollower(ports.queries(), ports.feed(), writers, timers);
+    this.sse = new A2aSse(follower, ports.fly());
+    OwnedTasks tasks = new OwnedTasks(ports.queries(), follower);
+    SendMethod send = new SendMethod(cards::skills, ports.starter(), push, tasks);
     TaskReadMethods reads = new TaskReadMethods(tasks, ports.listing());
-    CancelMethod cancel = new CancelMethod(tasks, ports.commands(), waiter);
+    CancelMethod cancel = new CancelMethod(tasks, ports.commands());
     ResubscribeMethod resubscribe = new ResubscribeMethod(tasks);
     PushConfigMethods pushConfigs = new PushConfigMethods(tasks, push);
     method(Operation.SEND, send::send, "message/send", "message/stream");

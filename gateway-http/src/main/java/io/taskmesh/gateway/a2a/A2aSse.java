@@ -6,10 +6,9 @@ import io.javalin.http.sse.SseHandler;
 import io.taskmesh.gateway.a2a.model.A2aException;
 import io.taskmesh.gateway.a2a.model.StreamResult;
 import io.taskmesh.gateway.follow.Subscriptions;
+import io.taskmesh.gateway.follow.TaskFollower;
 import io.taskmesh.servicekit.sse.SsePolicy;
 import io.taskmesh.servicekit.sse.SseWriters;
-import io.taskmesh.topology.TaskQueries;
-import io.taskmesh.topology.UpdateFeed;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -20,23 +19,21 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The SSE answers of the A2A edge: a task's stream (first results, then live updates and FLY events
- * until the mapper is done) and an error as a one-event stream. Every open stream gets a keepalive
- * comment every 15 s (spec); on shutdown every open stream gets {@code retry:} and ends, like the
- * task streams.
+ * until the mapper is done; the task followed as every edge follows one, {@link TaskFollower}) and
+ * an error as a one-event stream. Every open stream gets a keepalive comment every 15 s (spec); on
+ * shutdown every open stream gets {@code retry:} and ends, like the task streams.
  */
 final class A2aSse {
   private static final Logger LOG = LoggerFactory.getLogger(A2aSse.class);
   static final Duration KEEPALIVE = SsePolicy.SPEC_KEEPALIVE;
 
-  private final TaskQueries queries;
-  private final UpdateFeed feed;
+  private final TaskFollower follower;
   private final FlyFeed fly;
   private final SseWriters writers =
       new SseWriters("a2a-sse", 4, SsePolicy.A2A_STREAM.withKeepalive(KEEPALIVE));
 
-  A2aSse(TaskQueries queries, UpdateFeed feed, FlyFeed fly) {
-    this.queries = queries;
-    this.feed = feed;
+  A2aSse(TaskFollower follower, FlyFeed fly) {
+    this.follower = follower;
     this.fly = fly;
   }
 
@@ -96,20 +93,20 @@ final class A2aSse {
               // subscriptions exist: a client that reacts to it (posts FLY) is then never too early
               synchronized (s) {
                 s.send(first);
-                subs.add(feed.subscribe(taskId, u -> emit.accept(() -> mapper.onUpdate(u))));
+                // the stored state first, then the live updates newer than it
+                subs.add(
+                    follower.updates(
+                        taskId,
+                        0,
+                        TaskFollower.anyOwner(),
+                        false,
+                        state -> state.ifPresent(st -> emit.accept(() -> mapper.onState(st))),
+                        u -> emit.accept(() -> mapper.onUpdate(u))));
                 subs.add(fly.subscribe(taskId, f -> emit.accept(() -> mapper.onFly(f))));
               }
               if (s.isClosed()) {
                 // ended (client gone, shutdown) while it subscribed: its onClose ran before
                 subs.forEach(Subscriptions::closeQuietly);
-              }
-              try {
-                queries.get(taskId).ifPresent(st -> emit.accept(() -> mapper.onState(st)));
-              } catch (RuntimeException e) {
-                LOG.debug(
-                    "A2A stream of {}: state not readable yet ({}); live updates follow",
-                    taskId,
-                    e.toString());
               }
             })
         .handle(ctx);

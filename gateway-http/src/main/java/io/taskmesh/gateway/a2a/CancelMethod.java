@@ -18,12 +18,10 @@ final class CancelMethod {
 
   private final OwnedTasks tasks;
   private final TaskCommands commands;
-  private final TaskWaiter waiter;
 
-  CancelMethod(OwnedTasks tasks, TaskCommands commands, TaskWaiter waiter) {
+  CancelMethod(OwnedTasks tasks, TaskCommands commands) {
     this.tasks = tasks;
     this.commands = commands;
-    this.waiter = waiter;
   }
 
   void cancel(A2aCall call) {
@@ -33,7 +31,7 @@ final class CancelMethod {
       throw new A2aException(
           A2aException.TASK_NOT_CANCELABLE, "Task cannot be canceled: it is " + before);
     }
-    CompletableFuture<TaskState> ended = waiter.until(id, TaskState::isFinal, CANCEL_WAIT_MS);
+    CompletableFuture<TaskState> ended = tasks.until(id, TaskState::isFinal, CANCEL_WAIT_MS);
     commands.append(TaskEvent.canceled(id, "canceled by the A2A client"));
     call.replyWhen(
         ended.thenAccept(

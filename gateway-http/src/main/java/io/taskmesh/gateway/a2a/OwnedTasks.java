@@ -2,20 +2,37 @@ package io.taskmesh.gateway.a2a;
 
 import io.taskmesh.gateway.a2a.model.A2aException;
 import io.taskmesh.gateway.a2a.model.A2aTasks;
+import io.taskmesh.gateway.follow.TaskFollower;
 import io.taskmesh.gateway.follow.TaskOwners;
 import io.taskmesh.schemas.TaskState;
 import io.taskmesh.schemas.TaskStatus;
 import io.taskmesh.topology.TaskQueries;
+import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Predicate;
 
 /** Task reads of the A2A edge: a caller sees only its own tasks. */
 final class OwnedTasks {
   private final TaskQueries queries;
+  private final TaskFollower follower;
 
-  OwnedTasks(TaskQueries queries) {
+  OwnedTasks(TaskQueries queries, TaskFollower follower) {
     this.queries = queries;
+    this.follower = follower;
+  }
+
+  /**
+   * Completes with the task's state once it satisfies {@code until}; after {@code timeoutMs} (0 =
+   * no limit) with whatever state it has then, or TaskNotFound when it has none. The caller checked
+   * that the task is its own before waiting.
+   */
+  CompletableFuture<TaskState> until(String id, Predicate<TaskState> until, long timeoutMs) {
+    return follower
+        .until(id, TaskFollower.anyOwner(), until, Duration.ofMillis(timeoutMs))
+        .thenApply(found -> found.orElseThrow(() -> A2aException.taskNotFound(id)));
   }
 
   /** The task when it exists and belongs to the caller; TaskNotFound otherwise (no difference). */

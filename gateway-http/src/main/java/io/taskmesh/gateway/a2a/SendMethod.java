@@ -36,19 +36,16 @@ final class SendMethod {
   private final TaskStarter starter;
   private final PushNotifier push;
   private final OwnedTasks tasks;
-  private final TaskWaiter waiter;
 
   SendMethod(
       Supplier<Map<String, FlowConfig>> skills,
       TaskStarter starter,
       PushNotifier push,
-      OwnedTasks tasks,
-      TaskWaiter waiter) {
+      OwnedTasks tasks) {
     this.skills = skills;
     this.starter = starter;
     this.push = push;
     this.tasks = tasks;
-    this.waiter = waiter;
   }
 
   void send(A2aCall call) throws Exception {
@@ -85,7 +82,7 @@ final class SendMethod {
       // read-your-writes: answer once the created event is folded, so that a tasks/get or
       // tasks/cancel sent right after this answer finds the task (after VISIBLE_WAIT_MS without
       // it, the answer is the submitted task as launched)
-      CompletableFuture<TaskState> folded = waiter.until(id, s -> true, VISIBLE_WAIT_MS);
+      CompletableFuture<TaskState> folded = tasks.until(id, s -> true, VISIBLE_WAIT_MS);
       call.replyWhen(
           folded.handle(
               (s, notYet) -> {
@@ -98,7 +95,7 @@ final class SendMethod {
       return;
     }
     CompletableFuture<TaskState> ended =
-        waiter.until(id, s -> A2aState.of(s.status()).endsStream(), 0);
+        tasks.until(id, s -> A2aState.of(s.status()).endsStream(), 0);
     call.replyWhen(ended.thenAccept(s -> call.reply(answer(s, historyLength))));
   }
 
@@ -227,7 +224,7 @@ final class SendMethod {
     }
     long pausedAt = existing.seq();
     CompletableFuture<TaskState> ended =
-        waiter.until(id, s -> s.seq() > pausedAt + 1 && A2aState.of(s.status()).endsStream(), 0);
+        tasks.until(id, s -> s.seq() > pausedAt + 1 && A2aState.of(s.status()).endsStream(), 0);
     call.replyWhen(ended.thenAccept(s -> call.reply(answer(s, send.historyLength()))));
   }
 

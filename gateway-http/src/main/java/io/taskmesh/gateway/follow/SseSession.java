@@ -6,44 +6,32 @@ import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.TaskUpdate;
 import io.taskmesh.servicekit.sse.SseWriter;
 import io.taskmesh.servicekit.sse.SseWriter.Frame;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 
 /**
- * One SSE client of one task. Updates are sent in sequence order exactly once: live updates that
- * arrive before the history replay are held back, and anything at or below the last queued sequence
- * number (or the client's {@code Last-Event-ID}) is skipped. The {@link SseWriter} does the writing
- * (the Kafka feed thread never blocks on a slow client); under the task-stream policy a client too
- * far behind is closed (it can reconnect with {@code Last-Event-ID} and lose nothing) and FLY past
- * the spec's buffer is dropped. The final update closes the stream.
+ * One SSE client of one task. Updates are sent in sequence order exactly once ({@link
+ * OrderedUpdates}: after the client's {@code Last-Event-ID}, live ones held back until the history
+ * is replayed). The {@link SseWriter} does the writing (the Kafka feed thread never blocks on a
+ * slow client); under the task-stream policy a client too far behind is closed (it can reconnect
+ * with {@code Last-Event-ID} and lose nothing) and FLY past the spec's buffer is dropped. The final
+ * update closes the stream.
  */
 final class SseSession {
   private final SseWriter writer;
-  private final List<TaskUpdate> heldBack = new ArrayList<>();
-  private boolean replayed;
-  private long lastQueued;
+  private final OrderedUpdates updates;
 
   SseSession(SseWriter writer, long lastEventId) {
     this.writer = writer;
-    this.lastQueued = lastEventId;
+    this.updates = new OrderedUpdates(lastEventId, this::enqueue);
   }
 
   /** Sends the stored history, then whatever arrived live meanwhile. */
-  synchronized void replay(List<TaskUpdate> history) {
-    heldBack.addAll(history);
-    heldBack.sort(Comparator.comparingLong(TaskUpdate::seq));
-    replayed = true;
-    heldBack.forEach(this::enqueue);
-    heldBack.clear();
+  void replay(List<TaskUpdate> history) {
+    updates.replay(history);
   }
 
-  synchronized void onUpdate(TaskUpdate update) {
-    if (!replayed) {
-      heldBack.add(update);
-    } else {
-      enqueue(update);
-    }
+  void onUpdate(TaskUpdate update) {
+    updates.live(update);
   }
 
   /** FLY is at most once: past the buffer it is dropped, never queued. */
@@ -60,10 +48,6 @@ final class SseSession {
   }
 
   private void enqueue(TaskUpdate u) {
-    if (u.seq() <= lastQueued) {
-      return;
-    }
-    lastQueued = u.seq();
     writer.send(new Frame("update", Json.write(u), Long.toString(u.seq()), false, u.isFinal()));
   }
 }
