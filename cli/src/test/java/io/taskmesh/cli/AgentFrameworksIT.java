@@ -13,10 +13,10 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -27,6 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  * MCP adapters the session era with progress, Google ADK's remote agent A2A 0.3.
  */
 @Timeout(value = 6, unit = TimeUnit.MINUTES)
+@ExtendWith(SharedExamples.class)
 class AgentFrameworksIT {
   private static final String SHOUTED = "DLROW OLLEH";
   @TempDir static Path data;
@@ -39,15 +40,8 @@ class AgentFrameworksIT {
     agents = TestStacks.root().resolve("cli/src/test/agents");
     Run npm = run(300, "npm", "ci", "--no-audit", "--no-fund");
     assertThat(npm.exit()).as("npm ci in " + agents + ": " + npm.out()).isZero();
-    stack = TestStacks.onSharedBroker(TestStacks.root().resolve("examples"), data, "agents");
+    stack = SharedExamples.stack();
     base = stack.gatewayUrl();
-  }
-
-  @AfterAll
-  static void stop() {
-    if (stack != null) {
-      stack.close();
-    }
   }
 
   @Test

@@ -10,11 +10,11 @@ import java.nio.file.StandardCopyOption;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -27,8 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
  * SDK installed there with npm; skipped, with the reason, when node, npm or the folder is missing.
  */
 @Timeout(value = 6, unit = TimeUnit.MINUTES)
+@ExtendWith(SharedExamples.class)
 class OfficialA2aClientsIT {
-  @TempDir static Path data;
   @TempDir static Path clients;
   private static DevStack stack;
   private static String base;
@@ -49,15 +49,8 @@ class OfficialA2aClientsIT {
         TestStacks.root()
             .resolve("gateway-http/src/test/a2a-client-v1/a2a-v1-cancel-subscribe.mjs"),
         clients.resolve("a2a1/a2a-v1-cancel-subscribe.mjs"));
-    stack = TestStacks.onSharedBroker(TestStacks.root().resolve("examples"), data, "clients");
+    stack = SharedExamples.stack();
     base = stack.gatewayUrl();
-  }
-
-  @AfterAll
-  static void stop() {
-    if (stack != null) {
-      stack.close();
-    }
   }
 
   @Test

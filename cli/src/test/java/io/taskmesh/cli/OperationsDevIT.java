@@ -15,17 +15,15 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Metrics and readiness of the dev stack, all real: a task runs through gateway, sidecars and
@@ -34,25 +32,18 @@ import org.junit.jupiter.api.io.TempDir;
  * and each named meter must be there with its type and labels.
  */
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
+@ExtendWith(SharedExamples.class)
 class OperationsDevIT {
   private static final HttpClient HTTP = HttpClient.newHttpClient();
   private static final String PROTOBUF =
       "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited";
-  @TempDir static Path data;
   private static DevStack stack;
   private static String base;
 
   @BeforeAll
   static void start() {
-    stack = TestStacks.onSharedBroker(TestStacks.root().resolve("examples"), data, "ops");
+    stack = SharedExamples.stack();
     base = stack.gatewayUrl();
-  }
-
-  @AfterAll
-  static void stop() {
-    if (stack != null) {
-      stack.close();
-    }
   }
 
   @Test

@@ -21,10 +21,10 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
@@ -35,6 +35,7 @@ import picocli.CommandLine;
  * result.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
+@ExtendWith(SharedExamples.class)
 class RemoteCommandsIT {
   /** The echo after the command, not the typed command line that contains "EXIT=$?". */
   private static final Pattern EXITED = Pattern.compile("(?m)^EXIT=\\d+");
@@ -48,15 +49,8 @@ class RemoteCommandsIT {
   @BeforeAll
   static void start() {
     root = TestStacks.root();
-    stack = TestStacks.onSharedBroker(root.resolve("examples"), data, "cli");
+    stack = SharedExamples.stack();
     base = stack.gatewayUrl();
-  }
-
-  @AfterAll
-  static void stop() {
-    if (stack != null) {
-      stack.close();
-    }
   }
 
   @Test

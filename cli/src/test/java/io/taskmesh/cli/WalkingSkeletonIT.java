@@ -10,39 +10,29 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The path of one task, all real: the dev stack (gateway, sidecars, Python runtimes, x-sink,
  * x-sump) with the bundled examples on a real broker and Postgres.
  */
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
+@ExtendWith(SharedExamples.class)
 class WalkingSkeletonIT {
   private static final HttpClient HTTP = HttpClient.newHttpClient();
-  @TempDir static Path data;
   private static DevStack stack;
   private static String base;
 
   @BeforeAll
   static void start() {
-    Path root = TestStacks.root();
-    stack = TestStacks.onSharedBroker(root.resolve("examples"), data, "it");
+    stack = SharedExamples.stack();
     base = stack.gatewayUrl();
-  }
-
-  @AfterAll
-  static void stop() {
-    if (stack != null) {
-      stack.close();
-    }
   }
 
   @Test
