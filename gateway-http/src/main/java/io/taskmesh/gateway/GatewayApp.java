@@ -164,7 +164,8 @@ public final class GatewayApp implements AutoCloseable {
                 config.mcpAllowedHosts(),
                 config.mcpAllowedOrigins(),
                 VERSION,
-                MAX_BODY_BYTES)
+                MAX_BODY_BYTES,
+                config.internalToken())
             : null;
     this.fly = fly;
     this.streams = new TaskStreams(queries, feed, fly, sseKeepalive);

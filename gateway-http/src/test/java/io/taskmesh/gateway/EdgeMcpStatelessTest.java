@@ -109,8 +109,8 @@ class EdgeMcpStatelessTest {
 
   /**
    * A plain call (no tasks extension) from a client that can elicit: the flow's pause answers
-   * {@code input_required} with the handler's question and the task as {@code requestState}; the
-   * call again with the answer resumes that task (no new one) and answers its result.
+   * {@code input_required} with the handler's question and a signed {@code requestState}; the call
+   * again with the answer resumes that task (no new one) and answers its result.
    */
   @Test
   void aPausedPlainCallAsksWithInputRequiredAndItsRetryResumesTheSameTask() throws Exception {
@@ -126,13 +126,14 @@ class EdgeMcpStatelessTest {
       assertThat(question.get("resultType").asText())
           .as(question.toString())
           .isEqualTo("input_required");
-      assertThat(question.get("requestState").asText()).isEqualTo(id);
+      String state = question.get("requestState").asText();
+      assertThat(state).isNotEqualTo(id);
       String key = question.get("inputRequests").fieldNames().next();
       JsonNode request = question.get("inputRequests").get(key);
       assertThat(request.get("method").asText()).isEqualTo("elicitation/create");
       assertThat(request.at("/params/message").asText()).isEqualTo("What is your name?");
 
-      ObjectNode retry = params().put("name", "echo").put("requestState", id);
+      ObjectNode retry = params().put("name", "echo").put("requestState", state);
       retry
           .putObject("inputResponses")
           .putObject(key)
@@ -155,6 +156,76 @@ class EdgeMcpStatelessTest {
       assertThat(gateway.tasks.events().stream().filter(e -> e.created() != null).count())
           .as("one task for both calls")
           .isEqualTo(1);
+    }
+  }
+
+  /**
+   * A handler that named its requests (x-svc-input-requests) is asked exactly those; answers that
+   * leave one open are asked again under the same state and resume nothing; an altered state is
+   * refused with -32602; every answer in resumes the task with all of them under the handler's
+   * keys.
+   */
+  @Test
+  void namedInputRequestsAreAskedAsNamedAndResumeOnlyWhenEveryOneIsAnswered() throws Exception {
+    try (EdgeGateway gateway = EdgeGateway.start(GatewayMode.API)) {
+      Call first = elicitingCall(params().put("name", "echo"));
+      ((ObjectNode) first.params().at("/_meta/io.modelcontextprotocol~1clientCapabilities"))
+          .putObject("roots");
+      CompletableFuture<HttpResponse<String>> asked =
+          CompletableFuture.supplyAsync(() -> first.send(gateway, 1));
+      String id = startedTask(gateway);
+      JsonNode requests =
+          Json.MAPPER.readTree(
+              "{\"user_name\": {\"method\": \"elicitation/create\", \"params\": {\"message\":"
+                  + " \"Name?\", \"requestedSchema\": {\"type\": \"object\"}}},"
+                  + " \"client_roots\": {\"method\": \"roots/list\", \"params\": {}}}");
+      gateway.tasks.append(
+          TaskEvent.paused(
+              id,
+              FinalReport.paused(
+                  id,
+                  Topics.PAUSE,
+                  Map.of("pause", "Name and roots?", "input_requests", requests))));
+      JsonNode question = last(asked.get(20, TimeUnit.SECONDS)).get("result");
+      assertThat(question.get("inputRequests")).as(question.toString()).isEqualTo(requests);
+      String state = question.get("requestState").asText();
+
+      ObjectNode tampered = params().put("name", "echo").put("requestState", state + "x");
+      tampered.putObject("inputResponses").putObject("user_name").put("action", "accept");
+      JsonNode refused = last(elicitingCall(tampered).send(gateway, 2));
+      assertThat(refused.at("/error/code").asInt()).as(refused.toString()).isEqualTo(-32602);
+      assertThat(refused.at("/error/message").asText()).contains("integrity");
+
+      ObjectNode partial = params().put("name", "echo").put("requestState", state);
+      partial
+          .putObject("inputResponses")
+          .putObject("user_name")
+          .put("action", "accept")
+          .putObject("content")
+          .put("name", "Ada");
+      JsonNode again = last(elicitingCall(partial).send(gateway, 3)).get("result");
+      assertThat(again.get("resultType").asText()).as(again.toString()).isEqualTo("input_required");
+      assertThat(again.get("inputRequests").has("client_roots")).isTrue();
+      assertThat(again.get("inputRequests").has("user_name")).isFalse();
+      assertThat(gateway.queue.resumed()).isEmpty();
+
+      ObjectNode all = partial.deepCopy();
+      ((ObjectNode) all.get("inputResponses"))
+          .putObject("client_roots")
+          .putArray("roots")
+          .addObject()
+          .put("uri", "file:///r");
+      CompletableFuture<HttpResponse<String>> answered =
+          CompletableFuture.supplyAsync(() -> elicitingCall(all).send(gateway, 4));
+      Await.until(
+          () -> !gateway.queue.resumed().isEmpty(), Duration.ofSeconds(10), "the task resumed");
+      assertThat(gateway.queue.resumed().get(0).toString())
+          .contains("\"user_name\"", "Ada", "\"client_roots\"", "file:///r");
+      gateway.tasks.append(
+          TaskEvent.finished(
+              id, FinalReport.succeeded(id, Json.MAPPER.readTree("{\"ok\":1}"), "x-sink", null)));
+      assertThat(last(answered.get(20, TimeUnit.SECONDS)).at("/result/resultType").asText())
+          .isEqualTo("complete");
     }
   }
 

@@ -57,6 +57,19 @@ public record FinalReport(
     return flag.equals("true") || flag.equals("1") || flag.equals("yes") ? null : text.trim();
   }
 
+  /**
+   * What a paused task asks its caller's client for by name: the {@code input_requests} metadata
+   * x-pause reports (the handler's {@link InputRequests#HEADER}, checked); null when none.
+   */
+  public JsonNode inputRequests() {
+    Object requests = metadata == null ? null : metadata.get("input_requests");
+    if (requests == null) {
+      return null;
+    }
+    InputRequests.Read read = InputRequests.read(requests);
+    return read.ok() ? read.requests() : null;
+  }
+
   public static FinalReport paused(String id, String actor, Map<String, Object> metadata) {
     return new FinalReport(id, TaskStatus.PAUSED, null, null, actor, metadata);
   }

@@ -23,6 +23,7 @@ public record TaskState(
     @JsonProperty("error") String error,
     @JsonProperty("error_details") ErrorDetails errorDetails,
     @JsonProperty("question") String question,
+    @JsonProperty("input_requests") JsonNode inputRequests,
     @JsonProperty("route") Route route,
     @JsonProperty("payload") JsonNode payload,
     @JsonProperty("progress_percent") double progressPercent,
@@ -62,6 +63,7 @@ public record TaskState(
         null,
         null,
         null,
+        null,
         route,
         created.payload(),
         0.0,
@@ -85,8 +87,8 @@ public record TaskState(
   public static TaskState announced(
       String id, String contextId, String owner, TaskStatus status, String message, String at) {
     return new TaskState(
-        id, null, contextId, null, owner, status, message, null, null, null, null, null, null, 0, 0,
-        null, null, 0, 0, at, at, null, 0, List.of(), List.of());
+        id, null, contextId, null, owner, status, message, null, null, null, null, null, null, null,
+        0, 0, null, null, 0, 0, at, at, null, 0, List.of(), List.of());
   }
 
   /**
@@ -102,6 +104,7 @@ public record TaskState(
     d.error = update.error();
     d.errorDetails = update.errorDetails();
     d.question = update.question();
+    d.inputRequests = update.inputRequests();
     d.progressPercent = percent;
     d.updatedAt = update.timestamp();
     d.seq = update.seq();
@@ -187,6 +190,7 @@ public record TaskState(
     String error;
     ErrorDetails errorDetails;
     String question;
+    JsonNode inputRequests;
     Route route;
     JsonNode payload;
     double progressPercent;
@@ -214,6 +218,7 @@ public record TaskState(
       error = s.error();
       errorDetails = s.errorDetails();
       question = s.question();
+      inputRequests = s.inputRequests();
       route = s.route();
       payload = s.payload();
       progressPercent = s.progressPercent();
@@ -243,6 +248,7 @@ public record TaskState(
           error,
           errorDetails,
           question,
+          inputRequests,
           route,
           payload,
           progressPercent,

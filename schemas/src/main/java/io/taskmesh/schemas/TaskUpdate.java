@@ -23,13 +23,15 @@ public record TaskUpdate(
     @JsonProperty("error") String error,
     @JsonProperty("error_details") ErrorDetails errorDetails,
     @JsonProperty("question") String question,
+    @JsonProperty("input_requests") JsonNode inputRequests,
     @JsonProperty("timestamp") String timestamp) {
 
   /** An update of task {@code id} to {@code status}, with nothing else set yet. */
   public static TaskUpdate of(
       String id, long seq, TaskStatus status, String message, String timestamp) {
     return new TaskUpdate(
-        id, seq, status, null, null, null, null, null, message, null, null, null, null, timestamp);
+        id, seq, status, null, null, null, null, null, message, null, null, null, null, null,
+        timestamp);
   }
 
   public TaskUpdate withProgress(Double percent) {
@@ -89,6 +91,17 @@ public record TaskUpdate(
     return d.done();
   }
 
+  /**
+   * What a paused task's handler asks for by name ({@code x-svc-input-requests}, see {@link
+   * InputRequests}): each entry one request of the caller's client; null when it asked only its
+   * question.
+   */
+  public TaskUpdate withInputRequests(JsonNode requests) {
+    Draft d = new Draft(this);
+    d.inputRequests = requests;
+    return d.done();
+  }
+
   public boolean isFinal() {
     return status != null && status.isFinal();
   }
@@ -111,6 +124,7 @@ public record TaskUpdate(
     String error;
     ErrorDetails errorDetails;
     String question;
+    JsonNode inputRequests;
     String timestamp;
 
     Draft(TaskUpdate s) {
@@ -127,6 +141,7 @@ public record TaskUpdate(
       error = s.error();
       errorDetails = s.errorDetails();
       question = s.question();
+      inputRequests = s.inputRequests();
       timestamp = s.timestamp();
     }
 
@@ -145,6 +160,7 @@ public record TaskUpdate(
           error,
           errorDetails,
           question,
+          inputRequests,
           timestamp);
     }
   }

@@ -47,7 +47,8 @@ class TaskStateTest {
             .withResult(TextNode.valueOf("r"))
             .withError("e")
             .withErrorDetails(new ErrorDetails("a", "KeyError", "ProcessingError", "tb"))
-            .withQuestion("q?");
+            .withQuestion("q?")
+            .withInputRequests(Json.MAPPER.createObjectNode().put("k", "v"));
     assertThat(u)
         .isEqualTo(
             new TaskUpdate(
@@ -64,6 +65,7 @@ class TaskStateTest {
                 "e",
                 new ErrorDetails("a", "KeyError", "ProcessingError", "tb"),
                 "q?",
+                Json.MAPPER.createObjectNode().put("k", "v"),
                 T1));
     assertThat(Json.read(Json.write(u), TaskUpdate.class)).isEqualTo(u);
   }
@@ -83,6 +85,7 @@ class TaskStateTest {
                 "alice",
                 TaskStatus.PENDING,
                 "Task created",
+                null,
                 null,
                 null,
                 null,

@@ -7,6 +7,7 @@ import io.taskmesh.schemas.Envelope;
 import io.taskmesh.schemas.EnvelopePhase;
 import io.taskmesh.schemas.EnvelopeStatus;
 import io.taskmesh.schemas.FinalReport;
+import io.taskmesh.schemas.InputRequests;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.Route;
 import io.taskmesh.schemas.Times;
@@ -181,6 +182,17 @@ public final class PauseActor implements AutoCloseable {
     meta.put("route", route);
     meta.put("paused_by", pausedBy);
     meta.put("pause", parked.header(Envelope.PAUSE_HEADER));
+    Object asked = parked.headers().get(InputRequests.HEADER);
+    if (asked != null) {
+      // the handler named what its caller's client must answer; a malformed header is the
+      // handler's mistake: the task still pauses with its question, and the log says why
+      InputRequests.Read requests = InputRequests.read(asked);
+      if (requests.ok()) {
+        meta.put("input_requests", requests.requests());
+      } else {
+        LOG.warn("x-pause: {}: {}", e.id(), requests.problem());
+      }
+    }
     meta.put("parked_topic", parkedTopic());
     meta.put("resume_topic", resumeTopic());
     FinalReport report = FinalReport.paused(e.id(), Topics.PAUSE, meta);
@@ -257,6 +269,8 @@ public final class PauseActor implements AutoCloseable {
     }
     Map<String, Object> headers = new LinkedHashMap<>(parked.headers());
     headers.remove(Envelope.PAUSE_HEADER);
+    // answered: a later pause asks its own requests, never these again
+    headers.remove(InputRequests.HEADER);
     return new Envelope(parked.id(), parked.parentId(), parked.route(), status, payload, headers);
   }
 

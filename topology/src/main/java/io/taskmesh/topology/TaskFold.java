@@ -204,7 +204,8 @@ public final class TaskFold {
             .withProgress(s.progressPercent())
             .withActorIdx(idx)
             .withActor(actor)
-            .withQuestion(question);
+            .withQuestion(question)
+            .withInputRequests(f == null ? null : f.inputRequests());
     // no actor has reported at the paused position yet: the next actor's first report is newer
     return apply(s.withCurrentActor(idx, actor, null), update, event);
   }

@@ -146,6 +146,25 @@ class TaskFoldTest {
   }
 
   @Test
+  void aPausedTaskCarriesTheHandlersNamedRequestsUntilItResumes() throws Exception {
+    report(START, ActorState.COMPLETED);
+    com.fasterxml.jackson.databind.JsonNode requests =
+        io.taskmesh.schemas.Json.MAPPER.readTree(
+            "{\"confirm\": {\"method\": \"elicitation/create\", \"params\": {}}}");
+    TaskUpdate paused =
+        apply(
+                TaskEvent.paused(
+                    "t",
+                    FinalReport.paused(
+                        "t", "x-pause", Map.of("pause", "Sure?", "input_requests", requests))))
+            .orElseThrow();
+    assertThat(paused.inputRequests()).isEqualTo(requests);
+    assertThat(state.inputRequests()).isEqualTo(requests);
+    apply(TaskEvent.resumed("t", "input")).orElseThrow();
+    assertThat(state.inputRequests()).isNull();
+  }
+
+  @Test
   void afterAPauseTheNextActorsReportsCountAgain() {
     report(START, ActorState.COMPLETED);
     TaskUpdate paused =

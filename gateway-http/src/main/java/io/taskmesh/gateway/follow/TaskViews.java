@@ -32,6 +32,9 @@ public final class TaskViews {
     if (s.question() != null) {
       m.put("question", s.question());
     }
+    if (s.inputRequests() != null) {
+      m.put("input_requests", s.inputRequests());
+    }
     m.put("progress_percent", s.progressPercent());
     m.put("current_actor_idx", s.currentActorIdx());
     m.put("current_actor_name", s.currentActorName());

@@ -53,6 +53,8 @@ public final class McpEndpoints implements AutoCloseable {
    * @param allowedOrigins Origin patterns; a request without Origin always passes
    * @param maxBodyBytes the largest request body, as on every other route (the servlet is not
    *     behind Javalin's limit)
+   * @param requestStateSecret what signs {@code input_required} request states: the replicas'
+   *     shared {@code SVC_INTERNAL_TOKEN} (null: a random key of this gateway)
    */
   public McpEndpoints(
       ToolCalls calls,
@@ -65,10 +67,19 @@ public final class McpEndpoints implements AutoCloseable {
       List<String> allowedHosts,
       List<String> allowedOrigins,
       String version,
-      long maxBodyBytes) {
+      long maxBodyBytes,
+      String requestStateSecret) {
     this.notifier = Executors.newCachedThreadPool(daemon("mcp-notify"));
     this.keepAlive = Executors.newSingleThreadScheduledExecutor(daemon("mcp-keepalive"));
-    McpTasks tasks = new McpTasks(queries, commands, feed, notifier, resume, flies);
+    McpTasks tasks =
+        new McpTasks(
+            queries,
+            commands,
+            feed,
+            notifier,
+            resume,
+            flies,
+            RequestStates.keyedBy(requestStateSecret));
     this.listen = new McpListen(tasks);
     McpToolList tools = new McpToolList();
     tools.update(calls.flows().all());

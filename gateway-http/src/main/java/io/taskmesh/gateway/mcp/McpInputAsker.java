@@ -5,15 +5,20 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.TaskState;
 import io.taskmesh.schemas.TaskStatus;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Asks the client for a paused task's input (MCP 2025-11-25 tasks, "Input Required Status"): one
- * {@code elicitation/create} per pause, tied to the task by its related-task metadata; an accepted
- * answer's content resumes the task, a declined or cancelled one leaves it paused.
+ * Asks a session's client for a paused task's input (MCP 2025-11-25, "Input Required Status"): what
+ * the pause asks ({@link PausedInput}), once per pause, each request tied to the task by its
+ * related-task metadata.
  */
 final class McpInputAsker {
   private static final Logger LOG = LoggerFactory.getLogger(McpInputAsker.class);
@@ -30,25 +35,59 @@ final class McpInputAsker {
     this.resume = resume;
   }
 
+  /** Whether this client can be asked what the paused task asks (its declared capabilities). */
+  boolean canAsk(TaskState s) {
+    return PausedInput.askable(s, session.capabilities());
+  }
+
+  /**
+   * Asks once per pause: the handler's named requests, each as it named it, or one elicitation of
+   * its question. Every answer in, the task resumes with the input they make ({@link PausedInput});
+   * a question declined or cancelled leaves it paused.
+   */
   synchronized void onState(TaskState s) {
-    if (s.status() != TaskStatus.PAUSED || asking || Objects.equals(askedAt, s.updatedAt())) {
+    if (s.status() != TaskStatus.PAUSED
+        || asking
+        || Objects.equals(askedAt, s.updatedAt())
+        || !canAsk(s)) {
       return;
     }
     asking = true;
     askedAt = s.updatedAt();
-    session
-        .ask("elicitation/create", elicitation(taskId, s))
-        .whenComplete((answer, e) -> answered(answer));
+    ObjectNode requests = PausedInput.requests(s);
+    ObjectNode responses = Json.MAPPER.createObjectNode();
+    List<CompletableFuture<?>> asked = new ArrayList<>();
+    for (Map.Entry<String, JsonNode> request : requests.properties()) {
+      ObjectNode params =
+          request.getValue().path("params").isObject()
+              ? ((ObjectNode) request.getValue().get("params")).deepCopy()
+              : Json.MAPPER.createObjectNode();
+      params.putObject("_meta").set(McpTaskViews.RELATED_TASK, McpTaskViews.related(taskId));
+      asked.add(
+          session
+              .ask(request.getValue().path("method").asText(), params)
+              .thenAccept(
+                  answer -> {
+                    // an error answer leaves its key unanswered: the task stays paused
+                    if (answer.path("result").isObject()) {
+                      synchronized (responses) {
+                        responses.set(request.getKey(), answer.get("result"));
+                      }
+                    }
+                  }));
+    }
+    CompletableFuture.allOf(asked.toArray(CompletableFuture[]::new))
+        .whenComplete((done, e) -> answered(s, e == null ? responses : null));
   }
 
-  private synchronized void answered(JsonNode answer) {
+  private synchronized void answered(TaskState s, JsonNode responses) {
     asking = false;
-    if (answer == null || !"accept".equals(answer.at("/result/action").asText())) {
+    Optional<JsonNode> input = PausedInput.input(s, responses);
+    if (input.isEmpty()) {
       return;
     }
-    JsonNode content = answer.at("/result/content");
     try {
-      resume.accept(taskId, content.isObject() ? content : Json.MAPPER.createObjectNode());
+      resume.accept(taskId, input.get());
     } catch (RuntimeException e) {
       LOG.warn("task {} could not be resumed: {}", taskId, e.getMessage());
     }

@@ -111,7 +111,7 @@ final class McpProtocol {
   private ObjectNode initialize(McpSession session, JsonNode params) {
     String asked = params.path("protocolVersion").asText("");
     String chosen = SUPPORTED.contains(asked) ? asked : LATEST;
-    session.elicits(params.path("capabilities").has("elicitation"));
+    session.capabilities(params.path("capabilities"));
     ObjectNode r = Json.MAPPER.createObjectNode();
     r.put("protocolVersion", chosen);
     ObjectNode caps = r.putObject("capabilities");

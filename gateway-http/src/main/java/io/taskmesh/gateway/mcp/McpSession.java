@@ -26,7 +26,7 @@ final class McpSession {
   private final AtomicLong streams = new AtomicLong();
   private final Map<String, CompletableFuture<JsonNode>> asked = new ConcurrentHashMap<>();
   private final AtomicLong askIds = new AtomicLong();
-  private volatile boolean elicits;
+  private volatile JsonNode capabilities;
   private volatile boolean hearsInfo;
   private volatile long lastUsedNanos = System.nanoTime();
 
@@ -52,11 +52,16 @@ final class McpSession {
 
   /** Whether the client declared the {@code elicitation} capability (it can be asked for input). */
   boolean elicits() {
-    return elicits;
+    return capabilities != null && capabilities.has("elicitation");
   }
 
-  void elicits(boolean value) {
-    this.elicits = value;
+  /** What the client declared at {@code initialize}: which requests it can be asked. */
+  JsonNode capabilities() {
+    return capabilities;
+  }
+
+  void capabilities(JsonNode declared) {
+    this.capabilities = declared != null && declared.isObject() ? declared : null;
   }
 
   /**

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.taskmesh.gateway.launch.ToolCalls;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.TaskState;
+import io.taskmesh.schemas.TaskStatus;
 import io.taskmesh.topology.ViewUnavailableException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -288,13 +289,17 @@ final class McpStateless {
   private ObjectNode callTool(HttpServletRequest req, JsonNode id, JsonNode params, String owner) {
     String name = params.path("name").asText();
     JsonNode token = params.path("_meta").get("progressToken");
-    boolean elicits =
-        params.path("_meta").path(StatelessRequestCheck.META_CAPABILITIES).has("elicitation");
+    JsonNode declared = params.path("_meta").path(StatelessRequestCheck.META_CAPABILITIES);
+    JsonNode capabilities = declared.isObject() ? declared : null;
     if (params.hasNonNull("requestState")) {
-      // the retry of a call that answered input_required: its answer resumes the same task
-      TaskState paused = continued(params, owner);
+      // the retry of a call that answered input_required: its answers resume the same task
+      TaskState paused = tasks.paused(params, owner);
+      Optional<ObjectNode> askAgain = askAgain(paused, params, owner);
+      if (askAgain.isPresent()) {
+        return askAgain.get();
+      }
       McpTasks.PlainCall call =
-          McpProtocol.plainCall(calls, name, token).continuing(elicits, paused.seq());
+          McpProtocol.plainCall(calls, name, token).continuing(capabilities, paused.seq());
       streamed.answer(req, id, call, paused.id(), owner);
       return null;
     }
@@ -306,27 +311,41 @@ final class McpStateless {
     if (McpTaskExtension.declaredBy(params)) {
       return McpTaskExtension.created(started.id());
     }
-    McpTasks.PlainCall call = McpProtocol.plainCall(calls, name, token).continuing(elicits, -1);
+    McpTasks.PlainCall call =
+        McpProtocol.plainCall(calls, name, token).continuing(capabilities, -1);
     streamed.answer(req, id, call, started.id(), owner);
     return null;
   }
 
   /**
-   * The caller's task a retried call names in {@code requestState}, after its {@code
-   * inputResponses} are handed to it (as {@code tasks/update} would): the state as it was.
+   * Hands a retried call's {@code inputResponses} to the pause its {@code requestState} names (as
+   * {@code tasks/update} would). Answers that leave a request open, or decline the one question,
+   * resume nothing: the call is answered {@code input_required} again with what is still open,
+   * under the same state. A pause already answered (the retry came twice) is not asked again.
    */
-  private TaskState continued(JsonNode params, String owner) {
-    ObjectNode update = Json.MAPPER.createObjectNode();
-    update.set("taskId", params.get("requestState"));
-    if (params.has("inputResponses")) {
-      update.set("inputResponses", params.get("inputResponses"));
-    }
-    TaskState paused = tasks.visible(update, owner);
+  private Optional<ObjectNode> askAgain(TaskState paused, JsonNode params, String owner) {
     if (!params.path("name").asText().equals(paused.flow())) {
       throw McpError.invalidParams("'requestState' names a task of another tool");
     }
+    JsonNode responses = params.get("inputResponses");
+    if (responses != null && !responses.isObject()) {
+      throw McpError.invalidParams("'inputResponses' must be an object keyed by input request");
+    }
+    if (paused.status() != TaskStatus.PAUSED
+        || paused.seq() != tasks.pausedAt(params.get("requestState").asText())) {
+      return Optional.empty();
+    }
+    if (PausedInput.input(paused, responses).isEmpty()) {
+      ObjectNode open = PausedInput.unanswered(paused, responses);
+      return Optional.of(
+          McpTaskViews.inputRequired(
+              open.isEmpty() ? PausedInput.requests(paused) : open,
+              params.get("requestState").asText()));
+    }
+    ObjectNode update = Json.MAPPER.createObjectNode().put("taskId", paused.id());
+    update.set("inputResponses", responses);
     extension.update(update, owner);
-    return paused;
+    return Optional.empty();
   }
 
   /** 2026-07-28 names an unknown resource -32602 with its URI (the session era: -32002). */

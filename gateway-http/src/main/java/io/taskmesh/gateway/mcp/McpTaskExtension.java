@@ -8,6 +8,7 @@ import io.taskmesh.schemas.TaskStatus;
 import io.taskmesh.topology.TaskCommands;
 import java.time.Instant;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -76,9 +77,10 @@ final class McpTaskExtension {
   }
 
   /**
-   * {@code tasks/update}: an accepted answer to the paused task's current input request resumes it
-   * with the answer's content; answers to other keys, declined ones, or for a task that no longer
-   * waits are ignored, as the extension asks.
+   * {@code tasks/update}: answers to every input request of the paused task resume it with the
+   * input they make ({@link PausedInput}); answers to other keys, a declined question, answers that
+   * leave a request open, or answers for a task that no longer waits are ignored, as the extension
+   * asks (a partial answer is not kept: the client sends them all in one update).
    */
   ObjectNode update(JsonNode params, String owner) {
     TaskState s = tasks.visible(params, owner);
@@ -86,13 +88,11 @@ final class McpTaskExtension {
     if (responses != null && !responses.isObject()) {
       throw McpError.invalidParams("'inputResponses' must be an object keyed by input request");
     }
-    JsonNode answer = responses == null ? null : responses.get(inputKey(s));
-    if (s.status() == TaskStatus.PAUSED
-        && answer != null
-        && "accept".equals(answer.path("action").asText())) {
-      JsonNode content = answer.get("content");
+    Optional<JsonNode> input =
+        s.status() == TaskStatus.PAUSED ? PausedInput.input(s, responses) : Optional.empty();
+    if (input.isPresent()) {
       try {
-        resume.accept(s.id(), content != null && content.isObject() ? content : empty());
+        resume.accept(s.id(), input.get());
       } catch (RuntimeException e) {
         LOG.warn("task {} could not be resumed: {}", s.id(), e.getMessage());
         throw new McpError(
@@ -146,11 +146,7 @@ final class McpTaskExtension {
       result.put("resultType", "complete");
       t.set("result", result);
     } else if (status.equals("input_required")) {
-      ObjectNode request = t.putObject("inputRequests").putObject(inputKey(s));
-      request.put("method", "elicitation/create");
-      ObjectNode elicitation = McpInputAsker.elicitation(s.id(), s);
-      elicitation.remove("_meta");
-      request.set("params", elicitation);
+      t.set("inputRequests", PausedInput.requests(s));
     }
     return t;
   }

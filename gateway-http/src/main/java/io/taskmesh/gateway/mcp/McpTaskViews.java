@@ -208,19 +208,15 @@ final class McpTaskViews {
 
   /**
    * The answer of a 2026-07-28 plain {@code tools/call} whose task paused (multi round-trip
-   * requests): {@code resultType: input_required}, one {@code elicitation/create} asking the
-   * handler's question, keyed per pause, and the task id as {@code requestState}; the client calls
+   * requests): {@code resultType: input_required}, the pause's input requests ({@link PausedInput})
+   * and the signed {@code requestState} naming the pause ({@link RequestStates}); the client calls
    * the tool again with its {@code inputResponses} and that state, which resumes the task.
    */
-  static ObjectNode inputRequired(TaskState s) {
+  static ObjectNode inputRequired(ObjectNode requests, String requestState) {
     ObjectNode r = Json.MAPPER.createObjectNode();
     r.put("resultType", "input_required");
-    ObjectNode request = r.putObject("inputRequests").putObject(McpTaskExtension.inputKey(s));
-    request.put("method", "elicitation/create");
-    ObjectNode elicitation = McpInputAsker.elicitation(s.id(), s);
-    elicitation.remove("_meta");
-    request.set("params", elicitation);
-    r.put("requestState", s.id());
+    r.set("inputRequests", requests);
+    r.put("requestState", requestState);
     return r;
   }
 

@@ -40,6 +40,7 @@ final class McpTasks {
   private final Executor notifier;
   private final BiConsumer<String, JsonNode> resume;
   private final BiFunction<String, Consumer<JsonNode>, AutoCloseable> flies;
+  private final RequestStates states;
 
   /**
    * @param notifier runs what an update triggers (writes to client streams), off the feed's thread
@@ -52,14 +53,41 @@ final class McpTasks {
       UpdateFeed feed,
       Executor notifier,
       BiConsumer<String, JsonNode> resume,
-      BiFunction<String, Consumer<JsonNode>, AutoCloseable> flies) {
+      BiFunction<String, Consumer<JsonNode>, AutoCloseable> flies,
+      RequestStates states) {
     this.resume = resume;
+    this.states = states;
     this.flies = flies;
     this.queries = queries;
     this.commands = commands;
     this.feed = feed;
     this.listing = TaskListing.of(queries);
     this.notifier = notifier;
+  }
+
+  /**
+   * The caller's task a retried call's {@code requestState} names; -32602 when the state is not one
+   * this gateway signed (altered, or made up) or names no task the caller may see.
+   */
+  TaskState paused(JsonNode params, String owner) {
+    RequestStates.Paused named = verified(params.get("requestState"));
+    return visible(Json.MAPPER.createObjectNode().put("taskId", named.taskId()), owner);
+  }
+
+  /** The sequence number of the pause a (verified) {@code requestState} answers. */
+  long pausedAt(String requestState) {
+    return verified(Json.MAPPER.getNodeFactory().textNode(requestState)).seq();
+  }
+
+  private RequestStates.Paused verified(JsonNode state) {
+    return (state != null && state.isTextual()
+            ? states.verify(state.asText())
+            : Optional.<RequestStates.Paused>empty())
+        .orElseThrow(
+            () ->
+                McpError.invalidParams(
+                    "'requestState' failed its integrity check: send back the requestState of"
+                        + " the input_required result unchanged"));
   }
 
   /** The caller's task; -32602 when there is none with that id it may see. */
@@ -126,7 +154,7 @@ final class McpTasks {
   CompletableFuture<ObjectNode> result(JsonNode params, McpSession session) {
     TaskState s = visible(params, session.owner());
     CompletableFuture<TaskState> done = terminal(s.id(), session.owner());
-    if (session.elicits()) {
+    if (session.capabilities() != null) {
       McpInputAsker asker = new McpInputAsker(s.id(), session, resume);
       AutoCloseable watching = watch(s.id(), session.owner(), asker::onState);
       done.whenComplete((state, e) -> Subscriptions.closeQuietly(watching));
@@ -165,20 +193,19 @@ final class McpTasks {
       answer.whenComplete((r, e) -> Subscriptions.closeQuietly(tokens));
     }
     Consumer<TaskState> last = progress;
-    McpInputAsker asker =
-        elicitFrom != null && elicitFrom.elicits()
-            ? new McpInputAsker(id, elicitFrom, resume)
-            : null;
+    McpInputAsker asker = elicitFrom != null ? new McpInputAsker(id, elicitFrom, resume) : null;
     Consumer<TaskState> onState =
         s -> {
           if (s.status() != null && s.status().isFinal()) {
             last.accept(s); // the last progress goes out before the answer
             answer.complete(McpTaskViews.answer(s));
           } else if (s.status() == TaskStatus.PAUSED && s.seq() > call.answeredSeq()) {
-            if (asker != null) {
+            if (asker != null && asker.canAsk(s)) {
               asker.onState(s);
-            } else if (call.inputRequired()) {
-              answer.complete(McpTaskViews.inputRequired(s));
+            } else if (call.takesInputRequired(s)) {
+              answer.complete(
+                  McpTaskViews.inputRequired(
+                      PausedInput.requests(s), states.sign(s.id(), s.seq())));
             } else {
               answer.complete(McpTaskViews.asking(s, call.declaredSchema()));
             }
@@ -202,19 +229,27 @@ final class McpTasks {
       JsonNode progressToken,
       Duration waitAtMost,
       boolean declaredSchema,
-      boolean inputRequired,
+      JsonNode clientCapabilities,
       long answeredSeq) {
 
     PlainCall(JsonNode progressToken, Duration waitAtMost, boolean declaredSchema) {
-      this(progressToken, waitAtMost, declaredSchema, false, -1);
+      this(progressToken, waitAtMost, declaredSchema, null, -1);
     }
 
     /**
-     * The same call, whose client takes an {@code input_required} result (2026-07-28 with the
-     * elicitation capability), continuing after the pause of update {@code seq} was answered.
+     * Whether the pause of {@code s} is answered as an {@code input_required} result: the call came
+     * with the client's capabilities (2026-07-28) and they cover every request of the pause.
      */
-    PlainCall continuing(boolean takesInputRequired, long seq) {
-      return new PlainCall(progressToken, waitAtMost, declaredSchema, takesInputRequired, seq);
+    boolean takesInputRequired(TaskState s) {
+      return PausedInput.askable(s, clientCapabilities);
+    }
+
+    /**
+     * The same call, made with the client capabilities of its {@code _meta} (2026-07-28; null: none
+     * declared), continuing after the pause of update {@code seq} was answered (-1: none).
+     */
+    PlainCall continuing(JsonNode capabilities, long seq) {
+      return new PlainCall(progressToken, waitAtMost, declaredSchema, capabilities, seq);
     }
   }
 

@@ -1,0 +1,102 @@
+package io.taskmesh.gateway.mcp;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.taskmesh.schemas.Json;
+import io.taskmesh.schemas.TaskState;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * What a paused task asks its MCP client, and the input the client's answers resume it with.
+ *
+ * <ul>
+ *   <li>A handler that named its requests ({@code x-svc-input-requests}) is asked exactly those,
+ *       under its keys, and resumes with every answer whole under the same keys ({@code
+ *       payload.input = {"<key>": {"action": "accept", "content": {...}}, ...}} for an elicitation,
+ *       the sampling or roots result for the others), once every key is answered; what it makes of
+ *       a declined elicitation is the handler's call.
+ *   <li>A handler that only asked a question is asked one elicitation of it, keyed per pause
+ *       ({@code taskmesh-input-<seq>}, so an answer to an earlier pause never resumes a later one),
+ *       and resumes with an accepted answer's content; a declined one leaves it paused.
+ * </ul>
+ */
+final class PausedInput {
+  /** The capability a client declares to be asked each method. */
+  private static final Map<String, String> CAPABILITY =
+      Map.of(
+          "elicitation/create", "elicitation",
+          "sampling/createMessage", "sampling",
+          "roots/list", "roots");
+
+  private PausedInput() {}
+
+  /** Whether the handler named its requests. */
+  static boolean named(TaskState s) {
+    return s.inputRequests() != null
+        && s.inputRequests().isObject()
+        && !s.inputRequests().isEmpty();
+  }
+
+  /** The task's input requests, keyed: {@code {"<key>": {"method": ..., "params": {...}}}}. */
+  static ObjectNode requests(TaskState s) {
+    if (named(s)) {
+      return s.inputRequests().deepCopy();
+    }
+    ObjectNode requests = Json.MAPPER.createObjectNode();
+    ObjectNode request = requests.putObject(McpTaskExtension.inputKey(s));
+    request.put("method", "elicitation/create");
+    ObjectNode elicitation = McpInputAsker.elicitation(s.id(), s);
+    elicitation.remove("_meta");
+    request.set("params", elicitation);
+    return requests;
+  }
+
+  /** The requests {@code responses} leaves unanswered (all of them when it is null). */
+  static ObjectNode unanswered(TaskState s, JsonNode responses) {
+    ObjectNode left = requests(s);
+    if (responses != null && responses.isObject()) {
+      responses.fieldNames().forEachRemaining(left::remove);
+    }
+    return left;
+  }
+
+  /**
+   * The input that resumes the task: empty while a request is unanswered, or when the one question
+   * was not accepted. Answers to keys the task did not ask are ignored.
+   */
+  static Optional<JsonNode> input(TaskState s, JsonNode responses) {
+    if (responses == null || !responses.isObject() || !unanswered(s, responses).isEmpty()) {
+      return Optional.empty();
+    }
+    if (!named(s)) {
+      JsonNode answer = responses.get(McpTaskExtension.inputKey(s));
+      if (!"accept".equals(answer.path("action").asText())) {
+        return Optional.empty();
+      }
+      JsonNode content = answer.get("content");
+      return Optional.of(
+          content != null && content.isObject() ? content : Json.MAPPER.createObjectNode());
+    }
+    ObjectNode input = Json.MAPPER.createObjectNode();
+    s.inputRequests().fieldNames().forEachRemaining(key -> input.set(key, responses.get(key)));
+    return Optional.of(input);
+  }
+
+  /**
+   * Whether a client that declared {@code capabilities} can be asked every request of the task (an
+   * elicitation needs {@code elicitation}, sampling {@code sampling}, roots {@code roots}).
+   */
+  static boolean askable(TaskState s, JsonNode capabilities) {
+    if (capabilities == null) {
+      return false;
+    }
+    for (JsonNode request : requests(s)) {
+      String needs = CAPABILITY.get(request.path("method").asText());
+      if (needs == null || !capabilities.has(needs)) {
+        return false;
+      }
+    }
+    return true;
+  }
+}
