@@ -140,6 +140,9 @@ ASKS = {
         "user_name": _elicit("What is your name?", "name"),
         "greeting": _sample("Generate a greeting", 50),
         "client_roots": ROOTS}),
+    "irr-both": ("Your name, and the model's greeting", {
+        "ask_name": _elicit("What is your name?", "name"),
+        "ask_llm": _sample("Generate a greeting", 50)}),
     "irr-step1": ("Step 1: What is your name?",
                   {"step1": _elicit("Step 1: What is your name?", "name")}),
     "irr-step2": ("Step 2: What is your favorite color?",

@@ -168,9 +168,7 @@ class EdgeMcpStatelessTest {
   @Test
   void namedInputRequestsAreAskedAsNamedAndResumeOnlyWhenEveryOneIsAnswered() throws Exception {
     try (EdgeGateway gateway = EdgeGateway.start(GatewayMode.API)) {
-      Call first = elicitingCall(params().put("name", "echo"));
-      ((ObjectNode) first.params().at("/_meta/io.modelcontextprotocol~1clientCapabilities"))
-          .putObject("roots");
+      Call first = elicitingAndRootsCall(params().put("name", "echo"));
       CompletableFuture<HttpResponse<String>> asked =
           CompletableFuture.supplyAsync(() -> first.send(gateway, 1));
       String id = startedTask(gateway);
@@ -192,7 +190,7 @@ class EdgeMcpStatelessTest {
 
       ObjectNode tampered = params().put("name", "echo").put("requestState", state + "x");
       tampered.putObject("inputResponses").putObject("user_name").put("action", "accept");
-      JsonNode refused = last(elicitingCall(tampered).send(gateway, 2));
+      JsonNode refused = last(elicitingAndRootsCall(tampered).send(gateway, 2));
       assertThat(refused.at("/error/code").asInt()).as(refused.toString()).isEqualTo(-32602);
       assertThat(refused.at("/error/message").asText()).contains("integrity");
 
@@ -203,7 +201,7 @@ class EdgeMcpStatelessTest {
           .put("action", "accept")
           .putObject("content")
           .put("name", "Ada");
-      JsonNode again = last(elicitingCall(partial).send(gateway, 3)).get("result");
+      JsonNode again = last(elicitingAndRootsCall(partial).send(gateway, 3)).get("result");
       assertThat(again.get("resultType").asText()).as(again.toString()).isEqualTo("input_required");
       assertThat(again.get("inputRequests").has("client_roots")).isTrue();
       assertThat(again.get("inputRequests").has("user_name")).isFalse();
@@ -216,7 +214,7 @@ class EdgeMcpStatelessTest {
           .addObject()
           .put("uri", "file:///r");
       CompletableFuture<HttpResponse<String>> answered =
-          CompletableFuture.supplyAsync(() -> elicitingCall(all).send(gateway, 4));
+          CompletableFuture.supplyAsync(() -> elicitingAndRootsCall(all).send(gateway, 4));
       Await.until(
           () -> !gateway.queue.resumed().isEmpty(), Duration.ofSeconds(10), "the task resumed");
       assertThat(gateway.queue.resumed().get(0).toString())
@@ -280,6 +278,14 @@ class EdgeMcpStatelessTest {
   }
 
   /** A tools/call of this revision from a client that declared elicitation, not the extension. */
+  /** A call from a client that can be asked elicitations and its roots. */
+  private static Call elicitingAndRootsCall(ObjectNode params) {
+    Call call = elicitingCall(params);
+    ((ObjectNode) call.params().at("/_meta/io.modelcontextprotocol~1clientCapabilities"))
+        .putObject("roots");
+    return call;
+  }
+
   private static Call elicitingCall(ObjectNode params) {
     Call call = Call.of("tools/call", params, params.path("name").asText());
     ObjectNode caps =

@@ -25,6 +25,7 @@ public final class FlyBus implements AutoCloseable {
   private final Map<String, List<Consumer<JsonNode>>> subscribers = new ConcurrentHashMap<>();
   private final PgFlyChannel channel;
   private final HeldFly held = new HeldFly();
+  private final Echoes echoes = new Echoes();
 
   /** In-process only. */
   public FlyBus() {
@@ -58,8 +59,17 @@ public final class FlyBus implements AutoCloseable {
   }
 
   public void publish(String taskId, JsonNode event) {
-    if (channel != null && channel.publish(taskId, Json.write(event))) {
-      return; // the listener of every process, this one included, delivers it
+    String json = Json.write(event);
+    // this process's subscribers get it now, not after a round trip through the database: a token
+    // must reach a caller before the task's result can (the result takes the longer way, through
+    // the event log); the NOTIFY this process hears back is then skipped (expected before it is
+    // sent, so that it cannot come back first)
+    boolean echoed = channel != null && channel.hearsItself();
+    if (echoed) {
+      echoes.expect(taskId, json);
+    }
+    if (channel != null && !channel.publish(taskId, json) && echoed) {
+      echoes.arrived(taskId, json); // not sent: no echo will come
     }
     deliver(taskId, event);
   }
@@ -70,6 +80,9 @@ public final class FlyBus implements AutoCloseable {
   }
 
   private void deliverJson(String taskId, String json) {
+    if (echoes.arrived(taskId, json)) {
+      return; // published here and delivered here already
+    }
     try {
       deliver(taskId, Json.MAPPER.readTree(json));
     } catch (IOException e) {
@@ -91,6 +104,35 @@ public final class FlyBus implements AutoCloseable {
       }
     }
     list.forEach(l -> l.accept(event));
+  }
+
+  /**
+   * The events this process published and delivered itself, until their NOTIFY comes back. At most
+   * once allows the rare mistake this makes (another replica publishing the very same event for the
+   * same task while one of ours is on its way: one of the two is skipped); an echo that never comes
+   * (the database went away) is forgotten once too many are waiting.
+   */
+  private static final class Echoes {
+    private static final int MAX_WAITING = 10_000;
+    private final Map<String, Integer> waiting = new ConcurrentHashMap<>();
+
+    void expect(String taskId, String json) {
+      if (waiting.size() > MAX_WAITING) {
+        waiting.clear();
+      }
+      waiting.merge(taskId + "\n" + json, 1, Integer::sum);
+    }
+
+    boolean arrived(String taskId, String json) {
+      boolean[] was = new boolean[1];
+      waiting.computeIfPresent(
+          taskId + "\n" + json,
+          (k, n) -> {
+            was[0] = true;
+            return n > 1 ? n - 1 : null;
+          });
+      return was[0];
+    }
   }
 
   @Override

@@ -186,6 +186,11 @@ public final class PgFlyChannel implements AutoCloseable {
     }
   }
 
+  /** Whether this process hears its own NOTIFY back (it listens on the channel). */
+  boolean hearsItself() {
+    return listener != null;
+  }
+
   /**
    * True while a publish reaches the other processes: the listening connection is up (a publish
    * reaches this process too), or, publishing only, the last batch was sent.

@@ -54,7 +54,7 @@ final class McpInputAsker {
     }
     asking = true;
     askedAt = s.updatedAt();
-    ObjectNode requests = PausedInput.requests(s);
+    ObjectNode requests = PausedInput.requests(s, session.capabilities());
     ObjectNode responses = Json.MAPPER.createObjectNode();
     List<CompletableFuture<?>> asked = new ArrayList<>();
     for (Map.Entry<String, JsonNode> request : requests.properties()) {
@@ -82,7 +82,7 @@ final class McpInputAsker {
 
   private synchronized void answered(TaskState s, JsonNode responses) {
     asking = false;
-    Optional<JsonNode> input = PausedInput.input(s, responses);
+    Optional<JsonNode> input = PausedInput.input(s, responses, session.capabilities());
     if (input.isEmpty()) {
       return;
     }

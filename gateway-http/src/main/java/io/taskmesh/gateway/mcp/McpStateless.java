@@ -294,7 +294,7 @@ final class McpStateless {
     if (params.hasNonNull("requestState")) {
       // the retry of a call that answered input_required: its answers resume the same task
       TaskState paused = tasks.paused(params, owner);
-      Optional<ObjectNode> askAgain = askAgain(paused, params, owner);
+      Optional<ObjectNode> askAgain = askAgain(paused, params, capabilities);
       if (askAgain.isPresent()) {
         return askAgain.get();
       }
@@ -304,11 +304,18 @@ final class McpStateless {
       return null;
     }
     requireCapabilities(name, params);
+    TaskSupport support =
+        calls.flows().tool(name).map(TaskSupport::of).orElse(TaskSupport.OPTIONAL);
+    boolean takesTask = McpTaskExtension.declaredBy(params);
+    if (support == TaskSupport.REQUIRED && !takesTask) {
+      // the call could only be answered with a task, which this client cannot take
+      throw McpTaskExtension.missingCapability();
+    }
     McpProtocol.Started started = McpProtocol.start(calls, name, params.get("arguments"), owner);
     if (started.failure() != null) {
       return started.failure();
     }
-    if (McpTaskExtension.declaredBy(params)) {
+    if (takesTask && support != TaskSupport.FORBIDDEN) {
       return McpTaskExtension.created(started.id());
     }
     McpTasks.PlainCall call =
@@ -323,7 +330,7 @@ final class McpStateless {
    * resume nothing: the call is answered {@code input_required} again with what is still open,
    * under the same state. A pause already answered (the retry came twice) is not asked again.
    */
-  private Optional<ObjectNode> askAgain(TaskState paused, JsonNode params, String owner) {
+  private Optional<ObjectNode> askAgain(TaskState paused, JsonNode params, JsonNode capabilities) {
     if (!params.path("name").asText().equals(paused.flow())) {
       throw McpError.invalidParams("'requestState' names a task of another tool");
     }
@@ -335,16 +342,15 @@ final class McpStateless {
         || paused.seq() != tasks.pausedAt(params.get("requestState").asText())) {
       return Optional.empty();
     }
-    if (PausedInput.input(paused, responses).isEmpty()) {
-      ObjectNode open = PausedInput.unanswered(paused, responses);
+    Optional<JsonNode> input = PausedInput.input(paused, responses, capabilities);
+    if (input.isEmpty()) {
+      ObjectNode open = PausedInput.unanswered(paused, responses, capabilities);
       return Optional.of(
           McpTaskViews.inputRequired(
-              open.isEmpty() ? PausedInput.requests(paused) : open,
+              open.isEmpty() ? PausedInput.requests(paused, capabilities) : open,
               params.get("requestState").asText()));
     }
-    ObjectNode update = Json.MAPPER.createObjectNode().put("taskId", paused.id());
-    update.set("inputResponses", responses);
-    extension.update(update, owner);
+    extension.resume(paused, input.get());
     return Optional.empty();
   }
 

@@ -30,6 +30,7 @@ final class McpTaskExtension {
   private final McpTasks tasks;
   private final TaskCommands commands;
   private final BiConsumer<String, JsonNode> resume;
+  private final PartialAnswers partial = new PartialAnswers();
 
   McpTaskExtension(McpTasks tasks, TaskCommands commands, BiConsumer<String, JsonNode> resume) {
     this.tasks = tasks;
@@ -73,7 +74,8 @@ final class McpTaskExtension {
 
   /** {@code tasks/get}: the task, with what its status implies inlined. */
   ObjectNode get(JsonNode params, String owner) {
-    return detailed(tasks.visible(params, owner));
+    TaskState s = tasks.visible(params, owner);
+    return detailed(s, partial.of(s));
   }
 
   /**
@@ -88,18 +90,28 @@ final class McpTaskExtension {
     if (responses != null && !responses.isObject()) {
       throw McpError.invalidParams("'inputResponses' must be an object keyed by input request");
     }
-    Optional<JsonNode> input =
-        s.status() == TaskStatus.PAUSED ? PausedInput.input(s, responses) : Optional.empty();
+    if (s.status() != TaskStatus.PAUSED || responses == null) {
+      return empty();
+    }
+    // answers may come one update at a time: kept until the last request is answered
+    JsonNode gathered = partial.add(s, responses);
+    Optional<JsonNode> input = PausedInput.input(s, gathered, null);
     if (input.isPresent()) {
-      try {
-        resume.accept(s.id(), input.get());
-      } catch (RuntimeException e) {
-        LOG.warn("task {} could not be resumed: {}", s.id(), e.getMessage());
-        throw new McpError(
-            JsonRpcError.INTERNAL_ERROR, "the input could not be handed to the task, retry");
-      }
+      resume(s, input.get());
+      partial.forget(s.id());
     }
     return empty();
+  }
+
+  /** Hands {@code input} to the paused task; -32603 when it cannot be written (retry). */
+  void resume(TaskState s, JsonNode input) {
+    try {
+      resume.accept(s.id(), input);
+    } catch (RuntimeException e) {
+      LOG.warn("task {} could not be resumed: {}", s.id(), e.getMessage());
+      throw new McpError(
+          JsonRpcError.INTERNAL_ERROR, "the input could not be handed to the task, retry");
+    }
   }
 
   /** {@code tasks/cancel}: asks a task that still runs to stop; the outcome shows in tasks/get. */
@@ -117,6 +129,23 @@ final class McpTaskExtension {
    * which never reach a task here). Only a paused task waits for this client's input; auth_required
    * waits for someone else and stays {@code working}.
    */
+  static String status(TaskState s) {
+    if (s.status() == TaskStatus.FAILED
+        && s.errorDetails() != null
+        && PROTOCOL_FAILURES.contains(s.errorDetails().reason())) {
+      return "failed";
+    }
+    return status(s.status());
+  }
+
+  /**
+   * The sidecar's reasons for a failure no handler reported: its runtime crashed, broke the runtime
+   * protocol, or never answered in time. These are the extension's protocol-level {@code failed}; a
+   * handler that raised is a tool that reported an error.
+   */
+  private static final java.util.Set<String> PROTOCOL_FAILURES =
+      java.util.Set.of("RuntimeCrashed", "RuntimeProtocolError", "Timeout");
+
   static String status(TaskStatus status) {
     if (status == null) {
       return "working";
@@ -130,9 +159,14 @@ final class McpTaskExtension {
   }
 
   static ObjectNode detailed(TaskState s) {
+    return detailed(s, null);
+  }
+
+  /** As above, without the input requests {@code answered} answers already (null: none). */
+  static ObjectNode detailed(TaskState s, JsonNode answered) {
     ObjectNode t = Json.MAPPER.createObjectNode();
     t.put("taskId", s.id());
-    String status = status(s.status());
+    String status = status(s);
     t.put("status", status);
     t.put("statusMessage", statusMessage(s));
     t.put("createdAt", s.createdAt());
@@ -146,7 +180,11 @@ final class McpTaskExtension {
       result.put("resultType", "complete");
       t.set("result", result);
     } else if (status.equals("input_required")) {
-      t.set("inputRequests", PausedInput.requests(s));
+      t.set("inputRequests", PausedInput.unanswered(s, answered, null));
+    } else if (status.equals("failed")) {
+      t.putObject("error")
+          .put("code", JsonRpcError.INTERNAL_ERROR)
+          .put("message", McpTaskViews.failureText(s));
     }
     return t;
   }

@@ -205,7 +205,8 @@ final class McpTasks {
             } else if (call.takesInputRequired(s)) {
               answer.complete(
                   McpTaskViews.inputRequired(
-                      PausedInput.requests(s), states.sign(s.id(), s.seq())));
+                      PausedInput.requests(s, call.clientCapabilities()),
+                      states.sign(s.id(), s.seq())));
             } else {
               answer.complete(McpTaskViews.asking(s, call.declaredSchema()));
             }

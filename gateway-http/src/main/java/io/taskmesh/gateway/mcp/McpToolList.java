@@ -49,9 +49,9 @@ final class McpToolList {
         output != null && output.isObject()
             ? output
             : Json.MAPPER.createObjectNode().put("type", "object"));
-    // every flow is a long-running task: a client may follow it as an MCP task or take the
-    // task id at once
-    t.putObject("execution").put("taskSupport", "optional");
+    // every flow is a long-running task: a client may follow it as an MCP task or wait for its
+    // result, unless the flow says otherwise
+    t.putObject("execution").put("taskSupport", TaskSupport.of(flow).wire());
     return t;
   }
 }

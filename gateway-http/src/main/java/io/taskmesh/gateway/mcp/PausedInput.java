@@ -40,8 +40,25 @@ final class PausedInput {
 
   /** The task's input requests, keyed: {@code {"<key>": {"method": ..., "params": {...}}}}. */
   static ObjectNode requests(TaskState s) {
+    return requests(s, null);
+  }
+
+  /**
+   * The requests a client that declared {@code capabilities} can be asked (null: all of them): a
+   * server asks a client only what it declared it can answer, and a handler reads a key it asked
+   * but did not get as unanswered.
+   */
+  static ObjectNode requests(TaskState s, JsonNode capabilities) {
     if (named(s)) {
-      return s.inputRequests().deepCopy();
+      ObjectNode askable = s.inputRequests().deepCopy();
+      if (capabilities != null) {
+        askable.retain(
+            askable.properties().stream()
+                .filter(r -> declares(capabilities, r.getValue()))
+                .map(Map.Entry::getKey)
+                .toList());
+      }
+      return askable;
     }
     ObjectNode requests = Json.MAPPER.createObjectNode();
     ObjectNode request = requests.putObject(McpTaskExtension.inputKey(s));
@@ -49,12 +66,18 @@ final class PausedInput {
     ObjectNode elicitation = McpInputAsker.elicitation(s.id(), s);
     elicitation.remove("_meta");
     request.set("params", elicitation);
+    if (capabilities != null && !declares(capabilities, request)) {
+      requests.removeAll();
+    }
     return requests;
   }
 
-  /** The requests {@code responses} leaves unanswered (all of them when it is null). */
-  static ObjectNode unanswered(TaskState s, JsonNode responses) {
-    ObjectNode left = requests(s);
+  /**
+   * The requests (of those a client that declared {@code capabilities} is asked) that {@code
+   * responses} leaves unanswered (all of them when it is null).
+   */
+  static ObjectNode unanswered(TaskState s, JsonNode responses, JsonNode capabilities) {
+    ObjectNode left = requests(s, capabilities);
     if (responses != null && responses.isObject()) {
       responses.fieldNames().forEachRemaining(left::remove);
     }
@@ -65,8 +88,11 @@ final class PausedInput {
    * The input that resumes the task: empty while a request is unanswered, or when the one question
    * was not accepted. Answers to keys the task did not ask are ignored.
    */
-  static Optional<JsonNode> input(TaskState s, JsonNode responses) {
-    if (responses == null || !responses.isObject() || !unanswered(s, responses).isEmpty()) {
+  static Optional<JsonNode> input(TaskState s, JsonNode responses, JsonNode capabilities) {
+    if (responses == null
+        || !responses.isObject()
+        || requests(s, capabilities).isEmpty()
+        || !unanswered(s, responses, capabilities).isEmpty()) {
       return Optional.empty();
     }
     if (!named(s)) {
@@ -79,24 +105,22 @@ final class PausedInput {
           content != null && content.isObject() ? content : Json.MAPPER.createObjectNode());
     }
     ObjectNode input = Json.MAPPER.createObjectNode();
-    s.inputRequests().fieldNames().forEachRemaining(key -> input.set(key, responses.get(key)));
+    requests(s, capabilities)
+        .fieldNames()
+        .forEachRemaining(key -> input.set(key, responses.get(key)));
     return Optional.of(input);
   }
 
   /**
-   * Whether a client that declared {@code capabilities} can be asked every request of the task (an
+   * Whether a client that declared {@code capabilities} can be asked anything the task asks (an
    * elicitation needs {@code elicitation}, sampling {@code sampling}, roots {@code roots}).
    */
   static boolean askable(TaskState s, JsonNode capabilities) {
-    if (capabilities == null) {
-      return false;
-    }
-    for (JsonNode request : requests(s)) {
-      String needs = CAPABILITY.get(request.path("method").asText());
-      if (needs == null || !capabilities.has(needs)) {
-        return false;
-      }
-    }
-    return true;
+    return capabilities != null && !requests(s, capabilities).isEmpty();
+  }
+
+  private static boolean declares(JsonNode capabilities, JsonNode request) {
+    String needs = CAPABILITY.get(request.path("method").asText());
+    return needs != null && capabilities.has(needs);
   }
 }
