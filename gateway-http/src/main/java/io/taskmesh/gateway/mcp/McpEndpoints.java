@@ -85,17 +85,17 @@ public final class McpEndpoints implements AutoCloseable {
               }
             });
     McpResources resources = new McpResources(tasks, queries);
-    McpProtocol protocol = new McpProtocol(calls, tools, tasks, resources, version);
-    McpStateless stateless =
-        new McpStateless(
-            calls,
-            tools,
+    McpTaskExtension extension = new McpTaskExtension(tasks, commands, resume);
+    McpMethods methods =
+        McpMethods.of(
+            new McpLifecycle(version),
+            new McpToolMethods(calls, tools, tasks, extension),
             tasks,
-            new McpTaskExtension(tasks, commands, resume),
+            extension,
             resources,
-            listen,
-            auth,
-            version);
+            listen);
+    McpSessionCalls protocol = new McpSessionCalls(methods);
+    McpStateless stateless = new McpStateless(calls, methods, listen, auth);
     this.servlet =
         new McpServlet(
             protocol, stateless, sessions, new HostCheck(allowedHosts, allowedOrigins), auth);

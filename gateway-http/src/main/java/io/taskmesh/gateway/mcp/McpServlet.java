@@ -16,27 +16,26 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Both MCP transports over our {@link McpProtocol}: Streamable HTTP on {@code /mcp} (POST a
- * message, GET the session's stream, DELETE the session) and the older HTTP+SSE transport ({@code
- * GET /mcp/sse} opens a session and its stream, messages are POSTed to {@code /mcp/message}). A
- * sessionless POST naming revision 2026-07-28 goes to {@link McpStateless} instead. The filters in
- * front ({@link McpErrorResponses}, {@link McpAuthFilter}, {@link McpRequestGuard}) have already
- * authenticated the request and checked its headers and body.
+ * Both MCP transports over the method table ({@link McpSessionCalls}): Streamable HTTP on {@code
+ * /mcp} (POST a message, GET the session's stream, DELETE the session) and the older HTTP+SSE
+ * transport ({@code GET /mcp/sse} opens a session and its stream, messages are POSTed to {@code
+ * /mcp/message}). A sessionless POST naming revision 2026-07-28 goes to {@link McpStateless}
+ * instead. The filters in front ({@link McpErrorResponses}, {@link McpAuthFilter}, {@link
+ * McpRequestGuard}) have already authenticated the request and checked its headers and body.
  */
 final class McpServlet extends HttpServlet {
   static final String PRINCIPAL = "taskmesh.mcp.principal";
   private static final String SESSION = McpAuthFilter.SESSION_HEADER;
   private static final int RESUMABLE_STREAMS = 32;
-  private static final String META_VERSION = "io.modelcontextprotocol/protocolVersion";
 
-  private final transient McpProtocol protocol;
+  private final transient McpSessionCalls protocol;
   private final transient McpStateless stateless;
   private final transient McpSessions sessions;
   private final transient HostCheck hostCheck;
   private final transient McpAuth auth;
 
   McpServlet(
-      McpProtocol protocol,
+      McpSessionCalls protocol,
       McpStateless stateless,
       McpSessions sessions,
       HostCheck hostCheck,
@@ -99,7 +98,7 @@ final class McpServlet extends HttpServlet {
     if (header != null) {
       return header.trim();
     }
-    JsonNode meta = message.path("params").path("_meta").get(META_VERSION);
+    JsonNode meta = message.path("params").path("_meta").get(StatelessRequestCheck.META_VERSION);
     return meta != null && meta.isTextual() ? meta.asText() : null;
   }
 
@@ -125,18 +124,9 @@ final class McpServlet extends HttpServlet {
       return;
     }
     String version = requestedVersion(req, message);
-    if (version != null && !McpProtocol.SUPPORTED.contains(version)) {
+    if (version != null && !McpRevisions.bySession(version)) {
       // a session's requests speak the revision it was initialized with: never 2026-07-28
-      ObjectNode data = Json.MAPPER.createObjectNode();
-      McpProtocol.SUPPORTED.forEach(data.putArray("supported")::add);
-      data.put("requested", version);
-      new JsonRpcError(
-              400,
-              message.get("id"),
-              JsonRpcError.UNSUPPORTED_PROTOCOL_VERSION,
-              "Unsupported protocol version: " + version,
-              data)
-          .writeTo(res);
+      McpFailures.unsupportedVersion(message.get("id"), version, McpRevisions.SESSION).writeTo(res);
       return;
     }
     Optional<McpSession> session =
