@@ -3,6 +3,7 @@ package io.taskmesh.gateway.mcp;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.taskmesh.gateway.http.HostCheck;
+import io.taskmesh.gateway.http.ParsedBody;
 import io.taskmesh.gateway.http.RefusedBodies;
 import io.taskmesh.schemas.Json;
 import jakarta.servlet.AsyncContext;
@@ -102,8 +103,9 @@ final class McpServlet extends HttpServlet {
     return meta != null && meta.isTextual() ? meta.asText() : null;
   }
 
+  /** The message the request guard has already parsed. */
   private static JsonNode body(HttpServletRequest req) throws IOException {
-    return Json.MAPPER.readTree(req.getInputStream().readAllBytes());
+    return ParsedBody.read(req);
   }
 
   private static boolean isRequest(JsonNode message) {
