@@ -5,6 +5,8 @@ import io.javalin.config.JavalinConfig;
 import io.taskmesh.gateway.http.HostCheck;
 import io.taskmesh.gateway.launch.ToolCalls;
 import io.taskmesh.schemas.Json;
+import io.taskmesh.servicekit.sse.SsePolicy;
+import io.taskmesh.servicekit.sse.SseWriters;
 import io.taskmesh.topology.TaskCommands;
 import io.taskmesh.topology.TaskQueries;
 import io.taskmesh.topology.UpdateFeed;
@@ -34,13 +36,27 @@ public final class McpEndpoints implements AutoCloseable {
   public static final String STREAMABLE_PATH = "/mcp";
   public static final String SSE_PATH = "/mcp/sse";
   public static final String MESSAGE_PATH = "/mcp/message";
-  private static final long KEEPALIVE_SECONDS = 15;
+
+  /** How often sessions a client left are looked for. */
+  private static final long IDLE_SWEEP_SECONDS = 15;
+
   private static final Duration SESSION_IDLE = Duration.ofMinutes(30);
 
-  private final McpSessions sessions = new McpSessions();
+  /**
+   * MCP's streams: replayable (a client too far behind is cut off and resumes with {@code
+   * Last-Event-ID}), nothing dropped.
+   */
+  private static final SsePolicy STREAMS =
+      new SsePolicy(
+          SsePolicy.REPLAYABLE_BACKLOG, Integer.MAX_VALUE, SsePolicy.SPEC_KEEPALIVE, "keepalive");
+
+  private static final int WRITER_THREADS = 4;
+
+  private final SseWriters writers = new SseWriters("mcp-sse", WRITER_THREADS, STREAMS);
+  private final McpSessions sessions = new McpSessions(writers);
   private final McpListen listen;
   private final ExecutorService notifier;
-  private final ScheduledExecutorService keepAlive;
+  private final ScheduledExecutorService idleSweep;
   private final McpServlet servlet;
   private final McpAuthFilter authFilter;
   private final McpRequestGuard guard;
@@ -67,9 +83,9 @@ public final class McpEndpoints implements AutoCloseable {
       String version,
       long maxBodyBytes) {
     this.notifier = Executors.newCachedThreadPool(daemon("mcp-notify"));
-    this.keepAlive = Executors.newSingleThreadScheduledExecutor(daemon("mcp-keepalive"));
+    this.idleSweep = Executors.newSingleThreadScheduledExecutor(daemon("mcp-idle-sweep"));
     McpTasks tasks = new McpTasks(queries, commands, feed, notifier, resume, flies);
-    this.listen = new McpListen(tasks);
+    this.listen = new McpListen(tasks, writers);
     McpToolList tools = new McpToolList();
     tools.update(calls.flows().all());
     calls
@@ -89,7 +105,7 @@ public final class McpEndpoints implements AutoCloseable {
     McpMethods methods =
         McpMethods.of(
             new McpLifecycle(version),
-            new McpToolMethods(calls, tools, tasks, extension),
+            new McpToolMethods(calls, tools, tasks, extension, writers),
             tasks,
             extension,
             resources,
@@ -101,14 +117,10 @@ public final class McpEndpoints implements AutoCloseable {
             protocol, stateless, sessions, new HostCheck(allowedHosts, allowedOrigins), auth);
     this.authFilter = new McpAuthFilter(auth, sessions);
     this.guard = new McpRequestGuard(STREAMABLE_PATH, MESSAGE_PATH, maxBodyBytes);
-    keepAlive.scheduleAtFixedRate(
-        () -> {
-          sessions.all().forEach(McpSession::keepAlive);
-          listen.keepAlive();
-          sessions.closeIdle(SESSION_IDLE);
-        },
-        KEEPALIVE_SECONDS,
-        KEEPALIVE_SECONDS,
+    idleSweep.scheduleAtFixedRate(
+        () -> sessions.closeIdle(SESSION_IDLE),
+        IDLE_SWEEP_SECONDS,
+        IDLE_SWEEP_SECONDS,
         TimeUnit.SECONDS);
   }
 
@@ -146,9 +158,10 @@ public final class McpEndpoints implements AutoCloseable {
 
   @Override
   public void close() {
-    keepAlive.shutdownNow();
+    idleSweep.shutdownNow();
     sessions.closeAll();
     listen.closeAll();
+    writers.close();
     notifier.shutdownNow();
   }
 }

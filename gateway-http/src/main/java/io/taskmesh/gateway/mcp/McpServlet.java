@@ -149,7 +149,7 @@ final class McpServlet extends HttpServlet {
     }
     // a request that waits (tools/call, tasks/result) is answered on its own resumable stream,
     // with what it sends meanwhile (a call's progress) before the answer
-    SseChannel stream = session.get().openRequestStream();
+    McpStream stream = session.get().openRequestStream();
     session.get().forgetOldStreams(RESUMABLE_STREAMS);
     AsyncContext async = req.startAsync();
     stream.attach(async, 0, true);
@@ -168,7 +168,7 @@ final class McpServlet extends HttpServlet {
       return;
     }
     String lastEventId = req.getHeader("Last-Event-ID");
-    Optional<SseChannel> resumed = session.get().streamOf(lastEventId);
+    Optional<McpStream> resumed = session.get().streamOf(lastEventId);
     AsyncContext async = req.startAsync();
     if (resumed.isPresent()) {
       resumed.get().attach(async, Math.max(0, resumed.get().seqOf(lastEventId)), false);
@@ -191,14 +191,9 @@ final class McpServlet extends HttpServlet {
     McpSession session = sessions.open(owner(req), true);
     AsyncContext async = req.startAsync();
     async.addListener(new OnStreamEnd(() -> sessions.close(session)));
-    SseChannel stream = session.notifications();
+    McpStream stream = session.notifications();
     stream.attachFresh(async);
-    stream.writeRaw(
-        "event: endpoint\ndata: "
-            + McpEndpoints.MESSAGE_PATH
-            + "?sessionId="
-            + session.id()
-            + "\n\n");
+    stream.sendUnkept("endpoint", McpEndpoints.MESSAGE_PATH + "?sessionId=" + session.id());
   }
 
   private void legacyMessage(HttpServletRequest req, HttpServletResponse res) throws IOException {

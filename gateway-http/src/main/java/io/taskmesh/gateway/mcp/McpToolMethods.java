@@ -8,6 +8,7 @@ import io.taskmesh.gateway.launch.ToolCalls;
 import io.taskmesh.schemas.FlowConfig;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.TaskState;
+import io.taskmesh.servicekit.sse.SseWriters;
 import io.taskmesh.topology.EventLogException;
 import java.time.Duration;
 import java.time.Instant;
@@ -30,12 +31,17 @@ final class McpToolMethods {
   private final McpTaskExtension extension;
   private final McpStreamedCall streamed;
 
-  McpToolMethods(ToolCalls calls, McpToolList tools, McpTasks tasks, McpTaskExtension extension) {
+  McpToolMethods(
+      ToolCalls calls,
+      McpToolList tools,
+      McpTasks tasks,
+      McpTaskExtension extension,
+      SseWriters writers) {
     this.calls = calls;
     this.tools = tools;
     this.tasks = tasks;
     this.extension = extension;
-    this.streamed = new McpStreamedCall(tasks);
+    this.streamed = new McpStreamedCall(tasks, writers);
   }
 
   ObjectNode list() {
