@@ -145,7 +145,11 @@ public final class ProtocolMetricsFilter implements Filter {
     } finally {
       String method = null;
       if ("POST".equals(http.getMethod()) && isJson(http.getContentType())) {
-        method = jsonRpcMethod(sniffed.head());
+        // the protocol code has parsed the body (MCP): its tree, else the start it read
+        method =
+            ParsedBody.kept(http)
+                .map(ProtocolMetricsFilter::jsonRpcMethod)
+                .orElseGet(() -> jsonRpcMethod(sniffed.head()));
       }
       if (method == null) {
         method = httpMethod(http.getMethod()) + " " + route(path);
@@ -209,6 +213,23 @@ public final class ProtocolMetricsFilter implements Filter {
       // malformed, or cut off before the method: the protocol code has answered it either way
       return "invalid";
     }
+  }
+
+  /** As {@link #jsonRpcMethod(byte[])}, for a body already parsed (a missing node: not JSON). */
+  static String jsonRpcMethod(JsonNode body) {
+    if (body.isArray()) {
+      return "batch";
+    }
+    if (!body.isObject()) {
+      return "invalid";
+    }
+    JsonNode method = body.get("method");
+    if (method != null) {
+      return method.isTextual() && KNOWN_METHODS.contains(method.asText())
+          ? method.asText()
+          : OTHER;
+    }
+    return body.has("result") || body.has("error") ? "response" : "invalid";
   }
 
   /** A route with its ids replaced and unknown shapes folded into one, so the values stay few. */

@@ -5,6 +5,8 @@ import io.javalin.config.JavalinConfig;
 import io.taskmesh.gateway.http.HostCheck;
 import io.taskmesh.gateway.launch.ToolCalls;
 import io.taskmesh.schemas.Json;
+import io.taskmesh.servicekit.sse.SsePolicy;
+import io.taskmesh.servicekit.sse.SseWriters;
 import io.taskmesh.topology.TaskCommands;
 import io.taskmesh.topology.TaskQueries;
 import io.taskmesh.topology.UpdateFeed;
@@ -34,13 +36,27 @@ public final class McpEndpoints implements AutoCloseable {
   public static final String STREAMABLE_PATH = "/mcp";
   public static final String SSE_PATH = "/mcp/sse";
   public static final String MESSAGE_PATH = "/mcp/message";
-  private static final long KEEPALIVE_SECONDS = 15;
+
+  /** How often sessions a client left are looked for. */
+  private static final long IDLE_SWEEP_SECONDS = 15;
+
   private static final Duration SESSION_IDLE = Duration.ofMinutes(30);
 
-  private final McpSessions sessions = new McpSessions();
+  /**
+   * MCP's streams: replayable (a client too far behind is cut off and resumes with {@code
+   * Last-Event-ID}), nothing dropped.
+   */
+  private static final SsePolicy STREAMS =
+      new SsePolicy(
+          SsePolicy.REPLAYABLE_BACKLOG, Integer.MAX_VALUE, SsePolicy.SPEC_KEEPALIVE, "keepalive");
+
+  private static final int WRITER_THREADS = 4;
+
+  private final SseWriters writers = new SseWriters("mcp-sse", WRITER_THREADS, STREAMS);
+  private final McpSessions sessions = new McpSessions(writers);
   private final McpListen listen;
   private final ExecutorService notifier;
-  private final ScheduledExecutorService keepAlive;
+  private final ScheduledExecutorService idleSweep;
   private final McpServlet servlet;
   private final McpAuthFilter authFilter;
   private final McpRequestGuard guard;
@@ -70,7 +86,7 @@ public final class McpEndpoints implements AutoCloseable {
       long maxBodyBytes,
       String requestStateSecret) {
     this.notifier = Executors.newCachedThreadPool(daemon("mcp-notify"));
-    this.keepAlive = Executors.newSingleThreadScheduledExecutor(daemon("mcp-keepalive"));
+    this.idleSweep = Executors.newSingleThreadScheduledExecutor(daemon("mcp-idle-sweep"));
     McpTasks tasks =
         new McpTasks(
             queries,
@@ -80,7 +96,7 @@ public final class McpEndpoints implements AutoCloseable {
             resume,
             flies,
             RequestStates.keyedBy(requestStateSecret));
-    this.listen = new McpListen(tasks);
+    this.listen = new McpListen(tasks, writers);
     McpToolList tools = new McpToolList();
     tools.update(calls.flows().all());
     calls
@@ -96,30 +112,26 @@ public final class McpEndpoints implements AutoCloseable {
               }
             });
     McpResources resources = new McpResources(tasks, queries);
-    McpProtocol protocol = new McpProtocol(calls, tools, tasks, resources, version);
-    McpStateless stateless =
-        new McpStateless(
-            calls,
-            tools,
+    McpTaskExtension extension = new McpTaskExtension(tasks, commands, resume);
+    McpMethods methods =
+        McpMethods.of(
+            new McpLifecycle(version),
+            new McpToolMethods(calls, tools, tasks, extension, writers),
             tasks,
-            new McpTaskExtension(tasks, commands, resume),
+            extension,
             resources,
-            listen,
-            auth,
-            version);
+            listen);
+    McpSessionCalls protocol = new McpSessionCalls(methods);
+    McpStateless stateless = new McpStateless(calls, methods, listen, auth);
     this.servlet =
         new McpServlet(
             protocol, stateless, sessions, new HostCheck(allowedHosts, allowedOrigins), auth);
     this.authFilter = new McpAuthFilter(auth, sessions);
     this.guard = new McpRequestGuard(STREAMABLE_PATH, MESSAGE_PATH, maxBodyBytes);
-    keepAlive.scheduleAtFixedRate(
-        () -> {
-          sessions.all().forEach(McpSession::keepAlive);
-          listen.keepAlive();
-          sessions.closeIdle(SESSION_IDLE);
-        },
-        KEEPALIVE_SECONDS,
-        KEEPALIVE_SECONDS,
+    idleSweep.scheduleAtFixedRate(
+        () -> sessions.closeIdle(SESSION_IDLE),
+        IDLE_SWEEP_SECONDS,
+        IDLE_SWEEP_SECONDS,
         TimeUnit.SECONDS);
   }
 
@@ -157,9 +169,10 @@ public final class McpEndpoints implements AutoCloseable {
 
   @Override
   public void close() {
-    keepAlive.shutdownNow();
+    idleSweep.shutdownNow();
     sessions.closeAll();
     listen.closeAll();
+    writers.close();
     notifier.shutdownNow();
   }
 }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.taskmesh.gateway.follow.Subscriptions;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.TaskState;
+import io.taskmesh.servicekit.sse.SseWriters;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.http.HttpServletRequest;
 import java.util.HashMap;
@@ -39,10 +40,15 @@ final class McpListen {
   static final int MAX_ITEMS = 100;
 
   private final McpTasks tasks;
+  private final SseWriters writers;
   private final Map<String, Listening> open = new ConcurrentHashMap<>();
 
-  McpListen(McpTasks tasks) {
+  /**
+   * @param writers the writer threads of the listens' streams
+   */
+  McpListen(McpTasks tasks, SseWriters writers) {
     this.tasks = tasks;
+    this.writers = writers;
   }
 
   /**
@@ -110,10 +116,6 @@ final class McpListen {
   }
 
   /** A comment on each open stream, so a client that went away is noticed and let go. */
-  void keepAlive() {
-    open.values().forEach(l -> l.channel.keepAlive());
-  }
-
   void closeAll() {
     open.values().forEach(Listening::close);
     open.clear();
@@ -150,7 +152,7 @@ final class McpListen {
     private final JsonNode id;
     private final boolean toolsChanged;
     private final String key;
-    private final SseChannel channel = new SseChannel("listen-" + UUID.randomUUID(), false);
+    private final McpStream channel = new McpStream("listen-" + UUID.randomUUID(), false, writers);
     private final List<AutoCloseable> subscriptions = new CopyOnWriteArrayList<>();
     private final Set<String> pending = new HashSet<>();
     private final Map<String, String> lastSent = new HashMap<>();

@@ -2,6 +2,7 @@ package io.taskmesh.gateway.mcp;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.taskmesh.gateway.http.CachedBodyRequest;
+import io.taskmesh.gateway.http.ParsedBody;
 import io.taskmesh.gateway.http.RefusedBodies;
 import io.taskmesh.schemas.Json;
 import jakarta.servlet.Filter;
@@ -70,7 +71,12 @@ final class McpRequestGuard implements Filter {
           .writeTo(response);
       return;
     }
-    refusal = messageFault(body, streamable);
+    JsonNode message = parse(body);
+    if (body.length > 0) {
+      // the servlet and the metrics filter take the tree from here
+      ParsedBody.keep(request, message);
+    }
+    refusal = messageFault(message, streamable);
     if (refusal.isPresent()) {
       refusal.get().writeTo(response);
       return;
@@ -110,13 +116,7 @@ final class McpRequestGuard implements Filter {
    * the request's answer (200), on the old SSE transport answers go to the stream, so the POST
    * itself fails (400) for the client to see it.
    */
-  private static Optional<JsonRpcError> messageFault(byte[] body, boolean streamable) {
-    JsonNode message;
-    try {
-      message = Json.MAPPER.readTree(body);
-    } catch (IOException e) {
-      message = null;
-    }
+  private static Optional<JsonRpcError> messageFault(JsonNode message, boolean streamable) {
     if (message == null || message.isMissingNode()) {
       return Optional.of(
           JsonRpcError.transport(
@@ -151,6 +151,15 @@ final class McpRequestGuard implements Filter {
       }
     }
     return Optional.empty();
+  }
+
+  /** The body as JSON; null when it is not JSON. */
+  private static JsonNode parse(byte[] body) {
+    try {
+      return Json.MAPPER.readTree(body);
+    } catch (IOException e) {
+      return null;
+    }
   }
 
   private static String toolCallParamsFault(JsonNode params) {

@@ -71,6 +71,22 @@ final class McpResources {
     return r;
   }
 
+  /**
+   * {@link #read} as 2026-07-28 answers it: an unknown resource is -32602 naming its URI (the
+   * session era: -32002).
+   */
+  ObjectNode readNamingUri(JsonNode params, String owner) {
+    try {
+      return read(params, owner);
+    } catch (McpError e) {
+      if (e.code() != RESOURCE_NOT_FOUND) {
+        throw e;
+      }
+      ObjectNode data = Json.MAPPER.createObjectNode().put("uri", params.path("uri").asText());
+      throw new McpError(JsonRpcError.INVALID_PARAMS, "Resource not found", data);
+    }
+  }
+
   /** Subscribes the session to the task's updates (a second subscribe to one URI is a no-op). */
   ObjectNode subscribe(JsonNode params, McpSession session) {
     String uri = uri(params);

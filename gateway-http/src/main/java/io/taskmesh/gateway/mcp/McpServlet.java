@@ -3,6 +3,7 @@ package io.taskmesh.gateway.mcp;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.taskmesh.gateway.http.HostCheck;
+import io.taskmesh.gateway.http.ParsedBody;
 import io.taskmesh.gateway.http.RefusedBodies;
 import io.taskmesh.schemas.Json;
 import jakarta.servlet.AsyncContext;
@@ -16,27 +17,26 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Both MCP transports over our {@link McpProtocol}: Streamable HTTP on {@code /mcp} (POST a
- * message, GET the session's stream, DELETE the session) and the older HTTP+SSE transport ({@code
- * GET /mcp/sse} opens a session and its stream, messages are POSTed to {@code /mcp/message}). A
- * sessionless POST naming revision 2026-07-28 goes to {@link McpStateless} instead. The filters in
- * front ({@link McpErrorResponses}, {@link McpAuthFilter}, {@link McpRequestGuard}) have already
- * authenticated the request and checked its headers and body.
+ * Both MCP transports over the method table ({@link McpSessionCalls}): Streamable HTTP on {@code
+ * /mcp} (POST a message, GET the session's stream, DELETE the session) and the older HTTP+SSE
+ * transport ({@code GET /mcp/sse} opens a session and its stream, messages are POSTed to {@code
+ * /mcp/message}). A sessionless POST naming revision 2026-07-28 goes to {@link McpStateless}
+ * instead. The filters in front ({@link McpErrorResponses}, {@link McpAuthFilter}, {@link
+ * McpRequestGuard}) have already authenticated the request and checked its headers and body.
  */
 final class McpServlet extends HttpServlet {
   static final String PRINCIPAL = "taskmesh.mcp.principal";
   private static final String SESSION = McpAuthFilter.SESSION_HEADER;
   private static final int RESUMABLE_STREAMS = 32;
-  private static final String META_VERSION = "io.modelcontextprotocol/protocolVersion";
 
-  private final transient McpProtocol protocol;
+  private final transient McpSessionCalls protocol;
   private final transient McpStateless stateless;
   private final transient McpSessions sessions;
   private final transient HostCheck hostCheck;
   private final transient McpAuth auth;
 
   McpServlet(
-      McpProtocol protocol,
+      McpSessionCalls protocol,
       McpStateless stateless,
       McpSessions sessions,
       HostCheck hostCheck,
@@ -99,12 +99,13 @@ final class McpServlet extends HttpServlet {
     if (header != null) {
       return header.trim();
     }
-    JsonNode meta = message.path("params").path("_meta").get(META_VERSION);
+    JsonNode meta = message.path("params").path("_meta").get(StatelessRequestCheck.META_VERSION);
     return meta != null && meta.isTextual() ? meta.asText() : null;
   }
 
+  /** The message the request guard has already parsed. */
   private static JsonNode body(HttpServletRequest req) throws IOException {
-    return Json.MAPPER.readTree(req.getInputStream().readAllBytes());
+    return ParsedBody.read(req);
   }
 
   private static boolean isRequest(JsonNode message) {
@@ -125,18 +126,9 @@ final class McpServlet extends HttpServlet {
       return;
     }
     String version = requestedVersion(req, message);
-    if (version != null && !McpProtocol.SUPPORTED.contains(version)) {
+    if (version != null && !McpRevisions.bySession(version)) {
       // a session's requests speak the revision it was initialized with: never 2026-07-28
-      ObjectNode data = Json.MAPPER.createObjectNode();
-      McpProtocol.SUPPORTED.forEach(data.putArray("supported")::add);
-      data.put("requested", version);
-      new JsonRpcError(
-              400,
-              message.get("id"),
-              JsonRpcError.UNSUPPORTED_PROTOCOL_VERSION,
-              "Unsupported protocol version: " + version,
-              data)
-          .writeTo(res);
+      McpFailures.unsupportedVersion(message.get("id"), version, McpRevisions.SESSION).writeTo(res);
       return;
     }
     Optional<McpSession> session =
@@ -157,7 +149,7 @@ final class McpServlet extends HttpServlet {
     }
     // a request that waits (tools/call, tasks/result) is answered on its own resumable stream,
     // with what it sends meanwhile (a call's progress) before the answer
-    SseChannel stream = session.get().openRequestStream();
+    McpStream stream = session.get().openRequestStream();
     session.get().forgetOldStreams(RESUMABLE_STREAMS);
     AsyncContext async = req.startAsync();
     stream.attach(async, 0, true);
@@ -176,7 +168,7 @@ final class McpServlet extends HttpServlet {
       return;
     }
     String lastEventId = req.getHeader("Last-Event-ID");
-    Optional<SseChannel> resumed = session.get().streamOf(lastEventId);
+    Optional<McpStream> resumed = session.get().streamOf(lastEventId);
     AsyncContext async = req.startAsync();
     if (resumed.isPresent()) {
       resumed.get().attach(async, Math.max(0, resumed.get().seqOf(lastEventId)), false);
@@ -199,14 +191,9 @@ final class McpServlet extends HttpServlet {
     McpSession session = sessions.open(owner(req), true);
     AsyncContext async = req.startAsync();
     async.addListener(new OnStreamEnd(() -> sessions.close(session)));
-    SseChannel stream = session.notifications();
+    McpStream stream = session.notifications();
     stream.attachFresh(async);
-    stream.writeRaw(
-        "event: endpoint\ndata: "
-            + McpEndpoints.MESSAGE_PATH
-            + "?sessionId="
-            + session.id()
-            + "\n\n");
+    stream.sendUnkept("endpoint", McpEndpoints.MESSAGE_PATH + "?sessionId=" + session.id());
   }
 
   private void legacyMessage(HttpServletRequest req, HttpServletResponse res) throws IOException {

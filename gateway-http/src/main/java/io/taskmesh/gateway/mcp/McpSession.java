@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.taskmesh.gateway.follow.Subscriptions;
 import io.taskmesh.schemas.Json;
+import io.taskmesh.servicekit.sse.SseWriters;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
@@ -20,8 +21,9 @@ final class McpSession {
   private final String id;
   private final String owner;
   private final boolean legacy;
-  private final SseChannel notifications;
-  private final Map<String, SseChannel> requestStreams = new ConcurrentHashMap<>();
+  private final SseWriters writers;
+  private final McpStream notifications;
+  private final Map<String, McpStream> requestStreams = new ConcurrentHashMap<>();
   private final Map<String, AutoCloseable> subscriptions = new ConcurrentHashMap<>();
   private final AtomicLong streams = new AtomicLong();
   private final Map<String, CompletableFuture<JsonNode>> asked = new ConcurrentHashMap<>();
@@ -30,11 +32,12 @@ final class McpSession {
   private volatile boolean hearsInfo;
   private volatile long lastUsedNanos = System.nanoTime();
 
-  McpSession(String owner, boolean legacy) {
+  McpSession(String owner, boolean legacy, SseWriters writers) {
     this.id = UUID.randomUUID().toString();
     this.owner = owner;
     this.legacy = legacy;
-    this.notifications = new SseChannel(id + "-0", legacy);
+    this.writers = writers;
+    this.notifications = new McpStream(id + "-0", legacy, writers);
   }
 
   String id() {
@@ -100,19 +103,19 @@ final class McpSession {
   }
 
   /** The stream notifications go to: the GET stream, or the legacy transport's only stream. */
-  SseChannel notifications() {
+  McpStream notifications() {
     return notifications;
   }
 
   /** A new stream for one request's answer (Streamable HTTP), findable again for resumption. */
-  SseChannel openRequestStream() {
-    SseChannel channel = new SseChannel(id + "-" + streams.incrementAndGet(), false);
+  McpStream openRequestStream() {
+    McpStream channel = new McpStream(id + "-" + streams.incrementAndGet(), false, writers);
     requestStreams.put(channel.id(), channel);
     return channel;
   }
 
   /** The stream an event id belongs to ({@code <stream>:<seq>}), for a reconnect. */
-  Optional<SseChannel> streamOf(String eventId) {
+  Optional<McpStream> streamOf(String eventId) {
     if (eventId == null) {
       return Optional.empty();
     }
@@ -132,11 +135,6 @@ final class McpSession {
   /** Resource subscriptions by URI, each the handle that ends it. */
   Map<String, AutoCloseable> subscriptions() {
     return subscriptions;
-  }
-
-  void keepAlive() {
-    notifications.keepAlive();
-    requestStreams.values().forEach(SseChannel::keepAlive);
   }
 
   /** Drops request streams that ended long ago: only the newest few can still be resumed. */
@@ -166,7 +164,7 @@ final class McpSession {
 
   void close() {
     notifications.close();
-    requestStreams.values().forEach(SseChannel::close);
+    requestStreams.values().forEach(McpStream::close);
     subscriptions.values().forEach(Subscriptions::closeQuietly);
     subscriptions.clear();
     asked.values().forEach(a -> a.cancel(false));

@@ -1,5 +1,6 @@
 package io.taskmesh.gateway.mcp;
 
+import io.taskmesh.servicekit.sse.SseWriters;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.Map;
@@ -9,9 +10,17 @@ import java.util.concurrent.ConcurrentHashMap;
 /** The open MCP sessions of this gateway, by id. */
 final class McpSessions {
   private final Map<String, McpSession> open = new ConcurrentHashMap<>();
+  private final SseWriters writers;
+
+  /**
+   * @param writers the writer threads of the sessions' streams
+   */
+  McpSessions(SseWriters writers) {
+    this.writers = writers;
+  }
 
   McpSession open(String owner, boolean legacy) {
-    McpSession s = new McpSession(owner, legacy);
+    McpSession s = new McpSession(owner, legacy, writers);
     open.put(s.id(), s);
     return s;
   }

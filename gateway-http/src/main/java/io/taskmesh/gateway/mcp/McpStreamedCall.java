@@ -3,6 +3,7 @@ package io.taskmesh.gateway.mcp;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.taskmesh.schemas.Json;
+import io.taskmesh.servicekit.sse.SseWriters;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.http.HttpServletRequest;
 import java.util.UUID;
@@ -19,15 +20,17 @@ import java.util.concurrent.CompletableFuture;
  */
 final class McpStreamedCall {
   private final McpTasks tasks;
+  private final SseWriters writers;
 
-  McpStreamedCall(McpTasks tasks) {
+  McpStreamedCall(McpTasks tasks, SseWriters writers) {
     this.tasks = tasks;
+    this.writers = writers;
   }
 
   /** Answers request {@code id} on its own stream, following the started task {@code taskId}. */
   void answer(
       HttpServletRequest req, JsonNode id, McpTasks.PlainCall call, String taskId, String owner) {
-    SseChannel channel = new SseChannel("call-" + UUID.randomUUID(), false);
+    McpStream channel = new McpStream("call-" + UUID.randomUUID(), false, writers);
     AsyncContext async = req.startAsync();
     channel.attach(async, 0, false);
     CompletableFuture<ObjectNode> done = tasks.answer(taskId, owner, call, channel::send, null);

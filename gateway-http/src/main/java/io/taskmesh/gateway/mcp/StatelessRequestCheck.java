@@ -1,12 +1,9 @@
 package io.taskmesh.gateway.mcp;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.taskmesh.schemas.Json;
 import jakarta.servlet.http.HttpServletRequest;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -37,8 +34,7 @@ final class StatelessRequestCheck {
   private StatelessRequestCheck() {}
 
   /** The first fault of the request, or empty when it may be dispatched. */
-  static Optional<JsonRpcError> fault(
-      HttpServletRequest req, JsonNode message, List<String> supported) {
+  static Optional<JsonRpcError> fault(HttpServletRequest req, JsonNode message) {
     JsonNode id = message.get("id");
     String version = trimmed(req.getHeader("MCP-Protocol-Version"));
     if (version == null) {
@@ -82,17 +78,8 @@ final class StatelessRequestCheck {
       return mismatch(
           id, "Header mismatch: MCP-Protocol-Version does not match _meta " + META_VERSION);
     }
-    if (!supported.contains(version)) {
-      ObjectNode data = Json.MAPPER.createObjectNode();
-      supported.forEach(data.putArray("supported")::add);
-      data.put("requested", version);
-      return Optional.of(
-          new JsonRpcError(
-              400,
-              id,
-              JsonRpcError.UNSUPPORTED_PROTOCOL_VERSION,
-              "Unsupported protocol version: " + version,
-              data));
+    if (!McpRevisions.ALL.contains(version)) {
+      return Optional.of(McpFailures.unsupportedVersion(id, version, McpRevisions.ALL));
     }
     return Optional.empty();
   }
