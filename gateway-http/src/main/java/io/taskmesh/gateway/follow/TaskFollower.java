@@ -63,9 +63,15 @@ public final class TaskFollower {
    */
   public AutoCloseable states(
       String id, Predicate<TaskState> visible, Consumer<TaskState> listener) {
-    AutoCloseable sub = feed.subscribe(id, u -> reads.execute(() -> read(id, visible, listener)));
+    AutoCloseable sub = afterEachUpdate(id, visible, listener);
     reads.execute(() -> read(id, visible, listener));
     return sub;
+  }
+
+  /** As {@link #states}, without the state the task has now: only what each update leaves. */
+  public AutoCloseable afterEachUpdate(
+      String id, Predicate<TaskState> visible, Consumer<TaskState> listener) {
+    return feed.subscribe(id, u -> reads.execute(() -> read(id, visible, listener)));
   }
 
   /**

@@ -95,7 +95,8 @@ public final class McpEndpoints implements AutoCloseable {
             notifier,
             resume,
             flies,
-            RequestStates.keyedBy(requestStateSecret));
+            RequestStates.keyedBy(requestStateSecret),
+            idleSweep);
     this.listen = new McpListen(tasks, writers);
     McpToolList tools = new McpToolList();
     tools.update(calls.flows().all());

@@ -4,10 +4,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.taskmesh.gateway.follow.PageToken;
 import io.taskmesh.gateway.follow.Subscriptions;
+import io.taskmesh.gateway.follow.TaskFollower;
 import io.taskmesh.gateway.follow.TaskOwners;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.TaskState;
 import io.taskmesh.schemas.TaskStatus;
+import io.taskmesh.schemas.TaskUpdate;
 import io.taskmesh.topology.TaskCommands;
 import io.taskmesh.topology.TaskListing;
 import io.taskmesh.topology.TaskQueries;
@@ -16,12 +18,11 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * MCP tasks (2025-11-25, basic/utilities/tasks) over our tasks: the MCP task id is the taskmesh
@@ -31,16 +32,14 @@ import org.slf4j.LoggerFactory;
 final class McpTasks {
   static final int PAGE_SIZE = 50;
   private static final Duration CANCEL_WAIT = Duration.ofSeconds(10);
-  private static final Logger LOG = LoggerFactory.getLogger(McpTasks.class);
 
   private final TaskQueries queries;
   private final TaskCommands commands;
-  private final UpdateFeed feed;
   private final TaskListing listing;
-  private final Executor notifier;
   private final BiConsumer<String, JsonNode> resume;
   private final BiFunction<String, Consumer<JsonNode>, AutoCloseable> flies;
   private final RequestStates states;
+  private final TaskFollower follower;
 
   /**
    * @param notifier runs what an update triggers (writes to client streams), off the feed's thread
@@ -54,15 +53,15 @@ final class McpTasks {
       Executor notifier,
       BiConsumer<String, JsonNode> resume,
       BiFunction<String, Consumer<JsonNode>, AutoCloseable> flies,
-      RequestStates states) {
+      RequestStates states,
+      ScheduledExecutorService timers) {
+    this.follower = new TaskFollower(queries, feed, notifier, timers);
     this.resume = resume;
     this.states = states;
     this.flies = flies;
     this.queries = queries;
     this.commands = commands;
-    this.feed = feed;
     this.listing = TaskListing.of(queries);
-    this.notifier = notifier;
   }
 
   /**
@@ -156,9 +155,9 @@ final class McpTasks {
     CompletableFuture<TaskState> done = terminal(s.id(), session.owner());
     if (session.capabilities() != null) {
       McpInputAsker asker = new McpInputAsker(s.id(), session, resume);
-      AutoCloseable watching = watch(s.id(), session.owner(), asker::onState);
+      AutoCloseable watching =
+          follower.states(s.id(), TaskFollower.ownedBy(session.owner()), asker::onState);
       done.whenComplete((state, e) -> Subscriptions.closeQuietly(watching));
-      notifier.execute(() -> asker.onState(s));
     }
     return done.thenApply(McpTaskViews::toolResult);
   }
@@ -212,13 +211,13 @@ final class McpTasks {
             }
           }
         };
-    AutoCloseable watching = watch(id, owner, onState);
+    // the stored state first (updates folded before the subscription), then each update's
+    AutoCloseable watching = follower.states(id, TaskFollower.ownedBy(owner), onState);
     answer.completeOnTimeout(
         McpTaskViews.stillRunning(id, call.waitAtMost(), call.declaredSchema()),
         call.waitAtMost().toMillis(),
         TimeUnit.MILLISECONDS);
     answer.whenComplete((r, e) -> Subscriptions.closeQuietly(watching));
-    notifier.execute(() -> read(id, owner, onState)); // updates folded before the subscription
     return answer;
   }
 
@@ -256,41 +255,7 @@ final class McpTasks {
 
   /** Completes with the task's state once it is final (at once when it already is). */
   CompletableFuture<TaskState> terminal(String id, String owner) {
-    CompletableFuture<TaskState> done = new CompletableFuture<>();
-    AutoCloseable sub =
-        feed.subscribe(
-            id,
-            u -> {
-              if (u.isFinal()) {
-                notifier.execute(() -> completeFromStore(id, owner, done));
-              }
-            });
-    done.whenComplete((s, e) -> Subscriptions.closeQuietly(sub));
-    completeFromStore(id, owner, done);
-    return done;
-  }
-
-  private void completeFromStore(String id, String owner, CompletableFuture<TaskState> done) {
-    read(
-        id,
-        owner,
-        s -> {
-          if (s.status() != null && s.status().isFinal()) {
-            done.complete(s);
-          }
-        });
-  }
-
-  /**
-   * Hands the task's stored state to {@code then} when the owner may see it. A read that fails (the
-   * store is moving) is skipped: the task's next update reads it again.
-   */
-  private void read(String id, String owner, Consumer<TaskState> then) {
-    try {
-      find(id, owner).ifPresent(then);
-    } catch (RuntimeException e) {
-      LOG.debug("task {} not readable: {}", id, e.getMessage());
-    }
+    return follower.finalState(id, TaskFollower.ownedBy(owner)).thenApply(Optional::orElseThrow);
   }
 
   /**
@@ -317,15 +282,22 @@ final class McpTasks {
       Consumer<String> to,
       double sentPercent) {
     TaskWatch watch = new TaskWatch(progressToken, statuses, to, sentPercent);
-    watch.closeWith(watch(id, owner, watch::onState));
-    // updates folded before the subscription: start from the stored state
-    notifier.execute(() -> read(id, owner, watch::onState));
+    // progress comes from the updates themselves, each once and in order (a state read after an
+    // update may already be two stages on, and the stage between would never be heard)
+    watch.closeWith(
+        follower.updates(
+            id,
+            0,
+            TaskFollower.ownedBy(owner),
+            false,
+            stored -> stored.ifPresent(watch::onState),
+            watch::onUpdate));
     return watch::onState;
   }
 
   /** Calls {@code listener} with the task's state after each of its updates until closed. */
   AutoCloseable watch(String id, String owner, Consumer<TaskState> listener) {
-    return feed.subscribe(id, u -> notifier.execute(() -> read(id, owner, listener)));
+    return follower.afterEachUpdate(id, TaskFollower.ownedBy(owner), listener);
   }
 
   static int offset(JsonNode cursor) {
@@ -346,6 +318,7 @@ final class McpTasks {
     private String lastStatus = "working";
     private AutoCloseable subscription;
     private boolean over;
+    private TaskState current;
 
     TaskWatch(JsonNode progressToken, boolean statuses, Consumer<String> to, double sentPercent) {
       this.progressToken = progressToken;
@@ -366,12 +339,41 @@ final class McpTasks {
       if (over || s.seq() < lastSeq) {
         return; // states are read on several threads: an older one may come after a newer one
       }
+      current = s;
       lastSeq = s.seq();
       boolean done = s.status() != null && s.status().isFinal();
       progress(s.progressPercent(), s.currentActorName(), s.currentActorIdx(), done, s.status());
       if (statuses && !McpTaskViews.status(s.status()).equals(lastStatus)) {
         lastStatus = McpTaskViews.status(s.status());
         to.accept(notification("notifications/tasks/status", McpTaskViews.task(s)));
+      }
+      if (done) {
+        end();
+      }
+    }
+
+    /**
+     * One update, each once and in order (on the feed's thread: the stream only queues): its
+     * progress as it came, and the status of the state it leaves.
+     */
+    synchronized void onUpdate(TaskUpdate u) {
+      if (over || u.seq() <= lastSeq) {
+        return;
+      }
+      lastSeq = u.seq();
+      boolean done = u.isFinal();
+      progress(
+          u.progressPercent() == null ? lastPercent : u.progressPercent(),
+          u.actor(),
+          u.currentActorIdx(),
+          done,
+          u.status());
+      if (current != null) {
+        current = current.withUpdate(u);
+        if (statuses && !McpTaskViews.status(current.status()).equals(lastStatus)) {
+          lastStatus = McpTaskViews.status(current.status());
+          to.accept(notification("notifications/tasks/status", McpTaskViews.task(current)));
+        }
       }
       if (done) {
         end();
