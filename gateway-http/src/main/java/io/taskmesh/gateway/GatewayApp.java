@@ -240,7 +240,7 @@ public final class GatewayApp implements AutoCloseable {
     h.addFilter(filter, "/*", EnumSet.of(DispatcherType.REQUEST));
   }
 
-  /** Health, readiness, metrics and the API document: every mode, no auth. */
+  /** Health, readiness, metrics and the API document, in every mode. */
   private void mountOpsRoutes(JavalinConfig cfg) {
     cfg.routes.get("/health", ctx -> ctx.contentType("text/plain").result("OK"));
     cfg.routes.get("/ready", ctx -> GatewayOps.ready(ctx, readiness));
