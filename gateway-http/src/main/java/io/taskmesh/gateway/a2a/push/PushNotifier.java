@@ -152,10 +152,7 @@ public final class PushNotifier implements AutoCloseable {
     return true;
   }
 
-  /**
-   * A config as the client sent it, checked; {@code id} defaults to a new UUID. {@code taskId}: the
-   * task it is for (the config itself does not name it).
-   */
+  /** A config as the client sent it, checked; {@code id} defaults to a new UUID. */
   public ObjectNode validate(JsonNode config, String taskId) {
     return PushConfigInput.checked(config, allowPrivate);
   }
