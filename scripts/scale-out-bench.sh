@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# The scale-out run (issue 23 item 5): builds the cli test class path, then runs ScaleOutBench,
-# which starts its own brokers, Postgres, gateways and actors. Arguments go to the program:
+# The scale-out run (issue 23 item 5): builds the benchmarks module's class path, then runs
+# ScaleOutBench, which starts its own brokers, Postgres, gateways and actors. Arguments go to the
+# program:
 #   scripts/scale-out-bench.sh [--tasks N] [--inflight K] [--down SECONDS]
 # (not `mvn exec:java`: the brokers are child JVMs started with the plain class path, which
 # exec:java does not give them)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mvn -q -o -pl cli -am test-compile dependency:build-classpath \
-  -Dmdep.includeScope=test -Dmdep.outputFile=target/test-classpath.txt
+mvn -B -o -q -pl benchmarks -am test-compile
 exec java -Xmx2g -Dtaskmesh.root="$PWD" \
-  -cp "cli/target/test-classes:cli/target/classes:$(cat cli/target/test-classpath.txt)" \
+  -cp "benchmarks/target/classes:$(cat benchmarks/target/classpath.txt)" \
   io.taskmesh.cli.ScaleOutBench "$@"

@@ -3,8 +3,6 @@ package io.taskmesh.gateway;
 import io.javalin.Javalin;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
-import io.javalin.http.HttpStatus;
-import io.javalin.http.MethodNotAllowedResponse;
 import io.javalin.http.UnauthorizedResponse;
 import io.javalin.json.JavalinJackson;
 import io.taskmesh.gateway.a2a.A2aPorts;
@@ -22,7 +20,6 @@ import io.taskmesh.gateway.http.RefusedBodies;
 import io.taskmesh.gateway.http.SlowClients;
 import io.taskmesh.gateway.http.SseAcceptFilter;
 import io.taskmesh.gateway.http.TraceContextFilter;
-import io.taskmesh.gateway.launch.DispatchException;
 import io.taskmesh.gateway.launch.FlowRegistry;
 import io.taskmesh.gateway.launch.TaskLauncher;
 import io.taskmesh.gateway.launch.ToolCalls;
@@ -42,12 +39,10 @@ import io.taskmesh.schemas.Json;
 import io.taskmesh.servicekit.Threads;
 import io.taskmesh.servicekit.ops.Readiness;
 import io.taskmesh.servicekit.sse.SseWriters;
-import io.taskmesh.topology.EventLogException;
 import io.taskmesh.topology.TaskCommands;
 import io.taskmesh.topology.TaskListing;
 import io.taskmesh.topology.TaskQueries;
 import io.taskmesh.topology.UpdateFeed;
-import io.taskmesh.topology.ViewUnavailableException;
 import jakarta.servlet.DispatcherType;
 import java.time.Clock;
 import java.time.Duration;
@@ -57,12 +52,13 @@ import java.util.List;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
+import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The gateway's HTTP face. Built, not started: {@code Main} and the tests share this wiring.
- * Handlers throw; the exception mappers at the bottom turn domain errors into responses.
+ * Handlers throw; {@link ErrorResponses} turns domain errors into responses.
  */
 public final class GatewayApp implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(GatewayApp.class);
@@ -197,106 +193,100 @@ public final class GatewayApp implements AutoCloseable {
     return app;
   }
 
+  /** Javalin's setup: the server's limits, the filters, then the routes in the order they match. */
   private void configure(JavalinConfig cfg) {
+    serverSettings(cfg);
+    cfg.jetty.modifyServletContextHandler(this::addFilters);
+    mountOpsRoutes(cfg);
+    GatewayMode mode = config.mode();
+    if (mode.servesApi()) {
+      mountDashboard(cfg);
+    }
+    mountTaskReads(cfg);
+    if (mode.servesApi()) {
+      mountProtocols(cfg);
+    }
+    if (mode.servesMesh()) {
+      meshTasks.mount(cfg);
+    }
+    ErrorResponses.register(cfg);
+  }
+
+  private static void serverSettings(JavalinConfig cfg) {
     cfg.startup.showJavalinBanner = false;
     cfg.jsonMapper(new JavalinJackson(Json.MAPPER, false));
     cfg.http.maxRequestSize = MAX_BODY_BYTES;
     SlowClients.guard(cfg, MAX_BODY_BYTES);
     // a known path asked with a method it does not serve is 405 with Allow (RFC 9110), not 404
     cfg.http.prefer405over404 = true;
-    cfg.jetty.modifyServletContextHandler(
-        h -> {
-          h.addFilter(
-              new FilterHolder(new TraceContextFilter()), "/*", EnumSet.of(DispatcherType.REQUEST));
-          if (LoopbackHostFilter.isLoopback(config.host())) {
-            FilterHolder hosts =
-                new FilterHolder(
-                    new LoopbackHostFilter(
-                        new HostCheck(config.mcpAllowedHosts(), config.mcpAllowedOrigins())));
-            hosts.setAsyncSupported(true);
-            h.addFilter(hosts, "/*", EnumSet.of(DispatcherType.REQUEST));
-          }
-          h.addFilter(
-              new FilterHolder(SseAcceptFilter.streamRoutes()),
-              "/*",
-              EnumSet.of(DispatcherType.REQUEST));
-          h.addFilter(
-              new FilterHolder(RefusedBodies.afterTooLarge()),
-              "/*",
-              EnumSet.of(DispatcherType.REQUEST));
-          GatewayOps.countProtocolRequests(h, config.mode());
-        });
-    GatewayMode mode = config.mode();
+  }
+
+  /** Servlet filters, run on every request in this order before any route. */
+  private void addFilters(ServletContextHandler h) {
+    addRequestFilter(h, new FilterHolder(new TraceContextFilter()));
+    if (LoopbackHostFilter.isLoopback(config.host())) {
+      FilterHolder hosts =
+          new FilterHolder(
+              new LoopbackHostFilter(
+                  new HostCheck(config.mcpAllowedHosts(), config.mcpAllowedOrigins())));
+      hosts.setAsyncSupported(true);
+      addRequestFilter(h, hosts);
+    }
+    addRequestFilter(h, new FilterHolder(SseAcceptFilter.streamRoutes()));
+    addRequestFilter(h, new FilterHolder(RefusedBodies.afterTooLarge()));
+    GatewayOps.countProtocolRequests(h, config.mode());
+  }
+
+  private static void addRequestFilter(ServletContextHandler h, FilterHolder filter) {
+    h.addFilter(filter, "/*", EnumSet.of(DispatcherType.REQUEST));
+  }
+
+  /** Health, readiness, metrics and the API document, in every mode. */
+  private void mountOpsRoutes(JavalinConfig cfg) {
     cfg.routes.get("/health", ctx -> ctx.contentType("text/plain").result("OK"));
     cfg.routes.get("/ready", ctx -> GatewayOps.ready(ctx, readiness));
     cfg.routes.get("/metrics", GatewayOps::metrics);
     cfg.routes.get(
         "/openapi.json",
         ctx -> ctx.contentType("application/json").result(ApiDocument.openApiJson()));
-    if (mode.servesApi()) {
-      uiMesh.mount(cfg); // before ui's /ui/{file}
-      ui.mount(cfg); // the dashboard; before /tasks/{id}, which would take /tasks/stream
-    }
+  }
+
+  /** The dashboard; mounted before the task reads, since /tasks/{id} would take /tasks/stream. */
+  private void mountDashboard(JavalinConfig cfg) {
+    uiMesh.mount(cfg); // before ui's /ui/{file}
+    ui.mount(cfg);
+  }
+
+  /** Task reads for clients and, behind the internal token, for the other replicas. */
+  private void mountTaskReads(JavalinConfig cfg) {
     tasks.mountRead(cfg);
     new InternalTaskRoutes(queries, config.internalToken(), config.clientAuthEnabled()).mount(cfg);
-    if (mode.servesApi()) {
-      mcp.mount(cfg);
-      if (oauth != null) {
-        OAuthRoutes.register(cfg, oauth);
-      }
-      a2a =
-          A2aRoutes.register(
-              cfg,
-              config.a2a(),
-              new A2aPorts(
-                  flows::all,
-                  new A2aTaskStarter(launcher),
-                  fly::subscribe,
-                  queries,
-                  commands,
-                  feed,
-                  TaskListing.of(queries),
-                  pushConfigs));
-      A2aV1Routes.register(cfg, a2a);
-      tasks.mountCallAndStream(cfg);
-      new TaskListRoutes(
-              queries, commands, this::requireMcpAuth, TaskOwners::visibleTo, launcher::resume)
-          .mount(cfg);
+  }
+
+  /** The client protocols of the api modes: MCP, OAuth, A2A (0.3 and 1.0) and the REST calls. */
+  private void mountProtocols(JavalinConfig cfg) {
+    mcp.mount(cfg);
+    if (oauth != null) {
+      OAuthRoutes.register(cfg, oauth);
     }
-    if (mode.servesMesh()) {
-      meshTasks.mount(cfg);
-    }
-    cfg.routes.exception(
-        MethodNotAllowedResponse.class,
-        (e, ctx) -> {
-          String allow = e.getDetails().getOrDefault("availableMethods", "");
-          ctx.status(HttpStatus.METHOD_NOT_ALLOWED)
-              .header("Allow", allow)
-              .result("method not allowed; allowed: " + allow);
-        });
-    cfg.routes.exception(
-        ViewUnavailableException.class,
-        (e, ctx) -> {
-          ctx.status(HttpStatus.SERVICE_UNAVAILABLE)
-              .header("Retry-After", "1")
-              .result(e.getMessage());
-        });
-    cfg.routes.exception(
-        EventLogException.class,
-        (e, ctx) -> {
-          LOG.error("event log write failed: {}", e.getMessage());
-          ctx.status(HttpStatus.INTERNAL_SERVER_ERROR)
-              .result("task log unavailable: " + e.getMessage());
-        });
-    // a queue that refuses the envelope is answered like the task log: the client retries either
-    // way
-    cfg.routes.exception(
-        DispatchException.class,
-        (e, ctx) -> {
-          LOG.error("envelope dispatch failed: {}", e.getMessage());
-          ctx.status(HttpStatus.INTERNAL_SERVER_ERROR)
-              .result("task log unavailable: " + e.getMessage());
-        });
+    a2a =
+        A2aRoutes.register(
+            cfg,
+            config.a2a(),
+            new A2aPorts(
+                flows::all,
+                new A2aTaskStarter(launcher),
+                fly::subscribe,
+                queries,
+                commands,
+                feed,
+                TaskListing.of(queries),
+                pushConfigs));
+    A2aV1Routes.register(cfg, a2a);
+    tasks.mountCallAndStream(cfg);
+    new TaskListRoutes(
+            queries, commands, this::requireMcpAuth, TaskOwners::visibleTo, launcher::resume)
+        .mount(cfg);
   }
 
   /** MCP auth ({@code SVC_MCP_API_KEY}); returns the owner to record on new tasks. */

@@ -2,6 +2,7 @@ package io.taskmesh.meshapi;
 
 import io.taskmesh.unixhttp.SseParser;
 import java.io.BufferedInputStream;
+import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -76,7 +77,7 @@ final class SseReader implements AutoCloseable {
   }
 
   @Override
-  public void close() throws Exception {
+  public void close() throws IOException {
     response.body().close();
   }
 }

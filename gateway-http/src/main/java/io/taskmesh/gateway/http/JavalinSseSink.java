@@ -14,11 +14,11 @@ import org.eclipse.jetty.ee10.servlet.HttpOutput;
  * Jetty sends at once without copying it into the response's output buffer. That buffer (32 KB,
  * direct, outside the heap) is taken on a response's first aggregated write and kept until the
  * response ends: Javalin's own emitter writes every field of a frame separately, so every open
- * stream held one, 320 MB of the gateway's resident memory with 10,000 streams open (issue 24,
- * {@code SseStreamsBench}). A failed write throws, so the writer ends the stream and unsubscribes
- * it on the first failed write (Javalin's emitter swallows it). The wire format is Javalin's:
- * {@code id:}, {@code event:}, one {@code data:} line per line of data, a blank line; a comment is
- * one {@code : } line per line.
+ * stream held one for its whole life, which made open streams the largest part of the gateway's
+ * resident memory (docs/bench/gateway-http.md, {@code SseStreamsBench}). A failed write throws, so
+ * the writer ends the stream and unsubscribes it on the first failed write (Javalin's emitter
+ * swallows it). The wire format is Javalin's: {@code id:}, {@code event:}, one {@code data:} line
+ * per line of data, a blank line; a comment is one {@code : } line per line.
  */
 public final class JavalinSseSink implements SseSink {
   private final SseClient client;

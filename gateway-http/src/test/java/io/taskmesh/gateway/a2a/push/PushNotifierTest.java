@@ -19,16 +19,18 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Retry bounds and ownership of {@link PushNotifier} against a receiver on loopback that always
- * answers 500, with in-memory task queries, feed and config store.
+ * Retry bounds, ownership and the feed thread's hand-off of {@link PushNotifier} against a receiver
+ * on loopback that always answers 500, with in-memory task queries, feed and config store.
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class PushNotifierTest {
@@ -205,16 +207,54 @@ class PushNotifierTest {
     }
   }
 
+  @Test
+  void theFeedHandsOnEachStateChangeWithoutWaitingForTheTaskStore() throws Exception {
+    CountDownLatch storeAnswers = new CountDownLatch(1);
+    List<String> readers = new CopyOnWriteArrayList<>();
+    Function<String, Optional<TaskState>> slowStore =
+        taskId -> {
+          readers.add(Thread.currentThread().getName());
+          try {
+            storeAnswers.await();
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+          return Optional.empty();
+        };
+    try (PushNotifier push =
+        new PushNotifier(
+            queries(slowStore),
+            feed,
+            true,
+            PushConfigStore.inMemory(),
+            new PushNotifier.Retry(List.of(), Duration.ofSeconds(1), Duration.ofSeconds(2)))) {
+      register(push, "{\"url\":\"" + url + "\"}");
+      Consumer<TaskUpdate> feedThread = listeners.get("t1");
+      // were the store read on the feed thread, this thread would wait here for ever
+      feedThread.accept(
+          TaskUpdate.of("t1", 2, TaskStatus.RUNNING, "working", "2026-01-01T00:00:00Z"));
+      feedThread.accept(
+          TaskUpdate.of("t1", 3, TaskStatus.SUCCEEDED, "done", "2026-01-01T00:00:01Z"));
+      storeAnswers.countDown();
+      Await.until(() -> attempts.size() >= 2, Duration.ofSeconds(10), "both changes pushed");
+      assertThat(readers).hasSize(2).doesNotContain(Thread.currentThread().getName());
+    }
+  }
+
   private PushNotifier notifier(PushNotifier.Retry retry) {
     return new PushNotifier(queries(), feed, true, PushConfigStore.inMemory(), retry);
   }
 
   private TaskQueries queries() {
+    return queries(taskId -> Optional.empty());
+  }
+
+  private TaskQueries queries(Function<String, Optional<TaskState>> store) {
     TaskQueries queries =
         new TaskQueries() {
           @Override
           public Optional<TaskState> get(String taskId) {
-            return Optional.empty();
+            return store.apply(taskId);
           }
 
           @Override

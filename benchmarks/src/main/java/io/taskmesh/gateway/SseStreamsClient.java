@@ -2,6 +2,7 @@ package io.taskmesh.gateway;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
@@ -11,6 +12,7 @@ import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -43,7 +45,7 @@ final class SseStreamsClient implements AutoCloseable {
 
   /** One client per path, connected at most {@link #MAX_PENDING} at a time until all are open. */
   SseStreamsClient(int port, List<String> paths) throws IOException {
-    this.server = new InetSocketAddress("127.0.0.1", port);
+    this.server = new InetSocketAddress(InetAddress.getLoopbackAddress(), port);
     this.selector = Selector.open();
     for (String path : paths) {
       streams.add(new Stream(path));
@@ -261,7 +263,7 @@ final class SseStreamsClient implements AutoCloseable {
         part = chunked ? Part.CHUNK_SIZE : Part.CHUNK_DATA;
         chunkLeft = chunked ? 0 : Long.MAX_VALUE;
       } else if (line.regionMatches(true, 0, "Transfer-Encoding:", 0, 18)
-          && line.toLowerCase().contains("chunked")) {
+          && line.toLowerCase(Locale.ROOT).contains("chunked")) {
         chunked = true;
       }
     }

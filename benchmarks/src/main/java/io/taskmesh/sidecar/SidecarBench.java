@@ -191,7 +191,7 @@ public final class SidecarBench {
         sendAsync(envelope("e" + i, Map.of("i", i), "echo"), ns);
       }
       producer.flush();
-      long end = arrivals.await(n + 1, Duration.ofSeconds(300));
+      long end = arrivals.await(n + 1, Duration.ofMinutes(5));
       Map<String, double[]> after = steps("echo");
       double perSec = n / seconds(end - start);
       System.out.printf(
@@ -232,7 +232,7 @@ public final class SidecarBench {
             ns);
       }
       producer.flush();
-      long end = arrivals.await(tasks + 1, Duration.ofSeconds(300));
+      long end = arrivals.await(tasks + 1, Duration.ofMinutes(5));
       perSec = tasks / seconds(end - start);
 
       // latency: one task in flight at a time

@@ -12,6 +12,7 @@ import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
+import java.net.InetAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -19,6 +20,7 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -160,6 +162,10 @@ public final class FlyBench {
   interface Sender extends AutoCloseable {
     /** Sends one event; returns once the sending side has answered. */
     void send(long sentNanos) throws Exception;
+
+    /** Closes its socket or connection. */
+    @Override
+    void close() throws IOException, SQLException;
   }
 
   /** Where events are read: an SSE client, or a raw LISTEN connection; counts what it reads. */
@@ -200,6 +206,8 @@ public final class FlyBench {
   }
 
   /** One measured round. */
+  // sorted latency samples, read by index for percentiles; a round is printed, never compared
+  @SuppressWarnings("ArrayRecordComponent")
   record Round(
       String name,
       long posted,
@@ -430,7 +438,7 @@ public final class FlyBench {
   record HttpFly(int port, String id) implements Source {
     @Override
     public Sender sender() throws IOException {
-      Socket socket = new Socket("127.0.0.1", port);
+      Socket socket = new Socket(InetAddress.getLoopbackAddress(), port);
       socket.setTcpNoDelay(true);
       OutputStream out = socket.getOutputStream();
       DataInputStream in = new DataInputStream(new BufferedInputStream(socket.getInputStream()));
@@ -477,7 +485,7 @@ public final class FlyBench {
         }
 
         @Override
-        public void close() throws Exception {
+        public void close() throws SQLException {
           c.close();
         }
       };
@@ -518,9 +526,13 @@ public final class FlyBench {
     }
 
     @Override
-    public void close() throws Exception {
+    public void close() throws SQLException {
       running = false;
-      reader.join(1000);
+      try {
+        reader.join(1000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt(); // the connection is closed all the same
+      }
       connection.close();
     }
   }
@@ -546,7 +558,7 @@ public final class FlyBench {
     }
 
     static SseCounter open(int port, String path) throws IOException {
-      Socket socket = new Socket("127.0.0.1", port);
+      Socket socket = new Socket(InetAddress.getLoopbackAddress(), port);
       socket
           .getOutputStream()
           .write(

@@ -16,9 +16,9 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * On-demand benchmark (not a test): {@code tools/call} over MCP Streamable HTTP ({@code POST /mcp},
- * one session per client) against {@code POST /tools/call}, same gateway, same run, 8 clients. Run:
- * mvn -q -pl gateway-http test-compile exec:java -Dexec.mainClass=io.taskmesh.gateway.McpBench
- * -Dexec.classpathScope=test [-Dexec.args=SECONDS]
+ * one session per client) against {@code POST /tools/call}, same gateway, same run, 8 clients. Run
+ * (class path: benchmarks/README.md): {@code java -cp "$CP" io.taskmesh.gateway.McpBench
+ * [SECONDS]}.
  */
 public final class McpBench {
   private static final HttpClient HTTP = HttpClient.newHttpClient();

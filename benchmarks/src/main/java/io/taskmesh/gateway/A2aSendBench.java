@@ -23,7 +23,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * one task of the same one-actor flow; nothing runs the actor, so this measures the edge: parse,
  * validate, produce the created event, answer. The non-blocking send also waits until its task is
  * folded (read-your-writes, so a GetTask right after finds it), which tools/call does not. Run:
- * {@code java -cp "$CP" io.taskmesh.gateway.A2aSendBench 5} (classpath: gateway-http README).
+ * {@code java -cp "$CP" io.taskmesh.gateway.A2aSendBench 5} (class path: benchmarks/README.md).
  */
 public final class A2aSendBench {
   private static final HttpClient HTTP = HttpClient.newHttpClient();

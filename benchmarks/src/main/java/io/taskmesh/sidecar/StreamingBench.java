@@ -31,7 +31,7 @@ public final class StreamingBench {
     try (RuntimeProcess rt =
             RuntimeProcess.startReady(
                 root.resolve("runtime"),
-                root.resolve("sidecar/src/test/resources/bench"),
+                root.resolve("benchmarks/handlers"),
                 "streambench.answer",
                 socketDir,
                 Map.of(),

@@ -29,9 +29,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * from one run to the next.
  *
  * <pre>
- * mvn -o -q -pl kv-connector test-compile dependency:build-classpath -Dmdep.outputFile=/tmp/kvcp.txt -Dmdep.includeScope=test
+ * mvn -B -o -q -pl benchmarks -am test-compile
+ * CP="benchmarks/target/classes:$(cat benchmarks/target/classpath.txt)"
  * java -Dthreads=8 [-Drounds=3] [-DrunMs=10000] [-DpreMs=1000] [-DwarmupMs=10000] [-Djetty=false] [-Dconnector=inproc]
- *   [-DconnectorJvm="JVM options"] [-DconnectorJvmB="JVM options"] -cp kv-connector/target/test-classes:kv-connector/target/classes:$(cat /tmp/kvcp.txt) io.taskmesh.kvconnector.KvBench
+ *   [-DconnectorJvm="JVM options"] [-DconnectorJvmB="JVM options"] -cp "$CP" io.taskmesh.kvconnector.KvBench
  * </pre>
  */
 public final class KvBench {
@@ -153,7 +154,8 @@ public final class KvBench {
       if (setup.kv.fixture() != null) {
         System.out.printf(
             "GETs per round trip to Postgres (batched): %.2f%n",
-            KeyStatements.readsSent() / Math.max(1.0, KeyStatements.readRoundTrips()));
+            (double) KeyStatements.readsSent()
+                / Math.max(1.0, (double) KeyStatements.readRoundTrips()));
       }
     }
     System.exit(0);

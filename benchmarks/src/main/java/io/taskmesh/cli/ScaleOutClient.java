@@ -14,6 +14,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
 /**
@@ -43,9 +44,9 @@ final class ScaleOutClient {
     private volatile String id;
     private volatile long submitNanos;
     private volatile long endNanos;
-    private volatile int terminalUpdates;
+    private final AtomicInteger terminalUpdates = new AtomicInteger();
     private volatile String finalStatus;
-    private volatile int reconnects;
+    private final AtomicInteger reconnects = new AtomicInteger();
 
     TaskRun(int index, String text) {
       this.index = index;
@@ -73,7 +74,7 @@ final class ScaleOutClient {
     }
 
     int terminalUpdates() {
-      return terminalUpdates;
+      return terminalUpdates.get();
     }
 
     String finalStatus() {
@@ -81,7 +82,7 @@ final class ScaleOutClient {
     }
 
     int reconnects() {
-      return reconnects;
+      return reconnects.get();
     }
   }
 
@@ -124,7 +125,7 @@ final class ScaleOutClient {
 
   private void follow(TaskRun r, long deadline) throws InterruptedException {
     String lastEventId = null;
-    for (int attempt = 1; r.terminalUpdates == 0 && System.nanoTime() < deadline; attempt++) {
+    for (int attempt = 1; r.terminalUpdates.get() == 0 && System.nanoTime() < deadline; attempt++) {
       String base = replicas.get((r.index() + attempt) % replicas.size());
       boolean opened = false;
       HttpRequest.Builder req =
@@ -147,10 +148,10 @@ final class ScaleOutClient {
       } catch (IOException | UncheckedIOException e) {
         // cut off (the replica stopped): reconnect below with the last id seen
       }
-      if (r.terminalUpdates == 0) {
+      if (r.terminalUpdates.get() == 0) {
         if (opened) { // an open stream ended early; refusals before it (404 while the other
           // replica has not folded the task yet, 503 while its view rebalances) are not counted
-          r.reconnects++;
+          r.reconnects.incrementAndGet();
         }
         Thread.sleep(200);
       }
@@ -193,11 +194,11 @@ final class ScaleOutClient {
       return;
     }
     if (TaskStatus.fromWire(status).isFinal()) {
-      if (r.terminalUpdates == 0) {
+      if (r.terminalUpdates.get() == 0) {
         r.endNanos = System.nanoTime();
         r.finalStatus = status;
       }
-      r.terminalUpdates++;
+      r.terminalUpdates.incrementAndGet();
     }
   }
 

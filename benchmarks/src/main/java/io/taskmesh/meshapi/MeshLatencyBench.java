@@ -53,8 +53,9 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * Every p50 is also printed as a multiple of the raw Kafka p50, with the load average.
  *
  * <pre>
- * mvn -o -q -pl mesh-api -am test-compile dependency:build-classpath -Dmdep.outputFile=/tmp/meshcp.txt -Dmdep.includeScope=test
- * java [-Dn=200] [-Dwarmup=20] [-Dbreakdown=false] -Dtaskmesh.root=$PWD -cp mesh-api/target/test-classes:mesh-api/target/classes:$(cat /tmp/meshcp.txt) io.taskmesh.meshapi.MeshLatencyBench
+ * mvn -B -o -q -pl benchmarks -am test-compile
+ * CP="benchmarks/target/classes:$(cat benchmarks/target/classpath.txt)"
+ * java [-Dn=200] [-Dwarmup=20] [-Dbreakdown=false] -Dtaskmesh.root=$PWD -cp "$CP" io.taskmesh.meshapi.MeshLatencyBench
  * </pre>
  */
 public final class MeshLatencyBench {
@@ -73,7 +74,10 @@ public final class MeshLatencyBench {
   public static void main(String[] args) throws Exception {
     Path root = Path.of(System.getProperty("taskmesh.root", ".")).toAbsolutePath().normalize();
     String bootstrap = LocalKafka.shared().bootstrapServers();
-    try (MeshFixture f = new MeshFixture(Map.of(), Map.of())) {
+    // closed in finally, not by try-with-resources: its close() declares Exception, and an
+    // interrupt while the bench shuts down needs no handling of its own
+    MeshFixture f = new MeshFixture(Map.of(), Map.of());
+    try {
       MeshFixture.Replica a = f.a;
       String ns = f.namespace;
       createTopics(
@@ -154,6 +158,8 @@ public final class MeshLatencyBench {
         }
       }
       reporter.close();
+    } finally {
+      f.close();
     }
     System.exit(0);
   }

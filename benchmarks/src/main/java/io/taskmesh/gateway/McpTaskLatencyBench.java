@@ -44,8 +44,8 @@ import java.util.function.Predicate;
  *
  * One client, one task at a time, samples taken A-B-B-A so a drift of the shared machine's load
  * falls on both. Each answer is checked to carry the text the call sent. Run from the repository
- * root (classpath as in the README): {@code java -cp "$CP" io.taskmesh.gateway.McpTaskLatencyBench
- * [N=200] [WARMUP=20]}.
+ * root (class path: benchmarks/README.md): {@code java -cp "$CP"
+ * io.taskmesh.gateway.McpTaskLatencyBench [N=200] [WARMUP=20]}.
  */
 public final class McpTaskLatencyBench {
   private static final HttpClient HTTP =
@@ -245,7 +245,11 @@ public final class McpTaskLatencyBench {
     if (r.statusCode() != 200) {
       try (InputStream body = r.body()) {
         throw new IllegalStateException(
-            method + ": " + r.statusCode() + " " + new String(body.readAllBytes()));
+            method
+                + ": "
+                + r.statusCode()
+                + " "
+                + new String(body.readAllBytes(), StandardCharsets.UTF_8));
       }
     }
     if (r.headers().firstValue("Content-Type").orElse("").startsWith("text/event-stream")) {

@@ -23,9 +23,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * On-demand benchmark (not a test): tools/call vs a trivial route on the same server (FLY across
  * replicas: {@link FlyBench}). Each 64-client route also prints its CPU time per request by part
- * ({@link BenchCpu}), the figure that survives a machine shared with other work. Run: mvn -q -pl
- * gateway-http test-compile exec:java -Dexec.mainClass=io.taskmesh.gateway.GatewayBench
- * -Dexec.classpathScope=test (see README).
+ * ({@link BenchCpu}), the figure that survives a machine shared with other work. Run (class path:
+ * benchmarks/README.md): {@code java -cp "$CP" io.taskmesh.gateway.GatewayBench [SECONDS=5]}.
  */
 public final class GatewayBench {
   private static final HttpClient HTTP = HttpClient.newHttpClient();
@@ -46,6 +45,7 @@ public final class GatewayBench {
             TaskHttp.start(
                 TaskHttp.flyReplicaEnv(prefix, dir.resolve("state-b"), flows, "mesh", pg))) {
       String baseA = "http://127.0.0.1:" + a.port();
+      System.out.printf("replicas: A (api) on %d, B (mesh) on %d%n", a.port(), b.port());
       String session = mcpSession(baseA);
       Call health = new Call("GET /health", "GET", "/health", null, new String[0]);
       Call tools =
@@ -105,6 +105,8 @@ public final class GatewayBench {
   private static final String MCP_ACCEPT = "application/json, text/event-stream";
 
   /** One kind of request: name, method, path, body (null: none), extra headers (name, value...). */
+  // headers as the varargs HttpRequest.Builder#headers takes them; a call is sent, never compared
+  @SuppressWarnings("ArrayRecordComponent")
   private record Call(String name, String method, String path, String body, String[] headers) {}
 
   /**
@@ -125,7 +127,7 @@ public final class GatewayBench {
     StringBuilder line = new StringBuilder("    CPU per request:");
     r.cpu().forEach((part, nanos) -> line.append(String.format(" %s %.3f", part, nanos / 1e6)));
     line.append(String.format("  = %.3f ms", r.cpuTotal() / 1e6));
-    if (r != baseline) {
+    if (!r.equals(baseline)) {
       line.append(
           String.format("; GET /health's / this: %.2f", baseline.cpuTotal() / r.cpuTotal()));
     }

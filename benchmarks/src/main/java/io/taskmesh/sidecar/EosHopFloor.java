@@ -17,6 +17,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.FeatureMetadata;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -247,7 +248,7 @@ final class EosHopFloor {
     @Override
     public void close() {
       producer.close(Duration.ofSeconds(5));
-      consumer.close(Duration.ofSeconds(5));
+      consumer.close(CloseOptions.timeout(Duration.ofSeconds(5)));
     }
   }
 

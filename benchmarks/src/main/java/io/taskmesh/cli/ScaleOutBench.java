@@ -70,7 +70,8 @@ public final class ScaleOutBench {
 
   public static void main(String[] args) throws Exception {
     Options o = parse(args);
-    Path root = TestStacks.root();
+    // the repository root (scripts/scale-out-bench.sh passes it; a run from the root finds it here)
+    Path root = Path.of(System.getProperty("taskmesh.root", ".")).toAbsolutePath().normalize();
     Path data = Files.createTempDirectory("taskmesh-scale-out");
     List<Round> rounds = new ArrayList<>();
     rounds.add(round("1 broker", root, data.resolve("one"), 1, o, false));

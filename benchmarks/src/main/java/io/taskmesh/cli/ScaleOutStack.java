@@ -17,6 +17,7 @@ import io.taskmesh.sidecar.SumpActor;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.HexFormat;
@@ -40,7 +41,7 @@ final class ScaleOutStack implements AutoCloseable {
   private final Deque<AutoCloseable> started = new ArrayDeque<>();
   private final LocalKafkaCluster cluster;
   private final String namespace;
-  private final Map<String, String>[] apiEnv;
+  private final List<Map<String, String>> apiEnv = new ArrayList<>();
   private final Gateway[] api;
   private final String[] apiUrls;
 
@@ -74,7 +75,6 @@ final class ScaleOutStack implements AutoCloseable {
       started.push(mesh);
       String meshUrl = "http://127.0.0.1:" + mesh.port();
 
-      apiEnv = new Map[API_REPLICAS];
       api = new Gateway[API_REPLICAS];
       apiUrls = new String[API_REPLICAS];
       for (int i = 0; i < API_REPLICAS; i++) {
@@ -83,7 +83,7 @@ final class ScaleOutStack implements AutoCloseable {
         env.put("SVC_MESH_URL", meshUrl);
         env.put("SVC_PORT", Integer.toString(LocalPorts.freePort()));
         env.put("SVC_STATE_DIR", data.resolve("gateway-api-" + i).toString());
-        apiEnv[i] = env;
+        apiEnv.add(env);
         api[i] = Gateway.start(GatewayConfig.fromEnv(env), TaskSettings.fromEnv(env));
         apiUrls[i] = "http://127.0.0.1:" + api[i].port();
       }
@@ -159,7 +159,8 @@ final class ScaleOutStack implements AutoCloseable {
    */
   synchronized void restartApi(int i) {
     api[i].close();
-    api[i] = Gateway.start(GatewayConfig.fromEnv(apiEnv[i]), TaskSettings.fromEnv(apiEnv[i]));
+    api[i] =
+        Gateway.start(GatewayConfig.fromEnv(apiEnv.get(i)), TaskSettings.fromEnv(apiEnv.get(i)));
   }
 
   private synchronized void closeApis() {

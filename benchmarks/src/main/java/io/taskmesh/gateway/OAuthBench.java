@@ -22,9 +22,9 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * On-demand benchmark (not a test): {@code POST /tools/call} with an OAuth access token against the
  * same call with the static key ({@code SVC_MCP_API_KEY}) on a gateway of its own in the same run
- * (the two modes are mutually exclusive), and {@code /oauth/token} code exchanges per second. Run:
- * mvn -q -pl gateway-http test-compile exec:java -Dexec.mainClass=io.taskmesh.gateway.OAuthBench
- * -Dexec.classpathScope=test [-Dexec.args=SECONDS]
+ * (the two modes are mutually exclusive), and {@code /oauth/token} code exchanges per second. Run
+ * (class path: benchmarks/README.md): {@code java -cp "$CP" io.taskmesh.gateway.OAuthBench
+ * [SECONDS]}.
  */
 public final class OAuthBench {
   private static final HttpClient HTTP = HttpClient.newHttpClient();

@@ -128,7 +128,7 @@ public final class SseStreamsBench {
         // every client has its status line and the replayed "created" update
         awaitOrReport(
             () -> clients.behind(1) == 0,
-            Duration.ofSeconds(300),
+            Duration.ofMinutes(5),
             () ->
                 String.format(
                     "%d of %d clients open, %d failed, %d without their first update",
@@ -151,7 +151,7 @@ public final class SseStreamsBench {
         int expectedUpdates = 1 + progress + 1;
         awaitOrReport(
             () -> clients.closedAfterFinal() + clients.failed() >= streams,
-            Duration.ofSeconds(300),
+            Duration.ofMinutes(5),
             () ->
                 String.format(
                     "%d of %d clients got their final update, %d ended after it, %d failed",

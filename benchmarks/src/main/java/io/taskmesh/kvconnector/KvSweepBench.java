@@ -16,8 +16,9 @@ import java.util.Map;
  * round, so load from other processes hits them alike.
  *
  * <pre>
- * mvn -o -q -pl kv-connector test-compile dependency:build-classpath -Dmdep.outputFile=/tmp/kvcp.txt -Dmdep.includeScope=test
- * java [-Dlevels=1,2,4,8,16,32] [-Drounds=3] [-DrunMs=5000] [-DpreMs=1000] -cp kv-connector/target/test-classes:kv-connector/target/classes:$(cat /tmp/kvcp.txt) io.taskmesh.kvconnector.KvSweepBench
+ * mvn -B -o -q -pl benchmarks -am test-compile
+ * CP="benchmarks/target/classes:$(cat benchmarks/target/classpath.txt)"
+ * java [-Dlevels=1,2,4,8,16,32] [-Drounds=3] [-DrunMs=5000] [-DpreMs=1000] -cp "$CP" io.taskmesh.kvconnector.KvSweepBench
  * </pre>
  */
 public final class KvSweepBench {

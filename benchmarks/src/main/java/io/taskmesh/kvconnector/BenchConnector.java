@@ -44,6 +44,9 @@ abstract class BenchConnector implements AutoCloseable {
   /** Which kind it is, for the report. */
   abstract String describe();
 
+  @Override
+  public abstract void close();
+
   static BenchConnector start(Map<String, String> env) throws Exception {
     return "inproc".equals(System.getProperty("connector", "process"))
         ? new InProcess(KvFixture.start(env))
@@ -97,8 +100,12 @@ abstract class BenchConnector implements AutoCloseable {
     }
 
     @Override
-    public void close() throws Exception {
-      kv.close();
+    public void close() {
+      try {
+        kv.close();
+      } catch (Exception e) {
+        throw new IllegalStateException("the in-process connector did not close", e);
+      }
     }
   }
 

@@ -30,9 +30,9 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * empty application, which is exactly a replay.
  *
  * <pre>
- * mvn -q -o install -pl schemas,devkit -DskipTests
- * mvn -q -o -pl topology test-compile dependency:build-classpath -Dmdep.outputFile=/tmp/tcp.txt -Dmdep.includeScope=test
- * java -cp topology/target/test-classes:topology/target/classes:$(cat /tmp/tcp.txt) io.taskmesh.topology.TaskBench 1000000
+ * mvn -B -o -q -pl benchmarks -am test-compile
+ * CP="benchmarks/target/classes:$(cat benchmarks/target/classpath.txt)"
+ * java -cp "$CP" io.taskmesh.topology.TaskBench 1000000
  * </pre>
  *
  * Uses KAFKA_BOOTSTRAP_SERVERS when set, else starts a local one-node broker.
