@@ -55,7 +55,9 @@ public final class Gateway implements AutoCloseable {
   public static Gateway start(GatewayConfig config, TaskSettings tasks) {
     // first: an unreachable OAuth database stops the start before anything else runs
     OAuth oauth =
-        config.oauth().enabled() && config.mode().servesApi() ? OAuth.start(config.oauth()) : null;
+        config.oauth().enabled() && config.mode().servesApi()
+            ? OAuth.start(config.oauth(), config.startupRetryTimeout())
+            : null;
     FlowRegistry flows = FlowRegistry.load(config.configPath());
     // a replica must advertise the port it serves on, so with port 0 the port is chosen first
     int port = config.port() == 0 ? FreePort.on(config.host()) : config.port();

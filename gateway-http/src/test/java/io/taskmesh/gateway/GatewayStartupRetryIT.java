@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.taskmesh.devkit.Await;
 import io.taskmesh.devkit.ChildJvm;
 import io.taskmesh.devkit.LocalKafka;
+import io.taskmesh.devkit.LocalPostgres;
 import io.taskmesh.servicekit.StartupRetry;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -57,6 +58,35 @@ class GatewayStartupRetryIT {
         String base = up.substring(up.indexOf("http://"));
         assertThat(TaskHttp.get(base + "/health").statusCode()).isEqualTo(200);
         // stopped while its broker still runs: a clean close, not one that waits on a gone broker
+        assertThat(gateway.terminate(30)).isTrue();
+      }
+      assertThat(gateway.lines()).noneMatch(l -> l.startsWith("\tat "));
+    }
+  }
+
+  @Test
+  void aGatewayWithOAuthStartedBeforeItsDatabaseComesUpOnceTheDatabaseStarts() throws Exception {
+    int pgPort = TaskHttp.freePort();
+    int port = TaskHttp.freePort();
+    Map<String, String> env = env(0, "120s");
+    env.put("KAFKA_BOOTSTRAP_SERVERS", LocalKafka.shared().bootstrapServers());
+    env.put("SVC_PORT", Integer.toString(port));
+    env.put("SVC_DATABASE_URL", "postgresql://postgres@127.0.0.1:" + pgPort + "/postgres");
+    env.put("SVC_MCP_OAUTH_ENABLED", "true");
+    env.put("SVC_MCP_OAUTH_ISSUER", "http://127.0.0.1:" + port);
+    env.put("SVC_MCP_OAUTH_SECRET", "0123456789abcdef0123456789abcdef-startup-retry");
+    try (ChildJvm gateway =
+        ChildJvm.start(Main.class.getName(), env, dir.resolve("gateway-oauth.log"))) {
+      String retry =
+          gateway.awaitLine(
+              l -> l.contains("Postgres (OAuth) not reachable yet"), 60, TimeUnit.SECONDS);
+      assertThat(retry).contains(StartupRetry.VAR);
+      try (LocalPostgres pg = LocalPostgres.start(dir.resolve("pg"), pgPort)) {
+        String up =
+            gateway.awaitLine(
+                l -> l.startsWith("gateway (testing): http://"), 150, TimeUnit.SECONDS);
+        assertThat(TaskHttp.get(up.substring(up.indexOf("http://")) + "/health").statusCode())
+            .isEqualTo(200);
         assertThat(gateway.terminate(30)).isTrue();
       }
       assertThat(gateway.lines()).noneMatch(l -> l.startsWith("\tat "));
