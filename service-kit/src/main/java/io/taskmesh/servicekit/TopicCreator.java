@@ -161,7 +161,7 @@ public final class TopicCreator implements AutoCloseable {
                 .names()
                 .get(ATTEMPT_SECONDS, TimeUnit.SECONDS);
           } catch (ExecutionException e) {
-            throw new IllegalStateException(e.getCause().getMessage(), e.getCause());
+            throw new IllegalStateException(problem(e.getCause(), ATTEMPT_SECONDS), e.getCause());
           } catch (TimeoutException e) {
             throw new IllegalStateException("no answer within " + ATTEMPT_SECONDS + " s", e);
           }
@@ -216,11 +216,22 @@ public final class TopicCreator implements AutoCloseable {
       throw new IllegalStateException("interrupted while creating topics " + missing, e);
     } catch (ExecutionException e) {
       throw new IllegalStateException(
-          "cannot create topics " + missing + ": " + e.getCause().getMessage(), e.getCause());
+          "cannot create topics " + missing + ": " + problem(e.getCause(), waitSeconds),
+          e.getCause());
     } catch (TimeoutException e) {
       throw new IllegalStateException(
           "no answer creating topics " + missing + " within " + waitSeconds + " s", e);
     }
+  }
+
+  /**
+   * The admin client's own words, except for its timeout ("Timed out waiting for a node assignment.
+   * Call: listTopics"), which says no more than that the broker did not answer.
+   */
+  private static String problem(Throwable cause, long waitSeconds) {
+    return cause instanceof org.apache.kafka.common.errors.TimeoutException
+        ? "no answer within " + waitSeconds + " s"
+        : cause.getMessage();
   }
 
   @Override
