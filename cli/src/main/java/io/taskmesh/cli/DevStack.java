@@ -201,8 +201,10 @@ public final class DevStack implements AutoCloseable {
       startAll(o, authEnv, say);
     } catch (RuntimeException | Error e) {
       Thread.interrupted(); // an interrupt of a stop request must not cut the close short
+      // read before close(), which marks the stack as stopping itself
+      boolean stopAsked = stopping;
       close();
-      if (stopping && !(e instanceof Error)) {
+      if (stopAsked && !(e instanceof Error)) {
         throw new Stopped();
       }
       throw e;
