@@ -38,6 +38,7 @@ import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.Map;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -106,6 +107,19 @@ public final class DevStack implements AutoCloseable {
   }
 
   private final Deque<AutoCloseable> started = new ArrayDeque<>();
+
+  /** Set by the first stop request: a start in progress ends at its next step. */
+  private volatile boolean stopping;
+
+  /** Guards {@link #starter}. */
+  private final Object starting = new Object();
+
+  /**
+   * The thread running the start while it is in a step that may be interrupted, else null: a stop
+   * request interrupts its waits (broker, Postgres, task view, runtimes) rather than wait them out.
+   */
+  private Thread starter;
+
   private final Map<String, SupervisedActor> actors = new HashMap<>();
   private String gatewayUrl;
 
@@ -150,12 +164,85 @@ public final class DevStack implements AutoCloseable {
   private static DevStack start(
       Options o, Map<String, String> authEnv, Consumer<String> say, Runnable childStarted) {
     DevStack stack = new DevStack(childStarted);
+    stack.run(o, authEnv, say);
+    return stack;
+  }
+
+  /**
+   * A stack not started yet, for dev's own main: a stop asked for while {@link #launch(Options,
+   * Consumer)} runs ({@link #stopRequested()}, from the INT/TERM handler) ends the start.
+   */
+  static DevStack unstarted(Runnable childStarted) {
+    return new DevStack(childStarted);
+  }
+
+  /**
+   * Starts everything in order. A start that fails in any way (an {@link Error} too, such as a
+   * class missing from the classpath) or that a stop request ends stops what it had started before
+   * it throws: nothing is left running, and nothing keeps the JVM alive.
+   *
+   * @throws Stopped when {@link #stopRequested()} ended the start
+   */
+  void launch(Options o, Consumer<String> say) {
+    run(o, System.getenv(), say);
+  }
+
+  /** A start ended by a stop request (Ctrl-C or TERM while dev starts); all of it is stopped. */
+  static final class Stopped extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    Stopped() {
+      super("stopped while starting", null, false, false);
+    }
+  }
+
+  private void run(Options o, Map<String, String> authEnv, Consumer<String> say) {
     try {
-      stack.startAll(o, authEnv, say);
-      return stack;
-    } catch (RuntimeException e) {
-      stack.close();
+      startAll(o, authEnv, say);
+    } catch (RuntimeException | Error e) {
+      Thread.interrupted(); // an interrupt of a stop request must not cut the close short
+      // read before close(), which marks the stack as stopping itself
+      boolean stopAsked = stopping;
+      close();
+      if (stopAsked && !(e instanceof Error)) {
+        throw new Stopped();
+      }
       throw e;
+    }
+  }
+
+  /**
+   * A step of the start that waits for something (the broker, Postgres, the task view, a runtime)
+   * and gives up cleanly when interrupted: a stop request interrupts it rather than wait it out.
+   * Other steps (the HTTP servers' own start) are not interrupted, as their libraries log traces
+   * when they are; a stop request ends the start after them.
+   */
+  private <T> T interruptible(Supplier<T> step) {
+    synchronized (starting) {
+      checkStopping();
+      starter = Thread.currentThread();
+    }
+    try {
+      return step.get();
+    } finally {
+      synchronized (starting) {
+        starter = null;
+      }
+      if (stopping) {
+        Thread.interrupted(); // the start ends at its next step, without an interrupt pending
+      }
+    }
+  }
+
+  /** Pushes what just started; once a stop was asked for, the start ends here. */
+  private void keep(AutoCloseable c) {
+    started.push(c);
+    checkStopping();
+  }
+
+  private void checkStopping() {
+    if (stopping) {
+      throw new Stopped();
     }
   }
 
@@ -212,22 +299,25 @@ public final class DevStack implements AutoCloseable {
               + " KRaft brokers (logs in "
               + o.dataDir().resolve("kafka")
               + ")");
-      kafkaCluster = LocalKafkaCluster.start(o.dataDir().resolve("kafka"), o.brokers());
-      started.push(kafkaCluster);
+      kafkaCluster =
+          interruptible(() -> LocalKafkaCluster.start(o.dataDir().resolve("kafka"), o.brokers()));
+      keep(kafkaCluster);
       childStarted.run();
       bootstrap = kafkaCluster.bootstrapServers();
     } else if (bootstrap == null) {
       say.accept("kafka: starting a KRaft broker (log in " + o.dataDir().resolve("kafka") + ")");
-      LocalKafka kafka = LocalKafka.startInOwnSession(o.dataDir().resolve("kafka"), 0);
-      started.push(kafka);
+      LocalKafka kafka =
+          interruptible(() -> LocalKafka.startInOwnSession(o.dataDir().resolve("kafka"), 0));
+      keep(kafka);
       childStarted.run();
       bootstrap = kafka.bootstrapServers();
     }
     say.accept("kafka: " + bootstrap + " (topic replication factor " + o.replicationFactor() + ")");
     String databaseUrl = o.databaseUrl();
     if (databaseUrl == null) {
-      LocalPostgres pg = LocalPostgres.start(o.dataDir().resolve("postgres"), 0);
-      started.push(pg);
+      LocalPostgres pg =
+          interruptible(() -> LocalPostgres.start(o.dataDir().resolve("postgres"), 0));
+      keep(pg);
       childStarted.run();
       databaseUrl = pg.jdbcUrl();
     }
@@ -252,8 +342,11 @@ public final class DevStack implements AutoCloseable {
     } else {
       // the task topics from the same map as the rest (namespace, port), like the api path
       Gateway gateway =
-          Gateway.start(GatewayConfig.fromEnv(env), TaskSettings.fromEnv(withProcessEnv(env)));
-      started.push(gateway);
+          interruptible(
+              () ->
+                  Gateway.start(
+                      GatewayConfig.fromEnv(env), TaskSettings.fromEnv(withProcessEnv(env))));
+      keep(gateway);
       gatewayUrl = "http://127.0.0.1:" + gateway.port();
       meshGatewayUrl = gatewayUrl;
     }
@@ -262,13 +355,13 @@ public final class DevStack implements AutoCloseable {
     say.accept("mesh-api-internal: " + meshApiInternalUrl);
 
     GatewayReporter reporter = new GatewayReporter(meshGatewayUrl);
-    started.push(reporter);
+    keep(reporter);
     // crew actors: x-sink (final report, hooks from SVC_SINK_HOOKS), x-sump, x-pause (park +
     // resume)
     CrewConfig crew = CrewConfig.fromEnv(System.getenv());
     ExitHook logOnly = status -> LOG.error("a crew actor asked to exit {}", status);
     ParallelClose crewGroup = new ParallelClose("crew actors");
-    started.push(crewGroup);
+    keep(crewGroup);
     SinkActor sink =
         new SinkActor(
             SidecarConfig.fromEnv(actorEnv(bootstrap, o, Topics.SINK, o.dataDir(), Map.of())),
@@ -293,21 +386,19 @@ public final class DevStack implements AutoCloseable {
     pause.start();
     crewGroup.add(pause);
     stateProxy = new DevStateProxy(o.dataDir(), say);
-    started.push(stateProxy);
-    started.push(actorGroup);
+    keep(stateProxy);
+    keep(actorGroup);
     for (ActorSpec declared : o.config().actors()) {
       ActorSpec spec = declared.withEnv(stateProxy.startMounts(declared));
       Path socketDir = o.dataDir().resolve("sockets").resolve(spec.name());
+      SidecarConfig sidecarConfig =
+          SidecarConfig.fromEnv(actorEnv(bootstrap, o, spec.name(), socketDir, spec.env()));
       SupervisedActor actor =
-          new SupervisedActor(
-              o,
-              spec,
-              socketDir,
-              SidecarConfig.fromEnv(actorEnv(bootstrap, o, spec.name(), socketDir, spec.env())),
-              reporter);
+          interruptible(() -> new SupervisedActor(o, spec, socketDir, sidecarConfig, reporter));
       actors.put(spec.name(), actor);
       actorGroup.add(actor);
       childStarted.run();
+      checkStopping();
       say.accept("actor " + spec.name() + ": " + spec.handler() + " (" + spec.dir() + ")");
     }
   }
@@ -330,15 +421,20 @@ public final class DevStack implements AutoCloseable {
     meshEnv.put("SVC_STATE_DIR", env.get("SVC_STATE_DIR") + "-mesh");
     // each advertises its own port for forwarded task queries (the process env names neither)
     Gateway mesh =
-        Gateway.start(
-            GatewayConfig.fromEnv(meshEnv), TaskSettings.fromEnv(withProcessEnv(meshEnv)));
-    started.push(mesh);
+        interruptible(
+            () ->
+                Gateway.start(
+                    GatewayConfig.fromEnv(meshEnv), TaskSettings.fromEnv(withProcessEnv(meshEnv))));
+    keep(mesh);
     meshGatewayUrl = "http://127.0.0.1:" + mesh.port();
     env.put("SVC_GATEWAY_MODE", "api");
     env.put("SVC_MESH_URL", meshGatewayUrl);
     Gateway api =
-        Gateway.start(GatewayConfig.fromEnv(env), TaskSettings.fromEnv(withProcessEnv(env)));
-    started.push(api);
+        interruptible(
+            () ->
+                Gateway.start(
+                    GatewayConfig.fromEnv(env), TaskSettings.fromEnv(withProcessEnv(env))));
+    keep(api);
     gatewayUrl = "http://127.0.0.1:" + api.port();
     say.accept("gateway (api deployment): " + gatewayUrl);
     say.accept("gateway (mesh deployment, for sidecars): " + meshGatewayUrl);
@@ -425,18 +521,25 @@ public final class DevStack implements AutoCloseable {
                 StartupRetry.VAR,
                 System.getenv().getOrDefault(StartupRetry.VAR, StartupRetry.DEFAULT)));
     KvStore store = new KvStore(kvConfig);
-    started.push(store);
+    keep(store);
     try {
       // a Postgres that restarts (or still starts) is waited for, up to SVC_STARTUP_RETRY_TIMEOUT
+      synchronized (starting) {
+        starter = Thread.currentThread();
+      }
       store.ensureSchema(KvStore.startupRetry(kvConfig.startupRetryTimeout()));
     } catch (StartupRetry.GaveUp e) {
       throw new IllegalStateException(
           "kv-connector: cannot create its table: " + e.getMessage(), e);
     } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
       throw new IllegalStateException("kv-connector: interrupted while waiting for Postgres", e);
+    } finally {
+      synchronized (starting) {
+        starter = null;
+      }
     }
-    started.push(new KvApp(kvConfig, store).start());
+    checkStopping();
+    keep(new KvApp(kvConfig, store).start());
     Map<String, String> env = new HashMap<>();
     env.put("CONNECTOR_SOCKET", socket.toString());
     env.put("KAFKA_BOOTSTRAP_SERVERS", bootstrap);
@@ -447,11 +550,11 @@ public final class DevStack implements AutoCloseable {
     env.put("SVC_MESH_API_EVENTS_REPLICATION", o.replicationFactor());
     MeshConfig meshConfig = MeshConfig.fromEnv(env);
     ConnectorClient kv = new ConnectorClient(meshConfig.connectorSocket());
-    started.push(kv);
+    keep(kv);
     EventBus bus = new EventBus(meshConfig);
-    started.push(bus);
+    keep(bus);
     MeshApiApp app = new MeshApiApp(meshConfig, kv, bus).start();
-    started.push(app);
+    keep(app);
     meshApiUrl = "http://127.0.0.1:" + app.externalPort();
     meshApiInternalUrl = "http://127.0.0.1:" + app.internalPort();
   }
@@ -475,6 +578,12 @@ public final class DevStack implements AutoCloseable {
    * bring them back while dev stops. Called from the signal handler, before {@link #close()}.
    */
   void stopRequested() {
+    stopping = true;
+    synchronized (starting) {
+      if (starter != null) {
+        starter.interrupt();
+      }
+    }
     actors.values().forEach(SupervisedActor::refuseRestarts);
     DevStateProxy proxy = stateProxy;
     if (proxy != null) {
@@ -523,7 +632,27 @@ public final class DevStack implements AutoCloseable {
       this.socketDir = socketDir;
       this.config = config;
       this.reporter = reporter;
-      startBoth();
+      try {
+        startBoth();
+      } catch (RuntimeException | Error e) {
+        // not in the stack's list yet: a runtime started before the failure would outlive dev
+        stopStarted();
+        throw e;
+      }
+    }
+
+    private synchronized void stopStarted() {
+      closed = true;
+      if (sidecar != null) {
+        sidecar.close();
+      }
+      if (client != null) {
+        client.close();
+      }
+      if (runtime != null) {
+        runtime.close();
+        runtime = null;
+      }
     }
 
     private synchronized void startBoth() {

@@ -11,7 +11,6 @@ import java.nio.file.Path;
 import java.util.Properties;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicReference;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -38,7 +37,16 @@ import picocli.CommandLine.Option;
 public final class Main implements Runnable {
 
   public static void main(String[] args) {
-    System.exit(new CommandLine(new Main()).execute(args));
+    int status;
+    try {
+      status = new CommandLine(new Main()).execute(args);
+    } catch (RuntimeException | Error e) {
+      // picocli hands Errors back: without an exit here, threads a command started (servers,
+      // Kafka clients) would keep the JVM running with nothing left to stop it
+      System.err.println("taskmesh: " + Dev.describe(e));
+      status = 1;
+    }
+    System.exit(status);
   }
 
   @Override
@@ -128,28 +136,28 @@ public final class Main implements Runnable {
               io.taskmesh.topology.TaskTopics.namespace(Env.of(System.getenv())),
               brokers);
       // Ctrl-C reaches the runtimes and connectors at the same moment: their supervisors must know
-      // at once that dev stops, or they restart what just died
-      AtomicReference<DevStack> running = new AtomicReference<>();
-      CountDownLatch stopRequested =
-          StopSignals.install(
-              () -> {
-                DevStack s = running.get();
-                if (s != null) {
-                  s.stopRequested();
-                }
-              });
+      // at once that dev stops, or they restart what just died; while dev starts, it ends the
+      // start and stops what had started (the JVM's own INT/TERM handling is replaced)
       DevChildren children = new DevChildren(dataDir);
+      DevStack stack = DevStack.unstarted(children::record);
+      CountDownLatch stopRequested = StopSignals.install(stack::stopRequested);
       children.stopLeftovers(System.out::println);
       children.watch();
-      DevStack stack;
       try {
-        stack = DevStack.start(options, System.out::println, children::record);
-      } catch (RuntimeException e) {
+        stack.launch(options, System.out::println);
+      } catch (DevStack.Stopped s) {
+        System.out.println("stopping...");
         children.close();
         lock.close();
-        throw new CliFailure(1, "dev could not start: " + firstLine(e));
+        System.out.println("stopped");
+        return 0;
+      } catch (RuntimeException | Error e) {
+        // an Error too (a class missing from the classpath): the stack stopped what it started,
+        // and dev exits rather than leave threads running that no signal would stop
+        children.close();
+        lock.close();
+        throw new CliFailure(1, "dev could not start: " + describe(e));
       }
-      running.set(stack);
       // any other way out (e.g. SIGHUP) still closes the stack, though not in order with Postgres's
       // hook
       Runtime.getRuntime()
@@ -174,6 +182,20 @@ public final class Main implements Runnable {
       lock.close();
       System.out.println("stopped");
       return 0;
+    }
+
+    /**
+     * A failure in our words: a class missing at run time names the class and the fix, anything
+     * else its own first line, never the exception class or a trace.
+     */
+    static String describe(Throwable e) {
+      if (e instanceof LinkageError) {
+        String missing = e.getMessage() == null ? "a class" : e.getMessage().replace('/', '.');
+        return "part of taskmesh is missing from its classpath ("
+            + missing
+            + "): rebuild it with mvn -pl cli -am package, then start it again";
+      }
+      return firstLine(e);
     }
 
     /** A failure's own words, without the exception class or the causes' traces. */

@@ -33,14 +33,30 @@ final class DevProcess implements AutoCloseable {
   }
 
   static DevProcess start(List<String> devArgs, Map<String, String> env, Path log) {
+    return start(devArgs, env, log, System.getProperty("java.class.path"));
+  }
+
+  /** As above on {@code classpath} (a test leaves a jar out to make a start fail late). */
+  static DevProcess start(
+      List<String> devArgs, Map<String, String> env, Path log, String classpath) {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.addAll(List.of("-Xmx768m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
+    cmd.addAll(List.of("-cp", classpath, Main.class.getName(), "dev"));
+    cmd.addAll(devArgs);
+    return startCommand(cmd, env, log);
+  }
+
+  /**
+   * Any command (e.g. the {@code ./taskmesh} launcher itself) in a session of its own, with {@code
+   * TASKMESH_HOME} set to the repository (the launcher sets its own).
+   */
+  static DevProcess startCommand(List<String> command, Map<String, String> env, Path log) {
     List<String> cmd = new ArrayList<>();
     // setsid(1) would do, but keeps INT ignored when the test runs under a shell that ignores it
     // (a background job without job control); a terminal's foreground job always has it
     cmd.addAll(List.of("python3", "-c", SESSION_OF_ITS_OWN));
-    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    cmd.addAll(List.of("-Xmx768m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
-    cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName(), "dev"));
-    cmd.addAll(devArgs);
+    cmd.addAll(command);
     ProcessBuilder pb =
         new ProcessBuilder(cmd)
             .redirectErrorStream(true)

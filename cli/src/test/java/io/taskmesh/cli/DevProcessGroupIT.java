@@ -209,6 +209,55 @@ class DevProcessGroupIT {
   }
 
   @Test
+  void aStartThatFailsLateOnAMissingClassExitsWithOneLineAndLeavesNoProcess() throws Exception {
+    // the Kafka Streams jar left out: the broker, Postgres, kv-connector and mesh-api start, then
+    // the gateway's task view fails with an Error, not an exception (it once escaped every catch,
+    // and dev ignored TERM to its group from then on, its servers' threads keeping it alive)
+    String classpath =
+        Stream.of(System.getProperty("java.class.path").split(":"))
+            .filter(e -> !Path.of(e).getFileName().toString().startsWith("kafka-streams"))
+            .collect(Collectors.joining(":"));
+    DevProcess dev = DevProcess.start(devArgs(), Map.of(), dir.resolve("missing.log"), classpath);
+    started.add(dev);
+    Await.until(
+        () -> !dev.isAlive() || dev.lines().stream().anyMatch(l -> l.startsWith("postgres: ")),
+        Duration.ofMinutes(5),
+        "Postgres started");
+    List<ProcStat> kids = childrenOf(dev);
+    assertThat(dev.waitFor(BOUND.toSeconds())).as("log:\n%s", dev.tail(40)).isTrue();
+    assertThat(dev.exitValue()).isEqualTo(1);
+    assertThat(dev.lines())
+        .filteredOn(l -> l.startsWith("taskmesh: "))
+        .singleElement()
+        .satisfies(
+            l ->
+                assertThat(l)
+                    .startsWith("taskmesh: dev could not start: part of taskmesh is missing")
+                    .contains("org.apache.kafka.streams.KafkaStreams")
+                    .doesNotContain("Error")
+                    .doesNotContain("Exception"));
+    assertThat(dev.lines()).noneMatch(l -> l.startsWith("\tat "));
+    awaitNothingLeft(dev, kids);
+  }
+
+  @Test
+  void termToTheGroupWhileDevStartsStopsTheStartAndLeavesNoProcess() throws Exception {
+    DevProcess dev = startDev(Map.of(), "dev.log");
+    Await.until(
+        () -> !dev.isAlive() || dev.lines().stream().anyMatch(l -> l.startsWith("postgres: ")),
+        Duration.ofMinutes(5),
+        "Postgres started");
+    List<ProcStat> kids = childrenOf(dev);
+    dev.signalGroup("TERM");
+    assertThat(dev.waitFor(BOUND.toSeconds()))
+        .as("dev stopped its start on TERM; log:\n%s", dev.tail(40))
+        .isTrue();
+    assertThat(dev.exitValue()).as("log:\n%s", dev.tail(40)).isZero();
+    assertThat(dev.lines()).contains("stopped").noneMatch(l -> l.startsWith("\tat "));
+    awaitNothingLeft(dev, kids);
+  }
+
+  @Test
   void aHandlerTypoOrAnUndefinedActorIsOneLineBeforeAnythingStarts() throws Exception {
     Path actors = config.resolve("actors.yaml");
     Files.writeString(actors, Files.readString(actors).replace("echo.handle", "echo.handel"));
@@ -245,23 +294,23 @@ class DevProcessGroupIT {
   }
 
   private DevProcess startDev(Map<String, String> env, String logName) {
-    DevProcess p =
-        DevProcess.start(
-            List.of(
-                "--config",
-                config.toString(),
-                "--data",
-                data.toString(),
-                "--port",
-                "0",
-                "--mesh-port",
-                "0",
-                "--mesh-internal-port",
-                "0"),
-            env,
-            dir.resolve(logName));
+    DevProcess p = DevProcess.start(devArgs(), env, dir.resolve(logName));
     started.add(p);
     return p;
+  }
+
+  private List<String> devArgs() {
+    return List.of(
+        "--config",
+        config.toString(),
+        "--data",
+        data.toString(),
+        "--port",
+        "0",
+        "--mesh-port",
+        "0",
+        "--mesh-internal-port",
+        "0");
   }
 
   private void awaitReady(DevProcess dev) {

@@ -7,6 +7,7 @@ import io.taskmesh.gateway.launch.EnvelopeDispatcher;
 import io.taskmesh.gateway.launch.FlowRegistry;
 import io.taskmesh.gateway.launch.TaskLauncher;
 import io.taskmesh.gateway.oauth.OAuth;
+import io.taskmesh.servicekit.StartupRetry;
 import io.taskmesh.servicekit.TopicCreator;
 import io.taskmesh.topology.TaskView;
 import io.taskmesh.topology.TaskViewConfig;
@@ -45,10 +46,18 @@ public final class Gateway implements AutoCloseable {
     return start(config, TaskSettings.fromEnv(System.getenv()));
   }
 
+  /**
+   * Starts everything; a broker that does not answer yet (it starts beside us, or restarts) is
+   * retried for {@link GatewayConfig#startupRetryTimeout()} first.
+   *
+   * @throws StartupRetry.GaveUp when the broker still does not answer after that
+   */
   public static Gateway start(GatewayConfig config, TaskSettings tasks) {
     // first: an unreachable OAuth database stops the start before anything else runs
     OAuth oauth =
-        config.oauth().enabled() && config.mode().servesApi() ? OAuth.start(config.oauth()) : null;
+        config.oauth().enabled() && config.mode().servesApi()
+            ? OAuth.start(config.oauth(), config.startupRetryTimeout())
+            : null;
     FlowRegistry flows = FlowRegistry.load(config.configPath());
     // a replica must advertise the port it serves on, so with port 0 the port is chosen first
     int port = config.port() == 0 ? FreePort.on(config.host()) : config.port();
@@ -59,6 +68,7 @@ public final class Gateway implements AutoCloseable {
     // task counters exist at 0 for every flow and final status before the first task
     TaskViewMetrics.flowsLoaded(flows.all().keySet());
     flows.onChange(loaded -> TaskViewMetrics.flowsLoaded(loaded.keySet()));
+    awaitBroker(config);
     TaskView view =
         TaskView.start(
             new TaskViewConfig(
@@ -118,6 +128,17 @@ public final class Gateway implements AutoCloseable {
       app.pollFlowConfig(config.configPollInterval());
     }
     return new Gateway(view, dispatcher, app, fly, oauth, pushConfigs);
+  }
+
+  private static void awaitBroker(GatewayConfig config) {
+    try {
+      TopicCreator.awaitBroker(
+          config.bootstrapServers(),
+          TopicCreator.startupRetry(config.bootstrapServers(), config.startupRetryTimeout()));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while waiting for Kafka", e);
+    }
   }
 
   /**

@@ -6,6 +6,7 @@ import io.taskmesh.gateway.oauth.OAuthConfig;
 import io.taskmesh.schemas.Topics;
 import io.taskmesh.servicekit.ConfigException;
 import io.taskmesh.servicekit.Env;
+import io.taskmesh.servicekit.StartupRetry;
 import io.taskmesh.topology.TaskTopics;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -36,7 +37,8 @@ public record GatewayConfig(
     String uiMeshApiUrl,
     String meshApiEventsTopic,
     Duration toolCallWait,
-    Duration newTaskWait) {
+    Duration newTaskWait,
+    Duration startupRetryTimeout) {
 
   /** Shortest {@code SVC_INTERNAL_TOKEN} accepted: a shared secret, not a password to remember. */
   static final int MIN_INTERNAL_TOKEN = 16;
@@ -74,7 +76,8 @@ public record GatewayConfig(
         env.optional("SVC_UI_MESH_API_URL"),
         env.string("SVC_MESH_API_EVENTS_TOPIC", Topics.meshApiEvents(namespace)),
         positive("SVC_TOOL_CALL_WAIT", env.duration("SVC_TOOL_CALL_WAIT", "300s")),
-        positive("SVC_NEW_TASK_WAIT", env.duration("SVC_NEW_TASK_WAIT", "30s")));
+        positive("SVC_NEW_TASK_WAIT", env.duration("SVC_NEW_TASK_WAIT", "30s")),
+        StartupRetry.limit(env));
   }
 
   /** The same configuration with other OAuth settings (tests inject a clock this way). */
@@ -102,7 +105,8 @@ public record GatewayConfig(
         uiMeshApiUrl,
         meshApiEventsTopic,
         toolCallWait,
-        newTaskWait);
+        newTaskWait,
+        startupRetryTimeout);
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.taskmesh.gateway;
 
+import io.taskmesh.servicekit.StartupRetry;
 import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
 
@@ -16,7 +17,14 @@ public final class Main {
       System.exit(2);
       return;
     }
-    Gateway gateway = Gateway.start(config);
+    Gateway gateway;
+    try {
+      gateway = Gateway.start(config);
+    } catch (StartupRetry.GaveUp e) {
+      System.err.println("gateway: cannot start: " + e.getMessage());
+      System.exit(1);
+      return;
+    }
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(

@@ -144,24 +144,7 @@ public final class KvStore implements AutoCloseable {
 
   /** The start-up retry of this store's schema, bounded by {@code limit}. */
   public static StartupRetry startupRetry(Duration limit) {
-    return new StartupRetry("Postgres", limit, KvStore::worthRetrying);
-  }
-
-  /**
-   * Connection-level failures are retried ({@code 08} connection exceptions, {@code 57P03} "the
-   * database system is starting up", a pool timeout with no state); a refused login ({@code 28}),
-   * an unknown database ({@code 3D}) or an SQL error of the schema itself are not.
-   */
-  static boolean worthRetrying(Exception e) {
-    for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof SQLException sql && sql.getSQLState() != null) {
-        String state = sql.getSQLState();
-        if (state.startsWith("28") || state.startsWith("3D") || state.startsWith("42")) {
-          return false;
-        }
-      }
-    }
-    return e instanceof SQLException;
+    return StartupRetry.postgres("Postgres", limit);
   }
 
   /** The readiness check: a pooled connection validates within {@code timeout}. */

@@ -3,6 +3,7 @@ package io.taskmesh.meshapi;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.servicekit.ApiException;
 import io.taskmesh.servicekit.KafkaProducers;
+import io.taskmesh.servicekit.StartupRetry;
 import io.taskmesh.servicekit.TopicCreator;
 import io.taskmesh.servicekit.TopicFanout;
 import java.time.Duration;
@@ -33,12 +34,24 @@ public final class EventBus implements AutoCloseable {
   private final KafkaProducer<String, byte[]> producer;
   private final TopicFanout<MeshEvent> fanout;
 
+  /**
+   * Creates the events topic when missing, retrying a broker that does not answer yet for {@link
+   * MeshConfig#startupRetryTimeout()}.
+   *
+   * @throws StartupRetry.GaveUp when the broker still does not answer after that
+   */
   public EventBus(MeshConfig config) {
     this.config = config;
-    TopicCreator.ensure(
-        config.kafkaBootstrap(),
-        List.of(config.eventsTopic()),
-        TopicCreator.Spec.of(config.eventsPartitions(), config.eventsReplication()));
+    try {
+      TopicCreator.ensure(
+          config.kafkaBootstrap(),
+          List.of(config.eventsTopic()),
+          TopicCreator.Spec.of(config.eventsPartitions(), config.eventsReplication()),
+          TopicCreator.startupRetry(config.kafkaBootstrap(), config.startupRetryTimeout()));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while waiting for Kafka", e);
+    }
     this.producer =
         KafkaProducers.idempotent(config.kafkaBootstrap())
             .set(ProducerConfig.MAX_BLOCK_MS_CONFIG, 5000)

@@ -1,6 +1,7 @@
 package io.taskmesh.meshapi;
 
 import io.taskmesh.servicekit.ConfigException;
+import io.taskmesh.servicekit.StartupRetry;
 
 /** {@code java io.taskmesh.meshapi.Main}: configuration from the environment. */
 public final class Main {
@@ -15,8 +16,15 @@ public final class Main {
       System.exit(2);
       return;
     }
+    EventBus bus;
+    try {
+      bus = new EventBus(config);
+    } catch (StartupRetry.GaveUp e) {
+      System.err.println("mesh-api: cannot start: " + e.getMessage());
+      System.exit(1);
+      return;
+    }
     ConnectorClient kv = new ConnectorClient(config.connectorSocket());
-    EventBus bus = new EventBus(config);
     MeshApiApp app = new MeshApiApp(config, kv, bus).start();
     Runtime.getRuntime()
         .addShutdownHook(

@@ -3,6 +3,7 @@ package io.taskmesh.meshapi;
 import io.taskmesh.schemas.Topics;
 import io.taskmesh.servicekit.ConfigException;
 import io.taskmesh.servicekit.Env;
+import io.taskmesh.servicekit.StartupRetry;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -29,6 +30,8 @@ import java.util.regex.Pattern;
  *     created)
  * @param deadlineScan {@code SVC_MESH_API_DEADLINE_SCAN_MS}, default 1000
  * @param keepalive {@code SVC_MESH_API_KEEPALIVE_MS}, default 15000
+ * @param startupRetryTimeout {@code SVC_STARTUP_RETRY_TIMEOUT}, default {@code 60s}: how long
+ *     start-up retries a broker that does not answer yet
  */
 public record MeshConfig(
     String bindHost,
@@ -43,7 +46,8 @@ public record MeshConfig(
     int eventsPartitions,
     short eventsReplication,
     Duration deadlineScan,
-    Duration keepalive) {
+    Duration keepalive,
+    Duration startupRetryTimeout) {
 
   static final Pattern TOPIC_PART = Pattern.compile("^[a-zA-Z0-9._-]+$");
   private static final Pattern PREFIX = Pattern.compile("^(/[a-zA-Z0-9._~-]+)*$");
@@ -117,6 +121,7 @@ public record MeshConfig(
         partitions,
         (short) replication,
         Duration.ofMillis(scan),
-        Duration.ofMillis(keepalive));
+        Duration.ofMillis(keepalive),
+        StartupRetry.limit(env));
   }
 }

@@ -1,5 +1,6 @@
 package io.taskmesh.servicekit;
 
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
@@ -50,6 +51,28 @@ public final class StartupRetry {
     this.what = what;
     this.limit = limit;
     this.retriable = retriable;
+  }
+
+  /**
+   * The start-up retry of a Postgres connection: connection-level failures are retried ({@code 08}
+   * connection exceptions, {@code 57P03} "the database system is starting up", a pool timeout with
+   * no state); a refused login ({@code 28}), an unknown database ({@code 3D}) or an SQL error of
+   * the schema itself ({@code 42}) are not.
+   */
+  public static StartupRetry postgres(String what, Duration limit) {
+    return new StartupRetry(what, limit, StartupRetry::postgresNotUpYet);
+  }
+
+  static boolean postgresNotUpYet(Exception e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof SQLException sql && sql.getSQLState() != null) {
+        String state = sql.getSQLState();
+        if (state.startsWith("28") || state.startsWith("3D") || state.startsWith("42")) {
+          return false;
+        }
+      }
+    }
+    return e instanceof SQLException;
   }
 
   /** {@code SVC_STARTUP_RETRY_TIMEOUT} ({@link Durations} syntax), default {@code 60s}. */

@@ -1,5 +1,6 @@
 package io.taskmesh.servicekit;
 
+import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
@@ -11,8 +12,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.CreateTopicsOptions;
+import org.apache.kafka.clients.admin.ListTopicsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.TopicExistsException;
 
 /**
@@ -22,6 +26,13 @@ import org.apache.kafka.common.errors.TopicExistsException;
  */
 public final class TopicCreator implements AutoCloseable {
   private static final long WAIT_SECONDS = 30;
+
+  /**
+   * One start-up attempt's wait: the admin client keeps reconnecting to a broker that is not up yet
+   * and only fails at its timeout, so an attempt must be short for the retry to log its line every
+   * few seconds rather than once in 30 s.
+   */
+  private static final long ATTEMPT_SECONDS = 3;
 
   /** How a missing topic is created. */
   public record Spec(int partitions, short replication, Map<String, String> configs) {
@@ -83,18 +94,102 @@ public final class TopicCreator implements AutoCloseable {
   }
 
   /**
+   * The start-up retry of a Kafka connection, bounded by {@code limit} ({@code
+   * SVC_STARTUP_RETRY_TIMEOUT}): a broker that does not answer yet, or answers with a retriable
+   * error (no leader yet, not the controller), is retried; a refused request (authorization, an
+   * impossible replication factor) is not.
+   */
+  public static StartupRetry startupRetry(String bootstrapServers, Duration limit) {
+    return new StartupRetry("Kafka at " + bootstrapServers, limit, TopicCreator::worthRetrying);
+  }
+
+  static boolean worthRetrying(Exception e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof TimeoutException || t instanceof RetriableException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** One-off at start-up: {@link #ensure(Collection, Spec, StartupRetry)}, then closes. */
+  public static void ensure(
+      String bootstrapServers, Collection<String> topics, Spec spec, StartupRetry retry)
+      throws InterruptedException {
+    try (TopicCreator creator = new TopicCreator(bootstrapServers)) {
+      creator.ensure(topics, spec, retry);
+    }
+  }
+
+  /**
+   * At start-up: {@link #ensure(Collection, Spec)}, each attempt waiting a few seconds, retried
+   * with backoff while the broker does not answer (it may start after us, or restart).
+   *
+   * @throws StartupRetry.GaveUp with a one-line message once {@code retry} gives up
+   */
+  public void ensure(Collection<String> topics, Spec spec, StartupRetry retry)
+      throws InterruptedException {
+    retry.run(
+        () -> {
+          ensure(topics, spec, ATTEMPT_SECONDS);
+          return null;
+        });
+  }
+
+  /**
+   * At start-up, before anything else uses Kafka: waits until the broker answers (it lists the
+   * topics), retried with backoff; for a service whose topics another class creates.
+   *
+   * @throws StartupRetry.GaveUp with a one-line message once {@code retry} gives up
+   */
+  public static void awaitBroker(String bootstrapServers, StartupRetry retry)
+      throws InterruptedException {
+    try (TopicCreator creator = new TopicCreator(bootstrapServers)) {
+      creator.awaitBroker(retry);
+    }
+  }
+
+  /** As {@link #awaitBroker(String, StartupRetry)}, with this creator's admin client. */
+  public void awaitBroker(StartupRetry retry) throws InterruptedException {
+    retry.run(
+        () -> {
+          try {
+            return admin
+                .listTopics(
+                    new ListTopicsOptions()
+                        .timeoutMs((int) TimeUnit.SECONDS.toMillis(ATTEMPT_SECONDS)))
+                .names()
+                .get(ATTEMPT_SECONDS, TimeUnit.SECONDS);
+          } catch (ExecutionException e) {
+            throw new IllegalStateException(problem(e.getCause(), ATTEMPT_SECONDS), e.getCause());
+          } catch (TimeoutException e) {
+            throw new IllegalStateException("no answer within " + ATTEMPT_SECONDS + " s", e);
+          }
+        });
+  }
+
+  /**
    * Creates the missing ones of {@code topics} with {@code spec}; an existing topic is left as it
    * is.
    *
    * @throws IllegalStateException when the broker refuses or does not answer within 30 s
    */
   public void ensure(Collection<String> topics, Spec spec) {
+    ensure(topics, spec, WAIT_SECONDS);
+  }
+
+  private void ensure(Collection<String> topics, Spec spec, long waitSeconds) {
     List<String> missing = topics.stream().filter(t -> !known.contains(t)).distinct().toList();
     if (missing.isEmpty()) {
       return;
     }
     try {
-      Set<String> existing = admin.listTopics().names().get(WAIT_SECONDS, TimeUnit.SECONDS);
+      int waitMs = (int) TimeUnit.SECONDS.toMillis(waitSeconds);
+      Set<String> existing =
+          admin
+              .listTopics(new ListTopicsOptions().timeoutMs(waitMs))
+              .names()
+              .get(waitSeconds, TimeUnit.SECONDS);
       List<NewTopic> create =
           missing.stream()
               .filter(t -> !existing.contains(t))
@@ -105,7 +200,10 @@ public final class TopicCreator implements AutoCloseable {
               .toList();
       if (!create.isEmpty()) {
         try {
-          admin.createTopics(create).all().get(WAIT_SECONDS, TimeUnit.SECONDS);
+          admin
+              .createTopics(create, new CreateTopicsOptions().timeoutMs(waitMs))
+              .all()
+              .get(waitSeconds, TimeUnit.SECONDS);
         } catch (ExecutionException e) {
           if (!(e.getCause() instanceof TopicExistsException)) {
             throw e;
@@ -118,11 +216,22 @@ public final class TopicCreator implements AutoCloseable {
       throw new IllegalStateException("interrupted while creating topics " + missing, e);
     } catch (ExecutionException e) {
       throw new IllegalStateException(
-          "cannot create topics " + missing + ": " + e.getCause(), e.getCause());
+          "cannot create topics " + missing + ": " + problem(e.getCause(), waitSeconds),
+          e.getCause());
     } catch (TimeoutException e) {
       throw new IllegalStateException(
-          "Kafka did not answer creating topics " + missing + " within " + WAIT_SECONDS + " s", e);
+          "no answer creating topics " + missing + " within " + waitSeconds + " s", e);
     }
+  }
+
+  /**
+   * The admin client's own words, except for its timeout ("Timed out waiting for a node assignment.
+   * Call: listTopics"), which says no more than that the broker did not answer.
+   */
+  private static String problem(Throwable cause, long waitSeconds) {
+    return cause instanceof org.apache.kafka.common.errors.TimeoutException
+        ? "no answer within " + waitSeconds + " s"
+        : cause.getMessage();
   }
 
   @Override

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -71,5 +72,42 @@ class StartupRetryTest {
             () -> StartupRetry.limit(Env.of(Map.of("SVC_STARTUP_RETRY_TIMEOUT", "soon"))))
         .isInstanceOf(ConfigException.class)
         .hasMessageStartingWith("SVC_STARTUP_RETRY_TIMEOUT");
+  }
+
+  @Test
+  void postgresIsRetriedWhileItDoesNotAcceptConnectionsButNotForARefusedLogin() {
+    assertThat(StartupRetry.postgresNotUpYet(new SQLException("Connection refused", "08001")))
+        .isTrue();
+    assertThat(StartupRetry.postgresNotUpYet(new SQLException("starting up", "57P03"))).isTrue();
+    assertThat(StartupRetry.postgresNotUpYet(new SQLException("pool timed out"))).isTrue();
+    assertThat(StartupRetry.postgresNotUpYet(new SQLException("bad password", "28P01"))).isFalse();
+    assertThat(StartupRetry.postgresNotUpYet(new SQLException("no such database", "3D000")))
+        .isFalse();
+    assertThat(
+            StartupRetry.postgresNotUpYet(
+                new SQLException("timed out", new SQLException("bad password", "28P01"))))
+        .isFalse();
+    assertThat(StartupRetry.postgresNotUpYet(new IOException("not SQL"))).isFalse();
+  }
+
+  @Test
+  void kafkaIsRetriedOnTimeoutsAndRetriableErrorsOnly() {
+    assertThat(
+            TopicCreator.worthRetrying(
+                new IllegalStateException(
+                    "no answer", new java.util.concurrent.TimeoutException())))
+        .isTrue();
+    assertThat(
+            TopicCreator.worthRetrying(
+                new IllegalStateException(
+                    "Timed out waiting for a node assignment",
+                    new org.apache.kafka.common.errors.TimeoutException("node assignment"))))
+        .isTrue();
+    assertThat(
+            TopicCreator.worthRetrying(
+                new IllegalStateException(
+                    "refused",
+                    new org.apache.kafka.common.errors.InvalidReplicationFactorException("3 > 1"))))
+        .isFalse();
   }
 }

@@ -1,6 +1,7 @@
 package io.taskmesh.sidecar;
 
 import io.taskmesh.schemas.Topics;
+import io.taskmesh.servicekit.StartupRetry;
 import io.taskmesh.servicekit.ops.OpsServer;
 import io.taskmesh.servicekit.ops.Readiness;
 import java.time.Duration;
@@ -36,35 +37,43 @@ public final class Main {
     CountDownLatch stopped = new CountDownLatch(1);
     AutoCloseable actor;
     BooleanSupplier loopRunning = () -> true; // crew actors: their loops stop the process
-    if (Topics.SINK.equals(config.actorName())) {
-      SinkActor sink = new SinkActor(config, crew, reporter, ExitHook.SYSTEM);
-      sink.start();
-      actor = sink;
-    } else if (Topics.SUMP.equals(config.actorName())) {
-      SumpActor sump = new SumpActor(config, reporter, ExitHook.SYSTEM);
-      sump.start();
-      actor = sump;
-    } else if (Topics.PAUSE.equals(config.actorName())) {
-      PauseActor pause = new PauseActor(config, crew, reporter, ExitHook.SYSTEM);
-      pause.start();
-      actor = pause;
-    } else {
-      RuntimeClient runtime = new RuntimeClient(config.socketPath());
-      Sidecar sidecar =
-          new Sidecar(config, runtime, reporter, ExitHook.SYSTEM, Duration.ofMinutes(10));
-      try {
-        sidecar.start();
-      } catch (IllegalStateException notReady) { // the message says which file or socket is missing
-        System.err.println("sidecar: " + notReady.getMessage());
-        System.exit(1);
-        return;
+    // a broker that does not answer yet is retried (SVC_STARTUP_RETRY_TIMEOUT), then one line
+    try {
+      if (Topics.SINK.equals(config.actorName())) {
+        SinkActor sink = new SinkActor(config, crew, reporter, ExitHook.SYSTEM);
+        sink.start();
+        actor = sink;
+      } else if (Topics.SUMP.equals(config.actorName())) {
+        SumpActor sump = new SumpActor(config, reporter, ExitHook.SYSTEM);
+        sump.start();
+        actor = sump;
+      } else if (Topics.PAUSE.equals(config.actorName())) {
+        PauseActor pause = new PauseActor(config, crew, reporter, ExitHook.SYSTEM);
+        pause.start();
+        actor = pause;
+      } else {
+        RuntimeClient runtime = new RuntimeClient(config.socketPath());
+        Sidecar sidecar =
+            new Sidecar(config, runtime, reporter, ExitHook.SYSTEM, Duration.ofMinutes(10));
+        try {
+          sidecar.start();
+        } catch (
+            IllegalStateException notReady) { // the message says which file or socket is missing
+          System.err.println("sidecar: " + notReady.getMessage());
+          System.exit(1);
+          return;
+        }
+        loopRunning = sidecar::running;
+        actor =
+            () -> {
+              sidecar.close();
+              runtime.close();
+            };
       }
-      loopRunning = sidecar::running;
-      actor =
-          () -> {
-            sidecar.close();
-            runtime.close();
-          };
+    } catch (StartupRetry.GaveUp e) {
+      System.err.println("sidecar: cannot start: " + e.getMessage());
+      System.exit(1);
+      return;
     }
     Readiness readiness = SidecarOps.readiness(config, loopRunning);
     OpsServer ops = OpsServer.startIfConfigured(System.getenv(), readiness);

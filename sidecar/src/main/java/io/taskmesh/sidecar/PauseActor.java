@@ -88,6 +88,7 @@ public final class PauseActor implements AutoCloseable {
 
   public synchronized void start() {
     admin = new TopicCreator(config.bootstrapServers());
+    KafkaStart.await(admin, config);
     // x-pause keeps one partition per topic whatever SVC_ACTOR_TOPIC_PARTITIONS says: every
     // replica reads the whole parked topic into its store, so partitions would share no work,
     // and with several a resume in the dev stack found no parked envelope (not understood yet)

@@ -47,6 +47,7 @@ public final class Sidecar implements AutoCloseable {
   public synchronized void start() {
     runtime.awaitReady(readyTimeout);
     admin = new TopicCreator(config.bootstrapServers());
+    KafkaStart.await(admin, config);
     admin.ensure(
         List.of(config.inputTopic(), config.topicOf(Topics.SINK), config.deadLetterTopic()),
         config.topicSpec());

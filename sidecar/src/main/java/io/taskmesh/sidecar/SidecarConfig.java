@@ -3,6 +3,7 @@ package io.taskmesh.sidecar;
 import io.taskmesh.schemas.Topics;
 import io.taskmesh.servicekit.ConfigException;
 import io.taskmesh.servicekit.Env;
+import io.taskmesh.servicekit.StartupRetry;
 import io.taskmesh.servicekit.TopicCreator;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -32,7 +33,8 @@ public record SidecarConfig(
     short replicationFactor,
     String instanceId,
     boolean staticMember,
-    Duration transactionTimeout) {
+    Duration transactionTimeout,
+    Duration startupRetryTimeout) {
 
   public static final String DEFAULT_SOCKET_DIR = "/var/run/svc";
   public static final String DEFAULT_SOCKET_NAME = "svc-runtime.sock";
@@ -84,7 +86,8 @@ public record SidecarConfig(
         (short) env.integer("SVC_TOPIC_REPLICATION_FACTOR", 1, Short.MIN_VALUE, Short.MAX_VALUE),
         env.string("SVC_INSTANCE_ID", UUID.randomUUID().toString()),
         env.isSet("SVC_INSTANCE_ID"),
-        env.duration("SVC_TRANSACTION_TIMEOUT", "15s"));
+        env.duration("SVC_TRANSACTION_TIMEOUT", "15s"),
+        StartupRetry.limit(env));
   }
 
   /** A config for tests and launchers: defaults everywhere except the essentials. */
@@ -112,7 +115,8 @@ public record SidecarConfig(
         (short) 1,
         UUID.randomUUID().toString(),
         false,
-        Duration.ofSeconds(15));
+        Duration.ofSeconds(15),
+        Duration.ofSeconds(60));
   }
 
   /** How this actor creates the topics it writes to when they are missing. */
@@ -164,7 +168,8 @@ public record SidecarConfig(
         replicationFactor,
         instanceId,
         staticMember,
-        transactionTimeout);
+        transactionTimeout,
+        startupRetryTimeout);
   }
 
   public SidecarConfig withResiliency(
@@ -187,7 +192,8 @@ public record SidecarConfig(
         replicationFactor,
         instanceId,
         staticMember,
-        transactionTimeout);
+        transactionTimeout,
+        startupRetryTimeout);
   }
 
   public SidecarConfig withActorTimeout(Duration timeout) {
@@ -209,7 +215,8 @@ public record SidecarConfig(
         replicationFactor,
         instanceId,
         staticMember,
-        transactionTimeout);
+        transactionTimeout,
+        startupRetryTimeout);
   }
 
   public SidecarConfig withConcurrency(int n) {
@@ -231,7 +238,8 @@ public record SidecarConfig(
         replicationFactor,
         instanceId,
         staticMember,
-        transactionTimeout);
+        transactionTimeout,
+        startupRetryTimeout);
   }
 
   public SidecarConfig withMaxPollRecords(int n) {
@@ -253,7 +261,8 @@ public record SidecarConfig(
         replicationFactor,
         instanceId,
         staticMember,
-        transactionTimeout);
+        transactionTimeout,
+        startupRetryTimeout);
   }
 
   public SidecarConfig withMaxDeliveries(int n) {
@@ -275,7 +284,8 @@ public record SidecarConfig(
         replicationFactor,
         instanceId,
         staticMember,
-        transactionTimeout);
+        transactionTimeout,
+        startupRetryTimeout);
   }
 
   /**

@@ -61,6 +61,7 @@ public final class SinkActor implements AutoCloseable {
 
   public synchronized void start() {
     admin = new TopicCreator(config.bootstrapServers());
+    KafkaStart.await(admin, config);
     admin.ensure(
         List.of(config.inputTopic(), config.topicOf(Topics.SUMP), config.deadLetterTopic()),
         config.topicSpec());

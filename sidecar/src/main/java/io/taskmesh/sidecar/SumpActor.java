@@ -43,6 +43,7 @@ public final class SumpActor implements AutoCloseable {
 
   public synchronized void start() {
     admin = new TopicCreator(config.bootstrapServers());
+    KafkaStart.await(admin, config);
     admin.ensure(List.of(config.inputTopic(), config.deadLetterTopic()), config.topicSpec());
     loop = new ActorLoop(config, this::handle, exitHook, admin);
     loop.start();

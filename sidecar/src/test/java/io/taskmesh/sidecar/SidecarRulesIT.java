@@ -465,7 +465,8 @@ class SidecarRulesIT {
             (short) 1,
             "h1",
             false,
-            Duration.ofSeconds(15));
+            Duration.ofSeconds(15),
+            Duration.ofSeconds(60));
     try (GatewayReporter own = new GatewayReporter(cfg.gatewayUrl());
         RuntimeClient client = new RuntimeClient(rt.socketPath());
         Sidecar s = new Sidecar(cfg, client, own, NO_EXIT, Duration.ofSeconds(30))) {

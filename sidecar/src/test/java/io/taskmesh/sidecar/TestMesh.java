@@ -148,7 +148,8 @@ final class TestMesh implements AutoCloseable {
             (short) 1,
             "pause-0",
             true,
-            Duration.ofSeconds(15));
+            Duration.ofSeconds(15),
+            Duration.ofSeconds(60));
     PauseActor pause =
         new PauseActor(
             cfg,

@@ -28,8 +28,7 @@ import java.util.function.Consumer;
  */
 public final class GatewayClient {
   private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);
-  private final HttpClient http =
-      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private final HttpClient http = LazyTls.client().connectTimeout(Duration.ofSeconds(5)).build();
   private final String base;
   private final String token;
 

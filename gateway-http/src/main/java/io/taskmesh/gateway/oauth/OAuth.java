@@ -1,5 +1,7 @@
 package io.taskmesh.gateway.oauth;
 
+import io.taskmesh.servicekit.StartupRetry;
+import java.time.Duration;
 import java.util.Optional;
 
 /**
@@ -25,10 +27,22 @@ public final class OAuth implements AutoCloseable {
 
   /** Opens the store and creates its schema; fails when the database is unreachable. */
   public static OAuth start(OAuthConfig config) {
+    return start(config, Duration.ZERO);
+  }
+
+  /**
+   * As above, waiting up to {@code retryFor} ({@code SVC_STARTUP_RETRY_TIMEOUT}) for a database
+   * that does not accept connections yet.
+   *
+   * @throws StartupRetry.GaveUp with a one-line message once it gives up
+   */
+  public static OAuth start(OAuthConfig config, Duration retryFor) {
     if (!config.enabled()) {
       throw new IllegalArgumentException("OAuth is not enabled");
     }
-    return new OAuth(config, new OAuthStore(config.jdbcUrl()));
+    return new OAuth(
+        config,
+        new OAuthStore(config.jdbcUrl(), StartupRetry.postgres("Postgres (OAuth)", retryFor)));
   }
 
   public OAuthConfig config() {

@@ -2,6 +2,7 @@ package io.taskmesh.gateway.oauth;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.taskmesh.servicekit.StartupRetry;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -11,6 +12,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
@@ -63,17 +65,42 @@ public final class OAuthStore implements AutoCloseable {
   private final HikariDataSource pool;
 
   public OAuthStore(String jdbcUrl) {
+    this(jdbcUrl, StartupRetry.postgres("Postgres (OAuth)", Duration.ZERO));
+  }
+
+  /**
+   * Creates the schema, retrying a Postgres that does not accept connections yet as {@code retry}
+   * says ({@code SVC_STARTUP_RETRY_TIMEOUT}).
+   *
+   * @throws StartupRetry.GaveUp with a one-line message once it gives up
+   */
+  public OAuthStore(String jdbcUrl, StartupRetry retry) {
     HikariConfig hc = new HikariConfig();
     hc.setJdbcUrl(jdbcUrl);
     hc.setMaximumPoolSize(8);
     hc.setMinimumIdle(1);
     hc.setConnectionTimeout(5000);
+    // no connection at construction: the start-up retry below is what waits for the database
+    hc.setInitializationFailTimeout(-1);
     hc.setPoolName("oauth");
     this.pool = new HikariDataSource(hc);
-    createSchema();
+    try {
+      retry.run(
+          () -> {
+            createSchema();
+            return null;
+          });
+    } catch (InterruptedException e) {
+      pool.close();
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while waiting for the OAuth database", e);
+    } catch (RuntimeException e) {
+      pool.close();
+      throw e;
+    }
   }
 
-  private void createSchema() {
+  private void createSchema() throws SQLException {
     try (Connection c = pool.getConnection()) {
       c.setAutoCommit(false);
       try (PreparedStatement lock = c.prepareStatement("SELECT pg_advisory_xact_lock(?)")) {
@@ -84,9 +111,6 @@ public final class OAuthStore implements AutoCloseable {
         s.execute(SCHEMA);
       }
       c.commit();
-    } catch (SQLException e) {
-      throw new IllegalStateException(
-          "OAuth schema could not be created in SVC_DATABASE_URL: " + e.getMessage(), e);
     }
   }
 
