@@ -171,9 +171,6 @@ class McpConformancePipelineIT {
               "tasks-lifecycle",
               "tasks-capability-negotiation",
               "tasks-wire-fields",
-              "tasks-mrtr-input",
-              "tasks-request-headers",
               "tasks-dispatch-and-envelope",
-              "tasks-required-task-error",
               "tasks-mrtr-composition"));
 }
