@@ -25,6 +25,8 @@ log = logging.getLogger("taskmesh_runtime")
 EXIT_CONFIG = 2
 EXIT_HANDLER = 3
 EXIT_SOCKET = 4
+# How often the runtime checks that the process that started it is still there.
+PARENT_CHECK_S = 1.0
 
 
 def _fatal(message: str, code: int) -> int:
@@ -133,8 +135,14 @@ def main(argv: list[str] | None = None) -> int:
     log.info("listening on %s (mode %s, validation %s); ready file %s", cfg.socket_path,
              oct(cfg.socket_chmod), "on" if cfg.enable_validation else "off", cfg.ready_path)
 
-    while not stop.wait(3600):
-        pass
+    # A runtime never outlives the process that started it: one that died without stopping us (a
+    # kill -9, a crash, a close that gave up on a busy actor) leaves us re-parented, with nobody to
+    # call us or stop us; we notice within a second and stop as on SIGTERM.
+    parent = os.getppid()
+    while not stop.wait(PARENT_CHECK_S):
+        if parent != 1 and os.getppid() != parent:
+            log.warning("parent process %d is gone, shutting down", parent)
+            break
 
     server.shutdown()
     server.server_close()

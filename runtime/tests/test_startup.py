@@ -163,3 +163,42 @@ def test_stale_ready_file_and_socket_removed_before_the_handler_import(start_run
     with open(rt.ready_path) as f:
         assert f.read().strip() == str(rt.proc.pid)
     assert rt.invoke(envelope({"fresh": True})).status == 200
+
+
+def test_a_runtime_stops_when_the_process_that_started_it_dies(tmp_path):
+    """A parent that dies without stopping it (kill -9) leaves the runtime re-parented: it stops
+    within seconds and removes its socket, so no runtime outlives what started it."""
+    import subprocess
+    import sys
+    pid_file = tmp_path / "runtime.pid"
+    rt_env = {k: v for k, v in os.environ.items() if not k.startswith("SVC_")}
+    rt_env.update({"SVC_HANDLER": "tm_handlers.echo", "SVC_SOCKET_DIR": str(tmp_path / "s"),
+                   "PYTHONPATH": os.pathsep.join(sys.path)})
+    # the middle process starts the runtime, writes its pid and waits forever: it is what dies
+    middle = subprocess.Popen(
+        [sys.executable, "-c",
+         "import subprocess, sys, time\n"
+         "p = subprocess.Popen([sys.executable, '-m', 'taskmesh_runtime'])\n"
+         f"open({str(pid_file)!r}, 'w').write(str(p.pid))\n"
+         "time.sleep(600)\n"],
+        env=rt_env, cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    try:
+        wait_until(lambda: pid_file.exists() and pid_file.read_text(), 10, what="runtime pid")
+        runtime = int(pid_file.read_text())
+        wait_until(lambda: (tmp_path / "s" / "runtime-ready").exists(), 10, what="ready file")
+        middle.kill()
+        middle.wait(10)
+
+        def gone():
+            try:
+                os.kill(runtime, 0)
+            except ProcessLookupError:
+                return True
+            # a zombie (exited, not yet reaped by init) counts as gone
+            with open(f"/proc/{runtime}/stat") as f:
+                return f.read().split(") ")[1].split()[0] == "Z"
+        wait_until(gone, 10, what="runtime stopped after its parent died")
+        assert not (tmp_path / "s" / "svc-runtime.sock").exists()
+    finally:
+        if middle.poll() is None:
+            middle.kill()
