@@ -99,7 +99,11 @@ def main(argv: list[str] | None = None) -> int:
         stop.set()
 
     signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
+    # a SIGINT we were started ignoring (a job without job control, nohup) stays ignored, as it is
+    # for the process that started us: otherwise one Ctrl-C meant for it stops only us, and it
+    # starts us again
+    if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+        signal.signal(signal.SIGINT, on_signal)
 
     # 4. bind the socket (removed once more: something may have appeared during the import)
     try:

@@ -202,3 +202,28 @@ def test_a_runtime_stops_when_the_process_that_started_it_dies(tmp_path):
     finally:
         if middle.poll() is None:
             middle.kill()
+
+
+def test_a_sigint_the_runtime_was_started_ignoring_stays_ignored(tmp_path):
+    """Started with SIGINT ignored, as the JVM that starts it then is, the runtime ignores it too
+    (else a Ctrl-C meant for its parent stops only the runtime, and the parent starts it again);
+    SIGTERM still stops it."""
+    import subprocess
+    import sys
+    rt_env = {k: v for k, v in os.environ.items() if not k.startswith("SVC_")}
+    rt_env.update({"SVC_HANDLER": "tm_handlers.echo", "SVC_SOCKET_DIR": str(tmp_path),
+                   "PYTHONPATH": os.pathsep.join(sys.path)})
+    rt = subprocess.Popen(
+        [sys.executable, "-m", "taskmesh_runtime"], env=rt_env,
+        cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    try:
+        wait_until(lambda: (tmp_path / "runtime-ready").exists(), 10, what="ready file")
+        rt.send_signal(signal.SIGINT)
+        with pytest.raises(subprocess.TimeoutExpired):
+            rt.wait(1.5)
+        rt.send_signal(signal.SIGTERM)
+        assert rt.wait(10) == 0
+    finally:
+        if rt.poll() is None:
+            rt.kill()
