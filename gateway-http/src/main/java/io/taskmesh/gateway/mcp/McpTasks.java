@@ -368,12 +368,14 @@ final class McpTasks {
           u.currentActorIdx(),
           done,
           u.status());
-      if (current != null) {
-        current = current.withUpdate(u);
-        if (statuses && !McpTaskViews.status(current.status()).equals(lastStatus)) {
-          lastStatus = McpTaskViews.status(current.status());
-          to.accept(notification("notifications/tasks/status", McpTaskViews.task(current)));
-        }
+      if (current == null) {
+        // the task was not folded yet when it was read: it is new, and this is its first update
+        current = TaskState.announced(u.id(), null, null, u.status(), u.message(), u.timestamp());
+      }
+      current = current.withUpdate(u);
+      if (statuses && !McpTaskViews.status(current.status()).equals(lastStatus)) {
+        lastStatus = McpTaskViews.status(current.status());
+        to.accept(notification("notifications/tasks/status", McpTaskViews.task(current)));
       }
       if (done) {
         end();
