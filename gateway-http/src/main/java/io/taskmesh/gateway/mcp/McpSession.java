@@ -53,11 +53,6 @@ final class McpSession {
     return legacy;
   }
 
-  /** Whether the client declared the {@code elicitation} capability (it can be asked for input). */
-  boolean elicits() {
-    return capabilities != null && capabilities.has("elicitation");
-  }
-
   /** What the client declared at {@code initialize}: which requests it can be asked. */
   JsonNode capabilities() {
     return capabilities;
