@@ -230,16 +230,22 @@ class RuntimeRequestHandler(BaseHTTPRequestHandler):
                   body[:2000].decode("utf-8", "replace"))
         inv = Invocation(self.server.handler, envelope)
         try:
-            inv.start()
-        except BaseException as exc:  # noqa: BLE001 - any handler failure is a processing error
-            self._handler_failed(envelope, exc)
-            return
-        if inv.streaming:
-            # As on the reference runtime: a generator answers with the event stream whatever
-            # the request's Accept header says, so there is one wire format for yielded output.
-            self._stream(inv, started)
-        else:
-            self._single(inv, started)
+            try:
+                inv.start()
+            except BaseException as exc:  # noqa: BLE001 - any handler failure: processing error
+                self._handler_failed(envelope, exc)
+                return
+            if inv.streaming:
+                # As on the reference runtime: a generator answers with the event stream whatever
+                # the request's Accept header says, so there is one wire format for yielded output.
+                self._stream(inv, started)
+            else:
+                self._single(inv, started)
+        except (BrokenPipeError, ConnectionResetError):
+            # the sidecar stopped waiting (the task was canceled or passed its deadline)
+            self.close_connection = True
+            log.info("invoke id=%s: the caller left before the answer; output dropped (%.1f ms)",
+                     envelope["id"], _ms(started))
 
     # -- invoke responses ------------------------------------------------------------------------
 
@@ -258,8 +264,8 @@ class RuntimeRequestHandler(BaseHTTPRequestHandler):
         except Exception as exc:  # unserializable return value, bad ctx.route["next"]
             self._handler_failed(inv.envelope, exc)
             return
-        log.info("invoke id=%s -> 200 frames=1 (%.1f ms)", inv.envelope["id"], _ms(started))
         self._send_json_text(200, '{"frames":[' + frame + "]}")
+        log.info("invoke id=%s -> 200 frames=1 (%.1f ms)", inv.envelope["id"], _ms(started))
 
     def _stream(self, inv: Invocation, started: float) -> None:
         """The reference runtime's event stream: ``upstream`` (one FLY object as

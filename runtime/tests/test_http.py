@@ -3,7 +3,7 @@
 import json
 import socket
 
-from conftest import envelope
+from conftest import envelope, wait_until
 
 
 def test_healthz(shared_runtime):
@@ -117,3 +117,19 @@ def test_concurrent_connections(shared_runtime):
     with cf.ThreadPoolExecutor(8) as pool:
         results = list(pool.map(lambda i: rt.invoke(envelope({"i": i})), range(40)))
     assert [r.json()["frames"][0]["payload"]["i"] for r in results] == list(range(40))
+
+
+def test_an_answer_to_a_caller_who_left_is_dropped_with_one_line(start_runtime, tmp_path):
+    """The sidecar stops waiting for a canceled task's handler: its answer goes nowhere, quietly."""
+    rt = start_runtime("tm_handlers.wait_gate")
+    gate = tmp_path / "gate"
+    body = json.dumps(envelope({"gate": str(gate)}, id_="left-1")).encode()
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.connect(rt.socket_path)
+    sock.sendall(b"POST /invoke HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                 + f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
+    sock.close()
+    gate.write_text("open")
+    wait_until(lambda: "invoke id=left-1: the caller left" in rt.stderr(), what="the dropped answer")
+    assert "Traceback" not in rt.stderr()
+    assert rt.invoke(envelope({"gate": str(gate)}, id_="next-1")).status == 200

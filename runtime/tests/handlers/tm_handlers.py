@@ -111,3 +111,11 @@ def gen_error_before_yield(payload):
 def bad_next(payload, ctx):
     ctx.route["next"] = "not-a-list"
     return payload
+
+
+def wait_gate(payload):
+    """Return the payload once the test creates the gate file (at most 10 s)."""
+    deadline = time.monotonic() + 10
+    while not os.path.exists(payload["gate"]) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return payload

@@ -47,6 +47,9 @@ final class EnvelopeProcessor implements ActorLoop.Handler {
   private static final List<String> TRACE_HEADERS =
       List.of(TraceHeaders.TRACEPARENT, TraceHeaders.TRACESTATE);
 
+  /** How often a running handler's task is checked for having ended (canceled, past deadline). */
+  private static final Duration END_CHECK_EVERY = Duration.ofSeconds(1);
+
   private final SidecarConfig config;
   private final RuntimeClient runtime;
   private final GatewayReporter reporter;
@@ -54,6 +57,7 @@ final class EnvelopeProcessor implements ActorLoop.Handler {
   private final RetryPolicy policy;
   private final Clock clock;
   private final SidecarMetrics metrics;
+  private final TaskEndWatch endWatch;
 
   EnvelopeProcessor(
       SidecarConfig config,
@@ -68,6 +72,7 @@ final class EnvelopeProcessor implements ActorLoop.Handler {
     this.policy = new RetryPolicy(config.maxAttempts(), config.backoff(), config.retryOn());
     this.clock = clock;
     this.metrics = SidecarMetrics.of(config.actorName());
+    this.endWatch = new TaskEndWatch(reporter::taskEnded, END_CHECK_EVERY);
   }
 
   @Override
@@ -176,7 +181,13 @@ final class EnvelopeProcessor implements ActorLoop.Handler {
       Duration timeout = timeLeft.get();
       progress(e, ActorState.PROCESSING, attempt > 1 ? "attempt " + attempt : null);
       InvokeResult result =
-          metrics.runtimeCall(() -> runtime.invoke(body, timeout, fly -> reporter.fly(e, fly)));
+          metrics.runtimeCall(
+              () ->
+                  endWatch.call(
+                      e, () -> runtime.invoke(body, timeout, fly -> reporter.fly(e, fly))));
+      if (result instanceof InvokeResult.Abandoned) {
+        return abandoned(e);
+      }
       if (result instanceof InvokeResult.RuntimeError err && retried(e, err, attempt)) {
         sleep(policy.backoff(attempt), deadline);
         attempt++;
@@ -192,6 +203,20 @@ final class EnvelopeProcessor implements ActorLoop.Handler {
       }
       return outcomeOf(e, result, attempt, timeout);
     }
+  }
+
+  /**
+   * The task ended while its handler ran (canceled, or past its deadline): nothing goes onward, and
+   * the offset is committed, so the actor takes its next envelope at once.
+   */
+  private Outcome abandoned(Envelope e) {
+    LOG.info(
+        "{}: task of {} ended while its handler ran (canceled or past its deadline):"
+            + " its output is dropped",
+        config.actorName(),
+        e.id());
+    metrics.envelope("canceled");
+    return Outcome.done(List.of());
   }
 
   /** The actor's timeout, shortened to what is left before the deadline; empty once it passed. */

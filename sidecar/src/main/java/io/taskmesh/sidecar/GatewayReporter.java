@@ -10,6 +10,7 @@ import io.taskmesh.schemas.Progress;
 import io.taskmesh.schemas.ProgressReport;
 import io.taskmesh.schemas.Route;
 import io.taskmesh.servicekit.Threads;
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -192,6 +193,41 @@ public final class GatewayReporter implements AutoCloseable {
    * twice. True when the gateway took them (2xx), or when there is nothing to register with: no
    * gateway URL, or an envelope of mesh-api, which has no task registry for children.
    */
+  /**
+   * Whether the envelope's task ended at the gateway while this actor still works on it (a client
+   * canceled it, or its deadline passed): {@code GET /mesh/{id}/active} answers 410, or mesh-api's
+   * {@code GET /mesh/{id}} shows a terminal status. No gateway, no answer within 2 s, or any other
+   * answer: not ended, and the call goes on.
+   */
+  public boolean taskEnded(Envelope e) {
+    String base = baseUrl(e);
+    if (base == null || closed) {
+      return false;
+    }
+    boolean events = speaksEvents(e);
+    HttpRequest req =
+        HttpRequest.newBuilder(URI.create(base + "/mesh/" + e.id() + (events ? "" : "/active")))
+            .timeout(Duration.ofSeconds(2))
+            .GET()
+            .build();
+    try {
+      HttpResponse<byte[]> r = http.send(req, HttpResponse.BodyHandlers.ofByteArray());
+      if (!events) {
+        return r.statusCode() == 410;
+      }
+      return r.statusCode() == 200
+          && MeshStatus.find(Json.MAPPER.readTree(r.body()).path("status").asText(""))
+              .map(MeshStatus::isTerminal)
+              .orElse(false);
+    } catch (InterruptedException ex) {
+      Thread.currentThread().interrupt();
+      return false;
+    } catch (IOException | RuntimeException ex) {
+      LOG.debug("could not ask whether task {} ended: {}", e.id(), ex.toString());
+      return false;
+    }
+  }
+
   public boolean registerChildren(Envelope parent, List<Envelope> children) {
     String base = baseUrl(parent);
     if (children.isEmpty() || base == null || speaksEvents(parent)) {

@@ -62,4 +62,10 @@ public sealed interface InvokeResult {
 
   /** The call ran past its effective timeout and was cut. */
   record TimedOut(long afterMillis) implements InvokeResult {}
+
+  /**
+   * The sidecar stopped waiting: the envelope's task ended elsewhere (canceled, or past its
+   * deadline) while the handler ran ({@link TaskEndWatch}).
+   */
+  record Abandoned() implements InvokeResult {}
 }

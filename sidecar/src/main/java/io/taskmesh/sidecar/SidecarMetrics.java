@@ -27,7 +27,8 @@ import org.apache.kafka.common.MetricName;
  */
 final class SidecarMetrics {
   /** Envelope outcomes, the {@code outcome} tag of {@code taskmesh_actor_envelopes_total}. */
-  static final List<String> OUTCOMES = List.of("ok", "retried", "failed", "dlq", "timeout");
+  static final List<String> OUTCOMES =
+      List.of("ok", "retried", "failed", "dlq", "timeout", "canceled");
 
   private static final Duration[] CALL_BUCKETS = {
     Duration.ofMillis(5),
@@ -77,7 +78,7 @@ final class SidecarMetrics {
   private SidecarMetrics(String actor) {
     this.actor = actor;
     MeterRegistry r = ServiceMetrics.registry();
-    for (String outcome : OUTCOMES) { // all five exist from the start, so rate() sees the first
+    for (String outcome : OUTCOMES) { // all of them exist from the start, so rate() sees the first
       envelopes.put(
           outcome,
           Counter.builder("taskmesh.actor.envelopes")

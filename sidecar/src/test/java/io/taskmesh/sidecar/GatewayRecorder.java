@@ -7,13 +7,16 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 
 /**
  * A real HTTP server on 127.0.0.1 that records every POST /mesh/{id}/{kind} body, answering 200,
  * and every child of a POST /tasks registration as kind {@code registered} (201), or answers that
- * 503 while {@link #refuseRegistrations} is set.
+ * 503 while {@link #refuseRegistrations} is set; {@code GET /mesh/{id}/active} answers 410 for the
+ * tasks in {@link #ended}.
  */
 final class GatewayRecorder implements AutoCloseable {
   record Call(String id, String kind, JsonNode body) {}
@@ -21,6 +24,9 @@ final class GatewayRecorder implements AutoCloseable {
   private final HttpServer server;
   private final List<Call> calls = new CopyOnWriteArrayList<>();
   volatile boolean refuseRegistrations;
+
+  /** Tasks whose {@code GET /mesh/{id}/active} answers 410 (canceled, say); the rest answer 200. */
+  final Set<String> ended = ConcurrentHashMap.newKeySet();
 
   GatewayRecorder() {
     try {
@@ -32,6 +38,12 @@ final class GatewayRecorder implements AutoCloseable {
         "/mesh/",
         ex -> {
           String[] parts = ex.getRequestURI().getPath().split("/"); // "", mesh, id, kind
+          if (ex.getRequestMethod().equals("GET") && parts.length == 4) { // GET /mesh/{id}/active
+            boolean active = !ended.contains(parts[2]);
+            ex.sendResponseHeaders(active ? 200 : 410, -1);
+            ex.close();
+            return;
+          }
           byte[] body = ex.getRequestBody().readAllBytes();
           if (parts.length == 4) {
             calls.add(new Call(parts[2], parts[3], Json.read(body, JsonNode.class)));
