@@ -167,10 +167,5 @@ class McpConformancePipelineIT {
               "prompts-get-with-args",
               "prompts-get-embedded-resource",
               "prompts-get-with-image",
-              "input-required-result-non-tool-request",
-              "tasks-lifecycle",
-              "tasks-capability-negotiation",
-              "tasks-wire-fields",
-              "tasks-dispatch-and-envelope",
-              "tasks-mrtr-composition"));
+              "input-required-result-non-tool-request"));
 }

@@ -107,6 +107,11 @@ final class McpToolMethods {
       if (askAgain.isPresent()) {
         return askAgain.get();
       }
+      if (McpTaskExtension.declaredBy(params)
+          && calls.flows().tool(name).map(TaskSupport::asksBeforeTask).orElse(false)) {
+        // its questions are answered: from here on the call is the task it asked for
+        return McpTaskExtension.created(paused.id());
+      }
       McpTasks.PlainCall plain = plainCall(name, token).continuing(capabilities, paused.seq());
       streamed.answer(call.http(), call.id(), plain, paused.id(), owner);
       return null;
@@ -123,7 +128,8 @@ final class McpToolMethods {
     if (started.failure() != null) {
       return started.failure();
     }
-    if (takesTask && support != TaskSupport.FORBIDDEN) {
+    boolean asksFirst = calls.flows().tool(name).map(TaskSupport::asksBeforeTask).orElse(false);
+    if (takesTask && support != TaskSupport.FORBIDDEN && !asksFirst) {
       return McpTaskExtension.created(started.id());
     }
     McpTasks.PlainCall plain = plainCall(name, token).continuing(capabilities, -1);

@@ -28,6 +28,18 @@ enum TaskSupport {
     };
   }
 
+  /**
+   * Whether the flow asks its questions before it becomes a task ({@code mcp.inputBeforeTask:
+   * true}): a call that may take a task is answered {@code input_required} while the flow waits for
+   * input, and the task comes back with the round that answers it (the tasks extension's MRTR
+   * composition). A flow that finishes without asking answers as a plain call does.
+   */
+  static boolean asksBeforeTask(FlowConfig flow) {
+    return flow != null
+        && flow.mcp() != null
+        && flow.mcp().path("inputBeforeTask").asBoolean(false);
+  }
+
   String wire() {
     return name().toLowerCase(Locale.ROOT);
   }
