@@ -138,6 +138,23 @@ class DashboardIT {
   }
 
   @Test
+  void aFlowServedOnlyAsAnA2aSkillStartsFromItsFormToo() throws Exception {
+    browser.get(base + "/ui/");
+    signIn();
+    WebElement form = await(d -> d.findElement(By.cssSelector("form[data-flow=review]")));
+    form.findElement(By.tagName("textarea")).sendKeys("{\"text\":\"a draft\"}");
+    form.findElement(By.tagName("button")).click();
+
+    await(d -> d.getCurrentUrl().contains("#task/"));
+    await(d -> d.findElement(By.id("ask")).isDisplayed());
+    assertThat(text("task-status")).isEqualTo("paused");
+    browser.findElement(By.id("ask-answer")).sendKeys("yes");
+    browser.findElement(By.cssSelector("#ask button")).click();
+    await(d -> text("task-status").equals("succeeded"));
+    assertThat(text("outcome")).contains("\"published\": true");
+  }
+
+  @Test
   void aPersonStartsAFlowFromTheFormAndWatchesItToTheResult() throws Exception {
     browser.get(base + "/ui/");
     signIn();

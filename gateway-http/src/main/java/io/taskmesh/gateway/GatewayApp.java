@@ -172,6 +172,7 @@ public final class GatewayApp implements AutoCloseable {
     this.ui =
         new UiRoutes(
             flows,
+            launcher,
             feed,
             // its owner checks run on one shared thread, which a wait would hold up for everyone
             NewTaskQueries.withoutWaiting(queries),

@@ -86,11 +86,52 @@ class EdgeUiTest {
   void flowsComeWithTheirRouteAndInputSchema() {
     JsonNode flows = EdgeGateway.json(gateway.get("/ui/flows", "Authorization", BEARER));
 
-    assertThat(flows.get("flows").findValuesAsText("name")).containsExactly("echo", "typed");
-    JsonNode typed = flows.get("flows").get(1);
+    assertThat(flows.get("flows").findValuesAsText("name"))
+        .containsExactly("echo", "skill-only", "typed");
+    JsonNode typed = flows.get("flows").get(2);
     assertThat(typed.get("route").toString()).isEqualTo("[\"typed\"]");
     assertThat(typed.at("/inputSchema/required/0").asText()).isEqualTo("n");
     assertThat(flows.get("flows").get(0).get("route").toString()).isEqualTo("[\"echo\",\"upper\"]");
+  }
+
+  @Test
+  void aFlowThatIsOnlyAnA2aSkillIsListedAndStartsAsTheCallersOwnTask() {
+    JsonNode flows = EdgeGateway.json(gateway.get("/ui/flows", "Authorization", BEARER));
+    JsonNode skill = flows.get("flows").get(1);
+    assertThat(skill.get("a2a").asBoolean()).isTrue();
+    assertThat(skill.get("inputSchema").toString()).isEqualTo("{\"type\":\"object\"}");
+    assertThat(flows.get("flows").get(0).has("a2a")).isFalse();
+
+    HttpResponse<String> started =
+        gateway.post(
+            "/ui/flows/skill-only/start", "{\"text\":\"from the page\"}", "Authorization", BEARER);
+    assertThat(started.statusCode()).as(started.body()).isEqualTo(201);
+    String id = EdgeGateway.json(started).get("task_id").asText();
+    assertThat(
+            gateway.queue.dispatched().stream()
+                .anyMatch(
+                    e -> e.id().equals(id) && e.payload().toString().contains("from the page")))
+        .isTrue();
+    // the caller of the REST routes owns it, so the page that started it can follow it
+    assertThat(gateway.get("/tasks/" + id, "Authorization", BEARER).statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void startingAFlowByItsSkillRefusesToolsUnknownFlowsBadInputAndStrangersAndStartsNothing() {
+    String before = gateway.recorded();
+    assertThat(gateway.post("/ui/flows/skill-only/start", "{}").statusCode()).isEqualTo(401);
+    for (String path : List.of("/ui/flows/echo/start", "/ui/flows/nope/start")) {
+      HttpResponse<String> r = gateway.post(path, "{}", "Authorization", BEARER);
+      assertThat(r.statusCode()).as(path).isEqualTo(404);
+      assertThat(r.body()).as(path).contains("only as an A2A skill").doesNotContain("Exception");
+    }
+    for (String body : List.of("[1]", "\"text\"", "{not json")) {
+      HttpResponse<String> r =
+          gateway.post("/ui/flows/skill-only/start", body, "Authorization", BEARER);
+      assertThat(r.statusCode()).as(body).isEqualTo(400);
+      assertThat(r.body()).as(body).doesNotContain("Exception", "jackson");
+    }
+    assertThat(gateway.recorded()).isEqualTo(before);
   }
 
   @Test

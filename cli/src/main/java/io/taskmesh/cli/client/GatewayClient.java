@@ -17,7 +17,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.function.Consumer;
 
 /**
@@ -180,34 +179,22 @@ public final class GatewayClient {
     return flow.path("a2a").asBoolean() ? sendToSkill(name, arguments) : callTool(name, arguments);
   }
 
+  /**
+   * A flow served only as an A2A skill starts as the caller's own task over the REST routes (the
+   * dashboard's {@code POST /ui/flows/{name}/start}): started over A2A it would belong to A2A's
+   * principal, whom {@code /stream/{id}} does not know when the two auths differ.
+   */
   private String sendToSkill(String skill, JsonNode arguments) {
-    ObjectNode params = Json.MAPPER.createObjectNode();
-    ObjectNode message = params.putObject("message");
-    message
-        .put("kind", "message")
-        .put("role", "user")
-        .put("messageId", UUID.randomUUID().toString());
-    message.putArray("parts").addObject().put("kind", "data").set("data", arguments);
-    params.putObject("metadata").put("skill", skill);
-    params.putObject("configuration").put("blocking", false);
-    ObjectNode body = Json.MAPPER.createObjectNode();
-    body.put("jsonrpc", "2.0").put("id", 1).put("method", "message/send").set("params", params);
     JsonNode answer =
         json(
             send(
-                request("/a2a/")
-                    .POST(HttpRequest.BodyPublishers.ofString(Json.write(body)))
-                    .header("Content-Type", "application/json")
-                    .header("Accept", "application/json")));
-    if (answer.has("error")) {
-      throw new ClientException(
-          ClientException.GATEWAY,
-          "the gateway refused the A2A message: " + answer.path("error").path("message").asText());
-    }
-    String id = answer.path("result").path("id").asText("");
+                request("/ui/flows/" + encode(skill) + "/start")
+                    .POST(HttpRequest.BodyPublishers.ofString(Json.write(arguments)))
+                    .header("Content-Type", "application/json")));
+    String id = answer.path("task_id").asText("");
     if (id.isEmpty()) {
       throw new ClientException(
-          ClientException.GATEWAY, "unexpected answer to an A2A message: " + answer);
+          ClientException.GATEWAY, "unexpected answer to starting flow " + skill + ": " + answer);
     }
     return id;
   }

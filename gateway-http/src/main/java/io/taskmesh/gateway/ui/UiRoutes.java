@@ -1,14 +1,19 @@
 package io.taskmesh.gateway.ui;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.javalin.config.JavalinConfig;
+import io.javalin.http.BadRequestResponse;
 import io.javalin.http.Context;
 import io.javalin.http.HttpStatus;
 import io.javalin.http.NotFoundResponse;
 import io.javalin.http.sse.SseHandler;
 import io.taskmesh.gateway.follow.Subscriptions;
 import io.taskmesh.gateway.http.JavalinSseSink;
+import io.taskmesh.gateway.http.RequestBodies;
 import io.taskmesh.gateway.launch.FlowRegistry;
+import io.taskmesh.gateway.launch.TaskLauncher;
+import io.taskmesh.gateway.launch.ToolCalls;
 import io.taskmesh.schemas.FlowConfig;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.TaskState;
@@ -66,6 +71,7 @@ public final class UiRoutes implements AutoCloseable {
           "svg", "image/svg+xml");
 
   private final FlowRegistry flows;
+  private final TaskLauncher launcher;
   private final UpdateFeed feed;
   private final TaskQueries queries;
   private final Function<Context, String> owner;
@@ -84,6 +90,7 @@ public final class UiRoutes implements AutoCloseable {
 
   public UiRoutes(
       FlowRegistry flows,
+      TaskLauncher launcher,
       UpdateFeed feed,
       TaskQueries queries,
       Function<Context, String> owner,
@@ -91,6 +98,7 @@ public final class UiRoutes implements AutoCloseable {
       boolean authEnabled,
       UiSessions sessions) {
     this.flows = flows;
+    this.launcher = launcher;
     this.feed = feed;
     this.queries = queries;
     this.owner = owner;
@@ -103,6 +111,7 @@ public final class UiRoutes implements AutoCloseable {
   public void mount(JavalinConfig cfg) {
     cfg.routes.get("/ui/", ctx -> file(ctx, "index.html"));
     cfg.routes.get("/ui/flows", this::flowList);
+    cfg.routes.post("/ui/flows/{name}/start", this::startSkill);
     cfg.routes.post("/ui/session", this::openSession);
     cfg.routes.delete("/ui/session", this::closeSession);
     cfg.routes.get("/ui/{file}", ctx -> file(ctx, ctx.pathParam("file")));
@@ -153,7 +162,7 @@ public final class UiRoutes implements AutoCloseable {
     String unused = owner.apply(ctx); // only for its 401: every flow is listed to every owner
     List<Map<String, Object>> out = new ArrayList<>();
     for (FlowConfig flow : flows.all().values()) {
-      if (!flow.isTool()) {
+      if (!flow.isTool() && !flow.isA2aSkill()) {
         continue;
       }
       Map<String, Object> m = new LinkedHashMap<>();
@@ -165,11 +174,44 @@ public final class UiRoutes implements AutoCloseable {
         route.addAll(flow.routeNext());
       }
       m.put("route", route);
-      m.put("inputSchema", flow.mcp().path("inputSchema"));
+      if (flow.isTool()) {
+        m.put("inputSchema", flow.mcp().path("inputSchema"));
+      } else {
+        // only an A2A skill: the page starts it with POST /ui/flows/{name}/start
+        m.put("inputSchema", Map.of("type", "object"));
+        m.put("a2a", true);
+      }
       out.add(m);
     }
     out.sort((a, b) -> a.get("name").toString().compareTo(b.get("name").toString()));
     ctx.json(Map.of("flows", out));
+  }
+
+  /**
+   * {@code POST /ui/flows/{name}/start}: starts a flow that is only an A2A skill, with the body (a
+   * JSON object) as its input and the caller of the REST routes as the owner, so the page that
+   * started it (and {@code ./taskmesh call}) can follow it whatever A2A's own auth says. Tools
+   * start with {@code POST /tools/call}, which checks their schema.
+   */
+  private void startSkill(Context ctx) {
+    String principal = owner.apply(ctx); // 401 before the body is read
+    String name = ctx.pathParam("name");
+    FlowConfig flow =
+        flows
+            .flow(name)
+            .filter(f -> f.isA2aSkill() && !f.isTool())
+            .orElseThrow(
+                () ->
+                    new NotFoundResponse(
+                        "no flow '"
+                            + name
+                            + "' served only as an A2A skill (tools: POST /tools/call)"));
+    if (ctx.bodyAsBytes().length > ToolCalls.MAX_ARGUMENT_BYTES) {
+      throw new BadRequestResponse("the input is over " + ToolCalls.MAX_ARGUMENT_BYTES + " bytes");
+    }
+    JsonNode input = RequestBodies.object(RequestBodies.json(ctx));
+    String id = launcher.start(flow, input, principal);
+    ctx.status(HttpStatus.CREATED).json(Map.of("task_id", id));
   }
 
   /**

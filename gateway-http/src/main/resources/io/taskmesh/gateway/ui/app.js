@@ -163,17 +163,34 @@ async function startFlow(flow, form, error) {
   const button = form.querySelector('button');
   button.disabled = true;
   try {
-    const answer = await api('/tools/call', {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ name: flow.name, arguments: argumentsOf(form) }),
-    });
-    location.hash = '#task/' + answer.structuredContent.task_id;
+    const args = argumentsOf(form);
+    let id;
+    if (flow.a2a) {
+      id = await startSkill(flow.name, args);
+    } else {
+      const answer = await api('/tools/call', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ name: flow.name, arguments: args }),
+      });
+      id = answer.structuredContent.task_id;
+    }
+    location.hash = '#task/' + id;
   } catch (e) {
     if (e instanceof Unauthorized) showLogin(e); else error.textContent = e.message;
   } finally {
     button.disabled = false;
   }
+}
+
+/** A flow served only as an A2A skill: started as its own task of this caller, input as typed. */
+async function startSkill(skill, args) {
+  const answer = await api('/ui/flows/' + encodeURIComponent(skill) + '/start', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(args),
+  });
+  return answer.task_id;
 }
 
 // ---- the live task list -----------------------------------------------------------------------
