@@ -35,7 +35,11 @@ public final class TopicFanout<V> implements AutoCloseable {
   }
 
   private static final Logger LOG = LoggerFactory.getLogger(TopicFanout.class);
-  private static final Duration POLL = Duration.ofMillis(500);
+
+  /** How long a fetch may wait at the broker for a first record (close() wakes the poll). */
+  public static final int IDLE_FETCH_WAIT_MS = 5_000;
+
+  private static final Duration POLL = Duration.ofMillis(IDLE_FETCH_WAIT_MS);
   private static final Duration CLOSE_WAIT = Duration.ofSeconds(2);
   private static final Duration START_WAIT = Duration.ofSeconds(30);
 
@@ -70,8 +74,10 @@ public final class TopicFanout<V> implements AutoCloseable {
                 "read_uncommitted",
                 ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
                 false,
+                // a fetch answers as soon as a record arrives, so a long wait costs no latency;
+                // it spares an idle stack's broker a fetch every 50 ms per fan-out
                 ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG,
-                50),
+                IDLE_FETCH_WAIT_MS),
             new StringDeserializer(),
             new ByteArrayDeserializer());
     this.thread = Threads.newDaemon(clientId, this::run);

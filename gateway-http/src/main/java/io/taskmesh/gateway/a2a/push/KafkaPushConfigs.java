@@ -6,6 +6,7 @@ import io.taskmesh.schemas.Json;
 import io.taskmesh.servicekit.KafkaProducers;
 import io.taskmesh.servicekit.Threads;
 import io.taskmesh.servicekit.TopicCreator;
+import io.taskmesh.servicekit.TopicFanout;
 import io.taskmesh.topology.EventLogException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -41,7 +42,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class KafkaPushConfigs implements PushConfigStore {
   private static final Logger LOG = LoggerFactory.getLogger(KafkaPushConfigs.class);
-  private static final Duration POLL = Duration.ofMillis(500);
+  private static final Duration POLL = Duration.ofMillis(TopicFanout.IDLE_FETCH_WAIT_MS);
   private static final long WRITE_WAIT_SECONDS = 30;
 
   private final String topic;
@@ -73,8 +74,9 @@ public final class KafkaPushConfigs implements PushConfigStore {
                 "a2a-push-configs",
                 ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
                 false,
+                // answered as soon as a config arrives: a long wait spares the idle broker
                 ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG,
-                50),
+                TopicFanout.IDLE_FETCH_WAIT_MS),
             new StringDeserializer(),
             new ByteArrayDeserializer());
     this.thread = Threads.newDaemon("a2a-push-configs", this::follow);
