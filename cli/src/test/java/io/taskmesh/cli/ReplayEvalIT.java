@@ -114,7 +114,9 @@ class ReplayEvalIT {
               return ids;
             });
 
-    Answer a = replayEval("--candidate", "upper_one_in_ten.upper", "--json");
+    Answer a =
+        replayEval(
+            "--candidate", "upper_one_in_ten.upper", "--score", "scores.exact_match", "--json");
 
     assertThat(a.exit).as(a.err).isZero();
     JsonNode report = Json.MAPPER.readTree(Path.of(a.json().get("report").asText()).toFile());
@@ -149,6 +151,11 @@ class ReplayEvalIT {
     assertThat(first.at("/candidate/outputs/0/to").asText()).isEqualTo("reverse");
     assertThat(a.json().at("/summary/different").asLong()).isEqualTo(expected.size());
     assertThat(a.json().at("/summary/candidate_error").asLong()).isZero();
+    // the exact-match score: 0 where the texts differ, 1 where they are equal
+    long paired = a.json().at("/summary/equal").asLong() + expected.size();
+    assertThat(a.json().at("/summary/score/mean").asDouble())
+        .isCloseTo(1.0 - (double) expected.size() / paired, org.assertj.core.data.Offset.offset(1e-9));
+    assertThat(byId.get(expected.iterator().next()).get("score").asDouble()).isZero();
     // the live tasks ran beside it as always: the live upper, not the candidate
     for (Map.Entry<String, String> t : live.get(60, TimeUnit.SECONDS).entrySet()) {
       JsonNode task = awaitFinal(t.getKey());
