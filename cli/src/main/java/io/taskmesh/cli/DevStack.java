@@ -351,6 +351,8 @@ public final class DevStack implements AutoCloseable {
     // mesh-api first: the gateway's dashboard shows its envelopes (Envelopes panel)
     startMeshApi(o, bootstrap, databaseUrl);
     env.put("SVC_UI_MESH_API_URL", meshApiUrl + "/api/v1");
+    // replay-eval's reports (./taskmesh replay-eval --data, the same folder) on /ui/#evals/<id>
+    env.put("SVC_UI_EVALS_DIR", o.dataDir().resolve("evals").toString());
     if ("api".equalsIgnoreCase(System.getenv().getOrDefault("SVC_GATEWAY_MODE", "").trim())) {
       startApiAndMesh(env, say);
     } else {

@@ -154,7 +154,8 @@ class ReplayEvalIT {
     // the exact-match score: 0 where the texts differ, 1 where they are equal
     long paired = a.json().at("/summary/equal").asLong() + expected.size();
     assertThat(a.json().at("/summary/score/mean").asDouble())
-        .isCloseTo(1.0 - (double) expected.size() / paired, org.assertj.core.data.Offset.offset(1e-9));
+        .isCloseTo(
+            1.0 - (double) expected.size() / paired, org.assertj.core.data.Offset.offset(1e-9));
     assertThat(byId.get(expected.iterator().next()).get("score").asDouble()).isZero();
     // the live tasks ran beside it as always: the live upper, not the candidate
     for (Map.Entry<String, String> t : live.get(60, TimeUnit.SECONDS).entrySet()) {
