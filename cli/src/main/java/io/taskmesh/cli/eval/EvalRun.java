@@ -158,6 +158,7 @@ public final class EvalRun {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("id", r.id());
     m.put("report", r.report().toString());
+    m.put("dashboard", "/ui/#evals/" + r.id());
     m.put("seconds", r.took().toMillis() / 1000.0);
     m.put("summary", r.summary().toMap());
     Map<String, Object> g = new LinkedHashMap<>();
@@ -173,11 +174,12 @@ public final class EvalRun {
     s.append(
         String.format(
             Locale.ROOT,
-            "replay-eval %s: %d envelopes in %.1f s; report %s%n",
+            "replay-eval %s: %d envelopes in %.1f s; report %s (dashboard: /ui/#evals/%s)%n",
             actor,
             sum.total(),
             r.took().toMillis() / 1000.0,
-            r.report()));
+            r.report(),
+            r.id()));
     if (!r.rows().isEmpty()) {
       List<List<String>> rows = new ArrayList<>();
       rows.add(List.of("ENVELOPE", "VERDICT", "DETAIL"));

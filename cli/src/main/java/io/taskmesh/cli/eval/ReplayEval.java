@@ -74,7 +74,8 @@ public final class ReplayEval {
       Gate.Verdict gate,
       List<Row> rows,
       long inputs,
-      Duration took) {}
+      Duration took,
+      Duration replaying) {}
 
   private final Options o;
   private final Consumer<String> progress;
@@ -139,7 +140,9 @@ public final class ReplayEval {
       }
       Path reportFile = o.reportDir().resolve(id + ".json");
       try (Report report = new Report(reportFile, header(id, log.inputTopic()))) {
+        long replayStart = System.nanoTime();
         replay(received, live, inputs, outputs, candidate, scorer, report, ticker);
+        Duration replaying = Duration.ofNanos(System.nanoTime() - replayStart);
         Gate.Verdict verdict =
             o.gate() == null
                 ? new Gate.Verdict(false, List.of())
@@ -156,7 +159,8 @@ public final class ReplayEval {
             verdict,
             table,
             received.size(),
-            Duration.ofNanos(System.nanoTime() - started));
+            Duration.ofNanos(System.nanoTime() - started),
+            replaying);
       }
     } finally {
       if (scorer != null) {
