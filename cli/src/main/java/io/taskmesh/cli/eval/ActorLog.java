@@ -14,14 +14,23 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Predicate;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
-import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
@@ -56,7 +65,10 @@ final class ActorLog implements AutoCloseable {
   /** The most fan-out children looked for per envelope when telling a child's frame index. */
   private static final int MAX_CHILDREN = 4096;
 
-  private final KafkaConsumer<String, byte[]> consumer;
+  /** Metadata and offset look-ups (read_committed offsets, as the scans read). */
+  private final Admin admin;
+
+  private final Properties settings;
   private final String namespace;
   private final String actor;
 
@@ -68,9 +80,24 @@ final class ActorLog implements AutoCloseable {
     p.put(ConsumerConfig.CLIENT_ID_CONFIG, "taskmesh-replay-eval");
     p.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) API_TIMEOUT.toMillis());
     p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 500);
-    this.consumer = new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer());
+    this.settings = p;
+    this.admin =
+        Admin.create(
+            Map.of(
+                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                (Object) bootstrap,
+                AdminClientConfig.CLIENT_ID_CONFIG,
+                "taskmesh-replay-eval",
+                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG,
+                (int) API_TIMEOUT.toMillis(),
+                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG,
+                (int) API_TIMEOUT.toMillis()));
     this.namespace = namespace;
     this.actor = actor;
+  }
+
+  private KafkaConsumer<String, byte[]> newConsumer() {
+    return new KafkaConsumer<>(settings, new StringDeserializer(), new ByteArrayDeserializer());
   }
 
   String inputTopic() {
@@ -85,18 +112,16 @@ final class ActorLog implements AutoCloseable {
    */
   List<Input> readInputs(Start start, long limit, Predicate<Envelope> keep, Spill spill) {
     String topic = inputTopic();
-    List<PartitionInfo> infos = consumer.partitionsFor(topic, API_TIMEOUT);
-    if (infos == null || infos.isEmpty()) {
+    List<TopicPartition> tps = partitions(List.of(topic));
+    if (tps.isEmpty()) {
       throw new EvalFailure(
           2,
           "there is no topic "
               + topic
               + " on this cluster: check the actor's name and the namespace (SVC_NAMESPACE)");
     }
-    List<TopicPartition> tps = new ArrayList<>();
-    infos.forEach(i -> tps.add(new TopicPartition(topic, i.partition())));
-    Map<TopicPartition, Long> ends = consumer.endOffsets(tps, API_TIMEOUT);
-    Map<TopicPartition, Long> begins = consumer.beginningOffsets(tps, API_TIMEOUT);
+    Map<TopicPartition, Long> ends = offsets(tps, OffsetSpec.latest());
+    Map<TopicPartition, Long> begins = offsets(tps, OffsetSpec.earliest());
     Map<TopicPartition, Long> from = startOffsets(start, tps, begins, ends);
     List<Input> out = new ArrayList<>();
     scan(
@@ -129,12 +154,10 @@ final class ActorLog implements AutoCloseable {
       Map<TopicPartition, Long> ends) {
     Map<TopicPartition, Long> from = new HashMap<>();
     if (start instanceof Since s) {
-      Map<TopicPartition, Long> query = new HashMap<>();
-      tps.forEach(tp -> query.put(tp, s.epochMillis()));
-      Map<TopicPartition, OffsetAndTimestamp> found = consumer.offsetsForTimes(query, API_TIMEOUT);
+      Map<TopicPartition, Long> found = offsets(tps, OffsetSpec.forTimestamp(s.epochMillis()));
       for (TopicPartition tp : tps) {
-        OffsetAndTimestamp o = found.get(tp);
-        from.put(tp, o == null ? ends.get(tp) : o.offset());
+        Long o = found.get(tp);
+        from.put(tp, o == null || o < 0 ? ends.get(tp) : o);
       }
     } else if (start instanceof FromOffsets f) {
       for (TopicPartition tp : tps) {
@@ -167,28 +190,20 @@ final class ActorLog implements AutoCloseable {
       return out;
     }
     String prefix = Topics.actorQueue(namespace, "");
-    List<TopicPartition> tps = new ArrayList<>();
-    consumer
-        .listTopics(API_TIMEOUT)
-        .forEach(
-            (name, parts) -> {
-              if (name.startsWith(prefix) && !name.contains(".")) {
-                parts.forEach(pi -> tps.add(new TopicPartition(name, pi.partition())));
-              }
-            });
+    List<String> names =
+        call(admin.listTopics().names()).stream()
+            .filter(name -> name.startsWith(prefix) && !name.contains("."))
+            .toList();
+    List<TopicPartition> tps = partitions(names);
     if (tps.isEmpty()) {
       return out;
     }
-    Map<TopicPartition, Long> ends = consumer.endOffsets(tps, API_TIMEOUT);
-    Map<TopicPartition, Long> query = new HashMap<>();
-    for (TopicPartition tp : tps) {
-      query.put(tp, since);
-    }
-    Map<TopicPartition, OffsetAndTimestamp> found = consumer.offsetsForTimes(query, API_TIMEOUT);
+    Map<TopicPartition, Long> ends = offsets(tps, OffsetSpec.latest());
+    Map<TopicPartition, Long> found = offsets(tps, OffsetSpec.forTimestamp(since));
     Map<TopicPartition, Long> from = new HashMap<>();
     for (TopicPartition tp : tps) {
-      OffsetAndTimestamp o = found.get(tp);
-      from.put(tp, o == null ? ends.get(tp) : o.offset());
+      Long o = found.get(tp);
+      from.put(tp, o == null || o < 0 ? ends.get(tp) : o);
     }
     Set<String> seenFrameZero = new HashSet<>();
     scan(
@@ -232,7 +247,11 @@ final class ActorLog implements AutoCloseable {
     return -1;
   }
 
-  /** Reads every partition from {@code from} to {@code ends}; {@code each} false stops early. */
+  /**
+   * Reads every partition from {@code from} to {@code ends}; {@code each} false stops early. A
+   * consumer of its own per scan, partitions paused as they reach their end: a partition taken from
+   * the assignment while a fetch for it is in flight makes the client log a warning.
+   */
   private void scan(
       Map<TopicPartition, Long> from,
       Map<TopicPartition, Long> ends,
@@ -243,28 +262,40 @@ final class ActorLog implements AutoCloseable {
         open.add(e.getKey());
       }
     }
-    consumer.assign(open);
-    open.forEach(tp -> consumer.seek(tp, from.get(tp)));
-    long quietSince = System.nanoTime();
-    while (!open.isEmpty()) {
-      var records = consumer.poll(Duration.ofMillis(500));
-      if (!records.isEmpty()) {
-        quietSince = System.nanoTime();
-      } else if (System.nanoTime() - quietSince > QUIET_LIMIT.toNanos()) {
-        throw new EvalFailure(
-            3, "the log stopped answering for " + QUIET_LIMIT.toSeconds() + " s while reading");
-      }
-      for (ConsumerRecord<String, byte[]> r : records) {
-        TopicPartition tp = new TopicPartition(r.topic(), r.partition());
-        if (open.contains(tp) && r.offset() < ends.get(tp) && !each.test(r)) {
-          consumer.assign(List.of());
-          return;
-        }
-      }
-      open.removeIf(tp -> consumer.position(tp) >= ends.get(tp));
-      consumer.assign(open);
+    if (open.isEmpty()) {
+      return;
     }
-    consumer.assign(List.of());
+    KafkaConsumer<String, byte[]> reader = newConsumer();
+    try {
+      reader.assign(open);
+      open.forEach(tp -> reader.seek(tp, from.get(tp)));
+      long quietSince = System.nanoTime();
+      while (!open.isEmpty()) {
+        var records = reader.poll(Duration.ofMillis(500));
+        if (!records.isEmpty()) {
+          quietSince = System.nanoTime();
+        } else if (System.nanoTime() - quietSince > QUIET_LIMIT.toNanos()) {
+          throw new EvalFailure(
+              3, "the log stopped answering for " + QUIET_LIMIT.toSeconds() + " s while reading");
+        }
+        for (ConsumerRecord<String, byte[]> r : records) {
+          TopicPartition tp = new TopicPartition(r.topic(), r.partition());
+          if (open.contains(tp) && r.offset() < ends.get(tp) && !each.test(r)) {
+            return;
+          }
+        }
+        List<TopicPartition> done = new ArrayList<>();
+        for (TopicPartition tp : open) {
+          if (reader.position(tp) >= ends.get(tp)) {
+            done.add(tp);
+          }
+        }
+        reader.pause(done);
+        done.forEach(open::remove);
+      }
+    } finally {
+      reader.close(CloseOptions.timeout(Duration.ofSeconds(5)));
+    }
   }
 
   private static Envelope envelope(byte[] value) {
@@ -283,8 +314,64 @@ final class ActorLog implements AutoCloseable {
     }
   }
 
+  /** The partitions of the topics that exist among {@code topics}. */
+  private List<TopicPartition> partitions(List<String> topics) {
+    List<TopicPartition> out = new ArrayList<>();
+    if (topics.isEmpty()) {
+      return out;
+    }
+    Map<String, TopicDescription> described;
+    try {
+      described =
+          admin
+              .describeTopics(topics)
+              .allTopicNames()
+              .get(API_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+        return out;
+      }
+      throw failure(e);
+    } catch (TimeoutException e) {
+      throw failure(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new EvalFailure(3, "interrupted while asking the cluster for its topics");
+    }
+    described.forEach(
+        (name, d) -> d.partitions().forEach(p -> out.add(new TopicPartition(name, p.partition()))));
+    return out;
+  }
+
+  /** Offsets of {@code tps} as a read_committed reader sees them (the last stable offset). */
+  private Map<TopicPartition, Long> offsets(List<TopicPartition> tps, OffsetSpec spec) {
+    Map<TopicPartition, OffsetSpec> query = new HashMap<>();
+    tps.forEach(tp -> query.put(tp, spec));
+    Map<TopicPartition, Long> out = new HashMap<>();
+    call(admin.listOffsets(query, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)).all())
+        .forEach((tp, info) -> out.put(tp, info.offset()));
+    return out;
+  }
+
+  private static <T> T call(KafkaFuture<T> f) {
+    try {
+      return f.get(API_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException | TimeoutException e) {
+      throw failure(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new EvalFailure(3, "interrupted while asking the cluster");
+    }
+  }
+
+  private static EvalFailure failure(Exception e) {
+    Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
+    String m = cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage();
+    return new EvalFailure(3, "the cluster did not answer: " + m.lines().findFirst().orElse(m));
+  }
+
   @Override
   public void close() {
-    consumer.close(CloseOptions.timeout(Duration.ofSeconds(5)));
+    admin.close(Duration.ofSeconds(5));
   }
 }
