@@ -117,6 +117,11 @@ final class ReplayEvalCommand implements Callable<Integer> {
     } catch (EvalFailure r) {
       err.println("replay-eval: " + r.getMessage());
       return r.exitCode();
+    } catch (RuntimeException e) {
+      // anything else (a scratch file that cannot be written, ...) in one line, never a trace; 3,
+      // not 1, so that a pipeline does not read it as a failed gate
+      err.println("replay-eval: stopped: " + Main.Dev.describe(e));
+      return 3;
     }
   }
 
