@@ -129,6 +129,8 @@ public final class DevStack implements AutoCloseable {
   private String meshGatewayUrl;
 
   private String meshApiUrl;
+  private String namespace;
+  private String kafkaBootstrap;
   private String meshApiInternalUrl;
   private DevStateProxy stateProxy;
   private LocalKafkaCluster kafkaCluster;
@@ -197,6 +199,7 @@ public final class DevStack implements AutoCloseable {
   }
 
   private void run(Options o, Map<String, String> authEnv, Consumer<String> say) {
+    namespace = o.namespace();
     try {
       startAll(o, authEnv, say);
     } catch (RuntimeException | Error e) {
@@ -266,6 +269,16 @@ public final class DevStack implements AutoCloseable {
     return meshApiInternalUrl;
   }
 
+  /** The Kafka bootstrap servers the stack uses (package-private: for tests). */
+  String kafkaBootstrap() {
+    return kafkaBootstrap;
+  }
+
+  /** The stack's namespace ({@code SVC_NAMESPACE}; package-private: for tests). */
+  String namespace() {
+    return namespace;
+  }
+
   /**
    * The brokers dev started with {@code --brokers} above 1, else null (package-private: for tests).
    */
@@ -312,6 +325,7 @@ public final class DevStack implements AutoCloseable {
       childStarted.run();
       bootstrap = kafka.bootstrapServers();
     }
+    kafkaBootstrap = bootstrap;
     say.accept("kafka: " + bootstrap + " (topic replication factor " + o.replicationFactor() + ")");
     String databaseUrl = o.databaseUrl();
     if (databaseUrl == null) {
@@ -337,6 +351,8 @@ public final class DevStack implements AutoCloseable {
     // mesh-api first: the gateway's dashboard shows its envelopes (Envelopes panel)
     startMeshApi(o, bootstrap, databaseUrl);
     env.put("SVC_UI_MESH_API_URL", meshApiUrl + "/api/v1");
+    // replay-eval's reports (./taskmesh replay-eval --data, the same folder) on /ui/#evals/<id>
+    env.put("SVC_UI_EVALS_DIR", o.dataDir().resolve("evals").toString());
     if ("api".equalsIgnoreCase(System.getenv().getOrDefault("SVC_GATEWAY_MODE", "").trim())) {
       startApiAndMesh(env, say);
     } else {

@@ -29,6 +29,7 @@ import picocli.CommandLine.Option;
       Main.MeshApiCmd.class,
       ConnectorCommand.class,
       ReplayCommand.class,
+      ReplayEvalCommand.class,
       CallCommand.class,
       TasksCommand.class,
       FlowsCommand.class,

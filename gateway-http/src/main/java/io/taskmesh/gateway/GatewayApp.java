@@ -179,7 +179,8 @@ public final class GatewayApp implements AutoCloseable {
             this::requireMcpAuth,
             TaskOwners::visibleTo,
             mcpAuth.enabled(),
-            uiSessions);
+            uiSessions,
+            config.uiEvalsDir());
     this.uiMesh =
         new UiMeshRoutes(
             config.mode().servesApi() ? config.uiMeshApiUrl() : null,

@@ -12,10 +12,7 @@ import io.taskmesh.schemas.Times;
 import io.taskmesh.schemas.Topics;
 import io.taskmesh.servicekit.logging.LogContext;
 import io.taskmesh.servicekit.trace.TraceHeaders;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -25,7 +22,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.UUID;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
 import org.slf4j.Logger;
@@ -426,17 +422,7 @@ final class EnvelopeProcessor implements ActorLoop.Handler {
    * before) tells apart two fan-outs of one envelope at the same actor name.
    */
   static String childId(Envelope in, String actor, int index) {
-    String key = in.id() + "\n" + actor + "\n" + in.route().prev().size() + "\n" + index;
-    byte[] h;
-    try {
-      h = MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is part of every JVM", e);
-    }
-    h[6] = (byte) ((h[6] & 0x0f) | 0x40); // version 4
-    h[8] = (byte) ((h[8] & 0x3f) | 0x80); // IETF variant
-    ByteBuffer b = ByteBuffer.wrap(h);
-    return new UUID(b.getLong(), b.getLong()).toString();
+    return FanOutIds.childId(in, actor, index);
   }
 
   /**

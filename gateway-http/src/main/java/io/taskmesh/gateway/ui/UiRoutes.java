@@ -78,6 +78,11 @@ public final class UiRoutes implements AutoCloseable {
   private final BiPredicate<TaskState, String> ownedBy;
   private final boolean authEnabled;
   private final UiSessions sessions;
+
+  /** Where replay-eval writes its reports ({@code SVC_UI_EVALS_DIR}); null: none to show. */
+  private final java.nio.file.Path evalsDir;
+
+  private static final Pattern EVAL_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,199}");
   private final SseWriters writers = new SseWriters("ui-sse", 1, SsePolicy.TASK_STREAM);
 
   /** How often an update of a task the view does not show yet is checked again. */
@@ -96,7 +101,8 @@ public final class UiRoutes implements AutoCloseable {
       Function<Context, String> owner,
       BiPredicate<TaskState, String> ownedBy,
       boolean authEnabled,
-      UiSessions sessions) {
+      UiSessions sessions,
+      java.nio.file.Path evalsDir) {
     this.flows = flows;
     this.launcher = launcher;
     this.feed = feed;
@@ -105,6 +111,7 @@ public final class UiRoutes implements AutoCloseable {
     this.ownedBy = ownedBy;
     this.authEnabled = authEnabled;
     this.sessions = sessions;
+    this.evalsDir = evalsDir;
   }
 
   /** Must come before {@code GET /tasks/{id}}: Javalin takes the first route that matches. */
@@ -114,6 +121,8 @@ public final class UiRoutes implements AutoCloseable {
     cfg.routes.post("/ui/flows/{name}/start", this::startSkill);
     cfg.routes.post("/ui/session", this::openSession);
     cfg.routes.delete("/ui/session", this::closeSession);
+    cfg.routes.get("/ui/evals", this::evalList);
+    cfg.routes.get("/ui/evals/{id}", this::evalReport);
     cfg.routes.get("/ui/{file}", ctx -> file(ctx, ctx.pathParam("file")));
     cfg.routes.get("/tasks/stream", this::taskListStream);
   }
@@ -155,6 +164,53 @@ public final class UiRoutes implements AutoCloseable {
               "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'")
           .result(in.readAllBytes());
     }
+  }
+
+  /**
+   * {@code GET /ui/evals}: the replay-eval reports in {@code SVC_UI_EVALS_DIR}, newest first (at
+   * most 200). A report holds envelopes of every owner, as the log does: behind the dashboard's
+   * auth, like the flows.
+   */
+  private void evalList(Context ctx) throws IOException {
+    String unused = owner.apply(ctx); // only for its 401
+    List<Map<String, Object>> out = new ArrayList<>();
+    if (evalsDir != null && java.nio.file.Files.isDirectory(evalsDir)) {
+      List<java.nio.file.Path> files;
+      try (var listing = java.nio.file.Files.list(evalsDir)) {
+        files =
+            listing
+                .filter(f -> f.getFileName().toString().endsWith(".json"))
+                .sorted(
+                    java.util.Comparator.comparing(
+                            (java.nio.file.Path f) -> f.toFile().lastModified())
+                        .reversed())
+                .limit(200)
+                .toList();
+      }
+      for (java.nio.file.Path f : files) {
+        String name = f.getFileName().toString();
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("id", name.substring(0, name.length() - ".json".length()));
+        m.put("modified", java.time.Instant.ofEpochMilli(f.toFile().lastModified()).toString());
+        out.add(m);
+      }
+    }
+    ctx.json(Map.of("evals", out));
+  }
+
+  /** {@code GET /ui/evals/{id}}: one replay-eval report as written, streamed from its file. */
+  private void evalReport(Context ctx) throws IOException {
+    String unused = owner.apply(ctx); // only for its 401
+    String id = ctx.pathParam("id");
+    if (evalsDir == null || !EVAL_ID.matcher(id).matches() || id.contains("..")) {
+      throw new NotFoundResponse("no replay-eval report " + id);
+    }
+    java.nio.file.Path file = evalsDir.resolve(id + ".json");
+    if (!java.nio.file.Files.isRegularFile(file)) {
+      throw new NotFoundResponse("no replay-eval report " + id);
+    }
+    ctx.contentType("application/json");
+    ctx.result(java.nio.file.Files.newInputStream(file));
   }
 
   /** {@code GET /ui/flows}: the flows offered as tools, with description and input schema. */

@@ -48,7 +48,7 @@ async function openSession() {
 function showLogin(err) {
   if (err && !(err instanceof Unauthorized)) { console.error(err); return; }
   closeStreams();
-  for (const id of ['home', 'task']) $(id).hidden = true;
+  for (const id of ['home', 'task', 'eval']) $(id).hidden = true;
   $('login').hidden = false;
   $('login-error').textContent = sessionStorage.getItem(TOKEN_KEY) ? 'The gateway refused this token.' : '';
   sessionStorage.removeItem(TOKEN_KEY);
@@ -198,6 +198,7 @@ async function startSkill(skill, args) {
 function showHome() {
   closeStreams();
   $('task').hidden = true;
+  $('eval').hidden = true;
   $('home').hidden = false;
   // the stream first, then the list: a task started in between is in one or the other
   const es = new EventSource('/tasks/stream');
@@ -286,6 +287,7 @@ function taskRow(t) {
 function showTask(id) {
   closeStreams();
   $('home').hidden = true;
+  $('eval').hidden = true;
   $('task').hidden = false;
   const view = { id, actors: [], seq: 0, status: 'pending', percent: 0, created: null, last: null };
   $('task-id').textContent = id;
@@ -511,11 +513,73 @@ async function showEnvelope(id) {
   renderEnvelopes();
 }
 
+// ---- a replay-eval report -------------------------------------------------------------------
+
+/** The most envelopes drawn; the rest stay in the report file. */
+const EVAL_ROWS = 500;
+
+function evalSide(side) {
+  if (!side) return el('span', { class: 'muted' }, 'none');
+  if (side.error) {
+    return el('pre', { class: 'outcome failed' }, side.error + (side.traceback ? '\n\n' + side.traceback : ''));
+  }
+  if (!side.outputs) return el('span', { class: 'muted' }, 'no output found');
+  const shown = side.outputs.length === 1 ? side.outputs[0] : side.outputs;
+  return el('pre', { class: 'outcome' }, JSON.stringify(shown, null, 2));
+}
+
+function evalDiff(diff) {
+  if (!diff) return '';
+  return el('ul', {}, ...diff.map((d) => el('li', {}, el('code', {}, d.path || '/'), ' ' + d.change)));
+}
+
+async function showEval(id) {
+  closeStreams();
+  $('home').hidden = true;
+  $('task').hidden = true;
+  $('eval').hidden = false;
+  $('eval-id').textContent = id;
+  $('eval-summary').textContent = 'loading…';
+  $('eval-gate').textContent = '';
+  $('eval-rows').replaceChildren();
+  let report;
+  try {
+    report = await api('/ui/evals/' + encodeURIComponent(id));
+  } catch (e) {
+    if (e instanceof Unauthorized) { showLogin(e); return; }
+    $('eval-summary').textContent = e.message;
+    return;
+  }
+  const s = report.summary || {};
+  const c = s.candidate_latency || {};
+  const l = s.live_latency || {};
+  $('eval-summary').textContent = `actor ${report.actor}, candidate ${report.candidate.handler}: ${s.total} envelopes; ` +
+    `equal ${s.equal}, different ${s.different}, candidate errors ${s.candidate_error}, live errors ${s.live_error}, ` +
+    `no live output ${s.no_live_output}; p50/p99 candidate ${c.p50_ms ?? '-'}/${c.p99_ms ?? '-'} ms, ` +
+    `live ${l.p50_ms ?? '-'}/${l.p99_ms ?? '-'} ms` + (s.score ? `; mean score ${s.score.mean}` : '');
+  if (report.gate) {
+    $('eval-gate').textContent = `gate '${report.gate.expression}': ` +
+      (report.gate.failed ? 'FAILED (' + report.gate.held.join('; ') + ')' : 'passed');
+  }
+  const rows = report.envelopes.slice(0, EVAL_ROWS).map((e) => el('tr', { class: 'verdict-' + e.verdict },
+    el('td', {}, el('code', {}, e.id)),
+    el('td', {}, e.verdict),
+    el('td', {}, evalSide(e.live)),
+    el('td', {}, evalSide(e.candidate)),
+    el('td', {}, evalDiff(e.diff))));
+  $('eval-rows').replaceChildren(...rows);
+  $('eval-more').textContent = report.envelopes.length > EVAL_ROWS
+    ? `${report.envelopes.length - EVAL_ROWS} more envelopes in the report file` : '';
+}
+
 // ---- start ----------------------------------------------------------------------------------
 
 function route() {
   const m = location.hash.match(/^#task\/(.+)$/);
-  if (m) showTask(decodeURIComponent(m[1])); else showHome();
+  const ev = location.hash.match(/^#evals\/(.+)$/);
+  if (m) showTask(decodeURIComponent(m[1]));
+  else if (ev) showEval(decodeURIComponent(ev[1]));
+  else showHome();
 }
 
 async function start() {

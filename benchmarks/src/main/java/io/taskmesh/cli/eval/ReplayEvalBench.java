@@ -1,0 +1,212 @@
+package io.taskmesh.cli.eval;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.taskmesh.devkit.LocalKafka;
+import io.taskmesh.schemas.Envelope;
+import io.taskmesh.schemas.EnvelopePhase;
+import io.taskmesh.schemas.EnvelopeStatus;
+import io.taskmesh.schemas.Json;
+import io.taskmesh.schemas.Route;
+import io.taskmesh.schemas.Topics;
+import io.taskmesh.sidecar.InvokeResult;
+import io.taskmesh.sidecar.RuntimeClient;
+import io.taskmesh.sidecar.RuntimeProcess;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+/**
+ * replay-eval's rate against its baseline from the same run: envelopes replayed per second (reading
+ * the spilled envelope, the candidate's {@code /invoke}, pairing, diff, report) at concurrency 8,
+ * against raw {@code /invoke} calls at the same concurrency on a runtime of the same handler
+ * ({@code text.upper} of runtime/examples). The log is written by this program: N envelopes on the
+ * {@code upper} topic of a fresh namespace and, for each, the output the live actor would have
+ * produced on {@code reverse}, on a real broker (LocalKafka). Prints both rates, their ratio and
+ * the load average before and after: figures taken with a load over 2 are void.
+ *
+ * <p>Args: {@code [envelopes=5000] [concurrency=8]}. See benchmarks/README.md for the command.
+ */
+public final class ReplayEvalBench {
+  private ReplayEvalBench() {}
+
+  public static void main(String[] args) throws Exception {
+    int n = args.length > 0 ? Integer.parseInt(args[0]) : 5000;
+    int concurrency = args.length > 1 ? Integer.parseInt(args[1]) : 8;
+    Path root = Path.of(System.getProperty("taskmesh.root", ".")).toAbsolutePath().normalize();
+    String loadBefore = load();
+    Path work = Files.createTempDirectory("replay-eval-bench");
+    String ns = "bench" + UUID.randomUUID().toString().substring(0, 6);
+    try (LocalKafka kafka = LocalKafka.start(work.resolve("kafka"), 0)) {
+      String bootstrap = kafka.bootstrapServers();
+      List<byte[]> bodies = writeLog(bootstrap, ns, n);
+
+      ReplayEval.Options o =
+          new ReplayEval.Options(
+              bootstrap,
+              ns,
+              "upper",
+              root.resolve("runtime"),
+              root.resolve("runtime/examples"),
+              "text.upper",
+              e -> true,
+              new ActorLog.Earliest(),
+              Long.MAX_VALUE,
+              concurrency,
+              Duration.ofSeconds(30),
+              null,
+              "python3",
+              null,
+              work.resolve("evals"));
+      ReplayEval.Result r = ReplayEval.run(o, line -> {}, (done, total, s) -> {});
+      double replayRate = r.summary().total() / seconds(r.replaying());
+
+      double rawRate = rawInvokeRate(root, work.resolve("raw"), bodies, concurrency);
+      System.out.printf(
+          Locale.ROOT,
+          "replay-eval: %d envelopes (equal %d), concurrency %d%n"
+              + "  replayed:    %.0f envelopes/s (replay phase %.2f s; whole run %.2f s)%n"
+              + "  raw /invoke: %.0f calls/s%n"
+              + "  ratio:       %.2fx (target >= 0.8x)%n"
+              + "  load before: %s%n  load after:  %s%n",
+          r.summary().total(),
+          r.summary().count(Summary.Verdict.EQUAL),
+          concurrency,
+          replayRate,
+          seconds(r.replaying()),
+          seconds(r.took()),
+          rawRate,
+          replayRate / rawRate,
+          loadBefore,
+          load());
+    } finally {
+      Candidate.deleteTree(work);
+    }
+    System.exit(0);
+  }
+
+  /** N envelopes at upper and the live outputs at reverse; the invoke bodies for the baseline. */
+  private static List<byte[]> writeLog(String bootstrap, String ns, int n) throws Exception {
+    String upper = Topics.actorQueue(ns, "upper");
+    String reverse = Topics.actorQueue(ns, "reverse");
+    try (Admin admin =
+        Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, (Object) bootstrap))) {
+      admin
+          .createTopics(
+              List.of(new NewTopic(upper, 6, (short) 1), new NewTopic(reverse, 6, (short) 1)))
+          .all()
+          .get();
+    }
+    Properties p = new Properties();
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+    List<byte[]> bodies = new ArrayList<>();
+    String now = Instant.now().toString();
+    try (KafkaProducer<String, byte[]> producer =
+        new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer())) {
+      for (int i = 0; i < n; i++) {
+        String id = UUID.randomUUID().toString();
+        String text = "envelope " + i + " of the replay benchmark";
+        ObjectNode payload = Json.MAPPER.createObjectNode().put("text", text);
+        Envelope in =
+            new Envelope(
+                id,
+                null,
+                new Route(List.of(), "upper", List.of("reverse", "count")),
+                EnvelopeStatus.pending("gateway", 0, now, null),
+                payload,
+                Map.of());
+        producer.send(new ProducerRecord<>(upper, id, Json.bytes(in)));
+        bodies.add(RuntimeClient.invokeBody(in));
+        ObjectNode shouted =
+            Json.MAPPER.createObjectNode().put("text", text.toUpperCase(Locale.ROOT));
+        shouted.putArray("steps").add("upper");
+        Envelope out =
+            new Envelope(
+                id,
+                null,
+                new Route(List.of("upper"), "reverse", List.of("count")),
+                new EnvelopeStatus(
+                    EnvelopePhase.PROCESSING, "upper", 1, 1, now, now, null, null, null),
+                shouted,
+                Map.of());
+        producer.send(new ProducerRecord<>(reverse, id, Json.bytes(out)));
+      }
+      producer.flush();
+    }
+    return bodies;
+  }
+
+  private static double rawInvokeRate(Path root, Path dir, List<byte[]> bodies, int concurrency)
+      throws Exception {
+    try (RuntimeProcess rt =
+            RuntimeProcess.startReady(
+                root.resolve("runtime"),
+                root.resolve("runtime/examples"),
+                "text.upper",
+                dir,
+                Map.of("SVC_LOG_LEVEL", "WARNING"),
+                Duration.ofSeconds(60));
+        RuntimeClient client = new RuntimeClient(rt.socketPath())) {
+      ExecutorService pool = Executors.newFixedThreadPool(concurrency);
+      AtomicInteger next = new AtomicInteger();
+      AtomicInteger failed = new AtomicInteger();
+      long t0 = System.nanoTime();
+      List<Future<?>> workers = new ArrayList<>();
+      for (int w = 0; w < concurrency; w++) {
+        workers.add(
+            pool.submit(
+                () -> {
+                  for (int i = next.getAndIncrement();
+                      i < bodies.size();
+                      i = next.getAndIncrement()) {
+                    InvokeResult r =
+                        client.invoke(bodies.get(i), Duration.ofSeconds(30), fly -> {});
+                    if (!(r instanceof InvokeResult.Frames)) {
+                      failed.incrementAndGet();
+                    }
+                  }
+                }));
+      }
+      for (Future<?> f : workers) {
+        f.get();
+      }
+      double rate = bodies.size() / ((System.nanoTime() - t0) / 1e9);
+      pool.shutdown();
+      if (failed.get() > 0) {
+        System.out.println("raw /invoke: " + failed.get() + " calls failed");
+      }
+      return rate;
+    }
+  }
+
+  private static double seconds(Duration d) {
+    return d.toNanos() / 1e9;
+  }
+
+  private static String load() {
+    try {
+      return Files.readString(Path.of("/proc/loadavg")).strip();
+    } catch (java.io.IOException e) {
+      return "(unknown)";
+    }
+  }
+}

@@ -1,0 +1,405 @@
+package io.taskmesh.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.taskmesh.devkit.Await;
+import io.taskmesh.schemas.Json;
+import io.taskmesh.schemas.TaskStatus;
+import io.taskmesh.schemas.Topics;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.zip.CRC32;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/**
+ * replay-eval on the shared examples stack, all real: shout tasks run live, then the {@code upper}
+ * actor's envelopes are replayed through candidates of {@code examples/candidates}. The candidate
+ * that lower-cases one word in ten (by CRC-32) is reported different on exactly the envelopes with
+ * such a word; candidates that raise, hang, answer garbage or crash show up only in the report; the
+ * gate exits 1 when it fails and 2 when it cannot be read; and the live pipeline (its consumer
+ * groups' offsets, its topics' end offsets, the task views) is the same after every replay.
+ */
+@ExtendWith(SharedExamples.class)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
+class ReplayEvalIT {
+  private static final HttpClient HTTP = HttpClient.newHttpClient();
+  private static final int TASKS = 30;
+  private static final List<String> PIPELINE = List.of("upper", "reverse", "count");
+
+  @TempDir static Path data;
+  private static DevStack stack;
+  private static String fromOffset;
+  private static final Map<String, String> texts = new HashMap<>();
+  private static Admin admin;
+
+  /** What the live pipeline looked like before the misbehaving candidates ran. */
+  private static Snapshot before;
+
+  @BeforeAll
+  static void runShoutTasks() throws Exception {
+    stack = SharedExamples.stack();
+    admin =
+        Admin.create(
+            Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, (Object) stack.kafkaBootstrap()));
+    // only this class's envelopes: from the upper topic's ends before its tasks
+    fromOffset =
+        endOffsets(List.of(topic("upper"))).entrySet().stream()
+            .map(e -> e.getKey().partition() + ":" + e.getValue())
+            .collect(Collectors.joining(","));
+    List<String> ids = new ArrayList<>();
+    for (int i = 0; i < TASKS; i++) {
+      String text = "task" + i + " alpha" + i + " beta" + (i * 7) + " gamma" + (i * 13);
+      String id = callShout(text);
+      texts.put(id, text);
+      ids.add(id);
+    }
+    for (String id : ids) {
+      assertThat(awaitFinal(id).path("status").asText()).isEqualTo("succeeded");
+    }
+  }
+
+  @AfterAll
+  static void closeAdmin() {
+    if (admin != null) {
+      admin.close();
+    }
+  }
+
+  @Test
+  @Order(1)
+  void aCandidateThatLowerCasesOneWordInTenIsDifferentOnExactlyThoseEnvelopes() throws Exception {
+    // live traffic while the replay runs: its words are upper-cased by both, so whichever of these
+    // envelopes the replay reads are equal (or not yet answered live)
+    CompletableFuture<Map<String, String>> live =
+        CompletableFuture.supplyAsync(
+            () -> {
+              Map<String, String> ids = new HashMap<>();
+              for (int i = 0; i < 5; i++) {
+                String text = wordsNotLowered(5, "live" + i);
+                ids.put(callShout(text), text);
+              }
+              return ids;
+            });
+
+    Answer a =
+        replayEval(
+            "--candidate", "upper_one_in_ten.upper", "--score", "scores.exact_match", "--json");
+
+    assertThat(a.exit).as(a.err).isZero();
+    JsonNode report = Json.MAPPER.readTree(Path.of(a.json().get("report").asText()).toFile());
+    Map<String, JsonNode> byId = new HashMap<>();
+    report.get("envelopes").forEach(e -> byId.put(e.get("id").asText(), e));
+    assertThat(byId.keySet()).containsAll(texts.keySet());
+    Set<String> expected = new HashSet<>();
+    texts.forEach(
+        (id, text) -> {
+          if (java.util.Arrays.stream(text.split(" ")).anyMatch(ReplayEvalIT::lowered)) {
+            expected.add(id);
+          }
+        });
+    assertThat(expected).as("the texts must make some envelopes differ").isNotEmpty();
+    Set<String> different = new HashSet<>();
+    byId.forEach(
+        (id, e) -> {
+          String verdict = e.get("verdict").asText();
+          if (verdict.equals("different")) {
+            different.add(id);
+            assertThat(e.get("diff")).hasSize(1);
+            assertThat(e.get("diff").get(0).get("path").asText()).isEqualTo("/payload/text");
+          } else if (texts.containsKey(id)) {
+            assertThat(verdict).as(e.toString()).isEqualTo("equal");
+          } else {
+            assertThat(verdict).as(e.toString()).isIn("equal", "no_live_output");
+          }
+        });
+    assertThat(different).isEqualTo(expected);
+    JsonNode first = byId.get(expected.iterator().next());
+    assertThat(first.at("/live/outputs/0/to").asText()).isEqualTo("reverse");
+    assertThat(first.at("/candidate/outputs/0/to").asText()).isEqualTo("reverse");
+    assertThat(a.json().at("/summary/different").asLong()).isEqualTo(expected.size());
+    assertThat(a.json().at("/summary/candidate_error").asLong()).isZero();
+    // the exact-match score: 0 where the texts differ, 1 where they are equal
+    long paired = a.json().at("/summary/equal").asLong() + expected.size();
+    assertThat(a.json().at("/summary/score/mean").asDouble())
+        .isCloseTo(
+            1.0 - (double) expected.size() / paired, org.assertj.core.data.Offset.offset(1e-9));
+    assertThat(byId.get(expected.iterator().next()).get("score").asDouble()).isZero();
+    // the live tasks ran beside it as always: the live upper, not the candidate
+    for (Map.Entry<String, String> t : live.get(60, TimeUnit.SECONDS).entrySet()) {
+      JsonNode task = awaitFinal(t.getKey());
+      assertThat(task.path("status").asText()).isEqualTo("succeeded");
+      String shouted =
+          new StringBuilder(t.getValue().toUpperCase(java.util.Locale.ROOT)).reverse().toString();
+      assertThat(task.toString()).contains(shouted);
+    }
+  }
+
+  @Test
+  @Order(2)
+  void takeTheLivePipelinesPicture() throws Exception {
+    before = Snapshot.take();
+  }
+
+  @Test
+  @Order(3)
+  void aCandidateThatRaisesIsACandidateErrorWithItsTraceback() throws Exception {
+    Answer a = replayEval("--candidate", "misbehaving.raises", "--limit", "6", "--json");
+
+    assertThat(a.exit).as(a.err).isZero();
+    JsonNode report = Json.MAPPER.readTree(Path.of(a.json().get("report").asText()).toFile());
+    assertThat(report.get("envelopes")).hasSize(6);
+    report
+        .get("envelopes")
+        .forEach(
+            e -> {
+              assertThat(e.get("verdict").asText()).isEqualTo("candidate_error");
+              assertThat(e.at("/candidate/error").asText())
+                  .startsWith("ValueError: candidate refuses");
+              assertThat(e.at("/candidate/traceback").asText()).contains("raise ValueError");
+              assertThat(e.at("/live/outputs/0/payload/text").asText()).isNotEmpty();
+            });
+  }
+
+  @Test
+  @Order(4)
+  void aCandidateThatHangsIsCutAtThePerEnvelopeTimeout() throws Exception {
+    Answer a =
+        replayEval(
+            "--candidate", "misbehaving.hangs", "--limit", "3", "--timeout", "500ms", "--json");
+
+    assertThat(a.exit).as(a.err).isZero();
+    assertThat(a.json().at("/summary/candidate_error").asLong()).isEqualTo(3);
+    JsonNode report = Json.MAPPER.readTree(Path.of(a.json().get("report").asText()).toFile());
+    report
+        .get("envelopes")
+        .forEach(e -> assertThat(e.at("/candidate/error").asText()).startsWith("timed out"));
+  }
+
+  @Test
+  @Order(5)
+  void garbageAndACrashingRuntimeAreCandidateErrorsToo() throws Exception {
+    for (String handler : List.of("misbehaving.garbage", "misbehaving.crashes")) {
+      Answer a = replayEval("--candidate", handler, "--limit", "2", "--concurrency", "1", "--json");
+
+      assertThat(a.exit).as(a.err).isZero();
+      assertThat(a.json().at("/summary/candidate_error").asLong()).as(handler).isEqualTo(2);
+      assertThat(a.json().at("/summary/total").asLong()).isEqualTo(2);
+    }
+  }
+
+  @Test
+  @Order(6)
+  void aFailedGateExitsOneAndTheTableSaysWhy() {
+    Answer a =
+        replayEval(
+            "--candidate",
+            "upper_one_in_ten.upper",
+            "--fail-if",
+            "different > 1% or candidate_errors > 0");
+
+    assertThat(a.exit).as(a.err).isEqualTo(1);
+    assertThat(a.out)
+        .contains("ENVELOPE", "different", "/payload/text", "gate FAILED: different is");
+  }
+
+  @Test
+  @Order(7)
+  void anUnreadableGateExitsTwoWithOneLineAndRunsNothing() {
+    Answer a = replayEval("--candidate", "upper_one_in_ten.upper", "--fail-if", "different >");
+
+    assertThat(a.exit).isEqualTo(2);
+    assertThat(a.err.strip())
+        .isEqualTo(
+            "replay-eval: --fail-if: the gate ends where a number after different > was expected");
+    assertThat(a.out).isEmpty();
+  }
+
+  @Test
+  @Order(9)
+  void theLivePipelineIsAsItWasBeforeTheReplays() throws Exception {
+    assertThat(before).as("the picture is taken by an earlier test").isNotNull();
+    Snapshot after = Snapshot.take();
+
+    assertThat(after.groupOffsets).isEqualTo(before.groupOffsets);
+    assertThat(after.endOffsets).isEqualTo(before.endOffsets);
+    assertThat(after.tasks).isEqualTo(before.tasks);
+  }
+
+  /** Consumer group offsets, topic end offsets and task views of the live pipeline. */
+  private record Snapshot(
+      Map<String, Map<TopicPartition, OffsetAndMetadata>> groupOffsets,
+      Map<TopicPartition, Long> endOffsets,
+      Map<String, String> tasks) {
+    static Snapshot take() throws Exception {
+      Map<String, Map<TopicPartition, OffsetAndMetadata>> groups = new TreeMap<>();
+      for (String actor : PIPELINE) {
+        groups.put(
+            actor,
+            admin
+                .listConsumerGroupOffsets(topic(actor))
+                .partitionsToOffsetAndMetadata()
+                .get(30, TimeUnit.SECONDS));
+      }
+      List<String> topics = new ArrayList<>();
+      PIPELINE.forEach(a -> topics.add(topic(a)));
+      topics.add(topic(Topics.SINK));
+      topics.add(Topics.taskEvents(stack.namespace()));
+      Map<String, String> tasks = new TreeMap<>();
+      for (String id : texts.keySet()) {
+        tasks.put(id, getJson("/tasks/" + id).toString());
+      }
+      return new Snapshot(groups, ReplayEvalIT.endOffsets(topics), tasks);
+    }
+  }
+
+  private record Answer(int exit, String out, String err) {
+    JsonNode json() {
+      try {
+        return Json.MAPPER.readTree(out);
+      } catch (java.io.IOException e) {
+        throw new AssertionError("not JSON: " + out + "\nstderr: " + err, e);
+      }
+    }
+  }
+
+  private static Answer replayEval(String... args) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    Map<String, String> env = new HashMap<>();
+    env.put("TASKMESH_HOME", TestStacks.root().toString());
+    env.put("SVC_NAMESPACE", stack.namespace());
+    List<String> all = new ArrayList<>(List.of(args));
+    all.addAll(
+        List.of(
+            "--actor",
+            "upper",
+            "--candidate-dir",
+            TestStacks.root().resolve("examples/candidates").toString(),
+            "--kafka",
+            stack.kafkaBootstrap(),
+            "--from-offset",
+            fromOffset,
+            "--data",
+            data.toString()));
+    try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
+        PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
+      int exit =
+          new CommandLine(new ReplayEvalCommand(env, o, e)).execute(all.toArray(new String[0]));
+      return new Answer(
+          exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+  }
+
+  /** What upper_one_in_ten lower-cases: a word whose CRC-32 is 0 mod 10. */
+  static boolean lowered(String word) {
+    CRC32 c = new CRC32();
+    c.update(word.getBytes(StandardCharsets.UTF_8));
+    return c.getValue() % 10 == 0;
+  }
+
+  /** {@code n} words ending in {@code suffix} that the candidate upper-cases as the live actor. */
+  private static String wordsNotLowered(int n, String suffix) {
+    List<String> words = new ArrayList<>();
+    for (int i = 0; words.size() < n; i++) {
+      String w = suffix + "w" + i;
+      if (!lowered(w)) {
+        words.add(w);
+      }
+    }
+    return String.join(" ", words);
+  }
+
+  private static String topic(String actor) {
+    return Topics.actorQueue(stack.namespace(), actor);
+  }
+
+  private static Map<TopicPartition, Long> endOffsets(List<String> topics) throws Exception {
+    Map<TopicPartition, OffsetSpec> query = new HashMap<>();
+    var described = admin.describeTopics(topics).allTopicNames().get(30, TimeUnit.SECONDS);
+    described.forEach(
+        (name, d) ->
+            d.partitions()
+                .forEach(
+                    p -> query.put(new TopicPartition(name, p.partition()), OffsetSpec.latest())));
+    Map<TopicPartition, Long> out =
+        new TreeMap<>(java.util.Comparator.comparing(TopicPartition::toString));
+    admin
+        .listOffsets(query)
+        .all()
+        .get(30, TimeUnit.SECONDS)
+        .forEach((tp, info) -> out.put(tp, info.offset()));
+    return out;
+  }
+
+  private static JsonNode awaitFinal(String id) {
+    return Await.until(
+        () -> getJson("/tasks/" + id),
+        t -> TaskStatus.fromWire(t.path("status").asText()).isFinal(),
+        Duration.ofSeconds(60),
+        "task " + id + " never ended");
+  }
+
+  private static String callShout(String text) {
+    try {
+      HttpResponse<String> r =
+          HTTP.send(
+              HttpRequest.newBuilder(URI.create(stack.gatewayUrl() + "/tools/call"))
+                  .header("Content-Type", "application/json")
+                  .POST(
+                      HttpRequest.BodyPublishers.ofString(
+                          "{\"name\":\"shout\",\"arguments\":{\"text\":\"" + text + "\"}}"))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+      JsonNode result = Json.MAPPER.readTree(r.body());
+      return Json.MAPPER
+          .readTree(result.get("content").get(0).get("text").asText())
+          .get("task_id")
+          .asText();
+    } catch (Exception e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  private static JsonNode getJson(String path) throws Exception {
+    HttpResponse<String> r =
+        HTTP.send(
+            HttpRequest.newBuilder(URI.create(stack.gatewayUrl() + path)).GET().build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+    return Json.MAPPER.readTree(r.body());
+  }
+}
