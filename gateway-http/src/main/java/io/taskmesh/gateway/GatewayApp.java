@@ -180,7 +180,8 @@ public final class GatewayApp implements AutoCloseable {
             TaskOwners::visibleTo,
             mcpAuth.enabled(),
             uiSessions,
-            config.uiEvalsDir());
+            config.uiEvalsDir(),
+            principal -> !mcpAuth.enabled() || McpAuth.STATIC_KEY_PRINCIPAL.equals(principal));
     this.uiMesh =
         new UiMeshRoutes(
             config.mode().servesApi() ? config.uiMeshApiUrl() : null,

@@ -478,6 +478,17 @@ class OAuthIT {
     assertThat(callTool(baseA, t.access()).statusCode()).isEqualTo(200);
   }
 
+  /** A report holds every client's envelopes: a signed-in user of their own is never shown one. */
+  @Test
+  void aSignedInUserIsNotShownReplayReports() throws Exception {
+    OAuthFlows.Tokens t = login(baseA, register(baseA, null));
+    for (String path : List.of("/ui/evals", "/ui/evals/upper-1")) {
+      HttpResponse<String> r = get(baseA + path, t.access());
+      assertThat(r.statusCode()).as(path).isEqualTo(403);
+      assertThat(r.body()).as(path).contains("every client's envelopes");
+    }
+  }
+
   // ---- refresh ----------------------------------------------------------------------------
 
   @Test

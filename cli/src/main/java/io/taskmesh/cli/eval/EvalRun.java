@@ -254,6 +254,7 @@ public final class EvalRun {
     private final boolean tty;
     private long lastDraw;
     private long lastTenth = -1;
+    private long highest;
     private boolean drawn;
 
     Ticker(PrintStream err, boolean tty) {
@@ -262,7 +263,13 @@ public final class EvalRun {
     }
 
     @Override
-    public synchronized void update(long done, long total, Summary s) {
+    public synchronized void update(long finished, long total, Summary s) {
+      // workers report in any order: show the summary's own count, and never a step back
+      long done = Math.max(finished, s.total());
+      if (done < highest) {
+        return;
+      }
+      highest = done;
       String line =
           String.format(
               Locale.ROOT,

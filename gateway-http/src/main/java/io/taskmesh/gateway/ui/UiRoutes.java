@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.BadRequestResponse;
 import io.javalin.http.Context;
+import io.javalin.http.ForbiddenResponse;
 import io.javalin.http.HttpStatus;
 import io.javalin.http.NotFoundResponse;
 import io.javalin.http.sse.SseHandler;
@@ -36,6 +37,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiPredicate;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.regex.Pattern;
 
 /**
@@ -77,6 +79,14 @@ public final class UiRoutes implements AutoCloseable {
   private final Function<Context, String> owner;
   private final BiPredicate<TaskState, String> ownedBy;
   private final boolean authEnabled;
+
+  /**
+   * Whether a principal may read replay-eval reports, which hold every owner's envelopes: only one
+   * who sees every task anyway (no client auth, or the gateway's one static key); never a caller
+   * with their own identity (OAuth), or reports would show them other clients' tasks.
+   */
+  private final Predicate<String> readsEveryOwner;
+
   private final UiSessions sessions;
 
   /** Where replay-eval writes its reports ({@code SVC_UI_EVALS_DIR}); null: none to show. */
@@ -102,7 +112,8 @@ public final class UiRoutes implements AutoCloseable {
       BiPredicate<TaskState, String> ownedBy,
       boolean authEnabled,
       UiSessions sessions,
-      java.nio.file.Path evalsDir) {
+      java.nio.file.Path evalsDir,
+      Predicate<String> readsEveryOwner) {
     this.flows = flows;
     this.launcher = launcher;
     this.feed = feed;
@@ -112,6 +123,7 @@ public final class UiRoutes implements AutoCloseable {
     this.authEnabled = authEnabled;
     this.sessions = sessions;
     this.evalsDir = evalsDir;
+    this.readsEveryOwner = readsEveryOwner;
   }
 
   /** Must come before {@code GET /tasks/{id}}: Javalin takes the first route that matches. */
@@ -172,7 +184,7 @@ public final class UiRoutes implements AutoCloseable {
    * auth, like the flows.
    */
   private void evalList(Context ctx) throws IOException {
-    String unused = owner.apply(ctx); // only for its 401
+    requireEveryOwnerReader(ctx);
     List<Map<String, Object>> out = new ArrayList<>();
     if (evalsDir != null && java.nio.file.Files.isDirectory(evalsDir)) {
       List<java.nio.file.Path> files;
@@ -198,9 +210,18 @@ public final class UiRoutes implements AutoCloseable {
     ctx.json(Map.of("evals", out));
   }
 
+  private void requireEveryOwnerReader(Context ctx) {
+    String principal = owner.apply(ctx); // 401 first
+    if (!readsEveryOwner.test(principal)) {
+      throw new ForbiddenResponse(
+          "replay-eval reports hold every client's envelopes: they are served without client auth"
+              + " or to the gateway's API key, not to a signed-in user");
+    }
+  }
+
   /** {@code GET /ui/evals/{id}}: one replay-eval report as written, streamed from its file. */
   private void evalReport(Context ctx) throws IOException {
-    String unused = owner.apply(ctx); // only for its 401
+    requireEveryOwnerReader(ctx);
     String id = ctx.pathParam("id");
     if (evalsDir == null || !EVAL_ID.matcher(id).matches() || id.contains("..")) {
       throw new NotFoundResponse("no replay-eval report " + id);
