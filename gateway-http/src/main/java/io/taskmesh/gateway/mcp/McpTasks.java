@@ -159,7 +159,7 @@ final class McpTasks {
           follower.states(s.id(), TaskFollower.ownedBy(session.owner()), asker::onState);
       done.whenComplete((state, e) -> Subscriptions.closeQuietly(watching));
     }
-    return done.thenApply(McpTaskViews::toolResult);
+    return done.thenApply(finished -> McpTaskViews.tree(McpTaskViews.toolResult(finished)));
   }
 
   /**
