@@ -21,7 +21,7 @@ class PackageLayersTest {
           List.of("a2a.v1"), // A2A 1.0, an adapter over the 0.3 methods
           List.of("a2a", "mcp", "oauth", "ui", "tasks"), // the protocols and route sets
           List.of("a2a.push", "a2a.card"), // A2A push notifications and agent cards
-          List.of("a2a.model"), // A2A objects, their mapping from task state, A2A settings
+          List.of("a2a.model", "mcp.wire"), // A2A objects and settings; the MCP messages
           List.of("follow", "launch"), // following a task; starting one
           List.of("fly"), // FLY token streams
           List.of("http")); // HTTP plumbing: filters, bodies, SSE sink, SSRF and host checks

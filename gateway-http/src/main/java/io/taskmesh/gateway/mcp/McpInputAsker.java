@@ -62,7 +62,7 @@ final class McpInputAsker {
           request.getValue().path("params").isObject()
               ? ((ObjectNode) request.getValue().get("params")).deepCopy()
               : Json.MAPPER.createObjectNode();
-      params.putObject("_meta").set(McpTaskViews.RELATED_TASK, McpTaskViews.related(taskId));
+      params.set("_meta", McpTaskViews.tree(McpTaskViews.related(taskId)));
       asked.add(
           session
               .ask(request.getValue().path("method").asText(), params)
@@ -117,7 +117,7 @@ final class McpInputAsker {
         .put("type", "string")
         .put("description", "the input the task continues with");
     schema.putArray("required").add("text");
-    params.putObject("_meta").set(McpTaskViews.RELATED_TASK, McpTaskViews.related(taskId));
+    params.set("_meta", McpTaskViews.tree(McpTaskViews.related(taskId)));
     return params;
   }
 }

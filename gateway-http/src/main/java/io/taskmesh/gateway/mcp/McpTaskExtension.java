@@ -2,6 +2,10 @@ package io.taskmesh.gateway.mcp;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.taskmesh.gateway.mcp.wire.CreateTaskResult;
+import io.taskmesh.gateway.mcp.wire.ExtensionTask;
+import io.taskmesh.gateway.mcp.wire.JsonRpcErrorObject;
+import io.taskmesh.gateway.mcp.wire.ToolResult;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.TaskState;
 import io.taskmesh.schemas.TaskStatus;
@@ -59,17 +63,8 @@ final class McpTaskExtension {
 
   /** The {@code CreateTaskResult} of a task this gateway has just started. */
   static ObjectNode created(String id) {
-    ObjectNode r = Json.MAPPER.createObjectNode();
-    r.put("resultType", "task");
-    r.put("taskId", id);
-    r.put("status", "working");
-    r.put("statusMessage", "Task started");
-    String now = Instant.now().toString();
-    r.put("createdAt", now);
-    r.put("lastUpdatedAt", now);
-    r.putNull("ttlMs"); // kept as long as the task store keeps it
-    r.put("pollIntervalMs", McpTaskViews.POLL_INTERVAL_MS);
-    return r;
+    return McpTaskViews.tree(
+        CreateTaskResult.started(id, Instant.now().toString(), McpTaskViews.POLL_INTERVAL_MS));
   }
 
   /** {@code tasks/get}: the task, with what its status implies inlined. */
@@ -164,29 +159,30 @@ final class McpTaskExtension {
 
   /** As above, without the input requests {@code answered} answers already (null: none). */
   static ObjectNode detailed(TaskState s, JsonNode answered) {
-    ObjectNode t = Json.MAPPER.createObjectNode();
-    t.put("taskId", s.id());
     String status = status(s);
-    t.put("status", status);
-    t.put("statusMessage", statusMessage(s));
-    t.put("createdAt", s.createdAt());
-    t.put("lastUpdatedAt", s.updatedAt() == null ? s.createdAt() : s.updatedAt());
-    t.putNull("ttlMs");
-    t.put("pollIntervalMs", McpTaskViews.POLL_INTERVAL_MS);
+    ToolResult result = null;
+    JsonNode inputRequests = null;
+    JsonRpcErrorObject error = null;
     if (status.equals("completed")) {
-      ObjectNode result = McpTaskViews.toolResult(s);
-      result.remove("_meta"); // the task id is the envelope's: no related-task key inlined
-      // the inlined result is the revision's CallToolResult, whose schema requires resultType
-      result.put("resultType", "complete");
-      t.set("result", result);
+      result = McpTaskViews.toolResult(s).inlined();
     } else if (status.equals("input_required")) {
-      t.set("inputRequests", PausedInput.unanswered(s, answered, null));
+      inputRequests = PausedInput.unanswered(s, answered, null);
     } else if (status.equals("failed")) {
-      t.putObject("error")
-          .put("code", JsonRpcError.INTERNAL_ERROR)
-          .put("message", McpTaskViews.failureText(s));
+      error = new JsonRpcErrorObject(JsonRpcError.INTERNAL_ERROR, McpTaskViews.failureText(s));
     }
-    return t;
+    // ttlMs null: kept as long as the task store keeps the task
+    return McpTaskViews.tree(
+        new ExtensionTask(
+            s.id(),
+            status,
+            statusMessage(s),
+            s.createdAt(),
+            s.updatedAt() == null ? s.createdAt() : s.updatedAt(),
+            null,
+            McpTaskViews.POLL_INTERVAL_MS,
+            result,
+            inputRequests,
+            error));
   }
 
   /** The task's progress in words: the percent done and the actor at work. */

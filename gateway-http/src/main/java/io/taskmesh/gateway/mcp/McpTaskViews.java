@@ -5,18 +5,23 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.taskmesh.gateway.launch.ToolCalls;
+import io.taskmesh.gateway.mcp.wire.InputRequiredResult;
+import io.taskmesh.gateway.mcp.wire.McpTask;
+import io.taskmesh.gateway.mcp.wire.RelatedTask;
+import io.taskmesh.gateway.mcp.wire.ToolResult;
 import io.taskmesh.schemas.ErrorDetails;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.TaskState;
 import io.taskmesh.schemas.TaskStatus;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /** Our tasks in MCP's shapes: the {@code Task} object and the tool result of a finished task. */
 final class McpTaskViews {
   /** How often a client should poll {@code tasks/get}, in milliseconds. */
   static final int POLL_INTERVAL_MS = 1000;
-
-  static final String RELATED_TASK = "io.modelcontextprotocol/related-task";
 
   private McpTaskViews() {}
 
@@ -39,23 +44,22 @@ final class McpTaskViews {
   }
 
   static ObjectNode task(TaskState s) {
-    ObjectNode t = Json.MAPPER.createObjectNode();
-    t.put("taskId", s.id());
-    t.put("status", status(s.status()));
     String message = s.error() != null ? s.error() : s.message();
     if (s.status() == TaskStatus.PAUSED) {
       message =
           (message == null ? "paused" : message)
               + ": call tasks/result, which asks for the input with elicitation/create";
     }
-    if (message != null) {
-      t.put("statusMessage", message);
-    }
-    t.put("createdAt", s.createdAt());
-    t.put("lastUpdatedAt", s.updatedAt() == null ? s.createdAt() : s.updatedAt());
-    t.putNull("ttl"); // tasks are kept as long as the task store keeps them
-    t.put("pollInterval", POLL_INTERVAL_MS);
-    return t;
+    // ttl null: tasks are kept as long as the task store keeps them
+    return tree(
+        new McpTask(
+            s.id(),
+            status(s.status()),
+            message,
+            s.createdAt(),
+            s.updatedAt() == null ? s.createdAt() : s.updatedAt(),
+            null,
+            POLL_INTERVAL_MS));
   }
 
   /**
@@ -63,9 +67,18 @@ final class McpTaskViews {
    * (or error) as text, and in {@code structuredContent} the call's usual object (which the tool's
    * {@code outputSchema} describes) plus {@code status} and {@code result}.
    */
-  static ObjectNode toolResult(TaskState s) {
-    ObjectNode r = Json.MAPPER.createObjectNode();
+  static ToolResult toolResult(TaskState s) {
     boolean ok = s.status() == TaskStatus.SUCCEEDED;
+    Map<String, Object> structured = new LinkedHashMap<>(ToolCalls.result(s.id()));
+    structured.put("status", s.status().wire());
+    if (s.result() != null) {
+      structured.put("result", s.result());
+    }
+    ArrayNode shaped = ok ? mcpContent(s.result()) : null;
+    if (shaped != null) {
+      // the handler's own content, as a plain call answers it
+      return new ToolResult(blocks(shaped), structured, false, related(s.id()), null);
+    }
     String text;
     if (ok) {
       text = s.result() == null ? "null" : Json.write(s.result());
@@ -74,22 +87,7 @@ final class McpTaskViews {
     } else {
       text = failureText(s);
     }
-    ArrayNode shaped = ok ? mcpContent(s.result()) : null;
-    if (shaped != null) {
-      r.set("content", shaped); // the handler's own content, as a plain call answers it
-    } else {
-      r.putArray("content").addObject().put("type", "text").put("text", text);
-    }
-    ObjectNode structured = Json.MAPPER.valueToTree(ToolCalls.result(s.id()));
-    structured.put("status", s.status().wire());
-    JsonNode result = s.result();
-    if (result != null) {
-      structured.set("result", result);
-    }
-    r.set("structuredContent", structured);
-    r.put("isError", !ok);
-    r.putObject("_meta").set(RELATED_TASK, related(s.id()));
-    return r;
+    return ToolResult.text(text, structured, !ok, related(s.id()));
   }
 
   /**
@@ -100,11 +98,9 @@ final class McpTaskViews {
    */
   static ObjectNode answer(TaskState s) {
     if (s.status() != TaskStatus.SUCCEEDED) {
-      ObjectNode r = toolResult(s);
-      r.remove("structuredContent"); // an error result need not match the output schema
-      return r;
+      // an error result need not match the output schema
+      return tree(toolResult(s).withoutStructuredContent());
     }
-    ObjectNode r = Json.MAPPER.createObjectNode();
     JsonNode result = s.result() == null ? NullNode.getInstance() : s.result();
     ArrayNode shaped = mcpContent(result);
     if (shaped != null) {
@@ -112,19 +108,16 @@ final class McpTaskViews {
       // result stays the structured part, so the JSON text is not repeated beside it
       ObjectNode rest = ((ObjectNode) result).deepCopy();
       rest.remove(MCP_MEMBER);
-      r.set("content", shaped);
-      r.set("structuredContent", rest);
-      r.put("isError", false);
-      r.putObject("_meta").set(RELATED_TASK, related(s.id()));
-      return r;
+      return tree(new ToolResult(blocks(shaped), rest, false, related(s.id()), null));
     }
-    r.putArray("content").addObject().put("type", "text").put("text", Json.write(result));
-    r.set(
-        "structuredContent",
-        result.isObject() ? result : Json.MAPPER.createObjectNode().set("result", result));
-    r.put("isError", false);
-    r.putObject("_meta").set(RELATED_TASK, related(s.id()));
-    return r;
+    Object structured = result.isObject() ? result : Map.of("result", result);
+    return tree(ToolResult.text(Json.write(result), structured, false, related(s.id())));
+  }
+
+  private static List<Object> blocks(ArrayNode content) {
+    List<Object> blocks = new ArrayList<>();
+    content.forEach(blocks::add);
+    return blocks;
   }
 
   /** The reserved member of a flow's result object that shapes its MCP answer. */
@@ -161,7 +154,11 @@ final class McpTaskViews {
    * match it, so the answer is then a tool error (the text still says where the result will be).
    */
   static ObjectNode stillRunning(String taskId, java.time.Duration waited, boolean declaredSchema) {
-    ObjectNode r = Json.MAPPER.createObjectNode();
+    return tree(handle(taskId, waited, declaredSchema));
+  }
+
+  private static ToolResult handle(
+      String taskId, java.time.Duration waited, boolean declaredSchema) {
     String text =
         "The task "
             + taskId
@@ -175,13 +172,8 @@ final class McpTaskViews {
             + taskId
             + ". "
             + ToolCalls.resultText(taskId);
-    r.putArray("content").addObject().put("type", "text").put("text", text);
-    if (!declaredSchema) {
-      r.set("structuredContent", Json.MAPPER.valueToTree(ToolCalls.result(taskId)));
-    }
-    r.put("isError", declaredSchema);
-    r.putObject("_meta").set(RELATED_TASK, related(taskId));
-    return r;
+    Object structured = declaredSchema ? null : ToolCalls.result(taskId);
+    return ToolResult.text(text, structured, declaredSchema, related(taskId));
   }
 
   /**
@@ -191,7 +183,6 @@ final class McpTaskViews {
    */
   static ObjectNode asking(TaskState s, boolean declaredSchema) {
     String question = s.question() != null ? s.question() : s.message();
-    ObjectNode r = stillRunning(s.id(), java.time.Duration.ZERO, declaredSchema);
     String text =
         "The task "
             + s.id()
@@ -202,8 +193,7 @@ final class McpTaskViews {
             + " TEXT`; then read its result at /tasks/"
             + s.id()
             + ".";
-    ((ObjectNode) r.get("content").get(0)).put("text", text);
-    return r;
+    return tree(handle(s.id(), java.time.Duration.ZERO, declaredSchema).withText(text));
   }
 
   /**
@@ -213,11 +203,7 @@ final class McpTaskViews {
    * the tool again with its {@code inputResponses} and that state, which resumes the task.
    */
   static ObjectNode inputRequired(ObjectNode requests, String requestState) {
-    ObjectNode r = Json.MAPPER.createObjectNode();
-    r.put("resultType", "input_required");
-    r.set("inputRequests", requests);
-    r.put("requestState", requestState);
-    return r;
+    return tree(InputRequiredResult.of(requests, requestState));
   }
 
   /**
@@ -228,7 +214,12 @@ final class McpTaskViews {
     return ErrorDetails.describe(s.error() != null ? s.error() : s.message(), s.errorDetails());
   }
 
-  static JsonNode related(String taskId) {
-    return Json.MAPPER.valueToTree(Map.of("taskId", taskId));
+  static Map<String, Object> related(String taskId) {
+    return RelatedTask.meta(taskId);
+  }
+
+  /** A message as the method table answers it: the record as a JSON tree. */
+  static ObjectNode tree(Object message) {
+    return Json.MAPPER.valueToTree(message);
   }
 }

@@ -2,10 +2,14 @@ package io.taskmesh.gateway.mcp;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.modelcontextprotocol.spec.McpSchema;
+import io.modelcontextprotocol.spec.McpSchema.JSONRPCNotification;
 import io.taskmesh.gateway.follow.PageToken;
 import io.taskmesh.gateway.follow.Subscriptions;
 import io.taskmesh.gateway.follow.TaskFollower;
 import io.taskmesh.gateway.follow.TaskOwners;
+import io.taskmesh.gateway.mcp.wire.LogMessageParams;
+import io.taskmesh.gateway.mcp.wire.ProgressParams;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.TaskState;
 import io.taskmesh.schemas.TaskStatus;
@@ -159,7 +163,7 @@ final class McpTasks {
           follower.states(s.id(), TaskFollower.ownedBy(session.owner()), asker::onState);
       done.whenComplete((state, e) -> Subscriptions.closeQuietly(watching));
     }
-    return done.thenApply(McpTaskViews::toolResult);
+    return done.thenApply(finished -> McpTaskViews.tree(McpTaskViews.toolResult(finished)));
   }
 
   /**
@@ -177,12 +181,10 @@ final class McpTasks {
     Consumer<TaskState> progress = s -> {};
     if (call.progressToken() != null) {
       // the first progress names the task, so a client can follow it by other means meanwhile
-      ObjectNode started = Json.MAPPER.createObjectNode();
-      started.set("progressToken", call.progressToken());
-      started.put("progress", 0);
-      started.put("total", 100);
-      started.put("message", "task " + id + " started");
-      to.accept(notification("notifications/progress", started));
+      to.accept(
+          notification(
+              "notifications/progress",
+              ProgressParams.percent(call.progressToken(), 0, "task " + id + " started")));
       progress = follow(id, owner, call.progressToken(), false, to, 0);
     }
     if (call.progressToken() != null || (elicitFrom != null && elicitFrom.hearsInfo())) {
@@ -395,14 +397,10 @@ final class McpTasks {
         return; // progress must grow with each notification
       }
       lastPercent = p;
-      ObjectNode params = Json.MAPPER.createObjectNode();
-      params.set("progressToken", progressToken);
-      params.put("progress", p);
-      params.put("total", 100);
-      if (actor != null) {
-        params.put("message", "actor " + actor + " (#" + idx + ")");
-      }
-      to.accept(notification("notifications/progress", params));
+      String message = actor == null ? null : "actor " + actor + " (#" + idx + ")";
+      to.accept(
+          notification(
+              "notifications/progress", ProgressParams.percent(progressToken, p, message)));
     }
 
     private void end() {
@@ -415,20 +413,10 @@ final class McpTasks {
 
   /** A FLY event as {@code notifications/message}: level info, logger {@code taskmesh/fly}. */
   static String flyMessage(String taskId, JsonNode fly) {
-    ObjectNode params = Json.MAPPER.createObjectNode();
-    params.put("level", "info");
-    params.put("logger", "taskmesh/fly");
-    ObjectNode data = params.putObject("data");
-    data.put("taskId", taskId);
-    data.set("event", fly);
-    return notification("notifications/message", params);
+    return notification("notifications/message", LogMessageParams.fly(taskId, fly));
   }
 
-  static String notification(String method, JsonNode params) {
-    ObjectNode n = Json.MAPPER.createObjectNode();
-    n.put("jsonrpc", "2.0");
-    n.put("method", method);
-    n.set("params", params);
-    return Json.write(n);
+  static String notification(String method, Object params) {
+    return Json.write(new JSONRPCNotification(McpSchema.JSONRPC_VERSION, method, params));
   }
 }

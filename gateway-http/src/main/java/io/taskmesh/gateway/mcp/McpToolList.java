@@ -3,6 +3,7 @@ package io.taskmesh.gateway.mcp;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.taskmesh.gateway.mcp.wire.ToolDefinition;
 import io.taskmesh.schemas.FlowConfig;
 import io.taskmesh.schemas.Json;
 import java.util.Comparator;
@@ -30,28 +31,20 @@ final class McpToolList {
     return tools;
   }
 
-  private static ObjectNode tool(FlowConfig flow) {
-    ObjectNode t = Json.MAPPER.createObjectNode();
-    t.put("name", flow.name());
-    t.put(
-        "description",
-        flow.description() == null ? "Runs the flow " + flow.name() : flow.description());
+  static ObjectNode tool(FlowConfig flow) {
     JsonNode schema = flow.mcp() == null ? null : flow.mcp().get("inputSchema");
-    t.set(
-        "inputSchema",
-        schema != null && schema.isObject()
-            ? schema
-            : Json.MAPPER.createObjectNode().put("type", "object"));
     // a plain call answers the flow's result: the flow's own schema of it, else any object
     JsonNode output = flow.mcp() == null ? null : flow.mcp().get("outputSchema");
-    t.set(
-        "outputSchema",
-        output != null && output.isObject()
-            ? output
-            : Json.MAPPER.createObjectNode().put("type", "object"));
     // every flow is a long-running task: a client may follow it as an MCP task or wait for its
     // result, unless the flow says otherwise
-    t.putObject("execution").put("taskSupport", TaskSupport.of(flow).wire());
-    return t;
+    return McpTaskViews.tree(
+        new ToolDefinition(
+            flow.name(),
+            flow.description() == null ? "Runs the flow " + flow.name() : flow.description(),
+            schema != null && schema.isObject() ? schema : ANY_OBJECT,
+            output != null && output.isObject() ? output : ANY_OBJECT,
+            ToolDefinition.taskSupport(TaskSupport.of(flow).wire())));
   }
+
+  private static final JsonNode ANY_OBJECT = McpTaskViews.tree(Map.of("type", "object"));
 }

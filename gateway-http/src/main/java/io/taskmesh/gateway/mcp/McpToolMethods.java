@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.taskmesh.gateway.launch.DispatchException;
 import io.taskmesh.gateway.launch.ToolArguments;
 import io.taskmesh.gateway.launch.ToolCalls;
+import io.taskmesh.gateway.mcp.wire.CreatedTask;
+import io.taskmesh.gateway.mcp.wire.ToolResult;
 import io.taskmesh.schemas.FlowConfig;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.TaskState;
@@ -13,6 +15,7 @@ import io.taskmesh.servicekit.sse.SseWriters;
 import io.taskmesh.topology.EventLogException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
@@ -46,9 +49,7 @@ final class McpToolMethods {
   }
 
   ObjectNode list() {
-    ObjectNode r = Json.MAPPER.createObjectNode();
-    r.set("tools", tools.tools());
-    return r;
+    return McpTaskViews.tree(Map.of("tools", tools.tools()));
   }
 
   /**
@@ -73,19 +74,13 @@ final class McpToolMethods {
           id, session.owner(), plainCall(name, progressToken), call.requestStream(), session);
     }
     tasks.follow(id, session.owner(), progressToken, true, session);
-    ObjectNode r = Json.MAPPER.createObjectNode();
-    ObjectNode task = r.putObject("task");
-    task.put("taskId", id);
-    task.put("status", "working");
-    task.put("statusMessage", "Task started");
-    String now = Instant.now().toString();
-    task.put("createdAt", now);
-    task.put("lastUpdatedAt", now);
-    task.putNull("ttl");
-    task.put("pollInterval", McpTaskViews.POLL_INTERVAL_MS);
-    r.putObject("_meta")
-        .put("io.modelcontextprotocol/model-immediate-response", ToolCalls.resultText(id));
-    return McpMethods.done(r);
+    return McpMethods.done(createdInSession(id, Instant.now().toString()));
+  }
+
+  /** The session era's {@code CreateTaskResult} of a task started at {@code now}. */
+  static ObjectNode createdInSession(String id, String now) {
+    return McpTaskViews.tree(
+        CreatedTask.started(id, now, McpTaskViews.POLL_INTERVAL_MS, ToolCalls.resultText(id)));
   }
 
   /**
@@ -244,10 +239,7 @@ final class McpToolMethods {
     return new Started(id, null);
   }
 
-  private static ObjectNode errorResult(String message) {
-    ObjectNode r = Json.MAPPER.createObjectNode();
-    r.putArray("content").addObject().put("type", "text").put("text", message);
-    r.put("isError", true);
-    return r;
+  static ObjectNode errorResult(String message) {
+    return McpTaskViews.tree(ToolResult.text(message, null, true, null));
   }
 }
