@@ -1,14 +1,17 @@
 package io.taskmesh.cli;
 
+import io.taskmesh.devkit.Await;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
@@ -126,6 +129,37 @@ final class DevProcess implements AutoCloseable {
     pids.add(extra);
     // with its start time: a later process that gets the same pid is not taken for it
     return pids.stream().map(ProcStat::of).flatMap(Optional::stream).toList();
+  }
+
+  /**
+   * Waits until no process of this dev's session is left and none of {@code kids} runs (a hang
+   * detector bounds it); how long that took.
+   */
+  Duration awaitNothingLeft(List<ProcStat> kids, Duration bound) {
+    long t0 = System.nanoTime();
+    Await.until(
+        () ->
+            Stream.concat(
+                    sessionMembers().stream().map(ProcStat::pid),
+                    kids.stream()
+                        .filter(k -> ProcStat.alive(k.pid(), k.startTicks()))
+                        .map(ProcStat::pid))
+                .distinct()
+                .map(pid -> pid + " " + commandOf(pid))
+                .collect(Collectors.toList()),
+        List::isEmpty,
+        bound,
+        "no process of dev's group left, nor any child it had");
+    return Duration.ofNanos(System.nanoTime() - t0);
+  }
+
+  /** The machine's load average, printed beside the figures a test prints. */
+  static String loadAverage() {
+    try {
+      return Files.readString(Path.of("/proc/loadavg")).trim();
+    } catch (IOException e) {
+      return "?";
+    }
   }
 
   /** A process's command line, for messages. */

@@ -20,9 +20,12 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code ./taskmesh dev} as a terminal and a crash treat it, with its own broker and Postgres, a
- * runtime per actor and a state connector on a local S3 server: Ctrl-C to the whole process group,
- * {@code kill -9} of the dev JVM alone, a second dev on a data directory in use, and a broker that
- * is not ready in time. Bounds here are hang detectors; the figures are printed, not asserted.
+ * runtime per actor and a state connector on a local S3 server: {@code kill -9} of the dev JVM
+ * alone and of its whole session, new starts on the data a dead dev left, TERM to the group while
+ * dev starts and once it runs, a start that fails early or late, and a broker that is not ready in
+ * time. Ctrl-C (INT to the group) and a second dev on a data directory in use are {@link
+ * LauncherClasspathIT}'s: its stack, started through the launcher, is checked for both. Bounds here
+ * are hang detectors; the figures are printed, not asserted.
  */
 @Timeout(value = 12, unit = TimeUnit.MINUTES)
 class DevProcessGroupIT {
@@ -86,44 +89,14 @@ class DevProcessGroupIT {
         .forEach(c -> ProcessHandle.of(c.pid()).ifPresent(ProcessHandle::destroyForcibly));
   }
 
+  /**
+   * Three starts on one data directory, each after a crash of the one before: {@code kill -9} of
+   * the dev JVM alone (its watchdog stops its children), then of dev and its whole session at once
+   * (the broker, Postgres, runtimes and connector run on with nobody to stop them, and the next dev
+   * stops them before it starts its broker), then TERM to the last one's group.
+   */
   @Test
-  void ctrlCToTheGroupStopsEverythingWithoutErrorsAndLeavesNoProcess() throws Exception {
-    DevProcess dev = startDev(Map.of(), "dev.log");
-    awaitReady(dev);
-    List<ProcStat> kids = childrenOf(dev);
-
-    DevProcess second = startDev(Map.of(), "second.log");
-    assertThat(second.waitFor(BOUND.toSeconds()))
-        .as("a second dev on the same --data refuses at once; log:\n%s", second.tail(20))
-        .isTrue();
-    assertThat(second.exitValue()).isNotZero();
-    assertThat(second.lines())
-        .anyMatch(l -> l.startsWith("taskmesh: another ./taskmesh dev (pid " + dev.pid() + ")"));
-    assertThat(Files.exists(data.resolve("kafka").resolve("node-2"))).isFalse();
-
-    long t0 = System.nanoTime();
-    dev.signalGroup("INT");
-    assertThat(dev.waitFor(BOUND.toSeconds()))
-        .as("dev stopped after Ctrl-C; log:\n%s", dev.tail(40))
-        .isTrue();
-    double stopSeconds = (System.nanoTime() - t0) / 1e9;
-    Duration leftFor = awaitNothingLeft(dev, kids);
-    System.out.printf(
-        "DevProcessGroupIT: Ctrl-C to the group of dev and its %d children: dev exited after %.1f"
-            + " s, the last child %.1f s later (load %s)%n",
-        kids.size(), stopSeconds, leftFor.toMillis() / 1e3, loadAverage());
-
-    assertThat(dev.exitValue()).as("log:\n%s", dev.tail(40)).isZero();
-    List<String> lines = dev.lines();
-    assertThat(lines).as("no ERROR line").noneMatch(DevProcessGroupIT::isError);
-    assertThat(lines)
-        .as("nothing restarted while stopping")
-        .noneMatch(l -> l.contains("restarting") || l.contains("starting it again"));
-    assertThat(lines.subList(lines.indexOf("stopping..."), lines.size())).endsWith("stopped");
-  }
-
-  @Test
-  void kill9OfDevStopsItsChildrenAndANewStartOnTheSameDataWorks() throws Exception {
+  void killedDevsLeaveNothingBehindAndEachNewStartOnTheSameDataWorks() throws Exception {
     DevProcess dev = startDev(Map.of(), "dev.log");
     awaitReady(dev);
     List<ProcStat> kids = childrenOf(dev);
@@ -133,58 +106,45 @@ class DevProcessGroupIT {
 
     long t0 = System.nanoTime();
     dev.kill9();
-    awaitNothingLeft(dev, kids);
+    dev.awaitNothingLeft(kids, BOUND);
     System.out.printf(
         "DevProcessGroupIT: kill -9 of dev: its %d children gone %.1f s later (load %s)%n",
-        kids.size(), (System.nanoTime() - t0) / 1e9, loadAverage());
+        kids.size(), (System.nanoTime() - t0) / 1e9, DevProcess.loadAverage());
 
+    // a new start on the same data after that crash works
     DevProcess again = startDev(Map.of(), "again.log");
     awaitReady(again);
     List<ProcStat> kidsAgain = childrenOf(again);
-    again.signalGroup("TERM");
-    assertThat(again.waitFor(BOUND.toSeconds())).as("log:\n%s", again.tail(40)).isTrue();
-    assertThat(again.exitValue()).isZero();
-    awaitNothingLeft(again, kidsAgain);
-    // the task view's start after a crash logs Kafka Streams' own ERROR (its stores are rebuilt,
-    // as exactly-once wants); the stop must be clean
-    List<String> lines = again.lines();
-    assertThat(lines.subList(lines.indexOf("stopping..."), lines.size()))
-        .noneMatch(DevProcessGroupIT::isError)
-        .endsWith("stopped");
-    assertThat(Files.readString(data.resolve("kafka").resolve("broker.log")))
-        .as("never two brokers on one log directory")
-        .doesNotContain("Failed to acquire lock")
-        .doesNotContain("CorruptRecordException");
-  }
-
-  @Test
-  void aNewDevStopsWhatADeadOneLeftBeforeItStartsItsBroker() throws Exception {
-    DevProcess dev = startDev(Map.of(), "dev.log");
-    awaitReady(dev);
-    List<ProcStat> kids = childrenOf(dev);
     // the worst case: dev and its watchdog both gone at once (e.g. kill -9 of the whole group by
     // hand), so the broker, Postgres, runtimes and connector all run on with nobody to stop them
-    for (ProcStat member : dev.sessionMembers()) {
-      if (member.pid() != dev.pid()) {
+    for (ProcStat member : again.sessionMembers()) {
+      if (member.pid() != again.pid()) {
         ProcessHandle.of(member.pid()).ifPresent(ProcessHandle::destroyForcibly);
       }
     }
-    dev.kill9();
+    again.kill9();
     List<ProcStat> orphans =
-        kids.stream().filter(k -> ProcStat.alive(k.pid(), k.startTicks())).toList();
+        kidsAgain.stream().filter(k -> ProcStat.alive(k.pid(), k.startTicks())).toList();
     assertThat(orphans.size()).as("children left running").isGreaterThan(3);
 
-    DevProcess again = startDev(Map.of(), "again.log");
-    awaitReady(again);
-    assertThat(again.lines())
+    DevProcess third = startDev(Map.of(), "third.log");
+    awaitReady(third);
+    assertThat(third.lines())
         .anyMatch(l -> l.startsWith("dev: stopping ") && l.contains("a dev that died left"));
     assertThat(orphans)
         .as("every process the dead dev left was stopped before the new one started")
         .noneMatch(k -> ProcStat.alive(k.pid(), k.startTicks()));
-    List<ProcStat> kidsAgain = childrenOf(again);
-    again.signalGroup("TERM");
-    assertThat(again.waitFor(BOUND.toSeconds())).as("log:\n%s", again.tail(40)).isTrue();
-    awaitNothingLeft(again, kidsAgain);
+    List<ProcStat> kidsThird = childrenOf(third);
+    third.signalGroup("TERM");
+    assertThat(third.waitFor(BOUND.toSeconds())).as("log:\n%s", third.tail(40)).isTrue();
+    assertThat(third.exitValue()).as("log:\n%s", third.tail(40)).isZero();
+    third.awaitNothingLeft(kidsThird, BOUND);
+    // the task view's start after a crash logs Kafka Streams' own ERROR (its stores are rebuilt,
+    // as exactly-once wants); the stop must be clean
+    List<String> lines = third.lines();
+    assertThat(lines.subList(lines.indexOf("stopping..."), lines.size()))
+        .noneMatch(DevProcessGroupIT::isError)
+        .endsWith("stopped");
     assertThat(Files.readString(data.resolve("kafka").resolve("broker.log")))
         .as("never two brokers on one log directory")
         .doesNotContain("Failed to acquire lock")
@@ -205,7 +165,7 @@ class DevProcessGroupIT {
                     .startsWith("taskmesh: dev could not start: kafka broker not ready in")
                     .doesNotContain("Exception"));
     assertThat(dev.lines()).noneMatch(l -> l.startsWith("\tat "));
-    awaitNothingLeft(dev, List.of());
+    dev.awaitNothingLeft(List.of(), BOUND);
   }
 
   @Test
@@ -237,7 +197,7 @@ class DevProcessGroupIT {
                     .doesNotContain("Error")
                     .doesNotContain("Exception"));
     assertThat(dev.lines()).noneMatch(l -> l.startsWith("\tat "));
-    awaitNothingLeft(dev, kids);
+    dev.awaitNothingLeft(kids, BOUND);
   }
 
   @Test
@@ -254,7 +214,7 @@ class DevProcessGroupIT {
         .isTrue();
     assertThat(dev.exitValue()).as("log:\n%s", dev.tail(40)).isZero();
     assertThat(dev.lines()).contains("stopped").noneMatch(l -> l.startsWith("\tat "));
-    awaitNothingLeft(dev, kids);
+    dev.awaitNothingLeft(kids, BOUND);
   }
 
   @Test
@@ -333,37 +293,7 @@ class DevProcessGroupIT {
     return pids;
   }
 
-  /**
-   * Waits until no process of dev's session is left and none of {@code kids} runs; how long that
-   * took.
-   */
-  private static Duration awaitNothingLeft(DevProcess dev, List<ProcStat> kids) {
-    long t0 = System.nanoTime();
-    Await.until(
-        () ->
-            Stream.concat(
-                    dev.sessionMembers().stream().map(ProcStat::pid),
-                    kids.stream()
-                        .filter(k -> ProcStat.alive(k.pid(), k.startTicks()))
-                        .map(ProcStat::pid))
-                .distinct()
-                .map(pid -> pid + " " + DevProcess.commandOf(pid))
-                .collect(Collectors.toList()),
-        List::isEmpty,
-        BOUND,
-        "no process of dev's group left, nor any child it had");
-    return Duration.ofNanos(System.nanoTime() - t0);
-  }
-
   private static boolean isError(String line) {
     return line.contains(" ERROR ") || line.startsWith("ERROR") || line.contains("Exception");
-  }
-
-  private static String loadAverage() {
-    try {
-      return Files.readString(Path.of("/proc/loadavg")).trim();
-    } catch (Exception e) {
-      return "?";
-    }
   }
 }

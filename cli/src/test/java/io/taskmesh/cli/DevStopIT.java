@@ -25,9 +25,14 @@ class DevStopIT {
   @Test
   void termStopsEveryServiceBeforeItsPostgresAndExitsZero() throws Exception {
     Path root = TestStacks.root();
+    // Postgres's users are the kv-connector, mesh-api and the gateway, not the actors: the shout
+    // flow's three (a route of sidecars that stop first) rather than the examples' twelve
+    Path config = TestStacks.shoutPipeline(data.resolve("pipeline"));
     List<String> args =
         List.of(
             "dev",
+            "--config",
+            config.toString(),
             "--kafka",
             LocalKafka.shared().bootstrapServers(),
             "--data",

@@ -23,23 +23,32 @@ import org.junit.jupiter.api.io.TempDir;
  * missing there (a dependency scoped for tests only, a module left out of the copy) is a {@code
  * NoClassDefFoundError} users meet and no other test sees. It runs what a user runs first: {@code
  * --version}, a whole dev stack until ready (broker, Postgres, kv-connector, mesh-api, gateway,
- * crew actors, an actor's sidecar and runtime), the client commands against it, then TERM to the
- * group. The launcher and cli/target are copied beside the runtime's Python package, so the copy
- * holds no source newer than its build and the launcher never starts a Maven build here.
+ * crew actors, two actors' sidecars and runtimes, a state connector on a local S3 server), the
+ * client commands against it, a second dev on the same data (refused at once), then Ctrl-C: INT to
+ * the whole process group, as a terminal sends it, after which dev exits 0 without an error line
+ * and leaves no process. The launcher and cli/target are copied beside the runtime's Python
+ * package, so the copy holds no source newer than its build and the launcher never starts a Maven
+ * build here. (This is also {@link DevProcessGroupIT}'s Ctrl-C case: one stack serves both.)
  */
-@Timeout(value = 8, unit = TimeUnit.MINUTES)
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class LauncherClasspathIT {
   private static final List<String> MISSING_CLASS =
       List.of("NoClassDefFoundError", "ClassNotFoundException", "NoSuchMethodError");
 
+  /** Generous: a hang detector on a machine shared with other builds, not a target. */
+  private static final Duration BOUND = Duration.ofSeconds(120);
+
   @TempDir Path dir;
   private DevProcess dev;
+  private DevProcess second;
   private final List<ProcStat> children = new ArrayList<>();
 
   @AfterEach
   void killLeftovers() throws Exception {
-    if (dev != null) {
-      dev.close();
+    for (DevProcess p : new DevProcess[] {dev, second}) {
+      if (p != null) {
+        p.close();
+      }
     }
     children.stream()
         .filter(c -> ProcStat.alive(c.pid(), c.startTicks()))
@@ -47,7 +56,7 @@ class LauncherClasspathIT {
   }
 
   @Test
-  void theLauncherRunsVersionADevStackAndTheClientCommands() throws Exception {
+  void theLauncherRunsADevStackAndTheClientCommandsAndCtrlCStopsAllOfIt() throws Exception {
     Path home = copyOfTheBuild();
     Path launcher = home.resolve("taskmesh");
 
@@ -56,32 +65,54 @@ class LauncherClasspathIT {
     assertThat(version.output()).startsWith("taskmesh ").doesNotContain("unknown");
 
     Path config = Files.createDirectories(dir.resolve("pipeline"));
+    Path handlers = TestStacks.root().resolve("runtime").resolve("examples");
     Files.writeString(
         config.resolve("flows.yaml"),
-        "flows:\n  - name: echo\n    entrypoint: echo\n    mcp: {}\n");
+        String.join(
+            "\n",
+            "flows:",
+            "  - name: echo",
+            "    entrypoint: echo",
+            "    mcp: {}",
+            "  - name: words",
+            "    entrypoint: cache",
+            ""));
     Files.writeString(
         config.resolve("actors.yaml"),
-        "actors:\n  echo:\n    handler: echo.handle\n    dir: "
-            + TestStacks.root().resolve("runtime").resolve("examples")
-            + "\n");
+        String.join(
+            "\n",
+            "actors:",
+            "  echo:",
+            "    handler: echo.handle",
+            "    dir: " + handlers,
+            "  cache:",
+            "    handler: cache.word_counts",
+            "    dir: " + handlers,
+            "    stateProxy:",
+            "      - name: cache",
+            "        mount: {path: /state/cache}",
+            "        writeMode: buffered",
+            "        connector:",
+            "          type: objstore-buffered-cas",
+            "          env:",
+            "            - {name: STATE_BUCKET, value: taskmesh-cache}",
+            ""));
     Path data = dir.resolve("data");
-    dev =
-        DevProcess.startCommand(
-            List.of(
-                launcher.toString(),
-                "dev",
-                "--config",
-                config.toString(),
-                "--data",
-                data.toString(),
-                "--port",
-                "0",
-                "--mesh-port",
-                "0",
-                "--mesh-internal-port",
-                "0"),
-            Map.of(),
-            dir.resolve("dev.log"));
+    List<String> devCommand =
+        List.of(
+            launcher.toString(),
+            "dev",
+            "--config",
+            config.toString(),
+            "--data",
+            data.toString(),
+            "--port",
+            "0",
+            "--mesh-port",
+            "0",
+            "--mesh-internal-port",
+            "0");
+    dev = DevProcess.startCommand(devCommand, Map.of(), dir.resolve("dev.log"));
     Await.until(
         () -> {
           if (!dev.isAlive()) {
@@ -92,7 +123,11 @@ class LauncherClasspathIT {
         Duration.ofMinutes(5),
         "dev ready");
     Path pgPid = data.resolve("postgres").resolve("data").resolve("postmaster.pid");
-    children.addAll(dev.childrenAnd(Long.parseLong(Files.readAllLines(pgPid).get(0).trim())));
+    List<ProcStat> kids = dev.childrenAnd(Long.parseLong(Files.readAllLines(pgPid).get(0).trim()));
+    children.addAll(kids);
+    assertThat(kids.size())
+        .as("broker, Postgres, runtimes, connector, moto, watchdog")
+        .isGreaterThan(5);
     String gateway =
         dev.lines().stream()
             .filter(l -> l.startsWith("gateway: http://"))
@@ -107,13 +142,43 @@ class LauncherClasspathIT {
     Result tasks = run(launcher, List.of("tasks", "list"), client);
     assertThat(tasks.status()).as(tasks.output()).isZero();
 
-    dev.signalGroup("TERM");
-    assertThat(dev.waitFor(120)).as("dev stopped; log:\n%s", dev.tail(40)).isTrue();
+    second = DevProcess.startCommand(devCommand, Map.of(), dir.resolve("second.log"));
+    assertThat(second.waitFor(BOUND.toSeconds()))
+        .as("a second dev on the same --data refuses at once; log:\n%s", second.tail(20))
+        .isTrue();
+    assertThat(second.exitValue()).isNotZero();
+    assertThat(second.lines())
+        .anyMatch(l -> l.startsWith("taskmesh: another ./taskmesh dev (pid " + dev.pid() + ")"));
+    assertThat(Files.exists(data.resolve("kafka").resolve("node-2"))).isFalse();
+
+    long t0 = System.nanoTime();
+    dev.signalGroup("INT");
+    assertThat(dev.waitFor(BOUND.toSeconds()))
+        .as("dev stopped after Ctrl-C; log:\n%s", dev.tail(40))
+        .isTrue();
+    double stopSeconds = (System.nanoTime() - t0) / 1e9;
+    Duration leftFor = dev.awaitNothingLeft(kids, BOUND);
+    System.out.printf(
+        "LauncherClasspathIT: Ctrl-C to the group of dev and its %d children: dev exited after"
+            + " %.1f s, the last child %.1f s later (load %s)%n",
+        kids.size(), stopSeconds, leftFor.toMillis() / 1e3, DevProcess.loadAverage());
+
     assertThat(dev.exitValue()).as("log:\n%s", dev.tail(40)).isZero();
+    List<String> lines = dev.lines();
+    assertThat(lines).as("no ERROR line").noneMatch(LauncherClasspathIT::isError);
+    assertThat(lines)
+        .as("nothing restarted while stopping")
+        .noneMatch(l -> l.contains("restarting") || l.contains("starting it again"));
+    assertThat(lines.subList(lines.indexOf("stopping..."), lines.size())).endsWith("stopped");
     for (String output : List.of(version.output(), flows.output(), tasks.output())) {
       assertThat(output).doesNotContain(MISSING_CLASS.toArray(String[]::new));
     }
-    assertThat(dev.lines()).noneMatch(l -> MISSING_CLASS.stream().anyMatch(l::contains));
+    assertThat(lines).noneMatch(l -> MISSING_CLASS.stream().anyMatch(l::contains));
+    assertThat(second.lines()).noneMatch(l -> MISSING_CLASS.stream().anyMatch(l::contains));
+  }
+
+  private static boolean isError(String line) {
+    return line.contains(" ERROR ") || line.startsWith("ERROR") || line.contains("Exception");
   }
 
   /** The launcher, cli/target and the runtime's Python package, as a user's tree has them. */

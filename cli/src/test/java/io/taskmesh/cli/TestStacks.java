@@ -2,6 +2,8 @@ package io.taskmesh.cli;
 
 import io.taskmesh.devkit.LocalKafka;
 import io.taskmesh.devkit.LocalPostgres;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.UUID;
@@ -15,6 +17,46 @@ final class TestStacks {
   /** The repository root (the build passes it; a run from the module's folder finds it above). */
   static Path root() {
     return Path.of(System.getProperty("taskmesh.root", "..")).toAbsolutePath().normalize();
+  }
+
+  /**
+   * Writes the bundled examples' {@code shout} flow alone ({@code upper -> reverse -> count}, three
+   * actors of the examples' handlers) into {@code dir}, for an IT that needs a multi-actor route
+   * but not the examples' twelve actors (each a sidecar and a Python runtime to start and stop).
+   */
+  static Path shoutPipeline(Path dir) throws IOException {
+    Files.createDirectories(dir);
+    Path handlers = root().resolve("runtime").resolve("examples");
+    Files.writeString(
+        dir.resolve("flows.yaml"),
+        String.join(
+            "\n",
+            "flows:",
+            "  - name: shout",
+            "    entrypoint: upper",
+            "    route_next: [reverse, count]",
+            "    timeout: 60",
+            "    mcp:",
+            "      inputSchema:",
+            "        type: object",
+            "        properties:",
+            "          text: {type: string}",
+            "        required: [text]",
+            "    a2a: {}",
+            ""));
+    StringBuilder actors = new StringBuilder("actors:\n");
+    for (String actor : new String[] {"upper", "reverse", "count"}) {
+      actors
+          .append("  ")
+          .append(actor)
+          .append(":\n    handler: text.")
+          .append(actor)
+          .append("\n    dir: ")
+          .append(handlers)
+          .append('\n');
+    }
+    Files.writeString(dir.resolve("actors.yaml"), actors.toString());
+    return dir;
   }
 
   /** The stack for the pipeline in {@code configDir} on the shared broker (test JVM-wide). */

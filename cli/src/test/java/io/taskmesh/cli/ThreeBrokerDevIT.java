@@ -33,9 +33,9 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code ./taskmesh dev --brokers 3}: the dev stack on three real brokers. Tasks keep flowing while
- * one broker is killed (-9) and restarted, and every topic the stack created, Streams' internal
- * ones included, has three replicas of which two must be in sync.
+ * {@code ./taskmesh dev --brokers 3}: the dev stack (the {@code shout} pipeline) on three real
+ * brokers. Tasks keep flowing while one broker is killed (-9) and restarted, and every topic the
+ * stack created, Streams' internal ones included, has three replicas of which two must be in sync.
  */
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
 class ThreeBrokerDevIT {
@@ -45,9 +45,11 @@ class ThreeBrokerDevIT {
   private static String base;
 
   @BeforeAll
-  static void start() {
-    Path root = TestStacks.root();
-    stack = TestStacks.onOwnCluster(root.resolve("examples"), data, "it", 3);
+  static void start() throws Exception {
+    // the shout flow's three actors: a route across brokers, without the examples' other nine
+    // actors to start and stop
+    Path config = TestStacks.shoutPipeline(data.resolve("pipeline"));
+    stack = TestStacks.onOwnCluster(config, data, "it", 3);
     base = stack.gatewayUrl();
   }
 
