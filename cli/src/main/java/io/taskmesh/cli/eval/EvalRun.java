@@ -1,5 +1,6 @@
 package io.taskmesh.cli.eval;
 
+import io.taskmesh.cli.remote.Tables;
 import io.taskmesh.schemas.Envelope;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.servicekit.ConfigException;
@@ -184,7 +185,7 @@ public final class EvalRun {
       List<List<String>> rows = new ArrayList<>();
       rows.add(List.of("ENVELOPE", "VERDICT", "DETAIL"));
       r.rows().forEach(row -> rows.add(List.of(row.id(), row.verdict(), cut(row.detail(), 90))));
-      s.append('\n').append(table(rows));
+      s.append('\n').append(Tables.render(rows));
       long notEqual = sum.total() - sum.count(Summary.Verdict.EQUAL);
       if (notEqual > r.rows().size()) {
         s.append("(").append(notEqual - r.rows().size()).append(" more in the report)\n");
@@ -200,7 +201,7 @@ public final class EvalRun {
               Long.toString(c),
               String.format(Locale.ROOT, "%.1f%%", 100.0 * Summary.rate(c, sum.total()))));
     }
-    s.append('\n').append(table(counts));
+    s.append('\n').append(Tables.render(counts));
     s.append(
         String.format(
             Locale.ROOT,
@@ -224,25 +225,6 @@ public final class EvalRun {
 
   private static String cut(String s, int max) {
     return s.length() > max ? s.substring(0, max - 3) + "..." : s;
-  }
-
-  static String table(List<List<String>> rows) {
-    int columns = rows.get(0).size();
-    int[] width = new int[columns];
-    for (List<String> row : rows) {
-      for (int c = 0; c < columns; c++) {
-        width[c] = Math.max(width[c], row.get(c).length());
-      }
-    }
-    StringBuilder out = new StringBuilder();
-    for (List<String> row : rows) {
-      StringBuilder line = new StringBuilder();
-      for (int c = 0; c < columns; c++) {
-        line.append(String.format(Locale.ROOT, "%-" + width[c] + "s  ", row.get(c)));
-      }
-      out.append(line.toString().stripTrailing()).append('\n');
-    }
-    return out.toString();
   }
 
   /**

@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Locale;
 
 /** Text tables for people: columns as wide as their widest cell, two spaces apart. */
-final class Tables {
+public final class Tables {
   static final List<String> TASK_COLUMNS =
       List.of("ID", "FLOW", "STATUS", "PROGRESS", "ACTOR", "CREATED");
 
@@ -29,7 +29,8 @@ final class Tables {
     return render(rows);
   }
 
-  static String render(List<List<String>> rows) {
+  /** Rows (the first one the header) as lines of columns padded to their widest cell. */
+  public static String render(List<List<String>> rows) {
     int columns = rows.get(0).size();
     int[] width = new int[columns];
     for (List<String> row : rows) {
