@@ -54,12 +54,17 @@ class EdgeBadInputSweepTest {
   /**
    * Cases that are valid requests on a route: the two cancel routes take an optional body whose
    * fields they do not read, so a JSON object of unknown fields (here big numbers) cancels, as it
-   * should. Their answers are still checked for 5xx and leaks.
+   * should; a skill-only flow takes any JSON object as its input. Their answers are still checked
+   * for 5xx and leaks.
    */
   private static final Map<String, Set<String>> VALID =
       Map.of(
           "POST /tasks/{id}/cancel", Set.of("huge numbers"),
-          "POST /a2a/v1/tasks/{idAction}", Set.of("huge numbers"));
+          "POST /a2a/v1/tasks/{idAction}", Set.of("huge numbers"),
+          // a skill's input is any JSON object: an object of odd fields starts the flow, as it
+          // should
+          "POST /ui/flows/{name}/start",
+              Set.of("wrong types", "wrong types 2", "huge numbers", "escaped NUL"));
 
   private static EdgeGateway gateway;
 
@@ -185,6 +190,7 @@ class EdgeBadInputSweepTest {
         .replace("{idAction}", task + ":cancel")
         .replace("{configId}", "cfg")
         .replace("{file}", "app.js")
+        .replace("{name}", "skill-only")
         .replace("{id}", task);
   }
 

@@ -7,6 +7,10 @@ import io.taskmesh.schemas.Json;
 import io.taskmesh.servicekit.ClientText;
 import io.taskmesh.servicekit.JsonErrors;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
 
 /** Request bodies of the REST routes, read as JSON; every failure is a 400 saying what is wrong. */
 public final class RequestBodies {
@@ -23,6 +27,23 @@ public final class RequestBodies {
     } catch (IOException e) {
       throw new BadRequestResponse(JsonErrors.describe(e));
     }
+  }
+
+  /**
+   * The body as JSON, refused unless it is well-formed UTF-8: the JSON parser lets an overlong
+   * encoding (C0 AF for "/") through, and a body that becomes a task's input must not carry one.
+   */
+  public static JsonNode strictJson(Context ctx) {
+    try {
+      StandardCharsets.UTF_8
+          .newDecoder()
+          .onMalformedInput(CodingErrorAction.REPORT)
+          .onUnmappableCharacter(CodingErrorAction.REPORT)
+          .decode(ByteBuffer.wrap(ctx.bodyAsBytes()));
+    } catch (CharacterCodingException e) {
+      throw new BadRequestResponse("request body is not valid UTF-8");
+    }
+    return json(ctx);
   }
 
   /** {@code node}, when it is a JSON object. */

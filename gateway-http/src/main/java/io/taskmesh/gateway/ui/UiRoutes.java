@@ -286,7 +286,7 @@ public final class UiRoutes implements AutoCloseable {
     if (ctx.bodyAsBytes().length > ToolCalls.MAX_ARGUMENT_BYTES) {
       throw new BadRequestResponse("the input is over " + ToolCalls.MAX_ARGUMENT_BYTES + " bytes");
     }
-    JsonNode input = RequestBodies.object(RequestBodies.json(ctx));
+    JsonNode input = RequestBodies.object(RequestBodies.strictJson(ctx));
     String id = launcher.start(flow, input, principal);
     ctx.status(HttpStatus.CREATED).json(Map.of("task_id", id));
   }
