@@ -9,7 +9,6 @@ import io.taskmesh.schemas.Topics;
 import io.taskmesh.servicekit.KafkaProducers;
 import io.taskmesh.servicekit.Threads;
 import io.taskmesh.servicekit.TopicCreator;
-import io.taskmesh.servicekit.TopicFanout;
 import io.taskmesh.servicekit.logging.LogContext;
 import io.taskmesh.servicekit.ops.KafkaMeters;
 import io.taskmesh.servicekit.trace.TraceHeaders;
@@ -544,9 +543,6 @@ final class ActorLoop implements AutoCloseable {
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, config.maxPollRecords());
-    // a read_committed fetch is answered as soon as a transaction's marker lands, so waiting long
-    // costs an envelope no latency; an idle actor then asks its broker every 5 s, not every 0.5 s
-    p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, TopicFanout.IDLE_FETCH_WAIT_MS);
     // a crashed member holds its partitions until this expires (unless replaced by static
     // membership)
     p.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 10_000);
