@@ -23,12 +23,13 @@ import org.junit.jupiter.api.io.TempDir;
  * missing there (a dependency scoped for tests only, a module left out of the copy) is a {@code
  * NoClassDefFoundError} users meet and no other test sees. It runs what a user runs first: {@code
  * --version}, a whole dev stack until ready (broker, Postgres, kv-connector, mesh-api, gateway,
- * crew actors, two actors' sidecars and runtimes, a state connector on a local S3 server), the
- * client commands against it, a second dev on the same data (refused at once), then Ctrl-C: INT to
- * the whole process group, as a terminal sends it, after which dev exits 0 without an error line
- * and leaves no process. The launcher and cli/target are copied beside the runtime's Python
- * package, so the copy holds no source newer than its build and the launcher never starts a Maven
- * build here. (This is also {@link DevProcessGroupIT}'s Ctrl-C case: one stack serves both.)
+ * crew actors, two actors' sidecars and runtimes, a state connector on a local S3 server), each
+ * client command against it on the client commands' own class path, a second dev on the same data
+ * (refused at once), then Ctrl-C: INT to the whole process group, as a terminal sends it, after
+ * which dev exits 0 without an error line and leaves no process. The launcher and cli/target are
+ * copied beside the runtime's Python package, so the copy holds no source newer than its build and
+ * the launcher never starts a Maven build here. (This is also {@link DevProcessGroupIT}'s Ctrl-C
+ * case: one stack serves both.)
  */
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class LauncherClasspathIT {
@@ -73,7 +74,11 @@ class LauncherClasspathIT {
             "flows:",
             "  - name: echo",
             "    entrypoint: echo",
-            "    mcp: {}",
+            "    mcp:",
+            "      inputSchema:",
+            "        type: object",
+            "        properties: {hello: {type: string}}",
+            "        required: [hello]",
             "  - name: words",
             "    entrypoint: cache",
             ""));
@@ -135,12 +140,7 @@ class LauncherClasspathIT {
             .orElseThrow()
             .substring("gateway: ".length());
 
-    Map<String, String> client = Map.of("TASKMESH_URL", gateway);
-    Result flows = run(launcher, List.of("flows"), client);
-    assertThat(flows.status()).as(flows.output()).isZero();
-    assertThat(flows.output()).contains("echo");
-    Result tasks = run(launcher, List.of("tasks", "list"), client);
-    assertThat(tasks.status()).as(tasks.output()).isZero();
+    List<Result> clientRuns = clientCommands(launcher, gateway);
 
     second = DevProcess.startCommand(devCommand, Map.of(), dir.resolve("second.log"));
     assertThat(second.waitFor(BOUND.toSeconds()))
@@ -170,11 +170,62 @@ class LauncherClasspathIT {
         .as("nothing restarted while stopping")
         .noneMatch(l -> l.contains("restarting") || l.contains("starting it again"));
     assertThat(lines.subList(lines.indexOf("stopping..."), lines.size())).endsWith("stopped");
-    for (String output : List.of(version.output(), flows.output(), tasks.output())) {
-      assertThat(output).doesNotContain(MISSING_CLASS.toArray(String[]::new));
+    for (Result r : clientRuns) {
+      assertThat(r.output()).doesNotContain(MISSING_CLASS.toArray(String[]::new));
     }
+    assertThat(version.output()).doesNotContain(MISSING_CLASS.toArray(String[]::new));
     assertThat(lines).noneMatch(l -> MISSING_CLASS.stream().anyMatch(l::contains));
     assertThat(second.lines()).noneMatch(l -> MISSING_CLASS.stream().anyMatch(l::contains));
+  }
+
+  /**
+   * Every client command, on the launcher's short class path of the client commands (cli/pom.xml,
+   * client-classpath.txt): the flow list, a call checked against the flow's input schema and
+   * refused by it, the same call watched in a terminal (a pseudo-terminal from script(1), so the
+   * live view draws with JLine) and in plain lines, then the task read back, watched and listed.
+   */
+  private static List<Result> clientCommands(Path launcher, String gateway) throws Exception {
+    Map<String, String> client = Map.of("TASKMESH_URL", gateway);
+    List<Result> runs = new ArrayList<>();
+    Result help = run(launcher, List.of("--help"), client);
+    assertThat(help.status()).as(help.output()).isZero();
+    assertThat(help.output()).contains("call", "tasks", "replay-eval");
+    Result flows = run(launcher, List.of("flows"), client);
+    assertThat(flows.status()).as(flows.output()).isZero();
+    assertThat(flows.output()).contains("echo");
+    Result refused = run(launcher, List.of("call", "echo", "--arg", "bye=1"), client);
+    assertThat(refused.status()).as(refused.output()).isEqualTo(2);
+    assertThat(refused.output()).contains("invalid arguments for flow 'echo'", "hello");
+    Result plain =
+        run(launcher, List.of("call", "echo", "--arg", "hello=plain", "--plain"), client);
+    assertThat(plain.status()).as(plain.output()).isZero();
+    assertThat(plain.output()).contains("succeeded", "\"hello\" : \"plain\"");
+    Result terminal =
+        run(
+            Path.of("script"),
+            List.of("-qec", launcher + " call echo --arg hello=terminal", "/dev/null"),
+            client);
+    assertThat(terminal.status()).as(terminal.output()).isZero();
+    assertThat(terminal.output()).contains("succeeded", "\"hello\" : \"terminal\"");
+    String id =
+        plain
+            .output()
+            .lines()
+            .filter(l -> l.startsWith("task "))
+            .findFirst()
+            .orElseThrow()
+            .split(" ")[1];
+    Result get = run(launcher, List.of("tasks", "get", id), client);
+    assertThat(get.status()).as(get.output()).isZero();
+    assertThat(get.output()).contains(id, "succeeded");
+    Result watch = run(launcher, List.of("tasks", "watch", id, "--plain"), client);
+    assertThat(watch.status()).as(watch.output()).isZero();
+    assertThat(watch.output()).contains("succeeded");
+    Result tasks = run(launcher, List.of("tasks", "list"), client);
+    assertThat(tasks.status()).as(tasks.output()).isZero();
+    assertThat(tasks.output()).contains(id);
+    runs.addAll(List.of(help, flows, refused, plain, terminal, get, watch, tasks));
+    return runs;
   }
 
   private static boolean isError(String line) {
