@@ -54,6 +54,14 @@ import org.junit.jupiter.api.io.TempDir;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class NamespaceIsolationIT {
   private static final int TASKS = 4;
+
+  /**
+   * A read of an id created a moment ago waits for its task this long before its 404, since it may
+   * be ours and still on its way to the fold. The other team's ids are that young here, so with the
+   * default (30 s) each foreign read would take most of it and outlast the test's HTTP timeout.
+   */
+  private static final String NEW_TASK_WAIT = "3s";
+
   private static final ExitHook LOG_ONLY =
       status -> System.err.println("an actor asked to exit with " + status);
 
@@ -119,6 +127,7 @@ class NamespaceIsolationIT {
     env.put("SVC_CONFIG_PATH", flows.toString());
     env.put("SVC_STATE_DIR", dir.resolve(namespace + "-state-2").toString());
     env.put("SVC_NAMESPACE", namespace);
+    env.put("SVC_NEW_TASK_WAIT", NEW_TASK_WAIT);
     env.put("SVC_TOPIC_REPLICATION_FACTOR", Integer.toString(kafka.replicationFactor()));
     Gateway gateway = Gateway.start(GatewayConfig.fromEnv(env), TaskSettings.fromEnv(env));
     open.add(gateway);
@@ -137,6 +146,7 @@ class NamespaceIsolationIT {
     env.put("SVC_CONFIG_PATH", flows.toString());
     env.put("SVC_STATE_DIR", dir.resolve(namespace + "-state").toString());
     env.put("SVC_NAMESPACE", namespace);
+    env.put("SVC_NEW_TASK_WAIT", NEW_TASK_WAIT);
     env.put("SVC_TOPIC_REPLICATION_FACTOR", replication);
     Gateway gateway = Gateway.start(GatewayConfig.fromEnv(env), TaskSettings.fromEnv(env));
     open.add(gateway);
