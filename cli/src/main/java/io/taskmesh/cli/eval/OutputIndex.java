@@ -7,10 +7,8 @@ import io.taskmesh.sidecar.FanOutIds;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * Pairs the records of the log with the inputs they answer: what the live actor produced for each
@@ -30,7 +28,10 @@ final class OutputIndex {
   private final Spill spill;
   private final Map<String, ActorLog.Input> byId = new HashMap<>();
   private final Map<String, List<ActorLog.LiveOutput>> out = new HashMap<>();
-  private final Set<String> seen = new HashSet<>();
+
+  /** One string per destination topic, not one per record: the index is held for every input. */
+  private final Map<String, String> destinations = new HashMap<>();
+
   private long since = Long.MAX_VALUE;
 
   OutputIndex(String namespace, String actor, List<ActorLog.Input> inputs, Spill spill) {
@@ -73,24 +74,32 @@ final class OutputIndex {
     }
     String id = v.path("id").asText("");
     String parent = v.path("parent_id").asText(null);
-    String to = topic.substring(prefix.length());
+    String to = destinations.computeIfAbsent(topic, t -> t.substring(prefix.length()));
     boolean failed = "failed".equals(v.path("status").path("phase").asText(""));
     ActorLog.Input in = byId.get(id);
     if (in != null && timestamp >= in.timestamp()) {
-      if (seen.add(id + "#0")) {
-        out.computeIfAbsent(id, k -> new ArrayList<>())
-            .add(new ActorLog.LiveOutput(0, to, timestamp, failed, spill.append(value)));
-      }
+      add(in, 0, to, timestamp, failed, value);
       return;
     }
     ActorLog.Input p = parent == null ? null : byId.get(parent);
     if (p != null && !id.equals(parent)) {
       int index = childIndex(p, id);
-      if (index > 0 && seen.add(parent + "#" + index)) {
-        out.computeIfAbsent(parent, k -> new ArrayList<>())
-            .add(new ActorLog.LiveOutput(index, to, timestamp, failed, spill.append(value)));
+      if (index > 0) {
+        add(p, index, to, timestamp, failed, value);
       }
     }
+  }
+
+  /** Keeps frame {@code index} of {@code in} unless it has it already; keyed by the input's id. */
+  private void add(
+      ActorLog.Input in, int index, String to, long timestamp, boolean failed, byte[] value) {
+    List<ActorLog.LiveOutput> frames = out.computeIfAbsent(in.id(), k -> new ArrayList<>(1));
+    for (ActorLog.LiveOutput f : frames) {
+      if (f.index() == index) {
+        return;
+      }
+    }
+    frames.add(new ActorLog.LiveOutput(index, to, timestamp, failed, spill.append(value)));
   }
 
   /** The outputs found per input id, in frame order. */
