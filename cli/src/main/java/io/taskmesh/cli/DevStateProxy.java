@@ -190,6 +190,11 @@ final class DevStateProxy implements AutoCloseable {
     return Optional.ofNullable(localRedis).map(LocalRedis::url);
   }
 
+  /** dev's data folder. */
+  Path dataDir() {
+    return dataDir;
+  }
+
   /** The local S3 server's endpoint, when one was started. */
   synchronized Optional<String> localS3Endpoint() {
     return Optional.ofNullable(localS3).map(LocalS3::endpoint);
