@@ -434,6 +434,84 @@ class ReplayEvalIT {
     assertThat(a.json().at("/summary/candidate_error").asLong()).isEqualTo(1);
   }
 
+  @Test
+  @Order(15)
+  void killingReplayEvalWithNineTakesItsStateConnectorsAlong() throws Exception {
+    String cacheFrom = fromOffsets("cache");
+    String id = callTool("words", "{\"text\":\"killed replay\"}");
+    assertThat(awaitFinal(id).path("status").asText()).isEqualTo("succeeded");
+    Path log = data.resolve("replay-eval-killed.log");
+    Map<String, String> env =
+        Map.of("TASKMESH_HOME", TestStacks.root().toString(), "SVC_NAMESPACE", stack.namespace());
+    try (io.taskmesh.devkit.ChildJvm replay =
+        io.taskmesh.devkit.ChildJvm.start(
+            Main.class.getName(),
+            List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"),
+            List.of(
+                "replay-eval",
+                "--actor",
+                "cache",
+                "--candidate",
+                "misbehaving.hangs",
+                "--candidate-dir",
+                TestStacks.root().resolve("examples/candidates").toString(),
+                "--timeout",
+                "10m",
+                "--from-offset",
+                cacheFrom,
+                "--kafka",
+                stack.kafkaBootstrap(),
+                "--data",
+                stack.stateProxy().dataDir().toString()),
+            env,
+            log)) {
+      // the candidate hangs on its envelope: the connector runs until replay-eval goes
+      ProcessHandle connector =
+          Await.until(
+              () ->
+                  ProcessHandle.of(replay.pid()).stream()
+                      .flatMap(ProcessHandle::descendants)
+                      .filter(h -> commandLine(h).contains(" connector objstore-"))
+                      .findFirst()
+                      .orElse(null),
+              c -> c != null || !replay.isAlive(),
+              Duration.ofSeconds(120),
+              "replay-eval started no state connector");
+      assertThat(connector).as(java.nio.file.Files.readString(log)).isNotNull();
+      Await.until(
+          () -> java.nio.file.Files.readString(log).contains("replaying..."),
+          Duration.ofSeconds(120),
+          "replay-eval never started replaying");
+
+      List<ProcessHandle> children =
+          ProcessHandle.of(replay.pid()).stream().flatMap(ProcessHandle::descendants).toList();
+
+      replay.kill9();
+
+      Await.until(
+          () -> !connector.isAlive(),
+          Duration.ofSeconds(60),
+          "the state connector outlived a replay-eval killed with -9");
+      // nor anything else it started: the candidate runtime, the watchdog
+      Await.until(
+          () -> children.stream().noneMatch(ProcessHandle::isAlive),
+          Duration.ofSeconds(60),
+          "a child outlived a replay-eval killed with -9");
+    }
+  }
+
+  /** The process's arguments as one line ({@code /proc/<pid>/cmdline}); empty when it is gone. */
+  private static String commandLine(ProcessHandle h) {
+    try {
+      return new String(
+              java.nio.file.Files.readAllBytes(Path.of("/proc", Long.toString(h.pid()), "cmdline")),
+              StandardCharsets.UTF_8)
+          .replace('\0', ' ');
+    } catch (java.io.IOException e) {
+      return "";
+    }
+  }
+
   /** Key to ETag of every object in the bucket of dev's local S3 server. */
   private static Map<String, String> objects(String bucket) {
     Map<String, String> out = new TreeMap<>();
