@@ -93,7 +93,9 @@ final class ReplayEvalCommand implements Callable<Integer> {
 
   @Option(
       names = "--data",
-      description = "dev's data folder: the report goes to DATA/evals/ (default .taskmesh/)")
+      description =
+          "dev's data folder: the report goes to DATA/evals/, dev's local state backends are "
+              + "read from DATA/state/local-backends.json (default .taskmesh/)")
   Path data;
 
   @Option(
