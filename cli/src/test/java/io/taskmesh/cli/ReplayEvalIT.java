@@ -485,6 +485,17 @@ class ReplayEvalIT {
 
       List<ProcessHandle> children =
           ProcessHandle.of(replay.pid()).stream().flatMap(ProcessHandle::descendants).toList();
+      // the scratch folder (the connector's socket is in it): a kill -9 leaves it, as documented
+      Path scratch =
+          java.util.Arrays.stream(
+                  java.nio.file.Files.readString(
+                          Path.of("/proc", Long.toString(connector.pid()), "environ"))
+                      .split("\0"))
+              .filter(v -> v.startsWith("CONNECTOR_SOCKET="))
+              .map(v -> Path.of(v.substring("CONNECTOR_SOCKET=".length())).getParent().getParent())
+              .findFirst()
+              .orElseThrow();
+      assertThat(scratch.getFileName().toString()).startsWith("taskmesh-eval-");
 
       replay.kill9();
 
@@ -497,6 +508,12 @@ class ReplayEvalIT {
           () -> children.stream().noneMatch(ProcessHandle::isAlive),
           Duration.ofSeconds(60),
           "a child outlived a replay-eval killed with -9");
+      assertThat(scratch).exists();
+      try (var files = java.nio.file.Files.walk(scratch)) {
+        for (Path f : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+          java.nio.file.Files.delete(f);
+        }
+      }
     }
   }
 

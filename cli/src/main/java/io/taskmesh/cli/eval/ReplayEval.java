@@ -142,6 +142,8 @@ public final class ReplayEval {
                 if (state != null) {
                   state.close();
                 }
+                // Ctrl-C or TERM: the main thread's finally does not run
+                Candidate.deleteTree(scratch);
               },
               "replay-eval-stop");
       Runtime.getRuntime().addShutdownHook(hook);
