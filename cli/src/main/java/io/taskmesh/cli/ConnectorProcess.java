@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,23 +38,41 @@ final class ConnectorProcess implements AutoCloseable {
   private final Path socket;
   private final Map<String, String> env;
   private final Path log;
+  private final LongConsumer onStart;
   private ChildJvm jvm;
   private int restarts;
   private volatile boolean closed;
 
   private ConnectorProcess(
-      String label, StateMount mount, Path socket, Map<String, String> env, Path log) {
+      String label,
+      StateMount mount,
+      Path socket,
+      Map<String, String> env,
+      Path log,
+      LongConsumer started) {
     this.label = label;
     this.mount = mount;
     this.socket = socket;
     this.env = env;
     this.log = log;
+    this.onStart = started;
   }
 
   /** Starts the connector and returns once it accepts on its socket; fails with its log's tail. */
   static ConnectorProcess start(
       String label, StateMount mount, Path socket, Map<String, String> env, Path log) {
-    ConnectorProcess c = new ConnectorProcess(label, mount, socket, env, log);
+    return start(label, mount, socket, env, log, pid -> {});
+  }
+
+  /** As above; {@code started} is told the pid of each JVM started, restarts included. */
+  static ConnectorProcess start(
+      String label,
+      StateMount mount,
+      Path socket,
+      Map<String, String> env,
+      Path log,
+      LongConsumer started) {
+    ConnectorProcess c = new ConnectorProcess(label, mount, socket, env, log, started);
     c.startAndAwait();
     return c;
   }
@@ -75,6 +94,7 @@ final class ConnectorProcess implements AutoCloseable {
             ChildEnvironment.basicsAnd(System.getenv(), env),
             log,
             false);
+    onStart.accept(started.pid());
     long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
     while (!accepting()) {
       if (!started.isAlive() || System.nanoTime() > deadline) {

@@ -1,10 +1,14 @@
 package io.taskmesh.cli;
 
 import io.taskmesh.devkit.LocalGcsServer;
+import io.taskmesh.schemas.Json;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -28,10 +32,17 @@ import org.slf4j.LoggerFactory;
  * STORAGE_EMULATOR_HOST} gets the in-memory JSON API server of state-connectors ({@link
  * LocalGcsServer}, the blob connectors' test backend, held to the official client by its test), in
  * this process.
+ *
+ * <p>The local backends it started are written to {@code {dataDir}/state/local-backends.json}
+ * ({@link #LOCAL_BACKENDS}), so that a command beside dev (replay-eval) can give a candidate the
+ * same backends on a scratch prefix; the file is deleted when dev stops.
  */
 final class DevStateProxy implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(DevStateProxy.class);
   static final String DEFAULT_LOCAL_BUCKET = "taskmesh-state";
+
+  /** Where the local backends are written, under the data folder. */
+  static final Path LOCAL_BACKENDS = Path.of("state", "local-backends.json");
 
   private final Path dataDir;
   private final Consumer<String> say;
@@ -131,6 +142,7 @@ final class DevStateProxy implements AutoCloseable {
       Path log = dataDir.resolve("state").resolve("local-s3.log");
       localS3 = LocalS3.start(log, Duration.ofSeconds(60));
       started.push(localS3);
+      writeLocalBackends();
       say.accept(
           "state: local S3 server (moto) at "
               + localS3.endpoint()
@@ -146,6 +158,7 @@ final class DevStateProxy implements AutoCloseable {
       Path dir = dataDir.resolve("state").resolve("local-redis");
       localRedis = LocalRedis.start(dir, Duration.ofSeconds(30));
       started.push(localRedis);
+      writeLocalBackends();
       say.accept("state: local Redis at " + localRedis.url() + " (in memory; log in " + dir + ")");
     }
     return localRedis;
@@ -159,6 +172,7 @@ final class DevStateProxy implements AutoCloseable {
         throw new UncheckedIOException("local blob store: cannot open a port", e);
       }
       started.push(localGcs);
+      writeLocalBackends();
       say.accept(
           "state: local blob store (JSON API, in memory, in this process) at "
               + localGcs.endpoint());
@@ -174,6 +188,11 @@ final class DevStateProxy implements AutoCloseable {
   /** The local Redis's URL, when one was started. */
   synchronized Optional<String> localRedisUrl() {
     return Optional.ofNullable(localRedis).map(LocalRedis::url);
+  }
+
+  /** dev's data folder. */
+  Path dataDir() {
+    return dataDir;
   }
 
   /** The local S3 server's endpoint, when one was started. */
@@ -195,8 +214,48 @@ final class DevStateProxy implements AutoCloseable {
     return List.copyOf(connectors.keySet());
   }
 
+  /**
+   * {@code {"objstore": {"endpoint", "region", "access_key_id", "secret_access_key"}, "blob":
+   * {"endpoint"}, "kv": {"url"}}}, those started; owner-only (moto's made-up keys are keys still).
+   */
+  private void writeLocalBackends() {
+    Map<String, Object> all = new LinkedHashMap<>();
+    if (localS3 != null) {
+      all.put(
+          "objstore",
+          Map.of(
+              "endpoint", localS3.endpoint(),
+              "region", LocalS3.REGION,
+              "access_key_id", LocalS3.ACCESS_KEY,
+              "secret_access_key", LocalS3.SECRET_KEY));
+    }
+    if (localGcs != null) {
+      all.put("blob", Map.of("endpoint", localGcs.endpoint().toString()));
+    }
+    if (localRedis != null) {
+      all.put("kv", Map.of("url", localRedis.url()));
+    }
+    Path file = dataDir.resolve(LOCAL_BACKENDS);
+    Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+    try {
+      Files.createDirectories(file.getParent());
+      Files.deleteIfExists(tmp);
+      Files.createFile(
+          tmp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+      Files.writeString(tmp, Json.write(all));
+      Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write " + file, e);
+    }
+  }
+
   @Override
   public synchronized void close() {
+    try {
+      Files.deleteIfExists(dataDir.resolve(LOCAL_BACKENDS));
+    } catch (IOException e) {
+      LOG.warn("cannot delete {}: {}", dataDir.resolve(LOCAL_BACKENDS), e.toString());
+    }
     while (!started.isEmpty()) {
       AutoCloseable c = started.pop();
       try {

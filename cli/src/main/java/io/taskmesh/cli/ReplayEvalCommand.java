@@ -93,8 +93,17 @@ final class ReplayEvalCommand implements Callable<Integer> {
 
   @Option(
       names = "--data",
-      description = "dev's data folder: the report goes to DATA/evals/ (default .taskmesh/)")
+      description =
+          "dev's data folder: the report goes to DATA/evals/, dev's local state backends are "
+              + "read from DATA/state/local-backends.json (default .taskmesh/)")
   Path data;
+
+  @Option(
+      names = "--no-state",
+      description =
+          "give the candidate no state-proxy mounts (default: the actor's mounts of --config, "
+              + "each on a scratch prefix replay-eval/<eval id>/ of the same backend)")
+  boolean noState;
 
   private final Map<String, String> env;
   private final PrintStream out;
@@ -140,7 +149,7 @@ final class ReplayEvalCommand implements Callable<Integer> {
     }
     Path configDir = (config != null ? config : root.resolve("examples")).toAbsolutePath();
     DevConfig pipeline = null;
-    if (flow != null || Files.isDirectory(Path.of(candidate))) {
+    if (flow != null || Files.isDirectory(Path.of(candidate)) || !noState) {
       try {
         pipeline = DevConfig.load(configDir);
       } catch (RuntimeException e) {
@@ -186,6 +195,15 @@ final class ReplayEvalCommand implements Callable<Integer> {
       keep = e -> e.route().actors().equals(route);
     }
     Path dataDir = (data != null ? data : root.resolve(".taskmesh")).toAbsolutePath();
+    EvalState state = null;
+    if (!noState) {
+      // an actor that actors.yaml does not list, or lists without mounts, gets none
+      List<ActorSpec> actors = pipeline.actors();
+      ActorSpec live = actors.stream().filter(a -> a.name().equals(actor)).findFirst().orElse(null);
+      if (live != null && !live.stateProxy().isEmpty()) {
+        state = new EvalState(live, actors, dataDir);
+      }
+    }
     return new EvalRun.Request(
         bootstrap,
         namespace,
@@ -203,7 +221,8 @@ final class ReplayEvalCommand implements Callable<Integer> {
         vars.string("SVC_PYTHON", "python3"),
         failIf,
         dataDir.resolve("evals"),
-        json);
+        json,
+        state);
   }
 
   private static Path root(Env vars) {

@@ -21,10 +21,11 @@ import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.Jedis;
 
 /**
- * Mounts in dev that name no backend get a local one: a {@code kv-buffered-cas} mount without
- * {@code KVSTORE_URL} a local redis-server, a {@code blob-buffered-cas} mount without {@code
- * STORAGE_EMULATOR_HOST} the in-memory JSON API blob store. The connector is a real child JVM; a
- * write through its socket is read back from the backend with that backend's own client.
+ * Mounts in dev that name no backend get a local one (and {@code state/local-backends.json} names
+ * it while dev runs): a {@code kv-buffered-cas} mount without {@code KVSTORE_URL} a local
+ * redis-server, a {@code blob-buffered-cas} mount without {@code STORAGE_EMULATOR_HOST} the
+ * in-memory JSON API blob store. The connector is a real child JVM; a write through its socket is
+ * read back from the backend with that backend's own client.
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class DevStateProxyLocalBackendsIT {
@@ -54,7 +55,16 @@ class DevStateProxyLocalBackendsIT {
       try (Jedis redis = new Jedis(URI.create(url))) {
         assertThat(redis.hget("c/a/b", "data")).isEqualTo("41");
       }
+      // written for replay-eval, which gives its candidate the same backend on a scratch prefix
+      Path backends = data.resolve(DevStateProxy.LOCAL_BACKENDS);
+      assertThat(io.taskmesh.schemas.Json.MAPPER.readTree(backends.toFile()).at("/kv/url").asText())
+          .isEqualTo(url);
+      assertThat(java.nio.file.Files.getPosixFilePermissions(backends))
+          .isEqualTo(java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
     }
+    assertThat(data.resolve(DevStateProxy.LOCAL_BACKENDS))
+        .as("deleted when dev stops")
+        .doesNotExist();
   }
 
   @Test

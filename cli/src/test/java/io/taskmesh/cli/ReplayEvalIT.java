@@ -62,6 +62,10 @@ class ReplayEvalIT {
   @TempDir static Path data;
   private static DevStack stack;
   private static String fromOffset;
+  private static String countFromOffset;
+  private static long afterSetup;
+  private static final Map<String, String> liveDuringReplay =
+      new java.util.concurrent.ConcurrentHashMap<>();
   private static final Map<String, String> texts = new HashMap<>();
   private static Admin admin;
 
@@ -75,10 +79,8 @@ class ReplayEvalIT {
         Admin.create(
             Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, (Object) stack.kafkaBootstrap()));
     // only this class's envelopes: from the upper topic's ends before its tasks
-    fromOffset =
-        endOffsets(List.of(topic("upper"))).entrySet().stream()
-            .map(e -> e.getKey().partition() + ":" + e.getValue())
-            .collect(Collectors.joining(","));
+    fromOffset = fromOffsets("upper");
+    countFromOffset = fromOffsets("count");
     List<String> ids = new ArrayList<>();
     for (int i = 0; i < TASKS; i++) {
       String text = "task" + i + " alpha" + i + " beta" + (i * 7) + " gamma" + (i * 13);
@@ -89,6 +91,15 @@ class ReplayEvalIT {
     for (String id : ids) {
       assertThat(awaitFinal(id).path("status").asText()).isEqualTo("succeeded");
     }
+    // every record of these tasks was written before this instant
+    afterSetup = System.currentTimeMillis();
+  }
+
+  /** {@code partition:end,...} of the actor's topic now: replay only what comes after. */
+  private static String fromOffsets(String actor) throws Exception {
+    return endOffsets(List.of(topic(actor))).entrySet().stream()
+        .map(e -> e.getKey().partition() + ":" + e.getValue())
+        .collect(Collectors.joining(","));
   }
 
   @AfterAll
@@ -111,6 +122,7 @@ class ReplayEvalIT {
                 String text = wordsNotLowered(5, "live" + i);
                 ids.put(callShout(text), text);
               }
+              liveDuringReplay.putAll(ids);
               return ids;
             });
 
@@ -258,6 +270,285 @@ class ReplayEvalIT {
     assertThat(after.tasks).isEqualTo(before.tasks);
   }
 
+  @Test
+  @Order(10)
+  void anActorWhoseOutputGoesToXSinkIsPairedWithThatOutputOnly() throws Exception {
+    // count ends the shout route: its output goes to x-sink, which forwards it to x-sump unchanged
+    Answer a =
+        run(
+            List.of(
+                "--actor",
+                "count",
+                "--candidate",
+                "text.count",
+                "--candidate-dir",
+                TestStacks.root().resolve("runtime/examples").toString(),
+                "--from-offset",
+                countFromOffset,
+                "--data",
+                data.toString(),
+                "--json"));
+
+    assertThat(a.exit).as(a.err).isZero();
+    JsonNode report = Json.MAPPER.readTree(Path.of(a.json().get("report").asText()).toFile());
+    Map<String, JsonNode> byId = new HashMap<>();
+    report.get("envelopes").forEach(e -> byId.put(e.get("id").asText(), e));
+    assertThat(byId.keySet()).containsAll(texts.keySet());
+    for (String id : texts.keySet()) {
+      JsonNode e = byId.get(id);
+      assertThat(e.get("verdict").asText()).as(e.toString()).isEqualTo("equal");
+      assertThat(e.at("/live/outputs")).as(e.toString()).hasSize(1);
+      assertThat(e.at("/live/outputs/0/to").asText()).isEqualTo("x-sink");
+      assertThat(e.at("/candidate/outputs/0/to").asText()).isEqualTo("x-sink");
+    }
+  }
+
+  @Test
+  @Order(11)
+  void flowKeepsOnlyTheEnvelopesOfThatFlowsRoute() throws Exception {
+    Answer shout = replayEval("--candidate", "upper_one_in_ten.upper", "--flow", "shout", "--json");
+    assertThat(shout.exit).as(shout.err).isZero();
+    assertThat(reportIds(shout)).containsAll(texts.keySet());
+
+    // upper starts no other flow: the flow echo keeps nothing of its topic
+    Answer echo = replayEval("--candidate", "upper_one_in_ten.upper", "--flow", "echo", "--json");
+    assertThat(echo.exit).as(echo.err).isZero();
+    assertThat(echo.json().at("/summary/total").asLong()).isZero();
+
+    Answer unknown = replayEval("--candidate", "upper_one_in_ten.upper", "--flow", "nosuch");
+    assertThat(unknown.exit).isEqualTo(2);
+    assertThat(unknown.err.strip()).startsWith("replay-eval: no flow 'nosuch' in ");
+  }
+
+  @Test
+  @Order(12)
+  void sinceStartsAtTheFirstRecordOfThatWindow() throws Exception {
+    assertThat(liveDuringReplay).as("the first test sends them").isNotEmpty();
+    List<String> common =
+        List.of(
+            "--actor",
+            "upper",
+            "--candidate",
+            "upper_one_in_ten.upper",
+            "--candidate-dir",
+            TestStacks.root().resolve("examples/candidates").toString(),
+            "--data",
+            data.toString(),
+            "--json");
+
+    List<String> wide = new ArrayList<>(common);
+    wide.addAll(List.of("--since", "1h"));
+    Answer all = run(wide);
+    assertThat(all.exit).as(all.err).isZero();
+    assertThat(reportIds(all)).containsAll(texts.keySet()).containsAll(liveDuringReplay.keySet());
+
+    // a window that starts after the setup's tasks: only the envelopes sent since, by test 1
+    List<String> narrow = new ArrayList<>(common);
+    narrow.addAll(List.of("--since", (System.currentTimeMillis() - afterSetup) + "ms"));
+    Answer recent = run(narrow);
+    assertThat(recent.exit).as(recent.err).isZero();
+    Set<String> ids = reportIds(recent);
+    assertThat(ids).doesNotContainAnyElementsOf(texts.keySet());
+    assertThat(ids).containsAll(liveDuringReplay.keySet());
+  }
+
+  private static Set<String> reportIds(Answer a) throws Exception {
+    JsonNode report = Json.MAPPER.readTree(Path.of(a.json().get("report").asText()).toFile());
+    Set<String> ids = new HashSet<>();
+    report.get("envelopes").forEach(e -> ids.add(e.get("id").asText()));
+    return ids;
+  }
+
+  @Test
+  @Order(13)
+  void aCandidateWritingStateOnlyChangesKeysUnderItsScratchPrefix() throws Exception {
+    // the words flow's cache actor keeps files on a state mount of dev's local S3 server
+    String cacheFrom = fromOffsets("cache");
+    List<String> ids = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      ids.add(callTool("words", "{\"text\":\"state" + i + " replay eval state\"}"));
+    }
+    for (String id : ids) {
+      assertThat(awaitFinal(id).path("status").asText()).isEqualTo("succeeded");
+    }
+    String bucket = "taskmesh-cache";
+    Map<String, String> liveBefore = objects(bucket);
+    assertThat(liveBefore.keySet()).anyMatch(k -> k.startsWith("examples/hits/"));
+
+    Answer a =
+        run(
+            List.of(
+                "--actor",
+                "cache",
+                "--candidate",
+                "cache.word_counts",
+                "--candidate-dir",
+                TestStacks.root().resolve("runtime/examples").toString(),
+                "--from-offset",
+                cacheFrom,
+                "--data",
+                stack.stateProxy().dataDir().toString(),
+                "--json"));
+
+    assertThat(a.exit).as(a.err).isZero();
+    assertThat(a.json().at("/summary/total").asLong()).isEqualTo(3);
+    assertThat(a.json().at("/summary/candidate_error").asLong()).isZero();
+    String scratch = "replay-eval/" + a.json().get("id").asText() + "/examples/";
+    Map<String, String> after = objects(bucket);
+    Map<String, String> liveAfter = new TreeMap<>(after);
+    liveAfter.keySet().removeIf(k -> k.startsWith("replay-eval/"));
+    assertThat(liveAfter).as("the live keys and their contents").isEqualTo(liveBefore);
+    Set<String> added = new HashSet<>(after.keySet());
+    added.removeAll(liveBefore.keySet());
+    assertThat(added).isNotEmpty().allMatch(k -> k.startsWith(scratch));
+    // the candidate saw an empty scratch prefix, not the live cache: a miss, one hit each
+    JsonNode report = Json.MAPPER.readTree(Path.of(a.json().get("report").asText()).toFile());
+    assertThat(report.at("/state/0/scratch_prefix").asText()).isEqualTo(scratch);
+    report
+        .get("envelopes")
+        .forEach(
+            e -> assertThat(e.at("/candidate/outputs/0/payload/cached").asBoolean()).isFalse());
+  }
+
+  @Test
+  @Order(14)
+  void noStateRunsTheCandidateWithoutMounts() {
+    Answer a =
+        run(
+            List.of(
+                "--actor",
+                "cache",
+                "--candidate",
+                "cache.word_counts",
+                "--candidate-dir",
+                TestStacks.root().resolve("runtime/examples").toString(),
+                "--limit",
+                "1",
+                "--no-state",
+                "--data",
+                data.toString(),
+                "--json"));
+
+    assertThat(a.exit).as(a.err).isZero();
+    // no /state/cache: the handler's open() fails, which only the report shows
+    assertThat(a.json().at("/summary/candidate_error").asLong()).isEqualTo(1);
+  }
+
+  @Test
+  @Order(15)
+  void killingReplayEvalWithNineTakesItsStateConnectorsAlong() throws Exception {
+    String cacheFrom = fromOffsets("cache");
+    String id = callTool("words", "{\"text\":\"killed replay\"}");
+    assertThat(awaitFinal(id).path("status").asText()).isEqualTo("succeeded");
+    Path log = data.resolve("replay-eval-killed.log");
+    Map<String, String> env =
+        Map.of("TASKMESH_HOME", TestStacks.root().toString(), "SVC_NAMESPACE", stack.namespace());
+    try (io.taskmesh.devkit.ChildJvm replay =
+        io.taskmesh.devkit.ChildJvm.start(
+            Main.class.getName(),
+            List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"),
+            List.of(
+                "replay-eval",
+                "--actor",
+                "cache",
+                "--candidate",
+                "misbehaving.hangs",
+                "--candidate-dir",
+                TestStacks.root().resolve("examples/candidates").toString(),
+                "--timeout",
+                "10m",
+                "--from-offset",
+                cacheFrom,
+                "--kafka",
+                stack.kafkaBootstrap(),
+                "--data",
+                stack.stateProxy().dataDir().toString()),
+            env,
+            log)) {
+      // the candidate hangs on its envelope: the connector runs until replay-eval goes
+      ProcessHandle connector =
+          Await.until(
+              () ->
+                  ProcessHandle.of(replay.pid()).stream()
+                      .flatMap(ProcessHandle::descendants)
+                      .filter(h -> commandLine(h).contains(" connector objstore-"))
+                      .findFirst()
+                      .orElse(null),
+              c -> c != null || !replay.isAlive(),
+              Duration.ofSeconds(120),
+              "replay-eval started no state connector");
+      assertThat(connector).as(java.nio.file.Files.readString(log)).isNotNull();
+      Await.until(
+          () -> java.nio.file.Files.readString(log).contains("replaying..."),
+          Duration.ofSeconds(120),
+          "replay-eval never started replaying");
+
+      List<ProcessHandle> children =
+          ProcessHandle.of(replay.pid()).stream().flatMap(ProcessHandle::descendants).toList();
+      // the scratch folder (the connector's socket is in it): a kill -9 leaves it, as documented
+      Path scratch =
+          java.util.Arrays.stream(
+                  java.nio.file.Files.readString(
+                          Path.of("/proc", Long.toString(connector.pid()), "environ"))
+                      .split("\0"))
+              .filter(v -> v.startsWith("CONNECTOR_SOCKET="))
+              .map(v -> Path.of(v.substring("CONNECTOR_SOCKET=".length())).getParent().getParent())
+              .findFirst()
+              .orElseThrow();
+      assertThat(scratch.getFileName().toString()).startsWith("taskmesh-eval-");
+
+      replay.kill9();
+
+      Await.until(
+          () -> !connector.isAlive(),
+          Duration.ofSeconds(60),
+          "the state connector outlived a replay-eval killed with -9");
+      // nor anything else it started: the candidate runtime, the watchdog
+      Await.until(
+          () -> children.stream().noneMatch(ProcessHandle::isAlive),
+          Duration.ofSeconds(60),
+          "a child outlived a replay-eval killed with -9");
+      assertThat(scratch).exists();
+      try (var files = java.nio.file.Files.walk(scratch)) {
+        for (Path f : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+          java.nio.file.Files.delete(f);
+        }
+      }
+    }
+  }
+
+  /** The process's arguments as one line ({@code /proc/<pid>/cmdline}); empty when it is gone. */
+  private static String commandLine(ProcessHandle h) {
+    try {
+      return new String(
+              java.nio.file.Files.readAllBytes(Path.of("/proc", Long.toString(h.pid()), "cmdline")),
+              StandardCharsets.UTF_8)
+          .replace('\0', ' ');
+    } catch (java.io.IOException e) {
+      return "";
+    }
+  }
+
+  /** Key to ETag of every object in the bucket of dev's local S3 server. */
+  private static Map<String, String> objects(String bucket) {
+    Map<String, String> out = new TreeMap<>();
+    try (software.amazon.awssdk.services.s3.S3Client s3 =
+        software.amazon.awssdk.services.s3.S3Client.builder()
+            .endpointOverride(URI.create(stack.stateProxy().localS3Endpoint().orElseThrow()))
+            .region(software.amazon.awssdk.regions.Region.US_EAST_1)
+            .forcePathStyle(true)
+            .credentialsProvider(
+                software.amazon.awssdk.auth.credentials.StaticCredentialsProvider.create(
+                    software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create(
+                        LocalS3.ACCESS_KEY, LocalS3.SECRET_KEY)))
+            .build()) {
+      s3.listObjectsV2Paginator(b -> b.bucket(bucket))
+          .contents()
+          .forEach(o -> out.put(o.key(), o.eTag()));
+    }
+    return out;
+  }
+
   /** Consumer group offsets, topic end offsets and task views of the live pipeline. */
   private record Snapshot(
       Map<String, Map<TopicPartition, OffsetAndMetadata>> groupOffsets,
@@ -296,11 +587,6 @@ class ReplayEvalIT {
   }
 
   private static Answer replayEval(String... args) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    Map<String, String> env = new HashMap<>();
-    env.put("TASKMESH_HOME", TestStacks.root().toString());
-    env.put("SVC_NAMESPACE", stack.namespace());
     List<String> all = new ArrayList<>(List.of(args));
     all.addAll(
         List.of(
@@ -308,12 +594,22 @@ class ReplayEvalIT {
             "upper",
             "--candidate-dir",
             TestStacks.root().resolve("examples/candidates").toString(),
-            "--kafka",
-            stack.kafkaBootstrap(),
             "--from-offset",
             fromOffset,
             "--data",
             data.toString()));
+    return run(all);
+  }
+
+  /** replay-eval with these options and the stack's Kafka and namespace, nothing else. */
+  private static Answer run(List<String> args) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    Map<String, String> env = new HashMap<>();
+    env.put("TASKMESH_HOME", TestStacks.root().toString());
+    env.put("SVC_NAMESPACE", stack.namespace());
+    List<String> all = new ArrayList<>(args);
+    all.addAll(List.of("--kafka", stack.kafkaBootstrap()));
     try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
         PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
       int exit =
@@ -373,6 +669,10 @@ class ReplayEvalIT {
   }
 
   private static String callShout(String text) {
+    return callTool("shout", "{\"text\":\"" + text + "\"}");
+  }
+
+  private static String callTool(String name, String arguments) {
     try {
       HttpResponse<String> r =
           HTTP.send(
@@ -380,7 +680,7 @@ class ReplayEvalIT {
                   .header("Content-Type", "application/json")
                   .POST(
                       HttpRequest.BodyPublishers.ofString(
-                          "{\"name\":\"shout\",\"arguments\":{\"text\":\"" + text + "\"}}"))
+                          "{\"name\":\"" + name + "\",\"arguments\":" + arguments + "}"))
                   .build(),
               HttpResponse.BodyHandlers.ofString());
       assertThat(r.statusCode()).as(r.body()).isEqualTo(200);

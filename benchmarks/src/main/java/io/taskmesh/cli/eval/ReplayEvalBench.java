@@ -75,7 +75,8 @@ public final class ReplayEvalBench {
               null,
               "python3",
               null,
-              work.resolve("evals"));
+              work.resolve("evals"),
+              null);
       ReplayEval.Result r = ReplayEval.run(o, line -> {}, (done, total, s) -> {});
       double replayRate = r.summary().total() / seconds(r.replaying());
 

@@ -1,10 +1,8 @@
 package io.taskmesh.cli.eval;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.taskmesh.schemas.Envelope;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.Topics;
-import io.taskmesh.sidecar.FanOutIds;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -38,7 +36,7 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * Reads an actor's retained log with a plain consumer: partitions assigned by hand, no group id,
  * nothing committed, so the live consumer group and its offsets are never touched. First the
  * envelopes the actor received (its topic), then what the actor produced for them (every actor
- * queue of the namespace, x-sink and x-pause), each body spilled to disk.
+ * queue of the namespace, x-sink and x-pause; not x-sump), each body spilled to disk.
  */
 final class ActorLog implements AutoCloseable {
   /** Where replay starts on each partition of the actor's topic. */
@@ -61,9 +59,6 @@ final class ActorLog implements AutoCloseable {
 
   private static final Duration API_TIMEOUT = Duration.ofSeconds(15);
   private static final Duration QUIET_LIMIT = Duration.ofSeconds(60);
-
-  /** The most fan-out children looked for per envelope when telling a child's frame index. */
-  private static final int MAX_CHILDREN = 4096;
 
   /** Metadata and offset look-ups (read_committed offsets, as the scans read). */
   private final Admin admin;
@@ -173,78 +168,34 @@ final class ActorLog implements AutoCloseable {
 
   /**
    * Indexes what the actor produced for {@code inputs}: records since the earliest input's time on
-   * every actor queue of the namespace (x-sink and x-pause among them), whose envelope the actor
-   * stamped ({@code status.actor}) and whose id is an input's (frame 0, or the failure the sidecar
-   * sent to x-sink) or names an input as its parent with the sidecar's fan-out id (frames 1 and
-   * up).
+   * the topics its sidecar writes to ({@link OutputIndex} says which and how they pair).
    */
   Map<String, List<LiveOutput>> readOutputs(List<Input> inputs, Spill spill) {
-    Map<String, Input> byId = new HashMap<>();
-    long since = Long.MAX_VALUE;
-    for (Input i : inputs) {
-      byId.putIfAbsent(i.id(), i);
-      since = Math.min(since, i.timestamp());
-    }
-    Map<String, List<LiveOutput>> out = new HashMap<>();
+    OutputIndex index = new OutputIndex(namespace, actor, inputs, spill);
     if (inputs.isEmpty()) {
-      return out;
+      return index.outputs();
     }
-    String prefix = Topics.actorQueue(namespace, "");
     List<String> names =
-        call(admin.listTopics().names()).stream()
-            .filter(name -> name.startsWith(prefix) && !name.contains("."))
-            .toList();
+        call(admin.listTopics().names()).stream().filter(index::reads).sorted().toList();
     List<TopicPartition> tps = partitions(names);
     if (tps.isEmpty()) {
-      return out;
+      return index.outputs();
     }
     Map<TopicPartition, Long> ends = offsets(tps, OffsetSpec.latest());
-    Map<TopicPartition, Long> found = offsets(tps, OffsetSpec.forTimestamp(since));
+    Map<TopicPartition, Long> found = offsets(tps, OffsetSpec.forTimestamp(index.since()));
     Map<TopicPartition, Long> from = new HashMap<>();
     for (TopicPartition tp : tps) {
       Long o = found.get(tp);
       from.put(tp, o == null || o < 0 ? ends.get(tp) : o);
     }
-    Set<String> seenFrameZero = new HashSet<>();
     scan(
         from,
         ends,
         r -> {
-          JsonNode v = tree(r.value());
-          if (v == null || !actor.equals(v.path("status").path("actor").asText(null))) {
-            return true;
-          }
-          String id = v.path("id").asText("");
-          String parent = v.path("parent_id").asText(null);
-          String to = r.topic().substring(prefix.length());
-          boolean failed = "failed".equals(v.path("status").path("phase").asText(""));
-          Input in = byId.get(id);
-          if (in != null && r.timestamp() >= in.timestamp() && seenFrameZero.add(id)) {
-            out.computeIfAbsent(id, k -> new ArrayList<>())
-                .add(new LiveOutput(0, to, r.timestamp(), failed, spill.append(r.value())));
-            return true;
-          }
-          Input p = parent == null ? null : byId.get(parent);
-          if (p != null && !id.equals(parent)) {
-            int index = childIndex(p, id);
-            if (index > 0) {
-              out.computeIfAbsent(parent, k -> new ArrayList<>())
-                  .add(new LiveOutput(index, to, r.timestamp(), failed, spill.append(r.value())));
-            }
-          }
+          index.offer(r.topic(), r.timestamp(), r.value());
           return true;
         });
-    out.values().forEach(l -> l.sort((a, b) -> Integer.compare(a.index(), b.index())));
-    return out;
-  }
-
-  private int childIndex(Input parent, String childId) {
-    for (int i = 1; i <= MAX_CHILDREN; i++) {
-      if (FanOutIds.childId(parent.id(), parent.hop(), actor, i).equals(childId)) {
-        return i;
-      }
-    }
-    return -1;
+    return index.outputs();
   }
 
   /**
@@ -303,14 +254,6 @@ final class ActorLog implements AutoCloseable {
       return value == null ? null : Json.MAPPER.readValue(value, Envelope.class);
     } catch (IOException | RuntimeException e) {
       return null; // not an envelope: the sidecar would have sent it to x-sink as invalid
-    }
-  }
-
-  private static JsonNode tree(byte[] value) {
-    try {
-      return value == null ? null : Json.MAPPER.readTree(value);
-    } catch (IOException e) {
-      return null;
     }
   }
 

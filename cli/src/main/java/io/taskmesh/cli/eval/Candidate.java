@@ -12,10 +12,10 @@ import java.util.Map;
 /**
  * The candidate handler in a Python runtime of its own, on a scratch socket in a temporary folder:
  * the same runtime and {@code /invoke} protocol the sidecar uses, but nothing around it that could
- * reach the live system. Its environment names no gateway, no Kafka and no state-proxy mount
- * ({@code SVC_STATE_PROXY_MOUNTS} is absent), and the answers it gives are only read, never routed.
- * A runtime that dies (a handler calling {@code os._exit}, a crash) is started again for the next
- * envelope; the one in flight is reported as a candidate error.
+ * reach the live system. Its environment names no gateway and no Kafka; its state-proxy mounts, if
+ * any, are the live actor's on a scratch prefix ({@link CandidateState}), and the answers it gives
+ * are only read, never routed. A runtime that dies (a handler calling {@code os._exit}, a crash) is
+ * started again for the next envelope; the one in flight is reported as a candidate error.
  */
 final class Candidate implements AutoCloseable {
   private static final Duration READY = Duration.ofSeconds(60);
@@ -25,28 +25,26 @@ final class Candidate implements AutoCloseable {
   private final Path handlerDir;
   private final String handler;
   private final Path socketDir;
+  private final Map<String, String> env;
   private RuntimeProcess process;
   private RuntimeClient client;
   private int restarts;
 
-  Candidate(Path runtimeDir, Path handlerDir, String handler, Path socketDir) {
+  Candidate(
+      Path runtimeDir, Path handlerDir, String handler, Path socketDir, Map<String, String> env) {
     this.runtimeDir = runtimeDir;
     this.handlerDir = handlerDir;
     this.handler = handler;
     this.socketDir = socketDir;
+    Map<String, String> all = new java.util.HashMap<>(env);
+    all.put("SVC_LOG_LEVEL", "WARNING");
+    this.env = Map.copyOf(all);
   }
 
   /** Starts the runtime and waits until it answers. */
   synchronized void start() {
     try {
-      process =
-          RuntimeProcess.startReady(
-              runtimeDir,
-              handlerDir,
-              handler,
-              socketDir,
-              Map.of("SVC_LOG_LEVEL", "WARNING"),
-              READY);
+      process = RuntimeProcess.startReady(runtimeDir, handlerDir, handler, socketDir, env, READY);
     } catch (IllegalStateException e) {
       throw new EvalFailure(
           2, "the candidate handler " + handler + " did not start: " + lastLine(e.getMessage()));

@@ -44,7 +44,8 @@ public final class EvalRun {
       String python,
       String failIf,
       Path reportDir,
-      boolean json) {}
+      boolean json,
+      CandidateState state) {}
 
   private EvalRun() {}
 
@@ -113,7 +114,8 @@ public final class EvalRun {
         r.score(),
         r.python(),
         gate,
-        r.reportDir());
+        r.reportDir(),
+        r.state());
   }
 
   /** {@code 30s}, {@code 24h}, and days too: {@code 7d}. */

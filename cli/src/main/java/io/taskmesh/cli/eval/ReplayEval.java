@@ -61,7 +61,8 @@ public final class ReplayEval {
       String scoreFunction,
       String python,
       Gate gate,
-      Path reportDir) {}
+      Path reportDir,
+      CandidateState state) {}
 
   /** A row of the terminal table: an envelope that was not equal. */
   public record Row(String id, String verdict, String detail) {}
@@ -108,11 +109,14 @@ public final class ReplayEval {
     String id = reportId(o.actor());
     Path scratch = scratchDir();
     Candidate candidate = null;
+    CandidateState state = o.state();
     Thread hook = null;
     Scorer scorer = null;
     try (Spill inputs = new Spill(scratch.resolve("inputs"));
         Spill outputs = new Spill(scratch.resolve("outputs"));
         ActorLog log = new ActorLog(o.bootstrap(), o.namespace(), o.actor())) {
+      // checked before anything runs: a scratch prefix that could hold live keys is refused
+      List<Map<String, Object>> mounts = state == null ? null : state.plan(id);
       List<ActorLog.Input> received;
       Map<String, List<ActorLog.LiveOutput>> live;
       try {
@@ -126,10 +130,31 @@ public final class ReplayEval {
       }
       progress.accept(
           live.size() + " of " + received.size() + " envelopes have a live output; replaying...");
-      candidate = new Candidate(o.runtimeDir(), o.handlerDir(), o.handler(), scratch.resolve("rt"));
-      Candidate toStop = candidate;
-      hook = new Thread(toStop::close, "replay-eval-stop");
+      Map<String, String> stateEnv = Map.of();
+      AtomicReference<Candidate> running = new AtomicReference<>();
+      hook =
+          new Thread(
+              () -> {
+                Candidate c = running.get();
+                if (c != null) {
+                  c.close();
+                }
+                if (state != null) {
+                  state.close();
+                }
+                // Ctrl-C or TERM: the main thread's finally does not run
+                Candidate.deleteTree(scratch);
+              },
+              "replay-eval-stop");
       Runtime.getRuntime().addShutdownHook(hook);
+      if (state != null) {
+        progress.accept("starting the state connectors of the candidate's mounts...");
+        stateEnv = state.start(scratch.resolve("state"));
+      }
+      candidate =
+          new Candidate(
+              o.runtimeDir(), o.handlerDir(), o.handler(), scratch.resolve("rt"), stateEnv);
+      running.set(candidate);
       candidate.start();
       if (o.scoreFunction() != null) {
         scorer =
@@ -139,7 +164,7 @@ public final class ReplayEval {
                 List.of(Path.of("").toAbsolutePath(), o.handlerDir()));
       }
       Path reportFile = o.reportDir().resolve(id + ".json");
-      try (Report report = new Report(reportFile, header(id, log.inputTopic()))) {
+      try (Report report = new Report(reportFile, header(id, log.inputTopic(), mounts))) {
         long replayStart = System.nanoTime();
         replay(received, live, inputs, outputs, candidate, scorer, report, ticker);
         Duration replaying = Duration.ofNanos(System.nanoTime() - replayStart);
@@ -168,6 +193,9 @@ public final class ReplayEval {
       }
       if (candidate != null) {
         candidate.close();
+      }
+      if (state != null) {
+        state.close();
       }
       if (hook != null) {
         try {
@@ -425,7 +453,7 @@ public final class ReplayEval {
     return "unexpected answer";
   }
 
-  private Map<String, Object> header(String id, String topic) {
+  private Map<String, Object> header(String id, String topic, List<Map<String, Object>> mounts) {
     Map<String, Object> h = new java.util.LinkedHashMap<>();
     h.put("id", id);
     h.put("actor", o.actor());
@@ -438,6 +466,8 @@ public final class ReplayEval {
     if (o.limit() != Long.MAX_VALUE) {
       h.put("limit", o.limit());
     }
+    // null: --no-state (or an actor without mounts); else where the candidate's state went
+    h.put("state", mounts);
     return h;
   }
 

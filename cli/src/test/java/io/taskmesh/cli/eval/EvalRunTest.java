@@ -29,7 +29,8 @@ class EvalRunTest {
         "python3",
         gate,
         Path.of("evals"),
-        false);
+        false,
+        null);
   }
 
   @Test
