@@ -37,23 +37,38 @@ final class ConnectorProcess implements AutoCloseable {
   private final Path socket;
   private final Map<String, String> env;
   private final Path log;
+
+  /** Runs after each start, a restart too: dev records its children at once. */
+  private final Runnable recordChildren;
+
   private ChildJvm jvm;
   private int restarts;
   private volatile boolean closed;
 
   private ConnectorProcess(
-      String label, StateMount mount, Path socket, Map<String, String> env, Path log) {
+      String label,
+      StateMount mount,
+      Path socket,
+      Map<String, String> env,
+      Path log,
+      Runnable recordChildren) {
     this.label = label;
     this.mount = mount;
     this.socket = socket;
     this.env = env;
     this.log = log;
+    this.recordChildren = recordChildren;
   }
 
   /** Starts the connector and returns once it accepts on its socket; fails with its log's tail. */
   static ConnectorProcess start(
-      String label, StateMount mount, Path socket, Map<String, String> env, Path log) {
-    ConnectorProcess c = new ConnectorProcess(label, mount, socket, env, log);
+      String label,
+      StateMount mount,
+      Path socket,
+      Map<String, String> env,
+      Path log,
+      Runnable recordChildren) {
+    ConnectorProcess c = new ConnectorProcess(label, mount, socket, env, log, recordChildren);
     c.startAndAwait();
     return c;
   }
@@ -76,6 +91,7 @@ final class ConnectorProcess implements AutoCloseable {
             log,
             false);
     long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+    recordChildren.run();
     while (!accepting()) {
       if (!started.isAlive() || System.nanoTime() > deadline) {
         started.close();
