@@ -6,10 +6,12 @@
 Reads utime + stime of /proc/<pid>/task/*/stat for the process and all its descendants, plus the
 dev stack's Postgres (it runs in a session of its own: found through the postmaster.pid of dev's
 --data directory, so that another stack's Postgres on the same machine is not counted), before and
-after the window. Prints cores per process kind and the 25 busiest threads. Take it only on a quiet
+after the window. Prints cores per process kind, per thread family (a trailing number or id
+dropped, every actor-<name> loop one family) and the 25 busiest threads. Take it only on a quiet
 machine (uptime below 2).
 """
 import os
+import re
 import sys
 import time
 
@@ -78,6 +80,12 @@ def kind(cmd):
     return cmd.split(" ")[0].rsplit("/", 1)[-1]
 
 
+def family(comm):
+    if comm.startswith("actor-"):
+        return "actor-*"
+    return re.sub(r"(#\d+|-[0-9a-f]{3}|-?\d+)$", "", comm)
+
+
 def main():
     root, window = int(sys.argv[1]), float(sys.argv[2]) if len(sys.argv) > 2 else 30.0
     pids = tree(root)
@@ -100,6 +108,15 @@ def main():
     print(f"window {window:.1f} s; load {open('/proc/loadavg').read().strip()}")
     for name, ticks in sorted(per_kind.items(), key=lambda kv: -kv[1]):
         print(f"{name:10s} {ticks / TICK / window:.3f} cores")
+    families = {}
+    for spent, name, comm in rows:
+        key = (name, family(comm))
+        families[key] = families.get(key, (0, 0))
+        families[key] = (families[key][0] + spent, families[key][1] + 1)
+    print("thread families (threads that ran):")
+    for (name, fam), (spent, n) in sorted(families.items(), key=lambda kv: -kv[1][0])[:15]:
+        print(f"  {spent / TICK / window:.4f}  {name:10s} {fam} ({n})")
+    print("busiest threads:")
     for spent, name, comm in sorted(rows, reverse=True)[:25]:
         print(f"  {spent / TICK / window:.4f}  {name:10s} {comm}")
 
