@@ -655,8 +655,10 @@ final class ActorLoop implements AutoCloseable {
     if (t == null || !running.getAndSet(false) || Thread.currentThread() == t) {
       return;
     }
-    // a poll waiting for records returns at once; a batch in progress still ends as a whole (a
-    // consumer call of its rollback that sees the wake-up stops it like a failure while stopping)
+    // a poll waiting for records returns at once. A batch whose handling has begun commits as a
+    // whole (no blocking consumer call comes before its transaction ends); the calls that can see
+    // the wake-up (the delivery mark before handling, the rewind after an abort) stop the loop like
+    // a failure while stopping, before anything of the batch is committed
     try {
       consumer.wakeup();
     } catch (IllegalStateException closedMeanwhile) {
