@@ -4,10 +4,14 @@
     scripts/idle-threads.py <pid of ./taskmesh dev> [seconds, default 30]
 
 Reads utime + stime of /proc/<pid>/task/*/stat for the process and all its descendants, plus the
-dev stack's Postgres (it runs in a session of its own), before and after the window. Prints cores
-per process kind and the 25 busiest threads. Take it only on a quiet machine (uptime below 2).
+dev stack's Postgres (it runs in a session of its own: found through the postmaster.pid of dev's
+--data directory, so that another stack's Postgres on the same machine is not counted), before and
+after the window. Prints cores per process kind, per thread family (a trailing number or id
+dropped, every actor-<name> loop one family) and the 25 busiest threads. Take it only on a quiet
+machine (uptime below 2).
 """
 import os
+import re
 import sys
 import time
 
@@ -27,6 +31,26 @@ def threads(pid):
     return out
 
 
+def data_dir(root):
+    """dev's --data directory (default .taskmesh in its working directory)."""
+    args = open(f"/proc/{root}/cmdline").read().split("\0")
+    cwd = os.readlink(f"/proc/{root}/cwd")
+    for i, arg in enumerate(args):
+        if arg == "--data" and i + 1 < len(args):
+            return os.path.join(cwd, args[i + 1])
+        if arg.startswith("--data="):
+            return os.path.join(cwd, arg[len("--data="):])
+    return os.path.join(cwd, ".taskmesh")
+
+
+def postmaster(root):
+    try:
+        with open(os.path.join(data_dir(root), "postgres", "data", "postmaster.pid")) as f:
+            return int(f.readline().strip())
+    except (OSError, ValueError):
+        return None
+
+
 def tree(root):
     children = {}
     for p in filter(str.isdigit, os.listdir("/proc")):
@@ -35,8 +59,9 @@ def tree(root):
         except OSError:
             continue
         children.setdefault(ppid, []).append(int(p))
-        if "postgres" in open(f"/proc/{p}/cmdline").read():
-            children.setdefault(root, []).append(int(p))
+    pg = postmaster(root)
+    if pg is not None:
+        children.setdefault(root, []).append(pg)
     stack, found = [root], []
     while stack:
         p = stack.pop()
@@ -47,11 +72,18 @@ def tree(root):
 
 
 def kind(cmd):
-    for needle, name in (("kafka.Kafka", "broker"), ("cli.Main", "dev JVM"),
+    for needle, name in (("kafka.Kafka", "broker"), ("cli.Main connector", "connector"),
+                         ("cli.Main", "dev JVM"),
                          ("postgres", "postgres"), ("taskmesh_runtime", "runtime")):
         if needle in cmd:
             return name
     return cmd.split(" ")[0].rsplit("/", 1)[-1]
+
+
+def family(comm):
+    if comm.startswith("actor-"):
+        return "actor-*"
+    return re.sub(r"(#\d+|-[0-9a-f]{3}|-?\d+)$", "", comm)
 
 
 def main():
@@ -76,6 +108,15 @@ def main():
     print(f"window {window:.1f} s; load {open('/proc/loadavg').read().strip()}")
     for name, ticks in sorted(per_kind.items(), key=lambda kv: -kv[1]):
         print(f"{name:10s} {ticks / TICK / window:.3f} cores")
+    families = {}
+    for spent, name, comm in rows:
+        key = (name, family(comm))
+        families[key] = families.get(key, (0, 0))
+        families[key] = (families[key][0] + spent, families[key][1] + 1)
+    print("thread families (threads that ran):")
+    for (name, fam), (spent, n) in sorted(families.items(), key=lambda kv: -kv[1][0])[:15]:
+        print(f"  {spent / TICK / window:.4f}  {name:10s} {fam} ({n})")
+    print("busiest threads:")
     for spent, name, comm in sorted(rows, reverse=True)[:25]:
         print(f"  {spent / TICK / window:.4f}  {name:10s} {comm}")
 

@@ -23,18 +23,31 @@ import java.util.stream.Collectors;
  * Makes sure no child of {@code ./taskmesh dev} outlives it: the broker JVM(s), Postgres, the
  * Python runtimes, the state connectors and their local backends.
  *
- * <p>Every second dev writes its children ("pid start-ticks") to {@code {data}/dev-children}: the
- * JVM's descendants, plus the Postgres server, which {@code pg_ctl} detaches into a session of its
- * own. A watchdog ({@code sh}, started first, its stdin a pipe from dev) stops the processes of
- * that file still running when the pipe closes: when dev died (kill -9, a crash, the OOM killer),
- * or after an orderly stop, which leaves it nothing to do. A dev that finds the file of a dead
- * predecessor on its data directory stops those processes before it starts anything, so that a
- * broker never runs twice on one log directory even when the new dev starts before the watchdog is
- * done. One mechanism for every child, including those whose code we do not control (Kafka's main,
- * Postgres, moto, redis-server).
+ * <p>Dev writes its children ("pid start-ticks") to {@code {data}/dev-children}: the JVM's
+ * descendants, plus the Postgres server, which {@code pg_ctl} detaches into a session of its own.
+ * It does so right after it starts a child (a restarted one too), and scans for the rest (what the
+ * children start themselves) every second while dev starts, then every ten seconds: a scan walks
+ * every process of the machine, and an idle dev should not. A watchdog ({@code sh}, started first,
+ * its stdin a pipe from dev) stops the processes of that file still running when the pipe closes:
+ * when dev died (kill -9, a crash, the OOM killer), or after an orderly stop, which leaves it
+ * nothing to do. A dev that finds the file of a dead predecessor on its data directory stops those
+ * processes before it starts anything, so that a broker never runs twice on one log directory even
+ * when the new dev starts before the watchdog is done. One mechanism for every child, including
+ * those whose code we do not control (Kafka's main, Postgres, moto, redis-server).
  */
 final class DevChildren implements AutoCloseable {
   private static final Duration STALE_STOP_GRACE = Duration.ofSeconds(15);
+
+  /** While dev starts, its children start their own: scanned often. */
+  private static final Duration STARTING_SCAN = Duration.ofSeconds(1);
+
+  private static final Duration STARTING = Duration.ofSeconds(30);
+
+  /**
+   * Afterwards children rarely change, and each one dev starts is recorded at once: this scan only
+   * catches what a child started by itself.
+   */
+  private static final Duration STEADY_SCAN = Duration.ofSeconds(10);
 
   private final Path file;
   private final Path postmasterPidFile;
@@ -99,14 +112,16 @@ final class DevChildren implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start dev's watchdog process", e);
     }
-    recorder = Threads.startDaemon("dev-children", this::recordEverySecond);
+    recorder = Threads.startDaemon("dev-children", this::recordPeriodically);
   }
 
-  private void recordEverySecond() {
+  private void recordPeriodically() {
+    long steadyFrom = System.nanoTime() + STARTING.toNanos();
     while (!closed) {
       record();
+      Duration next = System.nanoTime() - steadyFrom < 0 ? STARTING_SCAN : STEADY_SCAN;
       try {
-        Thread.sleep(1000); // children come and go without an event to wait on
+        Thread.sleep(next.toMillis()); // grandchildren come and go without an event to wait on
       } catch (InterruptedException e) {
         return;
       }
@@ -138,7 +153,7 @@ final class DevChildren implements AutoCloseable {
       Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
       lastWritten = text;
     } catch (IOException e) {
-      // next second again; the file is a safety net, not the way dev stops its children
+      // the next scan again; the file is a safety net, not the way dev stops its children
     }
   }
 

@@ -401,7 +401,7 @@ public final class DevStack implements AutoCloseable {
             logOnly);
     pause.start();
     crewGroup.add(pause);
-    stateProxy = new DevStateProxy(o.dataDir(), say);
+    stateProxy = new DevStateProxy(o.dataDir(), say, childStarted);
     keep(stateProxy);
     keep(actorGroup);
     for (ActorSpec declared : o.config().actors()) {
@@ -410,7 +410,8 @@ public final class DevStack implements AutoCloseable {
       SidecarConfig sidecarConfig =
           SidecarConfig.fromEnv(actorEnv(bootstrap, o, spec.name(), socketDir, spec.env()));
       SupervisedActor actor =
-          interruptible(() -> new SupervisedActor(o, spec, socketDir, sidecarConfig, reporter));
+          interruptible(
+              () -> new SupervisedActor(o, spec, socketDir, sidecarConfig, reporter, childStarted));
       actors.put(spec.name(), actor);
       actorGroup.add(actor);
       childStarted.run();
@@ -636,18 +637,28 @@ public final class DevStack implements AutoCloseable {
     private final Path socketDir;
     private final SidecarConfig config;
     private final GatewayReporter reporter;
+
+    /** Records each runtime started, a restarted one too ({@link DevChildren#record()}). */
+    private final Runnable childStarted;
+
     private RuntimeProcess runtime;
     private RuntimeClient client;
     private Sidecar sidecar;
     private volatile boolean closed;
 
     SupervisedActor(
-        Options o, ActorSpec spec, Path socketDir, SidecarConfig config, GatewayReporter reporter) {
+        Options o,
+        ActorSpec spec,
+        Path socketDir,
+        SidecarConfig config,
+        GatewayReporter reporter,
+        Runnable childStarted) {
       this.o = o;
       this.spec = spec;
       this.socketDir = socketDir;
       this.config = config;
       this.reporter = reporter;
+      this.childStarted = childStarted;
       try {
         startBoth();
       } catch (RuntimeException | Error e) {
@@ -695,6 +706,7 @@ public final class DevStack implements AutoCloseable {
               spec.env(),
               Duration.ofSeconds(60));
       runtime = started;
+      childStarted.run();
       ProcessHandle.of(started.pid())
           .ifPresent(h -> h.onExit().thenRun(() -> runtimeExited(started)));
     }
@@ -724,7 +736,7 @@ public final class DevStack implements AutoCloseable {
               }
               LOG.warn("actor {}: its runtime exited; starting it again", spec.name());
               try {
-                startRuntime(); // DevChildren records it within a second
+                startRuntime();
               } catch (RuntimeException e) {
                 // the new runtime can die before it is ready (the envelope that crashed the last
                 // one is called again at once): try again, as an orchestrator would, rather than

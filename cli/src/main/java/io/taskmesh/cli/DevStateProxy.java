@@ -46,6 +46,10 @@ final class DevStateProxy implements AutoCloseable {
 
   private final Path dataDir;
   private final Consumer<String> say;
+
+  /** Records each connector started, a restarted one too ({@link DevChildren#record()}). */
+  private final Runnable childStarted;
+
   private final Deque<AutoCloseable> started = new ArrayDeque<>();
   private final Map<String, ConnectorProcess> connectors = new LinkedHashMap<>();
   private LocalS3 localS3;
@@ -53,8 +57,13 @@ final class DevStateProxy implements AutoCloseable {
   private LocalGcsServer localGcs;
 
   DevStateProxy(Path dataDir, Consumer<String> say) {
+    this(dataDir, say, () -> {});
+  }
+
+  DevStateProxy(Path dataDir, Consumer<String> say, Runnable childStarted) {
     this.dataDir = dataDir;
     this.say = say;
+    this.childStarted = childStarted;
   }
 
   /** Dev is stopping: no connector is restarted any more (see {@link ConnectorProcess}). */
@@ -79,7 +88,8 @@ final class DevStateProxy implements AutoCloseable {
               mount,
               Path.of(env.get("CONNECTOR_SOCKET")),
               env,
-              socketDir.resolve(mount.name() + ".log"));
+              socketDir.resolve(mount.name() + ".log"),
+              pid -> childStarted.run());
       started.push(c);
       connectors.put(label, c);
       say.accept(

@@ -266,6 +266,9 @@ public final class LocalKafka implements AutoCloseable {
             // a killed node is fenced and its partitions get new leaders after 4 s instead of 9 s
             "broker.session.timeout.ms=4000",
             "broker.heartbeat.interval.ms=1000",
+            // an idle controller appends a no-op record to the metadata log at this interval, only
+            // so that observers see the log advance (default 500 ms); nothing of ours waits on it
+            "metadata.max.idle.interval.ms=10000",
             // a test's own settings: a later line wins when the file is read
             overrides.entrySet().stream()
                 .map(e -> e.getKey() + "=" + e.getValue())

@@ -43,6 +43,7 @@ import org.apache.kafka.common.errors.InvalidProducerEpochException;
 import org.apache.kafka.common.errors.OutOfOrderSequenceException;
 import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.errors.UnknownProducerIdException;
+import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -70,6 +71,14 @@ import org.slf4j.LoggerFactory;
 final class ActorLoop implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ActorLoop.class);
   private static final String DELIVERIES = "deliveries=";
+
+  /**
+   * How long one poll may block with nothing to read. A poll returns as soon as a fetch brings
+   * records, so this only decides how often an idle actor's thread wakes up; {@link #close()} wakes
+   * a waiting poll at once. The fetch itself keeps Kafka's default wait: a longer one would delay
+   * the first fetch after a seek or a rebalance.
+   */
+  static final Duration IDLE_POLL = Duration.ofSeconds(5);
 
   /** Handles one record; runs on a worker thread when concurrency is above 1. */
   @FunctionalInterface
@@ -134,7 +143,12 @@ final class ActorLoop implements AutoCloseable {
   private void run() {
     try {
       while (running.get()) {
-        ConsumerRecords<String, byte[]> records = consumer.poll(Duration.ofMillis(200));
+        ConsumerRecords<String, byte[]> records;
+        try {
+          records = consumer.poll(IDLE_POLL);
+        } catch (WakeupException stopping) {
+          continue; // close() woke the poll: the loop condition sees the flag
+        }
         if (!records.isEmpty() && !handleBatch(records)) {
           break;
         }
@@ -641,8 +655,17 @@ final class ActorLoop implements AutoCloseable {
     if (t == null || !running.getAndSet(false) || Thread.currentThread() == t) {
       return;
     }
+    // a poll waiting for records returns at once. A batch whose handling has begun commits as a
+    // whole (no blocking consumer call comes before its transaction ends); the calls that can see
+    // the wake-up (the delivery mark before handling, the rewind after an abort) stop the loop like
+    // a failure while stopping, before anything of the batch is committed
     try {
-      t.join(30_000); // the loop sees the flag within one poll (200 ms) after the current batch
+      consumer.wakeup();
+    } catch (IllegalStateException closedMeanwhile) {
+      // the loop failed and closed its clients at the same moment: nothing left to wake
+    }
+    try {
+      t.join(30_000);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

@@ -83,7 +83,7 @@ public final class GatewayReporter implements AutoCloseable {
       while (!closed || !queue.isEmpty()) {
         Object item;
         try {
-          item = queue.poll(200, TimeUnit.MILLISECONDS);
+          item = queue.take(); // close() queues a marker to wake an idle lane
         } catch (InterruptedException e) {
           return;
         }
@@ -338,6 +338,10 @@ public final class GatewayReporter implements AutoCloseable {
   @Override
   public void close() {
     closed = true;
+    for (Lane lane : lanes) {
+      // wakes a lane waiting for work; a full lane sees the flag once it has drained its queue
+      lane.queue.offer(new CompletableFuture<Void>());
+    }
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
     for (Lane lane : lanes) {
       try {

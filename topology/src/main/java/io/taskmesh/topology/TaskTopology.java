@@ -10,12 +10,14 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.processor.Cancellable;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -37,9 +39,21 @@ import org.slf4j.LoggerFactory;
  * exactly-once transaction as the index delete); the fold applies it like any other event. Going
  * through the log keeps replay deterministic: the log order alone decides whether a late final
  * report or the timeout won.
+ *
+ * <p>The punctuator is scheduled for the index's earliest deadline, not at a fixed rate: every
+ * punctuation makes Streams commit its task, an exactly-once transaction even when nothing changed,
+ * so a partition without deadlines is not scanned at all and an idle fold commits nothing. It scans
+ * no more often than the scan interval, and at least every {@link #LONGEST_SCAN_WAIT} while any
+ * deadline is indexed.
  */
 public final class TaskTopology {
   public static final Duration DEFAULT_DEADLINE_SCAN = Duration.ofMillis(250);
+
+  /**
+   * The longest a scheduled scan waits for a far deadline: a wall clock set back meanwhile delays
+   * the backstop by no more than this.
+   */
+  static final Duration LONGEST_SCAN_WAIT = Duration.ofMinutes(1);
 
   /** How many deserialized task states each fold processor (one per partition) keeps at hand. */
   static final int RECENT_STATES = 4096;
@@ -149,6 +163,11 @@ public final class TaskTopology {
     return String.format("%016d|%s", epochMs, taskId);
   }
 
+  /** The epoch ms a {@link #deadlineKey} names. */
+  static long deadlineOf(String key) {
+    return Long.parseLong(key.substring(0, key.indexOf('|')));
+  }
+
   /** Applies {@link TaskFold} to the stored state of the event's task; fires due deadlines. */
   static final class FoldProcessor implements Processor<String, TaskEvent, String, Output> {
     private static final Logger LOG = LoggerFactory.getLogger(FoldProcessor.class);
@@ -165,6 +184,12 @@ public final class TaskTopology {
     private KeyValueStore<String, TaskState> store;
     private KeyValueStore<String, String> deadlines;
     private KeyValueStore<String, TaskUpdate> history;
+
+    /** The scan scheduled next, or null while the deadline index is empty. */
+    private Cancellable scan;
+
+    /** When {@link #scan} fires (epoch ms, wall clock). */
+    private long scanAt;
 
     /**
      * The deserialized states of the tasks folded last. The store keeps bytes, and reading a task's
@@ -202,7 +227,45 @@ public final class TaskTopology {
       this.store = context.getStateStore(storeName);
       this.deadlines = context.getStateStore(deadlineStoreName);
       this.history = context.getStateStore(historyStoreName);
-      context.schedule(scanInterval, PunctuationType.WALL_CLOCK_TIME, this::fireDue);
+      cancelScan(); // a revived task's processor is initialized again
+      earliestDeadline().ifPresent(at -> scheduleScan(at, context.currentSystemTimeMs()));
+    }
+
+    /** The index's first deadline (its keys sort by time). */
+    private OptionalLong earliestDeadline() {
+      try (KeyValueIterator<String, String> it = deadlines.all()) {
+        return it.hasNext() ? OptionalLong.of(deadlineOf(it.next().key)) : OptionalLong.empty();
+      }
+    }
+
+    /**
+     * Makes sure a scan runs by {@code at}: keeps an earlier one, else replaces it. A due (or past)
+     * deadline is scanned after the scan interval, a later one when it is due.
+     */
+    private void scheduleScan(long at, long now) {
+      if (scan != null && scanAt <= at) {
+        return;
+      }
+      cancelScan();
+      long wait =
+          Math.min(Math.max(at - now, scanInterval.toMillis()), LONGEST_SCAN_WAIT.toMillis());
+      scanAt = now + wait;
+      scan =
+          context.schedule(Duration.ofMillis(wait), PunctuationType.WALL_CLOCK_TIME, this::scanDue);
+    }
+
+    private void cancelScan() {
+      if (scan != null) {
+        scan.cancel();
+        scan = null;
+      }
+    }
+
+    /** One scan: fires what is due, then waits for the next deadline, or for none. */
+    private void scanDue(long now) {
+      cancelScan(); // one-shot: the next one is scheduled for the deadline that follows
+      fireDue(now);
+      earliestDeadline().ifPresent(at -> scheduleScan(at, now));
     }
 
     @Override
@@ -255,6 +318,7 @@ public final class TaskTopology {
 
     @Override
     public void close() {
+      cancelScan();
       recent.clear();
     }
 
@@ -275,6 +339,7 @@ public final class TaskTopology {
         deadlines.delete(key);
       } else if (s.seq() == 1) {
         deadlines.put(key, s.id());
+        scheduleScan(at, context.currentSystemTimeMs());
       }
     }
 

@@ -3,6 +3,7 @@ package io.taskmesh.topology;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import io.taskmesh.schemas.FinalReport;
 import io.taskmesh.schemas.Route;
 import io.taskmesh.schemas.TaskEvent;
 import io.taskmesh.schemas.TaskStatus;
@@ -68,6 +69,60 @@ class DeadlineGateTest {
       driver.advanceWallClockTime(Duration.ofSeconds(5));
       assertThat(asked).hasSize(asks);
       assertThat(log.readValuesToList()).extracting(TaskEvent::taskId).containsExactly("d2");
+    }
+  }
+
+  /**
+   * Each scan makes Streams commit a transaction: a fold without deadlines scans nothing, and one
+   * whose last deadline left the index stops scanning after at most one scan.
+   */
+  @Test
+  void aFoldScansOnlyWhileItsIndexHoldsADeadline() {
+    List<Integer> asked = new java.util.concurrent.CopyOnWriteArrayList<>();
+    try (TopologyTestDriver driver =
+        driver(
+            partition -> {
+              asked.add(partition);
+              return false;
+            })) {
+      for (int i = 0; i < 10; i++) {
+        driver.advanceWallClockTime(Duration.ofSeconds(30));
+      }
+      assertThat(asked).as("no deadline, no scan").isEmpty();
+
+      TestInputTopic<String, TaskEvent> in = input(driver);
+      in.pipeInput("f1", createdWithDeadline("f1", Instant.now().plus(Duration.ofHours(1))));
+      in.pipeInput(
+          "f1", TaskEvent.finished("f1", FinalReport.succeeded("f1", null, "x-sink", null)));
+      for (int i = 0; i < 10; i++) {
+        driver.advanceWallClockTime(Duration.ofSeconds(30));
+      }
+      int scans = asked.size();
+      assertThat(scans)
+          .as("the scan planned for the finished task's deadline")
+          .isLessThanOrEqualTo(1);
+      for (int i = 0; i < 10; i++) {
+        driver.advanceWallClockTime(Duration.ofSeconds(30));
+      }
+      assertThat(asked).hasSize(scans);
+    }
+  }
+
+  /** A deadline far ahead fires when it is due, however long the wait between scans. */
+  @Test
+  void aFarDeadlineFiresWhenDue() {
+    try (TopologyTestDriver driver = driver(TaskTopology.DeadlineGate.ALWAYS)) {
+      TestOutputTopic<String, TaskEvent> log = log(driver);
+      input(driver)
+          .pipeInput("l1", createdWithDeadline("l1", Instant.now().plus(Duration.ofMinutes(10))));
+      for (int i = 0; i < 9; i++) {
+        driver.advanceWallClockTime(Duration.ofMinutes(1));
+      }
+      assertThat(log.readValuesToList()).as("not due yet").isEmpty();
+      driver.advanceWallClockTime(Duration.ofMinutes(2));
+      assertThat(log.readValuesToList())
+          .extracting(TaskEvent::type)
+          .containsExactly("deadline_expired");
     }
   }
 
