@@ -2,6 +2,7 @@ package io.taskmesh.gateway.mcp;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.taskmesh.gateway.mcp.wire.Elicitation.InputRequest;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.TaskState;
 import java.util.Map;
@@ -60,14 +61,14 @@ final class PausedInput {
       }
       return askable;
     }
+    // the one question, as an input request (the request names the task, so no _meta)
+    JsonNode request =
+        Json.MAPPER.valueToTree(
+            new InputRequest(
+                "elicitation/create", McpInputAsker.elicitation(s.id(), s).withoutMeta()));
     ObjectNode requests = Json.MAPPER.createObjectNode();
-    ObjectNode request = requests.putObject(McpTaskExtension.inputKey(s));
-    request.put("method", "elicitation/create");
-    ObjectNode elicitation = McpInputAsker.elicitation(s.id(), s);
-    elicitation.remove("_meta");
-    request.set("params", elicitation);
-    if (capabilities != null && !declares(capabilities, request)) {
-      requests.removeAll();
+    if (capabilities == null || declares(capabilities, request)) {
+      requests.set(McpTaskExtension.inputKey(s), request);
     }
     return requests;
   }
