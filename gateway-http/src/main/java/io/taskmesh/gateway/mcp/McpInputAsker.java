@@ -55,10 +55,10 @@ final class McpInputAsker {
     }
     asking = true;
     askedAt = s.updatedAt();
-    ObjectNode requests = PausedInput.requests(s, session.capabilities());
+    Map<String, JsonNode> requests = PausedInput.requests(s, session.capabilities());
     ObjectNode responses = Json.MAPPER.createObjectNode();
     List<CompletableFuture<?>> asked = new ArrayList<>();
-    for (Map.Entry<String, JsonNode> request : requests.properties()) {
+    for (Map.Entry<String, JsonNode> request : requests.entrySet()) {
       ObjectNode params =
           request.getValue().path("params").isObject()
               ? ((ObjectNode) request.getValue().get("params")).deepCopy()

@@ -157,7 +157,7 @@ final class McpTaskExtension {
   static ExtensionTask detailed(TaskState s, JsonNode answered) {
     String status = status(s);
     ToolResult result = null;
-    JsonNode inputRequests = null;
+    Map<String, JsonNode> inputRequests = null;
     JsonRpcErrorObject error = null;
     if (status.equals("completed")) {
       result = McpTaskViews.toolResult(s).inlined();

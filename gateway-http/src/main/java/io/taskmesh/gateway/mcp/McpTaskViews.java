@@ -201,7 +201,7 @@ final class McpTaskViews {
    * and the signed {@code requestState} naming the pause ({@link RequestStates}); the client calls
    * the tool again with its {@code inputResponses} and that state, which resumes the task.
    */
-  static InputRequiredResult inputRequired(JsonNode requests, String requestState) {
+  static InputRequiredResult inputRequired(Map<String, JsonNode> requests, String requestState) {
     return InputRequiredResult.of(requests, requestState);
   }
 

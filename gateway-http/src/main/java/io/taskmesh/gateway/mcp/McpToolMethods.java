@@ -1,7 +1,6 @@
 package io.taskmesh.gateway.mcp;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.taskmesh.gateway.launch.DispatchException;
 import io.taskmesh.gateway.launch.ToolArguments;
 import io.taskmesh.gateway.launch.ToolCalls;
@@ -195,7 +194,7 @@ final class McpToolMethods {
     }
     Optional<JsonNode> input = PausedInput.input(paused, responses, capabilities);
     if (input.isEmpty()) {
-      ObjectNode open = PausedInput.unanswered(paused, responses, capabilities);
+      Map<String, JsonNode> open = PausedInput.unanswered(paused, responses, capabilities);
       return Optional.of(
           McpTaskViews.inputRequired(
               open.isEmpty() ? PausedInput.requests(paused, capabilities) : open,

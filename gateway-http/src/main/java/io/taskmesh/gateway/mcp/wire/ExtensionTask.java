@@ -25,7 +25,7 @@ public record ExtensionTask(
     @JsonInclude(JsonInclude.Include.ALWAYS) Long ttlMs,
     int pollIntervalMs,
     ToolResult result,
-    JsonNode inputRequests,
+    Map<String, JsonNode> inputRequests,
     JsonRpcErrorObject error,
     @JsonProperty("_meta") Map<String, Object> meta) {
 
