@@ -2,14 +2,20 @@ package io.taskmesh.gateway.mcp;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.NullNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.taskmesh.gateway.mcp.wire.JsonRpcErrorObject;
+import io.taskmesh.gateway.mcp.wire.JsonRpcErrorResponse;
 import io.taskmesh.schemas.Json;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 
-/** A JSON-RPC 2.0 error response, the only body an MCP path answers an error with. */
-record JsonRpcError(int httpStatus, JsonNode id, int code, String message, JsonNode data) {
+/**
+ * A JSON-RPC 2.0 error response, the only body an MCP path answers an error with, and the HTTP
+ * status it goes with.
+ *
+ * @param data the error's {@code data} (a record or a map), or null
+ */
+record JsonRpcError(int httpStatus, JsonNode id, int code, String message, Object data) {
   static final int PARSE_ERROR = -32700;
   static final int INVALID_REQUEST = -32600;
   static final int METHOD_NOT_FOUND = -32601;
@@ -35,22 +41,13 @@ record JsonRpcError(int httpStatus, JsonNode id, int code, String message, JsonN
   }
 
   /** The error response message. */
-  ObjectNode json() {
-    ObjectNode error = Json.MAPPER.createObjectNode();
-    error.put("code", code);
-    error.put("message", message);
-    if (data != null) {
-      error.set("data", data);
-    }
-    ObjectNode body = Json.MAPPER.createObjectNode();
-    body.put("jsonrpc", "2.0");
-    body.set("id", id == null ? NullNode.getInstance() : id);
-    body.set("error", error);
-    return body;
+  JsonRpcErrorResponse response() {
+    return JsonRpcErrorResponse.of(
+        id == null ? NullNode.getInstance() : id, new JsonRpcErrorObject(code, message, data));
   }
 
   String body() {
-    return Json.write(json());
+    return Json.write(response());
   }
 
   void writeTo(HttpServletResponse response) throws IOException {

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.javalin.config.JavalinConfig;
 import io.taskmesh.gateway.http.HostCheck;
 import io.taskmesh.gateway.launch.ToolCalls;
-import io.taskmesh.schemas.Json;
 import io.taskmesh.servicekit.sse.SsePolicy;
 import io.taskmesh.servicekit.sse.SseWriters;
 import io.taskmesh.topology.TaskCommands;
@@ -14,6 +13,7 @@ import jakarta.servlet.DispatcherType;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -106,8 +106,7 @@ public final class McpEndpoints implements AutoCloseable {
             flows -> {
               if (tools.update(flows)) {
                 String changed =
-                    McpTasks.notification(
-                        "notifications/tools/list_changed", Json.MAPPER.createObjectNode());
+                    McpTasks.notification("notifications/tools/list_changed", Map.of());
                 sessions.all().forEach(s -> s.send(changed));
                 listen.toolsChanged();
               }

@@ -1,17 +1,15 @@
 package io.taskmesh.gateway.mcp;
 
-import com.fasterxml.jackson.databind.JsonNode;
-
 /** A JSON-RPC error a method handler answers with (code and a message safe for the client). */
 final class McpError extends RuntimeException {
   private final int code;
-  private final transient JsonNode data;
+  private final transient Object data;
 
   McpError(int code, String message) {
     this(code, message, null);
   }
 
-  McpError(int code, String message, JsonNode data) {
+  McpError(int code, String message, Object data) {
     super(message, null, false, false);
     this.code = code;
     this.data = data;
@@ -21,8 +19,8 @@ final class McpError extends RuntimeException {
     return code;
   }
 
-  /** The error's {@code data} member, or null. */
-  JsonNode data() {
+  /** The error's {@code data} member (a record or a map), or null. */
+  Object data() {
     return data;
   }
 

@@ -1,9 +1,9 @@
 package io.taskmesh.gateway.mcp;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.taskmesh.schemas.Json;
 import io.taskmesh.topology.ViewUnavailableException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
@@ -40,15 +40,14 @@ final class McpFailures {
   /** A revision no era of ours speaks: -32022 with the ones that {@code supported} lists. */
   static JsonRpcError unsupportedVersion(
       JsonNode id, String requested, Iterable<String> supported) {
-    ObjectNode data = Json.MAPPER.createObjectNode();
-    supported.forEach(data.putArray("supported")::add);
-    data.put("requested", requested);
+    List<String> revisions = new ArrayList<>();
+    supported.forEach(revisions::add);
     return new JsonRpcError(
         400,
         id,
         JsonRpcError.UNSUPPORTED_PROTOCOL_VERSION,
         "Unsupported protocol version: " + requested,
-        data);
+        new UnsupportedVersion(revisions, requested));
   }
 
   /**
@@ -65,4 +64,7 @@ final class McpFailures {
       default -> 200;
     };
   }
+
+  /** The {@code data} of -32022: the revisions spoken here and the one asked for. */
+  record UnsupportedVersion(List<String> supported, String requested) {}
 }

@@ -2,6 +2,7 @@ package io.taskmesh.gateway.mcp;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.taskmesh.gateway.mcp.wire.Elicitation;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.TaskState;
 import io.taskmesh.schemas.TaskStatus;
@@ -54,15 +55,15 @@ final class McpInputAsker {
     }
     asking = true;
     askedAt = s.updatedAt();
-    ObjectNode requests = PausedInput.requests(s, session.capabilities());
+    Map<String, JsonNode> requests = PausedInput.requests(s, session.capabilities());
     ObjectNode responses = Json.MAPPER.createObjectNode();
     List<CompletableFuture<?>> asked = new ArrayList<>();
-    for (Map.Entry<String, JsonNode> request : requests.properties()) {
+    for (Map.Entry<String, JsonNode> request : requests.entrySet()) {
       ObjectNode params =
           request.getValue().path("params").isObject()
               ? ((ObjectNode) request.getValue().get("params")).deepCopy()
               : Json.MAPPER.createObjectNode();
-      params.set("_meta", McpTaskViews.tree(McpTaskViews.related(taskId)));
+      params.set("_meta", Json.MAPPER.valueToTree(McpTaskViews.related(taskId)));
       asked.add(
           session
               .ask(request.getValue().path("method").asText(), params)
@@ -97,27 +98,16 @@ final class McpInputAsker {
    * The {@code elicitation/create} params asking for a paused task's input: the same question in
    * both eras (2026-07-28 puts it in the task's {@code inputRequests}).
    */
-  static ObjectNode elicitation(String taskId, TaskState s) {
-    ObjectNode params = Json.MAPPER.createObjectNode();
+  static Elicitation elicitation(String taskId, TaskState s) {
     // the handler's own question when it asked one: it is what the person must answer
-    params.put(
-        "message",
+    String message =
         s.question() != null
             ? s.question()
             : "Task "
                 + taskId
                 + (s.currentActorName() == null ? "" : " (" + s.currentActorName() + ")")
                 + " needs input"
-                + (s.message() == null ? "" : ": " + s.message()));
-    ObjectNode schema = params.putObject("requestedSchema");
-    schema.put("type", "object");
-    schema
-        .putObject("properties")
-        .putObject("text")
-        .put("type", "string")
-        .put("description", "the input the task continues with");
-    schema.putArray("required").add("text");
-    params.set("_meta", McpTaskViews.tree(McpTaskViews.related(taskId)));
-    return params;
+                + (s.message() == null ? "" : ": " + s.message());
+    return Elicitation.ofText(message, McpTaskViews.related(taskId));
   }
 }

@@ -1,8 +1,8 @@
 package io.taskmesh.gateway.mcp;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.modelcontextprotocol.spec.McpSchema.Implementation;
 import io.taskmesh.gateway.mcp.wire.DiscoverResult;
+import io.taskmesh.gateway.mcp.wire.EmptyResult;
 import io.taskmesh.gateway.mcp.wire.InitializeResult;
 import io.taskmesh.gateway.mcp.wire.ServerCapabilities;
 import java.util.Map;
@@ -19,11 +19,11 @@ final class McpLifecycle {
   }
 
   /** Agrees on a revision (the client's when we speak it) and notes what the client can do. */
-  ObjectNode initialize(McpCall call) {
+  InitializeResult initialize(McpCall call) {
     String asked = call.params().path("protocolVersion").asText("");
     String chosen = McpRevisions.bySession(asked) ? asked : McpRevisions.SESSION_LATEST;
     call.session().capabilities(call.params().path("capabilities"));
-    return McpTaskViews.tree(initializeResult(chosen));
+    return initializeResult(chosen);
   }
 
   InitializeResult initializeResult(String revision) {
@@ -51,17 +51,13 @@ final class McpLifecycle {
   }
 
   /** {@code logging/setLevel}: the session hears its flows' tokens at info and below. */
-  ObjectNode logLevel(McpCall call) {
+  EmptyResult logLevel(McpCall call) {
     call.session().logLevel(call.params().path("level").asText(null));
-    return McpTaskViews.tree(Map.of());
+    return EmptyResult.INSTANCE;
   }
 
   /** {@code server/discover}: every revision we speak and what this one offers. */
-  ObjectNode discover() {
-    return McpTaskViews.tree(discoverResult());
-  }
-
-  DiscoverResult discoverResult() {
+  DiscoverResult discover() {
     // list changes are delivered on subscriptions/listen; the prompt list (empty) never changes
     return new DiscoverResult(
         McpRevisions.ALL,

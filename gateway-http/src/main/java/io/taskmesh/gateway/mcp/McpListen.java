@@ -1,8 +1,14 @@
 package io.taskmesh.gateway.mcp;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.modelcontextprotocol.spec.McpSchema.ResourcesUpdatedNotification;
 import io.taskmesh.gateway.follow.Subscriptions;
+import io.taskmesh.gateway.mcp.wire.ExtensionTask;
+import io.taskmesh.gateway.mcp.wire.ListenMessages;
+import io.taskmesh.gateway.mcp.wire.ListenMessages.Acknowledged;
+import io.taskmesh.gateway.mcp.wire.ListenMessages.Finished;
+import io.taskmesh.gateway.mcp.wire.ListenMessages.Honored;
+import io.taskmesh.gateway.mcp.wire.ListenMessages.Stamp;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.TaskState;
 import io.taskmesh.servicekit.sse.SseWriters;
@@ -34,8 +40,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * revision's graceful close.
  */
 final class McpListen {
-  static final String SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId";
-
   /** Tasks and resources one listen may follow: a bound on the feed subscriptions it holds. */
   static final int MAX_ITEMS = 100;
 
@@ -75,16 +79,11 @@ final class McpListen {
     Map<String, TaskState> followedUris = new LinkedHashMap<>();
     uris.forEach(u -> taskOf(u, owner).ifPresent(s -> followedUris.put(u, s)));
 
-    ObjectNode honored = Json.MAPPER.createObjectNode();
-    if (toolsChanged) {
-      honored.put("toolsListChanged", true);
-    }
-    if (filter.has("taskIds")) {
-      followedTasks.keySet().forEach(honored.putArray("taskIds")::add);
-    }
-    if (filter.has("resourceSubscriptions")) {
-      followedUris.keySet().forEach(honored.putArray("resourceSubscriptions")::add);
-    }
+    Honored honored =
+        new Honored(
+            toolsChanged ? Boolean.TRUE : null,
+            filter.has("taskIds") ? List.copyOf(followedTasks.keySet()) : null,
+            filter.has("resourceSubscriptions") ? List.copyOf(followedUris.keySet()) : null);
 
     String key = owner + "\n" + Json.write(id);
     Listening listening = new Listening(id, key, toolsChanged);
@@ -95,9 +94,9 @@ final class McpListen {
     AsyncContext async = req.startAsync();
     listening.channel.attach(async, 0, false);
     async.addListener(new OnStreamEnd(listening::close));
-    ObjectNode ack = Json.MAPPER.createObjectNode();
-    ack.set("notifications", honored);
-    listening.send("notifications/subscriptions/acknowledged", ack);
+    listening.send(
+        "notifications/subscriptions/acknowledged",
+        new Acknowledged(honored, ListenMessages.meta(id)));
     followedTasks.values().forEach(s -> listening.followTask(s, owner));
     followedUris.forEach((u, s) -> listening.followResource(u, s, owner));
     listening.finishIfDone();
@@ -188,10 +187,10 @@ final class McpListen {
       if (over.get() || !newer(item, s)) {
         return;
       }
-      ObjectNode task = McpTaskExtension.detailed(s);
-      String seen = task.path("status").asText() + "\n" + task.path("statusMessage").asText();
+      ExtensionTask task = McpTaskExtension.detailed(s);
+      String seen = task.status() + "\n" + task.statusMessage();
       if (!seen.equals(lastSent.put(item, seen))) {
-        send("notifications/tasks", task);
+        send("notifications/tasks", task.withMeta(ListenMessages.meta(id)));
       }
       settle(item, s);
     }
@@ -200,7 +199,9 @@ final class McpListen {
       if (over.get() || !newer(item, s)) {
         return;
       }
-      send("notifications/resources/updated", Json.MAPPER.createObjectNode().put("uri", uri));
+      send(
+          "notifications/resources/updated",
+          new ResourcesUpdatedNotification(uri, ListenMessages.meta(id)));
       settle(item, s);
     }
 
@@ -223,7 +224,7 @@ final class McpListen {
 
     synchronized void toolsChanged() {
       if (toolsChanged && !over.get()) {
-        send("notifications/tools/list_changed", Json.MAPPER.createObjectNode());
+        send("notifications/tools/list_changed", new Stamp(ListenMessages.meta(id)));
       }
     }
 
@@ -232,15 +233,8 @@ final class McpListen {
       if (over.get() || !pending.isEmpty() || toolsChanged) {
         return;
       }
-      ObjectNode result = Json.MAPPER.createObjectNode();
-      result.put("resultType", "complete");
-      result.putObject("_meta").set(SUBSCRIPTION_ID, id);
-      ObjectNode m = Json.MAPPER.createObjectNode();
-      m.put("jsonrpc", "2.0");
-      m.set("id", id);
-      m.set("result", result);
       if (release()) {
-        channel.sendLast(Json.write(m));
+        channel.sendLast(Json.write(McpSessionCalls.success(id, Finished.of(id))));
       }
     }
 
@@ -268,10 +262,8 @@ final class McpListen {
       return true;
     }
 
-    private void send(String method, ObjectNode params) {
-      ObjectNode meta =
-          params.has("_meta") ? (ObjectNode) params.get("_meta") : params.putObject("_meta");
-      meta.set(SUBSCRIPTION_ID, id);
+    /** Sends a notification whose params carry this listen's stamp. */
+    private void send(String method, Object params) {
       channel.send(McpTasks.notification(method, params));
     }
   }

@@ -1,10 +1,11 @@
 package io.taskmesh.gateway.mcp;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.taskmesh.schemas.Json;
+import io.modelcontextprotocol.spec.McpSchema.ListPromptsResult;
+import io.taskmesh.gateway.mcp.wire.EmptyResult;
 import java.util.EnumMap;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
@@ -12,7 +13,9 @@ import java.util.concurrent.CompletableFuture;
  * The one MCP method table: each method name with its handler in the era that defines it. A method
  * both eras share has one handler; one that an era answers its own way (the tool call, the tasks)
  * has one per era; a method an era does not define is -32601 there. The transports ({@link
- * McpSessionCalls}, {@link McpStateless}) only frame what the handlers answer.
+ * McpSessionCalls}, {@link McpStateless}) only frame what the handlers answer. A result is a record
+ * Jackson writes: one of the SDK's schema types ({@code McpSchema}) where it matches the wire, else
+ * one of ours ({@code mcp.wire}).
  */
 final class McpMethods {
   /** The two ways a client talks to the gateway. */
@@ -24,12 +27,12 @@ final class McpMethods {
   }
 
   /**
-   * One method's handler: its result, done at once except for those that wait; a null result once
-   * the request is being answered on a stream of its own.
+   * One method's handler: its result (a schema record), done at once except for those that wait; a
+   * null result once the request is being answered on a stream of its own.
    */
   @FunctionalInterface
   interface McpMethod {
-    CompletableFuture<ObjectNode> call(McpCall call);
+    CompletableFuture<?> call(McpCall call);
   }
 
   private final Map<String, Map<Era, McpMethod>> table = new HashMap<>();
@@ -47,7 +50,7 @@ final class McpMethods {
       McpListen listen) {
     McpMethods m = new McpMethods();
     m.session("initialize", c -> done(lifecycle.initialize(c)));
-    m.session("ping", c -> done(empty()));
+    m.session("ping", c -> done(EmptyResult.INSTANCE));
     m.session("logging/setLevel", c -> done(lifecycle.logLevel(c)));
     m.stateless("server/discover", c -> done(lifecycle.discover()));
     m.stateless(
@@ -59,14 +62,14 @@ final class McpMethods {
     m.both("tools/list", c -> done(tools.list()));
     m.session("tools/call", tools::callInSession);
     m.stateless("tools/call", c -> done(tools.callSessionless(c)));
-    m.stateless("prompts/list", c -> done(list("prompts")));
+    m.stateless("prompts/list", c -> done(new ListPromptsResult(List.of(), null, null)));
     m.stateless(
         "prompts/get",
         c -> {
           throw McpError.invalidParams("Unknown prompt: " + c.params().path("name"));
         });
     m.both("resources/list", c -> done(resources.list(c.params(), c.owner())));
-    m.both("resources/templates/list", c -> done(resources.templates()));
+    m.both("resources/templates/list", c -> done(McpResources.templates()));
     m.session("resources/read", c -> done(resources.read(c.params(), c.owner())));
     m.stateless("resources/read", c -> done(resources.readNamingUri(c.params(), c.owner())));
     m.session("resources/subscribe", c -> done(resources.subscribe(c.params(), c.session())));
@@ -82,7 +85,7 @@ final class McpMethods {
   }
 
   /** Answers a request of {@code era}; -32601 when the era does not define its method. */
-  CompletableFuture<ObjectNode> call(Era era, McpCall call) {
+  CompletableFuture<?> call(Era era, McpCall call) {
     McpMethod method = table.getOrDefault(call.method(), Map.of()).get(era);
     if (method == null) {
       throw new McpError(JsonRpcError.METHOD_NOT_FOUND, "Method not found: " + call.method());
@@ -111,18 +114,7 @@ final class McpMethods {
     return call.params();
   }
 
-  private static ObjectNode empty() {
-    return Json.MAPPER.createObjectNode();
-  }
-
-  /** An empty list result (the prompt list: we have no prompts). */
-  private static ObjectNode list(String field) {
-    ObjectNode r = Json.MAPPER.createObjectNode();
-    r.set(field, Json.MAPPER.createArrayNode());
-    return r;
-  }
-
-  static CompletableFuture<ObjectNode> done(ObjectNode result) {
+  static CompletableFuture<Object> done(Object result) {
     return CompletableFuture.completedFuture(result);
   }
 }

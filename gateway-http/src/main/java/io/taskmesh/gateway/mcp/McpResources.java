@@ -1,15 +1,23 @@
 package io.taskmesh.gateway.mcp;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.modelcontextprotocol.spec.McpSchema.ListResourceTemplatesResult;
+import io.modelcontextprotocol.spec.McpSchema.ListResourcesResult;
+import io.modelcontextprotocol.spec.McpSchema.ReadResourceResult;
+import io.modelcontextprotocol.spec.McpSchema.Resource;
+import io.modelcontextprotocol.spec.McpSchema.ResourceTemplate;
+import io.modelcontextprotocol.spec.McpSchema.ResourcesUpdatedNotification;
+import io.modelcontextprotocol.spec.McpSchema.TextResourceContents;
 import io.taskmesh.gateway.follow.PageToken;
 import io.taskmesh.gateway.follow.Subscriptions;
 import io.taskmesh.gateway.follow.TaskViews;
+import io.taskmesh.gateway.mcp.wire.EmptyResult;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.TaskState;
 import io.taskmesh.topology.TaskListing;
 import io.taskmesh.topology.TaskQueries;
+import java.util.List;
+import java.util.Map;
 
 /**
  * The caller's tasks as MCP resources: {@code taskmesh://tasks/{id}} is the JSON of {@code GET
@@ -29,66 +37,72 @@ final class McpResources {
     this.listing = TaskListing.of(queries);
   }
 
-  ObjectNode list(JsonNode params, String owner) {
+  ListResourcesResult list(JsonNode params, String owner) {
     int offset = McpTasks.offset(params.get("cursor"));
-    TaskListing.Page page = listing.list(owner, s -> true, offset, McpTasks.PAGE_SIZE);
-    ObjectNode r = Json.MAPPER.createObjectNode();
-    ArrayNode list = r.putArray("resources");
-    for (TaskState s : page.tasks()) {
-      ObjectNode res = list.addObject();
-      res.put("uri", PREFIX + s.id());
-      res.put("name", "task " + s.id());
-      res.put("title", (s.flow() == null ? "task" : s.flow()) + " (" + s.status().wire() + ")");
-      res.put("mimeType", MIME);
-    }
-    if (page.offset() + page.tasks().size() < page.total()) {
-      r.put("nextCursor", PageToken.encode(page.offset() + page.tasks().size()));
-    }
-    return r;
+    return page(listing.list(owner, s -> true, offset, McpTasks.PAGE_SIZE));
   }
 
-  ObjectNode templates() {
-    ObjectNode r = Json.MAPPER.createObjectNode();
-    r.putArray("resourceTemplates")
-        .addObject()
-        .put("uriTemplate", PREFIX + "{id}")
-        .put("name", "task")
-        .put("title", "A taskmesh task by id")
-        .put("description", "The state of one of your tasks: status, progress, result")
-        .put("mimeType", MIME);
-    return r;
+  /** One page of the caller's tasks as resources; the cursor of the next page when there is one. */
+  static ListResourcesResult page(TaskListing.Page page) {
+    List<Resource> resources = page.tasks().stream().map(McpResources::resource).toList();
+    int next = page.offset() + page.tasks().size();
+    return new ListResourcesResult(
+        resources, next < page.total() ? PageToken.encode(next) : null, null);
   }
 
-  ObjectNode read(JsonNode params, String owner) {
+  /** A task as a resource: its URI, a name, and a title naming its flow and status. */
+  static Resource resource(TaskState s) {
+    String title = (s.flow() == null ? "task" : s.flow()) + " (" + s.status().wire() + ")";
+    return new Resource(
+        PREFIX + s.id(), "task " + s.id(), title, null, MIME, null, null, null, null);
+  }
+
+  /** The one template: a task by id. */
+  static ListResourceTemplatesResult templates() {
+    ResourceTemplate task =
+        new ResourceTemplate(
+            PREFIX + "{id}",
+            "task",
+            "A taskmesh task by id",
+            "The state of one of your tasks: status, progress, result",
+            MIME,
+            null,
+            null,
+            null);
+    return new ListResourceTemplatesResult(List.of(task), null, null);
+  }
+
+  ReadResourceResult read(JsonNode params, String owner) {
     String uri = uri(params);
-    TaskState s = task(uri, owner);
-    ObjectNode r = Json.MAPPER.createObjectNode();
-    r.putArray("contents")
-        .addObject()
-        .put("uri", uri)
-        .put("mimeType", MIME)
-        .put("text", Json.write(TaskViews.task(s)));
-    return r;
+    return contents(uri, task(uri, owner));
+  }
+
+  /** The resource's one content: the task's JSON as {@code GET /tasks/{id}} answers it. */
+  static ReadResourceResult contents(String uri, TaskState s) {
+    return new ReadResourceResult(
+        List.of(new TextResourceContents(uri, MIME, Json.write(TaskViews.task(s)), null)), null);
   }
 
   /**
    * {@link #read} as 2026-07-28 answers it: an unknown resource is -32602 naming its URI (the
    * session era: -32002).
    */
-  ObjectNode readNamingUri(JsonNode params, String owner) {
+  ReadResourceResult readNamingUri(JsonNode params, String owner) {
     try {
       return read(params, owner);
     } catch (McpError e) {
       if (e.code() != RESOURCE_NOT_FOUND) {
         throw e;
       }
-      ObjectNode data = Json.MAPPER.createObjectNode().put("uri", params.path("uri").asText());
-      throw new McpError(JsonRpcError.INVALID_PARAMS, "Resource not found", data);
+      throw new McpError(
+          JsonRpcError.INVALID_PARAMS,
+          "Resource not found",
+          Map.of("uri", params.path("uri").asText()));
     }
   }
 
   /** Subscribes the session to the task's updates (a second subscribe to one URI is a no-op). */
-  ObjectNode subscribe(JsonNode params, McpSession session) {
+  EmptyResult subscribe(JsonNode params, McpSession session) {
     String uri = uri(params);
     TaskState s = task(uri, session.owner());
     session
@@ -103,16 +117,16 @@ final class McpResources {
                         session.send(
                             McpTasks.notification(
                                 "notifications/resources/updated",
-                                Json.MAPPER.createObjectNode().put("uri", u)))));
-    return Json.MAPPER.createObjectNode();
+                                new ResourcesUpdatedNotification(u)))));
+    return EmptyResult.INSTANCE;
   }
 
-  ObjectNode unsubscribe(JsonNode params, McpSession session) {
+  EmptyResult unsubscribe(JsonNode params, McpSession session) {
     AutoCloseable sub = session.subscriptions().remove(uri(params));
     if (sub != null) {
       Subscriptions.closeQuietly(sub);
     }
-    return Json.MAPPER.createObjectNode();
+    return EmptyResult.INSTANCE;
   }
 
   private static String uri(JsonNode params) {

@@ -1,7 +1,6 @@
 package io.taskmesh.gateway.mcp;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.taskmesh.gateway.http.HostCheck;
 import io.taskmesh.gateway.http.ParsedBody;
 import io.taskmesh.gateway.http.RefusedBodies;
@@ -120,7 +119,7 @@ final class McpServlet extends HttpServlet {
     }
     if ("initialize".equals(message.path("method").asText()) && isRequest(message)) {
       McpSession session = sessions.open(owner(req), false);
-      ObjectNode answer = protocol.request(session, message).join();
+      Object answer = protocol.request(session, message).join();
       res.setHeader(SESSION, session.id());
       writeJson(res, answer);
       return;
@@ -142,7 +141,7 @@ final class McpServlet extends HttpServlet {
       return;
     }
     PendingStream own = new PendingStream();
-    CompletableFuture<ObjectNode> answer = protocol.request(session.get(), message, own);
+    CompletableFuture<Object> answer = protocol.request(session.get(), message, own);
     if (answer.isDone() && !own.holdsAny()) {
       writeJson(res, answer.join());
       return;
@@ -237,7 +236,7 @@ final class McpServlet extends HttpServlet {
   }
 
   /** One JSON-RPC message as a 200 {@code application/json} answer (both eras). */
-  static void writeJson(HttpServletResponse res, ObjectNode message) throws IOException {
+  static void writeJson(HttpServletResponse res, Object message) throws IOException {
     byte[] bytes = Json.write(message).getBytes(StandardCharsets.UTF_8);
     res.setStatus(200);
     res.setContentType("application/json");

@@ -1,7 +1,8 @@
 package io.taskmesh.gateway.mcp;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.modelcontextprotocol.spec.McpSchema;
+import io.modelcontextprotocol.spec.McpSchema.JSONRPCRequest;
 import io.taskmesh.gateway.follow.Subscriptions;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.servicekit.sse.SseWriters;
@@ -76,16 +77,11 @@ final class McpSession {
   }
 
   /** Sends a request to the client; completes with its response message. */
-  CompletableFuture<JsonNode> ask(String method, JsonNode params) {
+  CompletableFuture<JsonNode> ask(String method, Object params) {
     String id = "taskmesh-" + askIds.incrementAndGet();
     CompletableFuture<JsonNode> answer = new CompletableFuture<>();
     asked.put(id, answer);
-    ObjectNode request = Json.MAPPER.createObjectNode();
-    request.put("jsonrpc", "2.0");
-    request.put("id", id);
-    request.put("method", method);
-    request.set("params", params);
-    send(Json.write(request));
+    send(Json.write(new JSONRPCRequest(McpSchema.JSONRPC_VERSION, method, id, params)));
     return answer;
   }
 

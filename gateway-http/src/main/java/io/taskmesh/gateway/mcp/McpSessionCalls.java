@@ -1,8 +1,7 @@
 package io.taskmesh.gateway.mcp;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.taskmesh.schemas.Json;
+import io.taskmesh.gateway.mcp.wire.JsonRpcResult;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
@@ -18,8 +17,11 @@ final class McpSessionCalls {
     this.methods = methods;
   }
 
-  /** Answers a request (a message with {@code method} and {@code id}): the whole response. */
-  CompletableFuture<ObjectNode> request(McpSession session, JsonNode message) {
+  /**
+   * Answers a request (a message with {@code method} and {@code id}): the whole response, a record
+   * ({@link JsonRpcResult}, or the error response) that Jackson writes.
+   */
+  CompletableFuture<Object> request(McpSession session, JsonNode message) {
     return request(session, message, session::send);
   }
 
@@ -27,10 +29,10 @@ final class McpSessionCalls {
    * Answers a request; what the request itself sends while it waits (a plain {@code tools/call}'s
    * progress) goes to {@code requestStream}, the stream its answer will come on.
    */
-  CompletableFuture<ObjectNode> request(
+  CompletableFuture<Object> request(
       McpSession session, JsonNode message, Consumer<String> requestStream) {
     McpCall call = McpCall.inSession(session, message, requestStream);
-    CompletableFuture<ObjectNode> result;
+    CompletableFuture<?> result;
     try {
       result = methods.call(McpMethods.Era.SESSION, call);
     } catch (RuntimeException e) {
@@ -38,7 +40,9 @@ final class McpSessionCalls {
     }
     return result.handle(
         (r, e) ->
-            e == null ? success(call.id(), r) : McpFailures.of(call.id(), call.method(), e).json());
+            e == null
+                ? success(call.id(), r)
+                : McpFailures.of(call.id(), call.method(), e).response());
   }
 
   /** Takes a notification or a response from the client; none needs an answer. */
@@ -50,11 +54,7 @@ final class McpSessionCalls {
     // them), roots/list_changed: nothing to do
   }
 
-  private static ObjectNode success(JsonNode id, ObjectNode result) {
-    ObjectNode m = Json.MAPPER.createObjectNode();
-    m.put("jsonrpc", "2.0");
-    m.set("id", id);
-    m.set("result", result);
-    return m;
+  static JsonRpcResult success(JsonNode id, Object result) {
+    return JsonRpcResult.of(id, result);
   }
 }

@@ -88,22 +88,24 @@ final class McpStateless {
     McpCall call = McpCall.sessionless(req, message, owner);
     JsonNode id = call.id();
     String method = call.method();
-    ObjectNode result;
+    Object answered;
     try {
       // every sessionless method answers at once: the future is done
-      result = methods.call(McpMethods.Era.STATELESS, call).join();
+      answered = methods.call(McpMethods.Era.STATELESS, call).join();
     } catch (RuntimeException e) {
       McpFailures.of(id, method, e).writeTo(res);
       return;
     }
-    if (result == null) {
+    if (answered == null) {
       return; // answered on its own stream
     }
+    // the era's framing: each result says what it is, the cacheable ones for how long
+    ObjectNode result = Json.MAPPER.valueToTree(answered);
     result.putIfAbsent("resultType", Json.MAPPER.getNodeFactory().textNode("complete"));
     if (CACHEABLE.contains(method)) {
       cacheHints(method, result);
     }
-    write(res, id, result);
+    McpServlet.writeJson(res, McpSessionCalls.success(id, result));
   }
 
   /**
@@ -154,14 +156,5 @@ final class McpStateless {
     boolean tasksInside = method.startsWith("resources/") && !method.endsWith("templates/list");
     result.put("ttlMs", tasksInside ? 0 : TOOLS_TTL_MS);
     result.put("cacheScope", tasksInside || auth.enabled() ? "private" : "public");
-  }
-
-  private static void write(HttpServletResponse res, JsonNode id, ObjectNode result)
-      throws IOException {
-    ObjectNode m = Json.MAPPER.createObjectNode();
-    m.put("jsonrpc", "2.0");
-    m.set("id", id);
-    m.set("result", result);
-    McpServlet.writeJson(res, m);
   }
 }

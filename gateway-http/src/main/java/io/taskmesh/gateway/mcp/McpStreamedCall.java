@@ -1,7 +1,7 @@
 package io.taskmesh.gateway.mcp;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.taskmesh.gateway.mcp.wire.ToolResult;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.servicekit.sse.SseWriters;
 import jakarta.servlet.AsyncContext;
@@ -33,19 +33,14 @@ final class McpStreamedCall {
     McpStream channel = new McpStream("call-" + UUID.randomUUID(), false, writers);
     AsyncContext async = req.startAsync();
     channel.attach(async, 0, false);
-    CompletableFuture<ObjectNode> done = tasks.answer(taskId, owner, call, channel::send, null);
+    CompletableFuture<Object> done = tasks.answer(taskId, owner, call, channel::send, null);
     async.addListener(new OnStreamEnd(() -> done.cancel(false)));
     done.thenAccept(
         result -> {
-          result.remove("_meta"); // the task id is in the first progress, the text or the state
-          if (!result.has("resultType")) {
-            result.put("resultType", "complete");
-          }
-          ObjectNode m = Json.MAPPER.createObjectNode();
-          m.put("jsonrpc", "2.0");
-          m.set("id", id);
-          m.set("result", result);
-          channel.sendLast(Json.write(m));
+          // a tool result loses its _meta (the task id is in the first progress, the text or the
+          // state) and says it is complete; an input_required result says what it is already
+          Object answer = result instanceof ToolResult r ? r.inlined() : result;
+          channel.sendLast(Json.write(McpSessionCalls.success(id, answer)));
         });
   }
 }

@@ -1,12 +1,11 @@
 package io.taskmesh.gateway.mcp;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.taskmesh.gateway.mcp.wire.CreateTaskResult;
+import io.taskmesh.gateway.mcp.wire.EmptyResult;
 import io.taskmesh.gateway.mcp.wire.ExtensionTask;
 import io.taskmesh.gateway.mcp.wire.JsonRpcErrorObject;
 import io.taskmesh.gateway.mcp.wire.ToolResult;
-import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.TaskState;
 import io.taskmesh.schemas.TaskStatus;
 import io.taskmesh.topology.TaskCommands;
@@ -53,22 +52,19 @@ final class McpTaskExtension {
 
   /** -32021 naming the extension: a tasks method or a task filter from a client without it. */
   static McpError missingCapability() {
-    ObjectNode data = Json.MAPPER.createObjectNode();
-    data.putObject("requiredCapabilities").putObject("extensions").putObject(ID);
     return new McpError(
         JsonRpcError.MISSING_CLIENT_CAPABILITY,
         "Missing required client capability: extensions." + ID,
-        data);
+        McpToolMethods.requiring(Map.of("extensions", Map.of(ID, Map.of()))));
   }
 
   /** The {@code CreateTaskResult} of a task this gateway has just started. */
-  static ObjectNode created(String id) {
-    return McpTaskViews.tree(
-        CreateTaskResult.started(id, Instant.now().toString(), McpTaskViews.POLL_INTERVAL_MS));
+  static CreateTaskResult created(String id) {
+    return CreateTaskResult.started(id, Instant.now().toString(), McpTaskViews.POLL_INTERVAL_MS);
   }
 
   /** {@code tasks/get}: the task, with what its status implies inlined. */
-  ObjectNode get(JsonNode params, String owner) {
+  ExtensionTask get(JsonNode params, String owner) {
     TaskState s = tasks.visible(params, owner);
     return detailed(s, partial.of(s));
   }
@@ -79,14 +75,14 @@ final class McpTaskExtension {
    * leave a request open, or answers for a task that no longer waits are ignored, as the extension
    * asks (a partial answer is not kept: the client sends them all in one update).
    */
-  ObjectNode update(JsonNode params, String owner) {
+  EmptyResult update(JsonNode params, String owner) {
     TaskState s = tasks.visible(params, owner);
     JsonNode responses = params.get("inputResponses");
     if (responses != null && !responses.isObject()) {
       throw McpError.invalidParams("'inputResponses' must be an object keyed by input request");
     }
     if (s.status() != TaskStatus.PAUSED || responses == null) {
-      return empty();
+      return EmptyResult.INSTANCE;
     }
     // answers may come one update at a time: kept until the last request is answered
     JsonNode gathered = partial.add(s, responses);
@@ -95,7 +91,7 @@ final class McpTaskExtension {
       resume(s, input.get());
       partial.forget(s.id());
     }
-    return empty();
+    return EmptyResult.INSTANCE;
   }
 
   /** Hands {@code input} to the paused task; -32603 when it cannot be written (retry). */
@@ -110,12 +106,12 @@ final class McpTaskExtension {
   }
 
   /** {@code tasks/cancel}: asks a task that still runs to stop; the outcome shows in tasks/get. */
-  ObjectNode cancel(JsonNode params, String owner) {
+  EmptyResult cancel(JsonNode params, String owner) {
     TaskState s = tasks.visible(params, owner);
     if (s.status() == null || !s.status().isFinal()) {
       commands.cancel(s.id(), "cancelled by the MCP client");
     }
-    return empty();
+    return EmptyResult.INSTANCE;
   }
 
   /**
@@ -153,15 +149,15 @@ final class McpTaskExtension {
     };
   }
 
-  static ObjectNode detailed(TaskState s) {
+  static ExtensionTask detailed(TaskState s) {
     return detailed(s, null);
   }
 
   /** As above, without the input requests {@code answered} answers already (null: none). */
-  static ObjectNode detailed(TaskState s, JsonNode answered) {
+  static ExtensionTask detailed(TaskState s, JsonNode answered) {
     String status = status(s);
     ToolResult result = null;
-    JsonNode inputRequests = null;
+    Map<String, JsonNode> inputRequests = null;
     JsonRpcErrorObject error = null;
     if (status.equals("completed")) {
       result = McpTaskViews.toolResult(s).inlined();
@@ -171,18 +167,18 @@ final class McpTaskExtension {
       error = new JsonRpcErrorObject(JsonRpcError.INTERNAL_ERROR, McpTaskViews.failureText(s));
     }
     // ttlMs null: kept as long as the task store keeps the task
-    return McpTaskViews.tree(
-        new ExtensionTask(
-            s.id(),
-            status,
-            statusMessage(s),
-            s.createdAt(),
-            s.updatedAt() == null ? s.createdAt() : s.updatedAt(),
-            null,
-            McpTaskViews.POLL_INTERVAL_MS,
-            result,
-            inputRequests,
-            error));
+    return new ExtensionTask(
+        s.id(),
+        status,
+        statusMessage(s),
+        s.createdAt(),
+        s.updatedAt() == null ? s.createdAt() : s.updatedAt(),
+        null,
+        McpTaskViews.POLL_INTERVAL_MS,
+        result,
+        inputRequests,
+        error,
+        null);
   }
 
   /** The task's progress in words: the percent done and the actor at work. */
@@ -207,9 +203,5 @@ final class McpTaskExtension {
   /** One key per pause: an answer to an earlier pause does not resume a later one. */
   static String inputKey(TaskState s) {
     return INPUT_KEY + s.seq();
-  }
-
-  private static ObjectNode empty() {
-    return Json.MAPPER.valueToTree(Map.of());
   }
 }

@@ -43,7 +43,7 @@ final class McpTaskViews {
     };
   }
 
-  static ObjectNode task(TaskState s) {
+  static McpTask task(TaskState s) {
     String message = s.error() != null ? s.error() : s.message();
     if (s.status() == TaskStatus.PAUSED) {
       message =
@@ -51,15 +51,14 @@ final class McpTaskViews {
               + ": call tasks/result, which asks for the input with elicitation/create";
     }
     // ttl null: tasks are kept as long as the task store keeps them
-    return tree(
-        new McpTask(
-            s.id(),
-            status(s.status()),
-            message,
-            s.createdAt(),
-            s.updatedAt() == null ? s.createdAt() : s.updatedAt(),
-            null,
-            POLL_INTERVAL_MS));
+    return new McpTask(
+        s.id(),
+        status(s.status()),
+        message,
+        s.createdAt(),
+        s.updatedAt() == null ? s.createdAt() : s.updatedAt(),
+        null,
+        POLL_INTERVAL_MS);
   }
 
   /**
@@ -96,10 +95,10 @@ final class McpTaskViews {
    * tool's object {@code outputSchema} holds) and as JSON text; a failure or cancellation is a tool
    * error whose text names the failing actor and ends with the handler's traceback.
    */
-  static ObjectNode answer(TaskState s) {
+  static ToolResult answer(TaskState s) {
     if (s.status() != TaskStatus.SUCCEEDED) {
       // an error result need not match the output schema
-      return tree(toolResult(s).withoutStructuredContent());
+      return toolResult(s).withoutStructuredContent();
     }
     JsonNode result = s.result() == null ? NullNode.getInstance() : s.result();
     ArrayNode shaped = mcpContent(result);
@@ -108,10 +107,10 @@ final class McpTaskViews {
       // result stays the structured part, so the JSON text is not repeated beside it
       ObjectNode rest = ((ObjectNode) result).deepCopy();
       rest.remove(MCP_MEMBER);
-      return tree(new ToolResult(blocks(shaped), rest, false, related(s.id()), null));
+      return new ToolResult(blocks(shaped), rest, false, related(s.id()), null);
     }
     Object structured = result.isObject() ? result : Map.of("result", result);
-    return tree(ToolResult.text(Json.write(result), structured, false, related(s.id())));
+    return ToolResult.text(Json.write(result), structured, false, related(s.id()));
   }
 
   private static List<Object> blocks(ArrayNode content) {
@@ -153,8 +152,8 @@ final class McpTaskViews {
    * a text that says how to follow it. With a flow-declared output schema the handle would not
    * match it, so the answer is then a tool error (the text still says where the result will be).
    */
-  static ObjectNode stillRunning(String taskId, java.time.Duration waited, boolean declaredSchema) {
-    return tree(handle(taskId, waited, declaredSchema));
+  static ToolResult stillRunning(String taskId, java.time.Duration waited, boolean declaredSchema) {
+    return handle(taskId, waited, declaredSchema);
   }
 
   private static ToolResult handle(
@@ -181,7 +180,7 @@ final class McpTaskViews {
    * declared no elicitation): the handler's question and how to answer it; the task stays paused
    * until an answer comes.
    */
-  static ObjectNode asking(TaskState s, boolean declaredSchema) {
+  static ToolResult asking(TaskState s, boolean declaredSchema) {
     String question = s.question() != null ? s.question() : s.message();
     String text =
         "The task "
@@ -193,7 +192,7 @@ final class McpTaskViews {
             + " TEXT`; then read its result at /tasks/"
             + s.id()
             + ".";
-    return tree(handle(s.id(), java.time.Duration.ZERO, declaredSchema).withText(text));
+    return handle(s.id(), java.time.Duration.ZERO, declaredSchema).withText(text);
   }
 
   /**
@@ -202,8 +201,8 @@ final class McpTaskViews {
    * and the signed {@code requestState} naming the pause ({@link RequestStates}); the client calls
    * the tool again with its {@code inputResponses} and that state, which resumes the task.
    */
-  static ObjectNode inputRequired(ObjectNode requests, String requestState) {
-    return tree(InputRequiredResult.of(requests, requestState));
+  static InputRequiredResult inputRequired(Map<String, JsonNode> requests, String requestState) {
+    return InputRequiredResult.of(requests, requestState);
   }
 
   /**

@@ -1,7 +1,6 @@
 package io.taskmesh.gateway.mcp;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpSchema.JSONRPCNotification;
 import io.taskmesh.gateway.follow.PageToken;
@@ -9,7 +8,10 @@ import io.taskmesh.gateway.follow.Subscriptions;
 import io.taskmesh.gateway.follow.TaskFollower;
 import io.taskmesh.gateway.follow.TaskOwners;
 import io.taskmesh.gateway.mcp.wire.LogMessageParams;
+import io.taskmesh.gateway.mcp.wire.McpTask;
 import io.taskmesh.gateway.mcp.wire.ProgressParams;
+import io.taskmesh.gateway.mcp.wire.TaskList;
+import io.taskmesh.gateway.mcp.wire.ToolResult;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.TaskState;
 import io.taskmesh.schemas.TaskStatus;
@@ -73,19 +75,20 @@ final class McpTasks {
    * this gateway signed (altered, or made up) or names no task the caller may see.
    */
   TaskState paused(JsonNode params, String owner) {
-    RequestStates.Paused named = verified(params.get("requestState"));
-    return visible(Json.MAPPER.createObjectNode().put("taskId", named.taskId()), owner);
+    JsonNode state = params.get("requestState");
+    RequestStates.Paused named =
+        verified(state != null && state.isTextual() ? state.asText() : null);
+    return visible(named.taskId(), owner);
   }
 
   /** The sequence number of the pause a (verified) {@code requestState} answers. */
   long pausedAt(String requestState) {
-    return verified(Json.MAPPER.getNodeFactory().textNode(requestState)).seq();
+    return verified(requestState).seq();
   }
 
-  private RequestStates.Paused verified(JsonNode state) {
-    return (state != null && state.isTextual()
-            ? states.verify(state.asText())
-            : Optional.<RequestStates.Paused>empty())
+  /** The pause a {@code requestState} names; -32602 when it is not one this gateway signed. */
+  private RequestStates.Paused verified(String state) {
+    return (state != null ? states.verify(state) : Optional.<RequestStates.Paused>empty())
         .orElseThrow(
             () ->
                 McpError.invalidParams(
@@ -99,7 +102,11 @@ final class McpTasks {
     if (id == null || !id.isTextual() || id.asText().isBlank()) {
       throw McpError.invalidParams("'taskId' must be the id of a task");
     }
-    return find(id.asText(), owner)
+    return visible(id.asText(), owner);
+  }
+
+  private TaskState visible(String id, String owner) {
+    return find(id, owner)
         .orElseThrow(() -> McpError.invalidParams("Failed to retrieve task: Task not found"));
   }
 
@@ -116,28 +123,25 @@ final class McpTasks {
     return TaskOwners.visibleTo(s, owner);
   }
 
-  ObjectNode get(JsonNode params, String owner) {
+  McpTask get(JsonNode params, String owner) {
     return McpTaskViews.task(visible(params, owner));
   }
 
   /** {@code tasks/list}: newest first, {@link #PAGE_SIZE} a page, the cursor an opaque offset. */
-  ObjectNode list(JsonNode params, String owner) {
+  TaskList list(JsonNode params, String owner) {
     int offset = offset(params == null ? null : params.get("cursor"));
     TaskListing.Page page = listing.list(owner, s -> true, offset, PAGE_SIZE);
-    ObjectNode result = Json.MAPPER.createObjectNode();
-    var tasks = result.putArray("tasks");
-    page.tasks().forEach(s -> tasks.add(McpTaskViews.task(s)));
-    if (page.offset() + page.tasks().size() < page.total()) {
-      result.put("nextCursor", PageToken.encode(page.offset() + page.tasks().size()));
-    }
-    return result;
+    int next = page.offset() + page.tasks().size();
+    return new TaskList(
+        page.tasks().stream().map(McpTaskViews::task).toList(),
+        next < page.total() ? PageToken.encode(next) : null);
   }
 
   /**
    * {@code tasks/cancel}: -32602 for a finished task; else appends the cancel and answers once the
    * task is final (the spec wants it cancelled before the answer), normally as cancelled.
    */
-  CompletableFuture<ObjectNode> cancel(JsonNode params, String owner) {
+  CompletableFuture<McpTask> cancel(JsonNode params, String owner) {
     TaskState s = visible(params, owner);
     if (s.status() != null && s.status().isFinal()) {
       throw McpError.invalidParams(
@@ -154,7 +158,7 @@ final class McpTasks {
    * waits, each pause of the task (input_required) is an {@code elicitation/create} to a client
    * that declared elicitation; an accepted answer's content is the input the task resumes with.
    */
-  CompletableFuture<ObjectNode> result(JsonNode params, McpSession session) {
+  CompletableFuture<ToolResult> result(JsonNode params, McpSession session) {
     TaskState s = visible(params, session.owner());
     CompletableFuture<TaskState> done = terminal(s.id(), session.owner());
     if (session.capabilities() != null) {
@@ -163,7 +167,7 @@ final class McpTasks {
           follower.states(s.id(), TaskFollower.ownedBy(session.owner()), asker::onState);
       done.whenComplete((state, e) -> Subscriptions.closeQuietly(watching));
     }
-    return done.thenApply(finished -> McpTaskViews.tree(McpTaskViews.toolResult(finished)));
+    return done.thenApply(McpTaskViews::toolResult);
   }
 
   /**
@@ -175,9 +179,10 @@ final class McpTasks {
    * input_required} result (its retry with the answer continues the task); otherwise the answer is
    * the task's question. Past the wait: the task's handle and how to follow it.
    */
-  CompletableFuture<ObjectNode> answer(
+  CompletableFuture<Object> answer(
       String id, String owner, PlainCall call, Consumer<String> to, McpSession elicitFrom) {
-    CompletableFuture<ObjectNode> answer = new CompletableFuture<>();
+    // a ToolResult, or (2026-07-28) an InputRequiredResult
+    CompletableFuture<Object> answer = new CompletableFuture<>();
     Consumer<TaskState> progress = s -> {};
     if (call.progressToken() != null) {
       // the first progress names the task, so a client can follow it by other means meanwhile

@@ -1,20 +1,21 @@
 package io.taskmesh.gateway.mcp;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.taskmesh.gateway.launch.DispatchException;
 import io.taskmesh.gateway.launch.ToolArguments;
 import io.taskmesh.gateway.launch.ToolCalls;
 import io.taskmesh.gateway.mcp.wire.CreatedTask;
+import io.taskmesh.gateway.mcp.wire.InputRequiredResult;
+import io.taskmesh.gateway.mcp.wire.ToolList;
 import io.taskmesh.gateway.mcp.wire.ToolResult;
 import io.taskmesh.schemas.FlowConfig;
-import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.TaskState;
 import io.taskmesh.schemas.TaskStatus;
 import io.taskmesh.servicekit.sse.SseWriters;
 import io.taskmesh.topology.EventLogException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -48,8 +49,8 @@ final class McpToolMethods {
     this.streamed = new McpStreamedCall(tasks, writers);
   }
 
-  ObjectNode list() {
-    return McpTaskViews.tree(Map.of("tools", tools.tools()));
+  ToolList list() {
+    return tools.tools();
   }
 
   /**
@@ -58,7 +59,7 @@ final class McpToolMethods {
    * {@code params.task}) answers the MCP task of the same id at once and its progress and statuses
    * go to the session.
    */
-  CompletableFuture<ObjectNode> callInSession(McpCall call) {
+  CompletableFuture<?> callInSession(McpCall call) {
     McpSession session = call.session();
     JsonNode params = call.params();
     String name = params.path("name").asText();
@@ -78,9 +79,8 @@ final class McpToolMethods {
   }
 
   /** The session era's {@code CreateTaskResult} of a task started at {@code now}. */
-  static ObjectNode createdInSession(String id, String now) {
-    return McpTaskViews.tree(
-        CreatedTask.started(id, now, McpTaskViews.POLL_INTERVAL_MS, ToolCalls.resultText(id)));
+  static CreatedTask createdInSession(String id, String now) {
+    return CreatedTask.started(id, now, McpTaskViews.POLL_INTERVAL_MS, ToolCalls.resultText(id));
   }
 
   /**
@@ -88,7 +88,7 @@ final class McpToolMethods {
    * comes back; else the call is answered on its own stream (with its progress, given a progress
    * token). Null once it is being answered on its own stream.
    */
-  ObjectNode callSessionless(McpCall call) {
+  Object callSessionless(McpCall call) {
     JsonNode params = call.params();
     String owner = call.owner();
     String name = params.path("name").asText();
@@ -98,7 +98,7 @@ final class McpToolMethods {
     if (params.hasNonNull("requestState")) {
       // the retry of a call that answered input_required: its answers resume the same task
       TaskState paused = tasks.paused(params, owner);
-      Optional<ObjectNode> askAgain = askAgain(paused, params, capabilities);
+      Optional<InputRequiredResult> askAgain = askAgain(paused, params, capabilities);
       if (askAgain.isPresent()) {
         return askAgain.get();
       }
@@ -149,25 +149,28 @@ final class McpToolMethods {
       return;
     }
     JsonNode declared = params.path("_meta").path(StatelessRequestCheck.META_CAPABILITIES);
-    ObjectNode missing = Json.MAPPER.createObjectNode();
+    Map<String, Object> missing = new LinkedHashMap<>();
     required
         .properties()
-        .iterator()
-        .forEachRemaining(
+        .forEach(
             f -> {
               if (!declared.has(f.getKey())) {
-                missing.set(f.getKey(), f.getValue());
+                missing.put(f.getKey(), f.getValue());
               }
             });
     if (!missing.isEmpty()) {
-      ObjectNode data = Json.MAPPER.createObjectNode();
-      data.set("requiredCapabilities", missing);
       throw new McpError(
           JsonRpcError.MISSING_CLIENT_CAPABILITY,
-          "Missing required client capability: "
-              + String.join(", ", (Iterable<String>) missing::fieldNames),
-          data);
+          "Missing required client capability: " + String.join(", ", missing.keySet()),
+          requiring(missing));
     }
+  }
+
+  /** The {@code data} of -32021: the client capabilities the request needs and lacks. */
+  record MissingCapabilities(Map<String, Object> requiredCapabilities) {}
+
+  static MissingCapabilities requiring(Map<String, Object> capabilities) {
+    return new MissingCapabilities(capabilities);
   }
 
   /**
@@ -176,7 +179,8 @@ final class McpToolMethods {
    * resume nothing: the call is answered {@code input_required} again with what is still open,
    * under the same state. A pause already answered (the retry came twice) is not asked again.
    */
-  private Optional<ObjectNode> askAgain(TaskState paused, JsonNode params, JsonNode capabilities) {
+  private Optional<InputRequiredResult> askAgain(
+      TaskState paused, JsonNode params, JsonNode capabilities) {
     if (!params.path("name").asText().equals(paused.flow())) {
       throw McpError.invalidParams("'requestState' names a task of another tool");
     }
@@ -190,7 +194,7 @@ final class McpToolMethods {
     }
     Optional<JsonNode> input = PausedInput.input(paused, responses, capabilities);
     if (input.isEmpty()) {
-      ObjectNode open = PausedInput.unanswered(paused, responses, capabilities);
+      Map<String, JsonNode> open = PausedInput.unanswered(paused, responses, capabilities);
       return Optional.of(
           McpTaskViews.inputRequired(
               open.isEmpty() ? PausedInput.requests(paused, capabilities) : open,
@@ -216,7 +220,7 @@ final class McpToolMethods {
   }
 
   /** A tool call's task: its id, or the tool error result that says why it did not start. */
-  private record Started(String id, ObjectNode failure) {}
+  private record Started(String id, ToolResult failure) {}
 
   /**
    * Starts the flow's task for either era; an unknown tool is -32602, bad arguments or a log that
@@ -239,7 +243,7 @@ final class McpToolMethods {
     return new Started(id, null);
   }
 
-  static ObjectNode errorResult(String message) {
-    return McpTaskViews.tree(ToolResult.text(message, null, true, null));
+  static ToolResult errorResult(String message) {
+    return ToolResult.text(message, null, true, null);
   }
 }

@@ -1,9 +1,10 @@
 package io.taskmesh.gateway.mcp;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.taskmesh.gateway.mcp.wire.Elicitation.InputRequest;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.TaskState;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 
@@ -39,45 +40,45 @@ final class PausedInput {
   }
 
   /** The task's input requests, keyed: {@code {"<key>": {"method": ..., "params": {...}}}}. */
-  static ObjectNode requests(TaskState s) {
+  static Map<String, JsonNode> requests(TaskState s) {
     return requests(s, null);
   }
 
   /**
    * The requests a client that declared {@code capabilities} can be asked (null: all of them): a
    * server asks a client only what it declared it can answer, and a handler reads a key it asked
-   * but did not get as unanswered.
+   * but did not get as unanswered. A handler's request is passed on as it wrote it.
    */
-  static ObjectNode requests(TaskState s, JsonNode capabilities) {
+  static Map<String, JsonNode> requests(TaskState s, JsonNode capabilities) {
+    Map<String, JsonNode> askable = new LinkedHashMap<>();
     if (named(s)) {
-      ObjectNode askable = s.inputRequests().deepCopy();
-      if (capabilities != null) {
-        askable.retain(
-            askable.properties().stream()
-                .filter(r -> declares(capabilities, r.getValue()))
-                .map(Map.Entry::getKey)
-                .toList());
-      }
+      s.inputRequests()
+          .properties()
+          .forEach(
+              r -> {
+                if (capabilities == null || declares(capabilities, r.getValue())) {
+                  askable.put(r.getKey(), r.getValue());
+                }
+              });
       return askable;
     }
-    ObjectNode requests = Json.MAPPER.createObjectNode();
-    ObjectNode request = requests.putObject(McpTaskExtension.inputKey(s));
-    request.put("method", "elicitation/create");
-    ObjectNode elicitation = McpInputAsker.elicitation(s.id(), s);
-    elicitation.remove("_meta");
-    request.set("params", elicitation);
-    if (capabilities != null && !declares(capabilities, request)) {
-      requests.removeAll();
+    // the one question, as an input request (the request names the task, so no _meta)
+    JsonNode request =
+        Json.MAPPER.valueToTree(
+            new InputRequest(
+                "elicitation/create", McpInputAsker.elicitation(s.id(), s).withoutMeta()));
+    if (capabilities == null || declares(capabilities, request)) {
+      askable.put(McpTaskExtension.inputKey(s), request);
     }
-    return requests;
+    return askable;
   }
 
   /**
    * The requests (of those a client that declared {@code capabilities} is asked) that {@code
    * responses} leaves unanswered (all of them when it is null).
    */
-  static ObjectNode unanswered(TaskState s, JsonNode responses, JsonNode capabilities) {
-    ObjectNode left = requests(s, capabilities);
+  static Map<String, JsonNode> unanswered(TaskState s, JsonNode responses, JsonNode capabilities) {
+    Map<String, JsonNode> left = requests(s, capabilities);
     if (responses != null && responses.isObject()) {
       responses.fieldNames().forEachRemaining(left::remove);
     }
@@ -104,11 +105,10 @@ final class PausedInput {
       return Optional.of(
           content != null && content.isObject() ? content : Json.MAPPER.createObjectNode());
     }
-    ObjectNode input = Json.MAPPER.createObjectNode();
-    requests(s, capabilities)
-        .fieldNames()
-        .forEachRemaining(key -> input.set(key, responses.get(key)));
-    return Optional.of(input);
+    // each answer whole, under the key it answers
+    Map<String, JsonNode> input = new LinkedHashMap<>();
+    requests(s, capabilities).keySet().forEach(key -> input.put(key, responses.get(key)));
+    return Optional.of(Json.MAPPER.valueToTree(input));
   }
 
   /**

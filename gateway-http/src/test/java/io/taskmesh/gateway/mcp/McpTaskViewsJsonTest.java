@@ -172,9 +172,7 @@ class McpTaskViewsJsonTest {
     assertThat(
             wire(
                 McpTaskViews.inputRequired(
-                    (com.fasterxml.jackson.databind.node.ObjectNode)
-                        json("{'k':{'method':'elicitation/create'}}"),
-                    "signed")))
+                    java.util.Map.of("k", json("{'method':'elicitation/create'}")), "signed")))
         .isEqualTo(
             exact(
                 "{\"resultType\":\"input_required\",\"inputRequests\":{\"k\":{\"method\":\"elicitation/create\"}},\"requestState\":\"signed\"}"));
