@@ -6,12 +6,13 @@
 # times dev's exit and the moment the last process it started (Postgres included) is gone. Counts
 # ERROR lines and restarts in dev's output. Prints the load average before and after: figures
 # taken with a load over 2 (the machine's cores) are void.
-# Run INT from a terminal's foreground: a shell starts background jobs with SIGINT ignored, dev
-# inherits that, and INT then stops nothing (the wait below gives up after 120 s and says so).
+# Job control is on (set -m): without it a script starts background commands with SIGINT ignored,
+# dev would inherit that and INT would stop nothing (the wait below gives up after 120 s if so).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SIG="${1:-INT}"
 RUNS="${2:-1}"
+set -m
 "$ROOT/taskmesh" --version >/dev/null # builds first when sources changed: a build is not a start
 now() { date +%s.%N; }
 descendants() { # pid: every live descendant
