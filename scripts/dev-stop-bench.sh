@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Start and stop of a dev stack of the bundled examples, as a terminal and a process manager do it:
 #   scripts/dev-stop-bench.sh [INT|TERM] [runs]     (default INT, 1 run)
-# Starts `./taskmesh dev` in a process group of its own, times the start to its gateway line,
+# Starts `./taskmesh dev` in a process group of its own (a job: set -m below), times the start to its gateway line,
 # sends the signal to the whole group (a terminal's Ctrl-C sends INT to the foreground group), and
 # times dev's exit and the moment the last process it started (Postgres included) is gone. Counts
 # ERROR lines and restarts in dev's output. Prints the load average before and after: figures
@@ -26,7 +26,7 @@ echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for ((run = 1; run <= RUNS; run++)); do
   WORK="$(mktemp -d)"
   t0="$(now)"
-  setsid "$ROOT/taskmesh" dev --port 0 --mesh-port 0 --mesh-internal-port 0 --data "$WORK/data" >"$WORK/dev.log" 2>&1 &
+  "$ROOT/taskmesh" dev --port 0 --mesh-port 0 --mesh-internal-port 0 --data "$WORK/data" >"$WORK/dev.log" 2>&1 &
   dev=$!
   until grep -q "Ctrl-C stops everything" "$WORK/dev.log"; do
     kill -0 "$dev" 2>/dev/null || { echo "dev exited before it was ready:"; tail -20 "$WORK/dev.log"; exit 1; }
