@@ -338,7 +338,12 @@ public final class LocalKafka implements AutoCloseable {
                   + dataDir.resolve("broker.log"));
         }
         try {
-          admin.describeCluster().nodes().get(3, TimeUnit.SECONDS);
+          // an attempt never outlasts the wait: a broker that answers after the deadline is late
+          long leftNanos = Math.max(1, deadline - System.nanoTime());
+          admin
+              .describeCluster()
+              .nodes()
+              .get(Math.min(TimeUnit.SECONDS.toNanos(3), leftNanos), TimeUnit.NANOSECONDS);
           return;
         } catch (Exception notYet) {
           if (System.nanoTime() > deadline) {
