@@ -101,7 +101,7 @@ final class DevChildren implements AutoCloseable {
 
   /** Starts the watchdog and the recorder; before any child starts. */
   void watch() {
-    try (InputStream script = DevChildren.class.getResourceAsStream("dev-watchdog.sh")) {
+    try (InputStream script = DevChildren.class.getResourceAsStream("child-watchdog.sh")) {
       String text = new String(script.readAllBytes(), StandardCharsets.UTF_8);
       watchdog =
           new ProcessBuilder("sh", "-c", text, "dev-watchdog", file.toString())
