@@ -58,13 +58,10 @@ final class ConnectorProcess implements AutoCloseable {
     this.onStart = started;
   }
 
-  /** Starts the connector and returns once it accepts on its socket; fails with its log's tail. */
-  static ConnectorProcess start(
-      String label, StateMount mount, Path socket, Map<String, String> env, Path log) {
-    return start(label, mount, socket, env, log, pid -> {});
-  }
-
-  /** As above; {@code started} is told the pid of each JVM started, restarts included. */
+  /**
+   * Starts the connector and returns once it accepts on its socket; fails with its log's tail.
+   * {@code started} is told the pid of each JVM started, restarts included.
+   */
   static ConnectorProcess start(
       String label,
       StateMount mount,
