@@ -37,8 +37,24 @@ class RelocatedLauncherIT {
             root.resolve("cli").resolve("target").toString(),
             copy.resolve("cli").toString()));
 
+    // a client command runs on the short class path, a service on the whole one: both from the copy
+    assertThat(moduleJarsOfCopy(root, "--help"))
+        .as("the client commands' module jars come from the copy")
+        .contains("service-kit.jar", "unix-http.jar", "schemas.jar");
+    assertThat(moduleJarsOfCopy(root, "dev", "--help"))
+        .as("the services' module jars come from the copy")
+        .contains("gateway-http.jar", "devkit.jar", "topology.jar", "schemas.jar");
+  }
+
+  /**
+   * Runs the copied launcher with {@code args} (a help text, so nothing starts) and returns the
+   * file names of its class path entries inside the copy, after checking that none is outside it.
+   */
+  private List<String> moduleJarsOfCopy(Path root, String... args) throws Exception {
+    List<String> command = new ArrayList<>(List.of(copy.resolve("taskmesh").toString()));
+    command.addAll(List.of(args));
     ProcessBuilder launcher =
-        new ProcessBuilder(copy.resolve("taskmesh").toString(), "--help")
+        new ProcessBuilder(command)
             .redirectOutput(copy.resolve("out.txt").toFile())
             .redirectError(copy.resolve("err.txt").toFile());
     // the JVM prints its system properties, the class path among them, to stderr before main runs
@@ -47,21 +63,19 @@ class RelocatedLauncherIT {
     assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("launcher finished").isTrue();
     String err = Files.readString(copy.resolve("err.txt"));
 
-    assertThat(process.exitValue()).as("exit code; stderr:\n%s", err).isZero();
+    assertThat(process.exitValue()).as("%s exit code; stderr:\n%s", command, err).isZero();
     assertThat(Files.readString(copy.resolve("out.txt"))).startsWith("Usage: taskmesh");
     List<Path> classPath = classPathIn(err);
     assertThat(classPath)
-        .as("class path of the copied launcher")
+        .as("class path of the copied launcher, %s", command)
         .isNotEmpty()
         .noneMatch(entry -> entry.startsWith(root))
         .allMatch(Files::exists)
         .contains(copy.resolve("cli").resolve("target").resolve("classes"));
-    assertThat(
-            classPath.stream()
-                .filter(entry -> entry.startsWith(copy))
-                .map(entry -> entry.getFileName().toString()))
-        .as("the reactor modules' jars come from the copy")
-        .contains("gateway-http.jar", "devkit.jar", "topology.jar", "schemas.jar");
+    return classPath.stream()
+        .filter(entry -> entry.startsWith(copy))
+        .map(entry -> entry.getFileName().toString())
+        .toList();
   }
 
   /** The entries of {@code java.class.path} as -XshowSettings:properties lists them, one a line. */
