@@ -75,6 +75,15 @@ public final class TaskFollower {
   }
 
   /**
+   * The task's updates as they come, on the feed thread, without any store read: for a receiver
+   * that keeps what it needs from the updates alone and hands every read or network call to its own
+   * executor (A2A push notifications note only whether the A2A state changed).
+   */
+  public AutoCloseable liveUpdates(String id, Consumer<TaskUpdate> listener) {
+    return feed.subscribe(id, listener);
+  }
+
+  /**
    * Completes with the task's first state that satisfies {@code until} (checked now and after each
    * update). With a {@code timeout} above zero it completes after that time with the state the task
    * has then, or empty when it has none the caller may see.

@@ -3,6 +3,7 @@ package io.taskmesh.gateway.a2a.push;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.taskmesh.gateway.a2a.model.A2aState;
+import io.taskmesh.gateway.follow.TaskFollower;
 import io.taskmesh.schemas.TaskState;
 import io.taskmesh.servicekit.Threads;
 import io.taskmesh.topology.TaskQueries;
@@ -99,7 +100,11 @@ public final class PushNotifier implements AutoCloseable {
       Duration endedRetention) {
     this.allowPrivate = allowPrivate;
     this.store = store;
-    this.watches = new PushWatches(feed, this::deliver, deliveryExecutor);
+    this.watches =
+        new PushWatches(
+            new TaskFollower(queries, feed, deliveryExecutor, deliveryExecutor),
+            this::deliver,
+            deliveryExecutor);
     this.replica = new DeliveringReplica(queries, deliveryExecutor);
     this.bodies = new NotificationBodies(queries);
     this.delivery = new PushDelivery(retry, allowPrivate, deliveryExecutor);

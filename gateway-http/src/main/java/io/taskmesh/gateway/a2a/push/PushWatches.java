@@ -1,7 +1,7 @@
 package io.taskmesh.gateway.a2a.push;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.taskmesh.topology.UpdateFeed;
+import io.taskmesh.gateway.follow.TaskFollower;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -17,22 +17,23 @@ import java.util.function.Function;
  */
 final class PushWatches implements AutoCloseable {
   private final Map<String, TaskWatch> watches = new ConcurrentHashMap<>();
-  private final UpdateFeed feed;
+  private final TaskFollower follower;
   private final Function<TaskWatch.StateChange, CompletableFuture<Void>> deliver;
   private final Executor deliveryExecutor;
 
   PushWatches(
-      UpdateFeed feed,
+      TaskFollower follower,
       Function<TaskWatch.StateChange, CompletableFuture<Void>> deliver,
       Executor deliveryExecutor) {
-    this.feed = feed;
+    this.follower = follower;
     this.deliver = deliver;
     this.deliveryExecutor = deliveryExecutor;
   }
 
   void apply(PushConfigStore.Entry entry) {
     watches
-        .computeIfAbsent(entry.taskId(), id -> new TaskWatch(id, feed, deliver, deliveryExecutor))
+        .computeIfAbsent(
+            entry.taskId(), id -> new TaskWatch(id, follower, deliver, deliveryExecutor))
         .put(entry);
   }
 

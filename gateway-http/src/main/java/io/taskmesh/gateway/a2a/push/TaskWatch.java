@@ -2,8 +2,8 @@ package io.taskmesh.gateway.a2a.push;
 
 import io.taskmesh.gateway.a2a.model.A2aState;
 import io.taskmesh.gateway.follow.Subscriptions;
+import io.taskmesh.gateway.follow.TaskFollower;
 import io.taskmesh.schemas.TaskUpdate;
-import io.taskmesh.topology.UpdateFeed;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -24,7 +24,7 @@ final class TaskWatch {
   record StateChange(TaskUpdate update, List<PushConfigStore.Entry> targets, boolean terminal) {}
 
   private final String taskId;
-  private final UpdateFeed feed;
+  private final TaskFollower follower;
   private final Function<StateChange, CompletableFuture<Void>> deliver;
   private final Executor deliveryExecutor;
   private final Map<String, PushConfigStore.Entry> configs = new LinkedHashMap<>();
@@ -34,11 +34,11 @@ final class TaskWatch {
 
   TaskWatch(
       String taskId,
-      UpdateFeed feed,
+      TaskFollower follower,
       Function<StateChange, CompletableFuture<Void>> deliver,
       Executor deliveryExecutor) {
     this.taskId = taskId;
-    this.feed = feed;
+    this.follower = follower;
     this.deliver = deliver;
     this.deliveryExecutor = deliveryExecutor;
   }
@@ -50,7 +50,7 @@ final class TaskWatch {
       lastState = A2aState.fromWire(entry.state());
     }
     if (subscription == null && !lastState.isTerminal()) {
-      subscription = feed.subscribe(taskId, this::onUpdate);
+      subscription = follower.liveUpdates(taskId, this::onUpdate);
     }
   }
 
