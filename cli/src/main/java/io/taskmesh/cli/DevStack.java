@@ -33,10 +33,17 @@ import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -120,7 +127,7 @@ public final class DevStack implements AutoCloseable {
    */
   private Thread starter;
 
-  private final Map<String, SupervisedActor> actors = new HashMap<>();
+  private final Map<String, SupervisedActor> actors = new ConcurrentHashMap<>();
   private String gatewayUrl;
 
   /**
@@ -404,19 +411,85 @@ public final class DevStack implements AutoCloseable {
     stateProxy = new DevStateProxy(o.dataDir(), say, childStarted);
     keep(stateProxy);
     keep(actorGroup);
-    for (ActorSpec declared : o.config().actors()) {
-      ActorSpec spec = declared.withEnv(stateProxy.startMounts(declared));
-      Path socketDir = o.dataDir().resolve("sockets").resolve(spec.name());
-      SidecarConfig sidecarConfig =
-          SidecarConfig.fromEnv(actorEnv(bootstrap, o, spec.name(), socketDir, spec.env()));
-      SupervisedActor actor =
-          interruptible(
-              () -> new SupervisedActor(o, spec, socketDir, sidecarConfig, reporter, childStarted));
-      actors.put(spec.name(), actor);
-      actorGroup.add(actor);
-      childStarted.run();
-      checkStopping();
-      say.accept("actor " + spec.name() + ": " + spec.handler() + " (" + spec.dir() + ")");
+    startActors(o, bootstrap, reporter, say);
+  }
+
+  /** How many actors start at once: their runtimes' imports and sidecars' joins overlap. */
+  private static final int ACTOR_STARTS = 4;
+
+  /**
+   * Starts every declared actor, {@link #ACTOR_STARTS} at a time: each waits mostly on its
+   * runtime's interpreter and its consumer's group join, so in a row they cost the sum and side by
+   * side about the longest. The lines are said in the declared order. The first failure stops the
+   * starts still running (an actor that started is closed with the stack); a stop request
+   * interrupts them all.
+   */
+  private void startActors(
+      Options o, String bootstrap, GatewayReporter reporter, Consumer<String> say) {
+    List<ActorSpec> declared = o.config().actors();
+    ExecutorService starts =
+        Threads.fixedPool("actor-start", Math.max(1, Math.min(ACTOR_STARTS, declared.size())));
+    List<Future<ActorSpec>> started = new ArrayList<>();
+    try {
+      for (ActorSpec d : declared) {
+        started.add(starts.submit(() -> startActor(o, bootstrap, reporter, d)));
+      }
+      for (Future<ActorSpec> f : started) {
+        ActorSpec spec = interruptible(() -> awaitStart(f));
+        checkStopping();
+        say.accept("actor " + spec.name() + ": " + spec.handler() + " (" + spec.dir() + ")");
+      }
+    } finally {
+      // after a failure or a stop: the starts still running are interrupted and waited for, so
+      // each actor is either in the closing group or stopped by its own failed start
+      starts.shutdownNow();
+      awaitQuietly(starts);
+    }
+  }
+
+  private ActorSpec startActor(
+      Options o, String bootstrap, GatewayReporter reporter, ActorSpec declared) {
+    ActorSpec spec = declared.withEnv(stateProxy.startMounts(declared));
+    Path socketDir = o.dataDir().resolve("sockets").resolve(spec.name());
+    SidecarConfig sidecarConfig =
+        SidecarConfig.fromEnv(actorEnv(bootstrap, o, spec.name(), socketDir, spec.env()));
+    SupervisedActor actor =
+        new SupervisedActor(o, spec, socketDir, sidecarConfig, reporter, childStarted);
+    actors.put(spec.name(), actor);
+    actorGroup.add(actor);
+    childStarted.run();
+    return spec;
+  }
+
+  /** The actor's start as its own failure: the cause, not the executor's wrapper. */
+  private static ActorSpec awaitStart(Future<ActorSpec> start) {
+    try {
+      return start.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while actors start", e);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof RuntimeException r) {
+        throw r;
+      }
+      if (e.getCause() instanceof Error err) {
+        throw err;
+      }
+      throw new IllegalStateException(e.getCause());
+    }
+  }
+
+  private static void awaitQuietly(ExecutorService pool) {
+    boolean interrupted = Thread.interrupted();
+    try {
+      // a runtime's start gives up within its own timeout; an interrupted one at once
+      pool.awaitTermination(2, TimeUnit.MINUTES);
+    } catch (InterruptedException e) {
+      interrupted = true;
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 
