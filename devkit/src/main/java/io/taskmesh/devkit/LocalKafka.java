@@ -269,6 +269,11 @@ public final class LocalKafka implements AutoCloseable {
             // an idle controller appends a no-op record to the metadata log at this interval, only
             // so that observers see the log advance (default 500 ms); nothing of ours waits on it
             "metadata.max.idle.interval.ms=10000",
+            // the log cleaner allocates its key buffer whole on the heap at start, 128 MiB by
+            // default (sized for compacted topics of many millions of keys): a third of the
+            // broker's resident memory in a dev stack. 16 MiB maps about 700,000 keys per pass; a
+            // topic with more is cleaned in several passes
+            "log.cleaner.dedupe.buffer.size=16777216",
             // a test's own settings: a later line wins when the file is read
             overrides.entrySet().stream()
                 .map(e -> e.getKey() + "=" + e.getValue())
