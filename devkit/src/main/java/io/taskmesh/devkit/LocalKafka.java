@@ -216,20 +216,13 @@ public final class LocalKafka implements AutoCloseable {
     try {
       Files.createDirectories(dataDir);
       Path props = writeServerProperties();
+      List<String> main = new ArrayList<>(List.of(KafkaNodeMain.class.getName()));
       if (!Files.exists(dataDir.resolve("logs").resolve("meta.properties"))) {
-        runJava(
-            List.of(
-                "kafka.tools.StorageTool",
-                "format",
-                "-t",
-                role.clusterId(),
-                "-c",
-                props.toString()),
-            dataDir.resolve("format.log"),
-            true);
+        // the first start formats the storage in the broker's own JVM (KafkaNodeMain)
+        main.addAll(List.of("--format", role.clusterId()));
       }
-      process =
-          runJava(List.of("kafka.Kafka", props.toString()), dataDir.resolve("broker.log"), false);
+      main.add(props.toString());
+      process = runJava(main, dataDir.resolve("broker.log"));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -284,13 +277,8 @@ public final class LocalKafka implements AutoCloseable {
     return file;
   }
 
-  private Process runJava(List<String> mainAndArgs, Path log, boolean waitForExit)
-      throws IOException {
-    return runJava(mainAndArgs, log, waitForExit, !role.voters().contains(","));
-  }
-
-  private Process runJava(List<String> mainAndArgs, Path log, boolean waitForExit, boolean alone)
-      throws IOException {
+  private Process runJava(List<String> mainAndArgs, Path log) throws IOException {
+    boolean alone = !role.voters().contains(",");
     List<String> cmd = new ArrayList<>();
     if (ownSession) {
       // not a group leader (a fresh child of this JVM), so setsid execs in place: same pid
@@ -315,15 +303,7 @@ public final class LocalKafka implements AutoCloseable {
         new ProcessBuilder(cmd)
             .redirectErrorStream(true)
             .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
-    Process p = pb.start();
-    if (waitForExit) {
-      int rc = waitFor(p);
-      if (rc != 0) {
-        throw new IllegalStateException(
-            "kafka storage format failed (exit " + rc + "), see " + log);
-      }
-    }
-    return p;
+    return pb.start();
   }
 
   void awaitReady(Duration timeout) {
