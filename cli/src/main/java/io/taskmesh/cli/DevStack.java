@@ -39,6 +39,8 @@ import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -311,33 +313,26 @@ public final class DevStack implements AutoCloseable {
   }
 
   private void startAll(Options o, Map<String, String> authEnv, Consumer<String> say) {
-    String bootstrap = o.kafkaBootstrap();
-    if (bootstrap == null && o.brokers() > 1) {
-      say.accept(
-          "kafka: starting "
-              + o.brokers()
-              + " KRaft brokers (logs in "
-              + o.dataDir().resolve("kafka")
-              + ")");
-      kafkaCluster =
-          interruptible(() -> LocalKafkaCluster.start(o.dataDir().resolve("kafka"), o.brokers()));
-      keep(kafkaCluster);
-      childStarted.run();
-      bootstrap = kafkaCluster.bootstrapServers();
-    } else if (bootstrap == null) {
-      say.accept("kafka: starting a KRaft broker (log in " + o.dataDir().resolve("kafka") + ")");
-      LocalKafka kafka =
-          interruptible(() -> LocalKafka.startInOwnSession(o.dataDir().resolve("kafka"), 0));
-      keep(kafka);
-      childStarted.run();
-      bootstrap = kafka.bootstrapServers();
+    // Postgres starts beside the broker: neither needs the other, and each mostly waits
+    CompletableFuture<LocalPostgres> postgres =
+        o.databaseUrl() == null
+            ? CompletableFuture.supplyAsync(
+                () -> LocalPostgres.start(o.dataDir().resolve("postgres"), 0),
+                r -> Threads.startDaemon("postgres-start", r))
+            : null;
+    String bootstrap;
+    try {
+      bootstrap = startKafka(o, say);
+    } catch (RuntimeException | Error e) {
+      // not kept yet: a Postgres that started meanwhile would outlive the failed start
+      if (postgres != null) {
+        postgres.handle((pg, failed) -> pg).thenAccept(pg -> closeQuietly(pg)).join();
+      }
+      throw e;
     }
-    kafkaBootstrap = bootstrap;
-    say.accept("kafka: " + bootstrap + " (topic replication factor " + o.replicationFactor() + ")");
     String databaseUrl = o.databaseUrl();
-    if (databaseUrl == null) {
-      LocalPostgres pg =
-          interruptible(() -> LocalPostgres.start(o.dataDir().resolve("postgres"), 0));
+    if (postgres != null) {
+      LocalPostgres pg = interruptible(() -> joined(postgres));
       keep(pg);
       childStarted.run();
       databaseUrl = pg.jdbcUrl();
@@ -412,6 +407,60 @@ public final class DevStack implements AutoCloseable {
     keep(stateProxy);
     keep(actorGroup);
     startActors(o, bootstrap, reporter, say);
+  }
+
+  /** The broker (or brokers) dev starts, unless it was given {@code --kafka}; its bootstrap. */
+  private String startKafka(Options o, Consumer<String> say) {
+    String bootstrap = o.kafkaBootstrap();
+    if (bootstrap == null && o.brokers() > 1) {
+      say.accept(
+          "kafka: starting "
+              + o.brokers()
+              + " KRaft brokers (logs in "
+              + o.dataDir().resolve("kafka")
+              + ")");
+      kafkaCluster =
+          interruptible(() -> LocalKafkaCluster.start(o.dataDir().resolve("kafka"), o.brokers()));
+      keep(kafkaCluster);
+      childStarted.run();
+      bootstrap = kafkaCluster.bootstrapServers();
+    } else if (bootstrap == null) {
+      say.accept("kafka: starting a KRaft broker (log in " + o.dataDir().resolve("kafka") + ")");
+      LocalKafka kafka =
+          interruptible(() -> LocalKafka.startInOwnSession(o.dataDir().resolve("kafka"), 0));
+      keep(kafka);
+      childStarted.run();
+      bootstrap = kafka.bootstrapServers();
+    }
+    kafkaBootstrap = bootstrap;
+    say.accept("kafka: " + bootstrap + " (topic replication factor " + o.replicationFactor() + ")");
+    return bootstrap;
+  }
+
+  /** What a start step running beside another returned, or its own failure (not a wrapper). */
+  private static <T> T joined(CompletableFuture<T> step) {
+    try {
+      return step.join();
+    } catch (CompletionException e) {
+      if (e.getCause() instanceof RuntimeException r) {
+        throw r;
+      }
+      if (e.getCause() instanceof Error err) {
+        throw err;
+      }
+      throw e;
+    }
+  }
+
+  private static void closeQuietly(AutoCloseable c) {
+    if (c == null) {
+      return;
+    }
+    try {
+      c.close();
+    } catch (Exception e) {
+      LOG.debug("closing {} after a failed start: {}", c, e.getMessage());
+    }
   }
 
   /** How many actors start at once: their runtimes' imports and sidecars' joins overlap. */

@@ -166,6 +166,18 @@ class DevProcessGroupIT {
                     .doesNotContain("Exception"));
     assertThat(dev.lines()).noneMatch(l -> l.startsWith("\tat "));
     dev.awaitNothingLeft(List.of(), BOUND);
+    // Postgres starts beside the broker, and pg_ctl puts it in a session of its own: the failed
+    // start must stop it too
+    String pgData = data.resolve("postgres").toString();
+    Await.until(
+        () ->
+            ProcessHandle.allProcesses()
+                .filter(p -> p.info().commandLine().orElse("").contains(pgData))
+                .map(p -> p.pid() + " " + p.info().commandLine().orElse(""))
+                .toList(),
+        List::isEmpty,
+        BOUND,
+        "no Postgres left on " + pgData);
   }
 
   @Test
