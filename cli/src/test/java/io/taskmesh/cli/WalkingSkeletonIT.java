@@ -211,7 +211,9 @@ class WalkingSkeletonIT {
     assertThat(second.at("/result/status/state").asText())
         .as(second.toString())
         .isEqualTo("working");
-    awaitTask(id, "input-required");
+    // the answer is taken before the task's view has left the first pause: wait for the second
+    // question, not for any input-required
+    awaitTask(id, "input-required", "favourite colour");
     JsonNode done = a2a(answer(id, "i3", "blue", true));
     assertThat(done.at("/result/status/state").asText()).as(done.toString()).isEqualTo("completed");
     assertThat(done.at("/result/contextId").asText()).isEqualTo("chat-1");
@@ -272,6 +274,11 @@ class WalkingSkeletonIT {
   }
 
   private static JsonNode awaitTask(String id, String state) {
+    return awaitTask(id, state, "");
+  }
+
+  /** Waits until the task is in {@code state} with a status that mentions {@code saying}. */
+  private static JsonNode awaitTask(String id, String state, String saying) {
     // the actors and the fold run asynchronously
     return Await.until(
             () ->
@@ -279,7 +286,9 @@ class WalkingSkeletonIT {
                     "{\"jsonrpc\":\"2.0\",\"id\":\"g\",\"method\":\"tasks/get\",\"params\":{\"id\":\""
                         + id
                         + "\"}}"),
-            t -> state.equals(t.at("/result/status/state").asText()),
+            t ->
+                state.equals(t.at("/result/status/state").asText())
+                    && t.at("/result/status").toString().contains(saying),
             Duration.ofSeconds(60),
             "task " + id + " never reached " + state)
         .get("result");
