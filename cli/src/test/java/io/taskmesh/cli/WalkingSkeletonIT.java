@@ -211,8 +211,15 @@ class WalkingSkeletonIT {
     assertThat(second.at("/result/status/state").asText())
         .as(second.toString())
         .isEqualTo("working");
-    // the answer is taken before the task's view has left the first pause: wait for the second
-    // question, not for any input-required
+    // read your writes: once the answer is taken, the task no longer shows the question it answered
+    JsonNode afterAnswer =
+        a2a(
+            "{\"jsonrpc\":\"2.0\",\"id\":\"g\",\"method\":\"tasks/get\",\"params\":{\"id\":\""
+                + id
+                + "\"}}");
+    assertThat(afterAnswer.at("/result/status").toString())
+        .as(afterAnswer.toString())
+        .doesNotContain("What is your name");
     awaitTask(id, "input-required", "favourite colour");
     JsonNode done = a2a(answer(id, "i3", "blue", true));
     assertThat(done.at("/result/status/state").asText()).as(done.toString()).isEqualTo("completed");

@@ -17,6 +17,8 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
@@ -460,6 +462,38 @@ class EdgeA2aTest {
             gateway.post("/a2a/", A2aCalls.call("tasks/cancel", "{\"id\":\"" + done + "\"}")));
     assertThat(refused.get("error").get("code").asInt()).isEqualTo(-32002);
     assertThat(gateway.recorded()).isEqualTo(before);
+  }
+
+  @Test
+  void aNonBlockingAnswerToAPausedTaskComesOnceTheTaskNoLongerShowsThePause() throws Exception {
+    String id = gateway.seedTask("a2a-paused-lag", null);
+    gateway.tasks.append(TaskEvent.paused(id, FinalReport.paused(id, "x-pause", Map.of())));
+    // the fold lags behind the log for a moment, as the real one does after each append
+    gateway.tasks.foldLater(true);
+    ScheduledExecutorService fold = Executors.newSingleThreadScheduledExecutor();
+    try {
+      fold.schedule(gateway.tasks::foldHeld, 300, TimeUnit.MILLISECONDS);
+      JsonNode answer =
+          EdgeGateway.json(
+              gateway.post(
+                  "/a2a/",
+                  A2aCalls.call(
+                      "message/send",
+                      A2aCalls.sendParams("m-lag", "more", false)
+                          .replace(
+                              "\"messageId\":\"m-lag\"",
+                              "\"messageId\":\"m-lag\",\"taskId\":\"" + id + "\""))));
+      // as a client does next: had the answer come before the fold, this read the pause and the
+      // client would answer the same question again
+      JsonNode got =
+          EdgeGateway.json(
+              gateway.post("/a2a/", A2aCalls.call("tasks/get", "{\"id\":\"" + id + "\"}")));
+      assertThat(answer.at("/result/status/state").asText()).isEqualTo("working");
+      assertThat(got.at("/result/status/state").asText()).as(got.toString()).isEqualTo("working");
+    } finally {
+      fold.shutdownNow();
+      gateway.tasks.foldHeld();
+    }
   }
 
   @Test

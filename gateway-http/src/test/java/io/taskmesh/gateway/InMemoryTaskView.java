@@ -9,6 +9,7 @@ import io.taskmesh.topology.TaskFold;
 import io.taskmesh.topology.TaskQueries;
 import io.taskmesh.topology.UpdateFeed;
 import io.taskmesh.topology.ViewUnavailableException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -30,15 +31,27 @@ final class InMemoryTaskView implements TaskQueries, TaskCommands, UpdateFeed {
   private final List<Consumer<TaskUpdate>> everyTask = new CopyOnWriteArrayList<>();
   private volatile boolean logDown;
   private volatile boolean viewDown;
+  private final List<TaskEvent> held = new ArrayList<>();
+  private boolean foldLater;
 
   @Override
   public void append(TaskEvent event) {
     if (logDown) {
       throw new EventLogException("in-memory log is down", null);
     }
-    Optional<TaskUpdate> update;
     synchronized (this) {
       appended.add(event);
+      if (foldLater) {
+        held.add(event);
+        return;
+      }
+    }
+    fold(event);
+  }
+
+  private void fold(TaskEvent event) {
+    Optional<TaskUpdate> update;
+    synchronized (this) {
       Optional<TaskFold.Result> folded = TaskFold.apply(tasks.get(event.taskId()), event);
       folded.ifPresent(r -> tasks.put(event.taskId(), r.state()));
       update = folded.map(TaskFold.Result::update);
@@ -46,6 +59,25 @@ final class InMemoryTaskView implements TaskQueries, TaskCommands, UpdateFeed {
     // outside the lock, as the real feed delivers from its own thread
     update.ifPresent(u -> subscribers.getOrDefault(u.id(), List.of()).forEach(l -> l.accept(u)));
     update.ifPresent(u -> everyTask.forEach(l -> l.accept(u)));
+  }
+
+  /**
+   * With {@code later}, appended events are in the log but not folded until {@link #foldHeld()}: a
+   * fold that lags behind the log, as the real one does for a moment after each append.
+   */
+  synchronized void foldLater(boolean later) {
+    foldLater = later;
+  }
+
+  /** Folds the events held back, in order, and folds at once again from now on. */
+  void foldHeld() {
+    List<TaskEvent> now;
+    synchronized (this) {
+      foldLater = false;
+      now = List.copyOf(held);
+      held.clear();
+    }
+    now.forEach(this::fold);
   }
 
   @Override

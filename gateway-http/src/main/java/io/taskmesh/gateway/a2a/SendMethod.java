@@ -14,6 +14,7 @@ import io.taskmesh.schemas.FlowConfig;
 import io.taskmesh.schemas.TaskState;
 import io.taskmesh.schemas.TaskStatus;
 import io.taskmesh.schemas.Times;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -29,6 +30,12 @@ import java.util.function.Supplier;
  * state, or at once when {@code configuration.blocking} is false.
  */
 final class SendMethod {
+  /**
+   * How long a non-blocking answer that resumes a task waits for the task's view to show the
+   * resume; past it, it answers anyway (the view is behind, e.g. rebalancing).
+   */
+  private static final Duration RESUME_SEEN_WITHIN = Duration.ofSeconds(5);
+
   /** How long a non-blocking message/send waits for its task to be folded before it answers. */
   static final long VISIBLE_WAIT_MS = 5_000;
 
@@ -218,11 +225,16 @@ final class SendMethod {
           new StreamMapper(id, contextId, existing.seq() + 1, A2aState.WORKING));
       return;
     }
+    long pausedAt = existing.seq();
     if (Boolean.FALSE.equals(send.blocking())) {
-      call.reply(working);
+      // read your writes: a tasks/get after this answer must not show the pause it ended, or a
+      // client that waits for input-required answers the old question again and is refused
+      call.replyWhen(
+          tasks
+              .until(id, s -> s.seq() > pausedAt, RESUME_SEEN_WITHIN.toMillis())
+              .thenAccept(s -> call.reply(working)));
       return;
     }
-    long pausedAt = existing.seq();
     CompletableFuture<TaskState> ended =
         tasks.until(id, s -> s.seq() > pausedAt + 1 && A2aState.of(s.status()).endsStream(), 0);
     call.replyWhen(ended.thenAccept(s -> call.reply(answer(s, send.historyLength()))));
