@@ -212,11 +212,7 @@ class WalkingSkeletonIT {
         .as(second.toString())
         .isEqualTo("working");
     // read your writes: once the answer is taken, the task no longer shows the question it answered
-    JsonNode afterAnswer =
-        a2a(
-            "{\"jsonrpc\":\"2.0\",\"id\":\"g\",\"method\":\"tasks/get\",\"params\":{\"id\":\""
-                + id
-                + "\"}}");
+    JsonNode afterAnswer = a2a(taskCall("tasks/get", id));
     assertThat(afterAnswer.at("/result/status").toString())
         .as(afterAnswer.toString())
         .doesNotContain("What is your name");
@@ -239,14 +235,19 @@ class WalkingSkeletonIT {
     String id = sent.at("/result/id").asText();
     assertThat(id).as(sent.toString()).isNotEmpty();
     assertThat(awaitTask(id, "working").at("/metadata/flow").asText()).isEqualTo("countdown");
-    JsonNode canceled =
-        a2a(
-            "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tasks/cancel\",\"params\":{\"id\":\""
-                + id
-                + "\"}}");
+    JsonNode canceled = a2a(taskCall("tasks/cancel", id));
     assertThat(canceled.at("/result/status/state").asText())
         .as(canceled.toString())
         .isEqualTo("canceled");
+  }
+
+  /** An A2A call of {@code method} on task {@code id}. */
+  private static String taskCall(String method, String id) {
+    return "{\"jsonrpc\":\"2.0\",\"id\":\"c\",\"method\":\""
+        + method
+        + "\",\"params\":{\"id\":\""
+        + id
+        + "\"}}";
   }
 
   private static String answer(String taskId, String messageId, String text, boolean blocking) {
@@ -288,11 +289,7 @@ class WalkingSkeletonIT {
   private static JsonNode awaitTask(String id, String state, String saying) {
     // the actors and the fold run asynchronously
     return Await.until(
-            () ->
-                a2a(
-                    "{\"jsonrpc\":\"2.0\",\"id\":\"g\",\"method\":\"tasks/get\",\"params\":{\"id\":\""
-                        + id
-                        + "\"}}"),
+            () -> a2a(taskCall("tasks/get", id)),
             t ->
                 state.equals(t.at("/result/status/state").asText())
                     && t.at("/result/status").toString().contains(saying),

@@ -475,14 +475,7 @@ class EdgeA2aTest {
       fold.schedule(gateway.tasks::foldHeld, 300, TimeUnit.MILLISECONDS);
       JsonNode answer =
           EdgeGateway.json(
-              gateway.post(
-                  "/a2a/",
-                  A2aCalls.call(
-                      "message/send",
-                      A2aCalls.sendParams("m-lag", "more", false)
-                          .replace(
-                              "\"messageId\":\"m-lag\"",
-                              "\"messageId\":\"m-lag\",\"taskId\":\"" + id + "\""))));
+              gateway.post("/a2a/", A2aCalls.call("message/send", resumeParams("m-lag", id))));
       // as a client does next: had the answer come before the fold, this read the pause and the
       // client would answer the same question again
       JsonNode got =
@@ -502,14 +495,7 @@ class EdgeA2aTest {
     gateway.tasks.append(TaskEvent.paused(id, FinalReport.paused(id, "x-pause", Map.of())));
     JsonNode answer =
         EdgeGateway.json(
-            gateway.post(
-                "/a2a/",
-                A2aCalls.call(
-                    "message/send",
-                    A2aCalls.sendParams("m-resume", "more", false)
-                        .replace(
-                            "\"messageId\":\"m-resume\"",
-                            "\"messageId\":\"m-resume\",\"taskId\":\"" + id + "\""))));
+            gateway.post("/a2a/", A2aCalls.call("message/send", resumeParams("m-resume", id))));
     assertThat(answer.get("result").get("status").get("state").asText())
         .as(answer.toString())
         .isEqualTo("working");
@@ -524,14 +510,7 @@ class EdgeA2aTest {
     String before = gateway.recorded();
     JsonNode again =
         EdgeGateway.json(
-            gateway.post(
-                "/a2a/",
-                A2aCalls.call(
-                    "message/send",
-                    A2aCalls.sendParams("m-again", "more", false)
-                        .replace(
-                            "\"messageId\":\"m-again\"",
-                            "\"messageId\":\"m-again\",\"taskId\":\"" + id + "\""))));
+            gateway.post("/a2a/", A2aCalls.call("message/send", resumeParams("m-again", id))));
     assertThat(again.get("error").get("code").asInt())
         .as("a running task takes no message")
         .isEqualTo(-32004);
@@ -619,5 +598,13 @@ class EdgeA2aTest {
     } catch (IOException e) {
       throw new AssertionError("not JSON: " + json, e);
     }
+  }
+
+  /** message/send params that answer task {@code taskId} with "more", not blocking. */
+  private static String resumeParams(String messageId, String taskId) {
+    return A2aCalls.sendParams(messageId, "more", false)
+        .replace(
+            "\"messageId\":\"" + messageId + "\"",
+            "\"messageId\":\"" + messageId + "\",\"taskId\":\"" + taskId + "\"");
   }
 }

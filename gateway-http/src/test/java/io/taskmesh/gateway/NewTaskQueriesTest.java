@@ -2,10 +2,7 @@ package io.taskmesh.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.taskmesh.gateway.follow.NewTaskQueries;
-import io.taskmesh.schemas.Route;
-import io.taskmesh.schemas.TaskEvent;
 import io.taskmesh.schemas.TaskIds;
 import io.taskmesh.schemas.TaskState;
 import java.time.Clock;
@@ -42,7 +39,7 @@ class NewTaskQueriesTest {
         CompletableFuture.supplyAsync(() -> queries.get(id));
     // the read is waiting: nothing is folded yet
     assertThat(read).isNotDone();
-    view.append(created(id));
+    view.append(TaskEvents.created(id, null));
     assertThat(read.get(10, TimeUnit.SECONDS))
         .hasValueSatisfying(s -> assertThat(s.id()).isEqualTo(id));
   }
@@ -73,7 +70,7 @@ class NewTaskQueriesTest {
   void aFoundTaskAndTheLocalReadsAnswerFromTheViewItself() {
     NewTaskQueries queries = queries(Duration.ofSeconds(30), Clock.systemUTC());
     String id = TaskIds.next();
-    view.append(created(id));
+    view.append(TaskEvents.created(id, null));
     assertThat(queries.get(id)).isPresent();
     assertThat(queries.getLocal(id)).isPresent();
     assertThat(queries.tasksOf(null)).extracting(TaskState::id).contains(id);
@@ -88,18 +85,5 @@ class NewTaskQueriesTest {
     UUID random = UUID.fromString(TaskIds.next());
     long high = (at.toEpochMilli() << 16) | (random.getMostSignificantBits() & 0xFFFFL);
     return new UUID(high, random.getLeastSignificantBits()).toString();
-  }
-
-  private static TaskEvent created(String id) {
-    return TaskEvent.created(
-        id,
-        new TaskEvent.Created(
-            "f",
-            Route.start("a", List.of()),
-            JsonNodeFactory.instance.objectNode(),
-            null,
-            id,
-            null,
-            null));
   }
 }

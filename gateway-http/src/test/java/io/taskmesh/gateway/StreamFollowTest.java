@@ -2,12 +2,8 @@ package io.taskmesh.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.taskmesh.gateway.follow.NewTaskQueries;
 import io.taskmesh.gateway.follow.StreamFollow;
-import io.taskmesh.schemas.FinalReport;
-import io.taskmesh.schemas.Route;
-import io.taskmesh.schemas.TaskEvent;
 import io.taskmesh.schemas.TaskIds;
 import io.taskmesh.schemas.TaskUpdate;
 import java.time.Clock;
@@ -23,13 +19,13 @@ class StreamFollowTest {
 
   @Test
   void anUpdateThatComesBeforeTheStreamStartsIsPassedOnceAfterTheHistory() throws Exception {
-    view.append(created("s1"));
+    view.append(TaskEvents.created("s1", null));
     List<Long> got = new CopyOnWriteArrayList<>();
     try (StreamFollow follow = StreamFollow.open(view, view, "s1", 0)) {
       assertThat(follow.exists()).isTrue();
       assertThat(follow.state()).isPresent();
       // folded after the store was read: held until the stream starts, and not passed twice
-      view.append(finished("s1"));
+      view.append(TaskEvents.finished("s1"));
       assertThat(got).isEmpty();
       follow.start(u -> got.add(u.seq()));
     }
@@ -38,8 +34,8 @@ class StreamFollowTest {
 
   @Test
   void aLastEventIdSkipsWhatTheClientAlreadyHas() throws Exception {
-    view.append(created("s2"));
-    view.append(finished("s2"));
+    view.append(TaskEvents.created("s2", null));
+    view.append(TaskEvents.finished("s2"));
     List<Long> got = new CopyOnWriteArrayList<>();
     try (StreamFollow follow = StreamFollow.open(view, view, "s2", 1)) {
       follow.start(u -> got.add(u.seq()));
@@ -63,7 +59,7 @@ class StreamFollowTest {
             });
     // the store has nothing yet and the id is young: the open waits
     assertThat(opening).isNotDone();
-    view.append(created(id));
+    view.append(TaskEvents.created(id, null));
     try (StreamFollow follow = opening.get(10, TimeUnit.SECONDS)) {
       assertThat(follow.exists()).isTrue();
       List<TaskUpdate> got = new CopyOnWriteArrayList<>();
@@ -80,27 +76,7 @@ class StreamFollowTest {
     assertThat(follow.state()).isEmpty();
     follow.start(got::add);
     follow.close();
-    view.append(created("no-such-task"));
+    view.append(TaskEvents.created("no-such-task", null));
     assertThat(got).isEmpty();
-  }
-
-  private static TaskEvent created(String id) {
-    return TaskEvent.created(
-        id,
-        new TaskEvent.Created(
-            "f",
-            Route.start("a", List.of()),
-            JsonNodeFactory.instance.objectNode(),
-            null,
-            id,
-            null,
-            null));
-  }
-
-  private static TaskEvent finished(String id) {
-    return TaskEvent.finished(
-        id,
-        FinalReport.succeeded(
-            id, JsonNodeFactory.instance.objectNode().put("ok", true), "x-sink", null));
   }
 }

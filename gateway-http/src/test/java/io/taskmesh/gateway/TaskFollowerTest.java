@@ -2,12 +2,9 @@ package io.taskmesh.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.taskmesh.devkit.Await;
 import io.taskmesh.gateway.follow.OrderedUpdates;
 import io.taskmesh.gateway.follow.TaskFollower;
-import io.taskmesh.schemas.FinalReport;
-import io.taskmesh.schemas.Route;
 import io.taskmesh.schemas.TaskEvent;
 import io.taskmesh.schemas.TaskState;
 import io.taskmesh.schemas.TaskStatus;
@@ -60,7 +57,7 @@ class TaskFollowerTest {
 
   @Test
   void untilCompletesWithTheFirstStateThatSatisfiesIt() throws Exception {
-    view.append(created("t1", "alice"));
+    view.append(TaskEvents.created("t1", "alice"));
     CompletableFuture<Optional<TaskState>> done =
         follower.until("t1", TaskFollower.ownedBy("alice"), TaskState::isFinal, Duration.ZERO);
     assertThat(done).isNotDone();
@@ -73,7 +70,7 @@ class TaskFollowerTest {
 
   @Test
   void untilIsSatisfiedAtOnceByAStateThatAlreadyHoldsIt() throws Exception {
-    view.append(created("t2", null));
+    view.append(TaskEvents.created("t2", null));
     view.append(TaskEvent.canceled("t2", "test"));
     assertThat(
             follower
@@ -84,7 +81,7 @@ class TaskFollowerTest {
 
   @Test
   void anotherOwnersTaskIsNeverHandedOverAndTheTimeLimitAnswersEmpty() throws Exception {
-    view.append(created("t3", "alice"));
+    view.append(TaskEvents.created("t3", "alice"));
     view.append(TaskEvent.canceled("t3", "test"));
     assertThat(
             follower
@@ -95,17 +92,13 @@ class TaskFollowerTest {
 
   @Test
   void updatesReplayTheHistoryThenFollowLiveOnceEach() throws Exception {
-    view.append(created("t4", null));
+    view.append(TaskEvents.created("t4", null));
     List<TaskUpdate> got = new CopyOnWriteArrayList<>();
     CompletableFuture<Optional<TaskState>> stored = new CompletableFuture<>();
     try (AutoCloseable sub =
         follower.updates("t4", 0, TaskFollower.anyOwner(), true, stored::complete, got::add)) {
       assertThat(stored.get(5, TimeUnit.SECONDS)).isPresent();
-      view.append(
-          TaskEvent.finished(
-              "t4",
-              FinalReport.succeeded(
-                  "t4", JsonNodeFactory.instance.objectNode().put("ok", true), "x-sink", null)));
+      view.append(TaskEvents.finished("t4"));
       Await.until(() -> got.size() == 2, Duration.ofSeconds(5), "both updates");
     }
     assertThat(got).extracting(TaskUpdate::seq).containsExactly(1L, 2L);
@@ -114,18 +107,5 @@ class TaskFollowerTest {
 
   private static TaskUpdate update(long seq) {
     return TaskUpdate.of("t", seq, TaskStatus.RUNNING, "step " + seq, "2026-11-27T00:00:00Z");
-  }
-
-  private static TaskEvent created(String id, String owner) {
-    return TaskEvent.created(
-        id,
-        new TaskEvent.Created(
-            "f",
-            Route.start("a", List.of()),
-            JsonNodeFactory.instance.objectNode(),
-            null,
-            id,
-            null,
-            owner));
   }
 }
