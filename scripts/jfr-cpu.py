@@ -33,6 +33,28 @@ CATEGORIES = [
 ]
 RULES = [(name, re.compile(rx)) for name, rx in CATEGORIES]
 
+# what a sample of the dev JVM works for, by where it is called from (--parts): the first part
+# with a frame (or, for "thread:", the thread name) that matches names the sample
+PARTS = [
+    ("x-sink final report over HTTP, client side", r"GatewayReporter\.finalReport"),
+    ("gateway /mesh routes (final report), server side", r"MeshTaskRoutes"),
+    ("progress events, sidecar side", r"TaskEventLog\.sendNow|TaskEventLog\.flush"),
+    ("follower: store reads after updates (MCP wait)", r"TaskFollower\.read"),
+    ("task update feed (consumer, decode, fan-out)", r"KafkaUpdateFeed|thread:task-update-feed"),
+    ("Streams fold: process (fold, store and changelog writes)", r"TaskTopology\$FoldProcessor"),
+    ("Streams: poll, commit, produce (exactly-once)", r"thread:StreamThread"),
+    ("actor runtime call (Unix socket HTTP, JSON)", r"RuntimeClient|UnixHttpClient"),
+    ("actor loop: envelope decode/route/encode", r"EnvelopeProcessor|SinkActor|SumpActor"),
+    ("actor loop: transactions, poll, offsets", r"ActorLoop"),
+    ("task start: created event + envelope dispatch", r"TaskLauncher|ToolCalls\.start"),
+    ("MCP tools/call: request, answer, SSE", r"io\.taskmesh\.gateway\.mcp|McpServlet|SseWriter|thread:mcp-sse"),
+    ("HTTP server: the rest (Jetty, filters)", r"org\.eclipse\.jetty|thread:JettyServerThreadPool"),
+    ("Kafka producer I/O threads", r"thread:kafka-producer-network-thread"),
+    ("HTTP client threads", r"thread:HttpClient"),
+    ("metrics", r"micrometer|thread:micrometer"),
+]
+PART_RULES = [(name, re.compile(rx)) for name, rx in PARTS]
+
 def samples(path, frm, to):
     ev = None
     for line in open(path, encoding="utf-8", errors="replace"):
@@ -56,6 +78,16 @@ def samples(path, frm, to):
         else:
             ev["frames"].append(re.sub(r"\s+line:.*$", "", s))
 
+def part(frames, thread):
+    for name, rx in PART_RULES:
+        for alt in rx.pattern.split("|"):
+            if alt.startswith("thread:"):
+                if re.search(alt[len("thread:"):], thread):
+                    return name
+            elif any(re.search(alt, f) for f in frames):
+                return name
+    return "other"
+
 def category(frames):
     for name, rx in RULES:
         for f in frames:
@@ -72,7 +104,7 @@ def main():
     ap.add_argument("--inclusive", action="append", default=[],
                     help="also print the share of samples with a frame matching this regex")
     a = ap.parse_args()
-    top, pkg, thread, cat, methods = (collections.Counter() for _ in range(5))
+    top, pkg, thread, cat, methods, parts = (collections.Counter() for _ in range(6))
     per_second = collections.Counter()
     incl = collections.Counter()
     n = 0
@@ -87,6 +119,7 @@ def main():
         pkg[".".join(f0.split(".")[:4])] += 1
         thread[re.sub(r"\d+", "N", ev["thread"])] += 1
         cat[category(fr)] += 1
+        parts[part(fr, ev["thread"])] += 1
         seen = set()
         for f in fr:
             m = re.sub(r"\(.*$", "", f)
@@ -104,6 +137,7 @@ def main():
             print(f"{100.0 * v / n:6.1f}%  {v:6d}  {key}")
     print(f"samples from {min(per_second)} to {max(per_second)}")
     show("by category (first matching rule)", cat)
+    show("by part of the work (first matching part)", parts)
     show("by thread", thread)
     show("by top frame", top)
     show("by top frame's package", pkg)
