@@ -4,7 +4,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { cpuSeconds, loadAverage, memory } from "./procs.mjs";
+import { cpuByProcess, cpuSeconds, loadAverage, memory } from "./procs.mjs";
 import { restate, taskmesh, workDir } from "./systems.mjs";
 
 const { values: opt } = parseArgs({
@@ -15,6 +15,8 @@ const { values: opt } = parseArgs({
     idle: { type: "string", default: "30" },
     only: { type: "string" },
     json: { type: "string" },
+    // how long to wait, at most, for the load average to fall below 1.5 before each system
+    quiet: { type: "string", default: "300" },
   },
 });
 const SEQUENTIAL = Number(opt.sequential);
@@ -82,6 +84,7 @@ async function sequential(call) {
 async function concurrent(system, call) {
   const pids = system.pids();
   const cpu0 = cpuSeconds(pids);
+  const byProcess0 = cpuByProcess(pids);
   const end = Date.now() + SECONDS * 1000;
   let done = 0;
   const t0 = performance.now();
@@ -96,7 +99,20 @@ async function concurrent(system, call) {
   );
   const elapsed = (performance.now() - t0) / 1000;
   const cpu = cpuSeconds(system.pids()) - cpu0;
-  return { tasksPerSecond: done / elapsed, cpuMsPerTask: (cpu * 1000) / done, tasks: done };
+  // the same figure split by process (ms per task): which part of the system the CPU goes to
+  const split = {};
+  for (const [key, seconds] of Object.entries(cpuByProcess(system.pids()))) {
+    const ms = ((seconds - (byProcess0[key] ?? 0)) * 1000) / done;
+    if (ms >= 0.005) {
+      split[key] = Number(ms.toFixed(2));
+    }
+  }
+  return {
+    tasksPerSecond: done / elapsed,
+    cpuMsPerTask: (cpu * 1000) / done,
+    tasks: done,
+    cpuMsPerTaskByProcess: split,
+  };
 }
 
 async function idle(system) {
@@ -108,11 +124,11 @@ async function idle(system) {
 }
 
 /**
- * Waits (up to 5 minutes) for the one-minute load average to fall below 1.5, so that neither what
+ * Waits (up to --quiet seconds, 5 minutes unless told) for the one-minute load average to fall below 1.5, so that neither what
  * ran before (a build, the other system) nor the previous phase counts against this one.
  */
 async function quietMachine() {
-  for (const deadline = Date.now() + 300_000; Date.now() < deadline; ) {
+  for (const deadline = Date.now() + Number(opt.quiet) * 1000; Date.now() < deadline; ) {
     if (Number(loadAverage().split(" ")[0]) < 1.5) {
       return;
     }
@@ -191,6 +207,12 @@ for (const [name, r] of Object.entries(results)) {
     `${name}: load average before ${r.load.before}${warn}; after ${r.load.after} (its own load included)`,
   );
   console.log(`${name}: processes ${r.memory.names.join(", ")}`);
+}
+for (const [name, r] of Object.entries(results)) {
+  for (const [mode, m] of Object.entries(r.modes)) {
+    const split = Object.entries(m.cpuMsPerTaskByProcess).sort((a, b) => b[1] - a[1]);
+    console.log(`${name} ${mode}: CPU ms per task by process: ${JSON.stringify(Object.fromEntries(split))}`);
+  }
 }
 console.log(`every answer checked; logs under ${work}`);
 if (opt.json) {

@@ -44,6 +44,37 @@ export function members(roots, extra = []) {
   return [...out];
 }
 
+/**
+ * CPU time (user + system) so far of each of these processes, in seconds, by a name that says what
+ * the process is: its {@code comm}, or for a JVM its main class (so the dev JVM and the broker JVM
+ * are told apart), or for Python its runtime's actor.
+ */
+export function cpuByProcess(pids) {
+  const out = {};
+  for (const s of pids.map(stat).filter(Boolean)) {
+    const key = `${s.pid} ${describe(s.pid)}`;
+    out[key] = s.ticks / CLK_TCK;
+  }
+  return out;
+}
+
+function describe(pid) {
+  try {
+    const comm = fs.readFileSync(`/proc/${pid}/comm`, "utf8").trim();
+    const argv = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean);
+    if (comm === "java") {
+      const main = argv.find((a) => /^(io\.taskmesh|kafka)\./.test(a));
+      return `java ${main ?? "?"}`;
+    }
+    if (comm.startsWith("python")) {
+      return `python ${argv.slice(1).join(" ").slice(0, 80)}`;
+    }
+    return comm;
+  } catch {
+    return "?";
+  }
+}
+
 /** CPU time (user + system) of these processes so far, in seconds. */
 export function cpuSeconds(pids) {
   return pids.map(stat).filter(Boolean).reduce((sum, s) => sum + s.ticks, 0) / CLK_TCK;

@@ -19,7 +19,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Crew actor {@code x-sink} (Java, no runtime): reports the final status of every terminal envelope
  * ({@code succeeded} with the payload as result when the route ended, else {@code failed} with the
- * error), then hands the envelope to {@code x-sump} in the same transaction as its offset.
+ * error), then hands the envelope to {@code x-sump} in the same transaction as its offset. The
+ * report goes into the task event log the envelope names ({@code x-svc-task-events}), in that
+ * transaction too; without one, to the gateway over HTTP.
  */
 public final class SinkActor implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(SinkActor.class);
@@ -84,14 +86,23 @@ public final class SinkActor implements AutoCloseable {
 
   private Outcome report(Envelope e, ConsumerRecord<String, byte[]> record, Outcome.Output toSump) {
     FinalReport report = finalReport(e, Topics.SINK);
-    reporter.finalReport(e, report);
+    List<Outcome.Output> outputs = List.of(toSump);
+    String eventLog = TaskEventLog.topicOf(e);
+    Outcome.Output finalEvent =
+        eventLog == null ? null : TaskEventLog.finalEvent(eventLog, e, report);
+    if (finalEvent != null) {
+      // into the task event log with x-sump's envelope and the offset, in one transaction
+      outputs = List.of(finalEvent, toSump);
+    } else {
+      reporter.finalReport(e, report);
+    }
     SidecarMetrics.of(Topics.SINK).envelope("ok");
     if (!hooks.enabled()) {
-      return Outcome.done(toSump);
+      return Outcome.done(outputs);
     }
     // hooks after the commit: they never hold back the final report, x-sump or the next envelope
     byte[] body = record.value();
-    return Outcome.doneThen(List.of(toSump), () -> hooks.dispatch(e.id(), report.status(), body));
+    return Outcome.doneThen(outputs, () -> hooks.dispatch(e.id(), report.status(), body));
   }
 
   /** succeeded when the phase says so or the route ended without a failure; else failed. */

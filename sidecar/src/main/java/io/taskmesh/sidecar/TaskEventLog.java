@@ -2,6 +2,7 @@ package io.taskmesh.sidecar;
 
 import io.taskmesh.schemas.ActorState;
 import io.taskmesh.schemas.Envelope;
+import io.taskmesh.schemas.FinalReport;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.ProgressReport;
 import io.taskmesh.schemas.Route;
@@ -29,7 +30,11 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code completed} becomes one more output of the routing transaction: it is visible exactly
  *       when the next envelope is, and never for a batch that was rolled back;
  *   <li>{@link #flush()} runs before each commit, so the earlier events are in the log before
- *       anything the next actor reports.
+ *       anything the next actor reports;
+ *   <li>x-sink's final report is, the same way, one more output of its transaction ({@link
+ *       #finalEvent}), the {@code final} task event the gateway's {@code POST /mesh/{id}/final}
+ *       appends: no HTTP round trip per task, and the report is written exactly when x-sink commits
+ *       the envelope.
  * </ul>
  */
 final class TaskEventLog implements AutoCloseable {
@@ -78,6 +83,18 @@ final class TaskEventLog implements AutoCloseable {
   /** The {@code completed} event as an output of the batch's transaction. */
   static Outcome.Output inTransaction(String topic, Envelope e, Route route, ActorState state) {
     return new Outcome.Output(topic, e.id(), progressEvent(e, route, state, null));
+  }
+
+  /**
+   * The {@code final} task event of {@code report} as an output of x-sink's transaction, or null
+   * when its record would be over the producer's limit (the caller then reports over HTTP, as
+   * before: a record that can never be written must not roll back x-sink's batch again and again).
+   */
+  static Outcome.Output finalEvent(String topic, Envelope e, FinalReport report) {
+    byte[] value = Json.bytes(TaskEvent.finished(e.id(), report));
+    return value.length > EnvelopeProcessor.MAX_RECORD_BYTES
+        ? null
+        : new Outcome.Output(topic, e.id(), value);
   }
 
   /** Waits until every event sent so far is written. */

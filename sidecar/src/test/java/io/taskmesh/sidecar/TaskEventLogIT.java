@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.taskmesh.schemas.ActorState;
 import io.taskmesh.schemas.Envelope;
 import io.taskmesh.schemas.Json;
+import io.taskmesh.schemas.Route;
 import io.taskmesh.schemas.TaskEvent;
+import io.taskmesh.schemas.TaskStatus;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -18,7 +20,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * Progress into the task event log named by {@code x-svc-task-events}: real broker, real runtimes,
  * two actors. The events are the gateway's own progress task events, in order, none posted over
- * HTTP, and an envelope without the header still reports over HTTP.
+ * HTTP, and an envelope without the header still reports over HTTP. x-sink's final report goes the
+ * same way.
  */
 @Timeout(120)
 class TaskEventLogIT {
@@ -73,5 +76,39 @@ class TaskEventLogIT {
     assertThat(events).extracting(TaskEvent::eventId).doesNotHaveDuplicates();
     assertThat(mesh.gateway.calls("t1", "progress")).isEmpty();
     assertThat(mesh.gateway.calls("h1", "progress")).hasSize(6);
+  }
+
+  @Test
+  void finalReportGoesToTheEventLogAndNotOverHttp() {
+    mesh.sink();
+    String eventLog = mesh.namespace + ".task-events";
+    Envelope plain = mesh.envelope("f1", Map.of("text", "DCBA"), "upper");
+    Map<String, Object> headers = new LinkedHashMap<>(plain.headers());
+    headers.put(Envelope.TASK_EVENTS_HEADER, eventLog);
+    Route ended = new Route(List.of("upper"), "", List.of());
+    mesh.send(
+        mesh.topic("x-sink"),
+        "f1",
+        Json.bytes(new Envelope("f1", null, ended, null, plain.payload(), headers)));
+    mesh.send(
+        mesh.topic("x-sink"),
+        "h2",
+        Json.bytes(new Envelope("h2", null, ended, null, plain.payload(), plain.headers())));
+
+    List<ConsumerRecord<String, byte[]>> records = mesh.read(eventLog, 1, WAIT);
+    assertThat(records).hasSize(1);
+    assertThat(records.get(0).key()).isEqualTo("f1");
+    TaskEvent event = Json.read(records.get(0).value(), TaskEvent.class);
+    assertThat(event.type()).isEqualTo(TaskEvent.FINAL);
+    assertThat(event.taskId()).isEqualTo("f1");
+    assertThat(event.finalReport().status()).isEqualTo(TaskStatus.SUCCEEDED);
+    assertThat(event.finalReport().result().path("text").asText()).isEqualTo("DCBA");
+    assertThat(event.finalReport().currentActorName()).isEqualTo("x-sink");
+    // both reach x-sump: the one with the log once its final is committed with it
+    assertThat(mesh.envelopes(mesh.topic("x-sump"), 2, WAIT))
+        .extracting(Envelope::id)
+        .containsExactlyInAnyOrder("f1", "h2");
+    assertThat(mesh.gateway.calls("f1", "final")).isEmpty();
+    assertThat(mesh.gateway.calls("h2", "final")).hasSize(1);
   }
 }

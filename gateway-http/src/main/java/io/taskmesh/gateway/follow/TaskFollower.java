@@ -63,7 +63,21 @@ public final class TaskFollower {
    */
   public AutoCloseable states(
       String id, Predicate<TaskState> visible, Consumer<TaskState> listener) {
-    AutoCloseable sub = afterEachUpdate(id, visible, listener);
+    return states(id, visible, listener, TaskFollower::everyUpdate);
+  }
+
+  /**
+   * As {@link #states}, reading the store again only after the updates that pass {@code readAfter}:
+   * for a listener that acts on some states only (a final one, a pause), which an update says by
+   * itself. Each read is a store read of the whole state with its history, and a task has an update
+   * per progress report.
+   */
+  public AutoCloseable states(
+      String id,
+      Predicate<TaskState> visible,
+      Consumer<TaskState> listener,
+      Predicate<TaskUpdate> readAfter) {
+    AutoCloseable sub = afterEachUpdate(id, visible, listener, readAfter);
     reads.execute(() -> read(id, visible, listener));
     return sub;
   }
@@ -71,7 +85,34 @@ public final class TaskFollower {
   /** As {@link #states}, without the state the task has now: only what each update leaves. */
   public AutoCloseable afterEachUpdate(
       String id, Predicate<TaskState> visible, Consumer<TaskState> listener) {
-    return feed.subscribe(id, u -> reads.execute(() -> read(id, visible, listener)));
+    return afterEachUpdate(id, visible, listener, TaskFollower::everyUpdate);
+  }
+
+  private AutoCloseable afterEachUpdate(
+      String id,
+      Predicate<TaskState> visible,
+      Consumer<TaskState> listener,
+      Predicate<TaskUpdate> readAfter) {
+    return feed.subscribe(
+        id,
+        u -> {
+          if (readAfter.test(u)) {
+            reads.execute(() -> read(id, visible, listener));
+          }
+        });
+  }
+
+  @SuppressWarnings("UnusedVariable") // a predicate over updates that takes each of them
+  private static boolean everyUpdate(TaskUpdate u) {
+    return true;
+  }
+
+  /**
+   * Whether the task may be final after this update: a final one, or one that names no status (then
+   * the state must be read to know).
+   */
+  public static boolean mayBeFinal(TaskUpdate u) {
+    return u.status() == null || u.isFinal();
   }
 
   /**
@@ -90,6 +131,19 @@ public final class TaskFollower {
    */
   public CompletableFuture<Optional<TaskState>> until(
       String id, Predicate<TaskState> visible, Predicate<TaskState> until, Duration timeout) {
+    return until(id, visible, until, timeout, TaskFollower::everyUpdate);
+  }
+
+  /**
+   * As {@link #until}, reading the store after the updates that pass {@code readAfter} only: those
+   * after which the state may satisfy {@code until}.
+   */
+  private CompletableFuture<Optional<TaskState>> until(
+      String id,
+      Predicate<TaskState> visible,
+      Predicate<TaskState> until,
+      Duration timeout,
+      Predicate<TaskUpdate> readAfter) {
     CompletableFuture<Optional<TaskState>> done = new CompletableFuture<>();
     AutoCloseable sub =
         states(
@@ -99,7 +153,8 @@ public final class TaskFollower {
               if (until.test(s)) {
                 done.complete(Optional.of(s));
               }
-            });
+            },
+            readAfter);
     done.whenComplete((s, e) -> Subscriptions.closeQuietly(sub));
     if (!timeout.isZero() && !timeout.isNegative()) {
       timers.schedule(
@@ -117,7 +172,8 @@ public final class TaskFollower {
   /** Completes once the task is final (at once when it already is). */
   public CompletableFuture<Optional<TaskState>> finalState(
       String id, Predicate<TaskState> visible) {
-    return until(id, visible, TaskState::isFinal, Duration.ZERO);
+    // a state is final only once a final update was folded: the others need no read
+    return until(id, visible, TaskState::isFinal, Duration.ZERO, TaskFollower::mayBeFinal);
   }
 
   /**

@@ -218,8 +218,14 @@ final class McpTasks {
             }
           }
         };
-    // the stored state first (updates folded before the subscription), then each update's
-    AutoCloseable watching = follower.states(id, TaskFollower.ownedBy(owner), onState);
+    // the stored state first (updates folded before the subscription), then the state after each
+    // update that can make it final or paused: onState acts on no other
+    AutoCloseable watching =
+        follower.states(
+            id,
+            TaskFollower.ownedBy(owner),
+            onState,
+            u -> TaskFollower.mayBeFinal(u) || u.status() == TaskStatus.PAUSED);
     answer.completeOnTimeout(
         McpTaskViews.stillRunning(id, call.waitAtMost(), call.declaredSchema()),
         call.waitAtMost().toMillis(),
