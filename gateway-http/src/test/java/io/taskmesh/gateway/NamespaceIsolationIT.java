@@ -230,15 +230,23 @@ class NamespaceIsolationIT {
             .isEqualTo("1");
       }
     }
+    // the next test lists deployment a's tasks: these are among them, whatever is asserted here
+    a.tasks().addAll(fresh);
     Set<String> ownedBySecond = new TreeSet<>();
     for (String id : fresh) {
-      for (String base : List.of(a.base(), a2)) {
-        await(
-            base + "/tasks/" + id,
-            n -> n.get("status").asText().equals("succeeded"),
-            Duration.ofSeconds(90));
+      if (ownedBySecondAfterBothRead(id)) {
+        ownedBySecond.add(id);
       }
-      if (get(a2 + "/internal/tasks/" + id).statusCode() == 200) {
+    }
+    // ids hash to partitions at random, so eight tasks all land on one replica's partitions about
+    // one run in 25: start more until each replica holds one, as the assertion below needs
+    for (int i = 0;
+        i < 4 * TASKS && (ownedBySecond.isEmpty() || ownedBySecond.size() == fresh.size());
+        i++) {
+      String id = TaskHttp.callTool(i % 2 == 0 ? a.base() : a2, "echo");
+      fresh.add(id);
+      a.tasks().add(id);
+      if (ownedBySecondAfterBothRead(id)) {
         ownedBySecond.add(id);
       }
     }
@@ -246,7 +254,20 @@ class NamespaceIsolationIT {
         .as("the replica on port 0 holds some tasks, and the other reads them through it")
         .isNotEmpty()
         .hasSizeLessThan(fresh.size());
-    a.tasks().addAll(fresh);
+  }
+
+  /**
+   * Waits until both replicas of deployment a read task {@code id} as succeeded (one of them
+   * through the other); whether the replica on port 0 holds it.
+   */
+  private static boolean ownedBySecondAfterBothRead(String id) throws Exception {
+    for (String base : List.of(a.base(), a2)) {
+      await(
+          base + "/tasks/" + id,
+          n -> n.get("status").asText().equals("succeeded"),
+          Duration.ofSeconds(90));
+    }
+    return get(a2 + "/internal/tasks/" + id).statusCode() == 200;
   }
 
   @Test
