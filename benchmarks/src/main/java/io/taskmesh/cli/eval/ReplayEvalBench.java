@@ -77,16 +77,36 @@ public final class ReplayEvalBench {
               null,
               work.resolve("evals"),
               null);
-      ReplayEval.Result r = ReplayEval.run(o, line -> {}, (done, total, s) -> {});
+      // CPU from the first envelope done to the last: this JVM, and the runtime's Python
+      long[] first = new long[2];
+      long[] last = new long[2];
+      ReplayEval.Result r =
+          ReplayEval.run(
+              o,
+              line -> {},
+              (done, total, s) -> {
+                if (done == 1) {
+                  first[0] = jvmCpuNanos();
+                  first[1] = pythonCpuNanos();
+                } else if (done == total) {
+                  last[0] = jvmCpuNanos();
+                  last[1] = pythonCpuNanos();
+                }
+              });
       double replayRate = r.summary().total() / seconds(r.replaying());
+      long replayed = Math.max(1, r.summary().total() - 1);
+      double replayJvm = (last[0] - first[0]) / 1e3 / replayed;
+      double replayPy = (last[1] - first[1]) / 1e3 / replayed;
 
-      double rawRate = rawInvokeRate(root, work.resolve("raw"), bodies, concurrency);
+      double[] raw = rawInvokeRate(root, work.resolve("raw"), bodies, concurrency);
+      double rawRate = raw[0];
       System.out.printf(
           Locale.ROOT,
           "replay-eval: %d envelopes (equal %d), concurrency %d%n"
               + "  replayed:    %.0f envelopes/s (replay phase %.2f s; whole run %.2f s)%n"
               + "  raw /invoke: %.0f calls/s%n"
               + "  ratio:       %.2fx (target >= 0.8x)%n"
+              + "  CPU per envelope (us): replay JVM %.0f, runtime %.0f; raw JVM %.0f, runtime %.0f%n"
               + "  load before: %s%n  load after:  %s%n",
           r.summary().total(),
           r.summary().count(Summary.Verdict.EQUAL),
@@ -96,6 +116,10 @@ public final class ReplayEvalBench {
           seconds(r.took()),
           rawRate,
           replayRate / rawRate,
+          replayJvm,
+          replayPy,
+          raw[1],
+          raw[2],
           loadBefore,
           load());
     } finally {
@@ -156,7 +180,8 @@ public final class ReplayEvalBench {
     return bodies;
   }
 
-  private static double rawInvokeRate(Path root, Path dir, List<byte[]> bodies, int concurrency)
+  /** The calls per second, and this JVM's and the runtime's CPU per call in microseconds. */
+  private static double[] rawInvokeRate(Path root, Path dir, List<byte[]> bodies, int concurrency)
       throws Exception {
     try (RuntimeProcess rt =
             RuntimeProcess.startReady(
@@ -171,6 +196,8 @@ public final class ReplayEvalBench {
       AtomicInteger next = new AtomicInteger();
       AtomicInteger failed = new AtomicInteger();
       long t0 = System.nanoTime();
+      long jvm0 = jvmCpuNanos();
+      long py0 = pythonCpuNanos();
       List<Future<?>> workers = new ArrayList<>();
       for (int w = 0; w < concurrency; w++) {
         workers.add(
@@ -191,12 +218,38 @@ public final class ReplayEvalBench {
         f.get();
       }
       double rate = bodies.size() / ((System.nanoTime() - t0) / 1e9);
+      double jvm = (jvmCpuNanos() - jvm0) / 1e3 / bodies.size();
+      double py = (pythonCpuNanos() - py0) / 1e3 / bodies.size();
       pool.shutdown();
       if (failed.get() > 0) {
         System.out.println("raw /invoke: " + failed.get() + " calls failed");
       }
-      return rate;
+      return new double[] {rate, jvm, py};
     }
+  }
+
+  private static long jvmCpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean)
+            java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+        .getProcessCpuTime();
+  }
+
+  /** User and system CPU of this JVM's Python children (the runtimes), from /proc. */
+  private static long pythonCpuNanos() {
+    long ticks = 0;
+    for (ProcessHandle p : ProcessHandle.current().descendants().toList()) {
+      if (!p.info().command().orElse("").contains("python")) {
+        continue;
+      }
+      try {
+        String stat = Files.readString(Path.of("/proc/" + p.pid() + "/stat"));
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        ticks += Long.parseLong(f[11]) + Long.parseLong(f[12]);
+      } catch (java.io.IOException | RuntimeException gone) {
+        // ended meanwhile
+      }
+    }
+    return ticks * 10_000_000L; // USER_HZ 100
   }
 
   private static double seconds(Duration d) {
