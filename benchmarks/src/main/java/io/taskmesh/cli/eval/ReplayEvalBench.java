@@ -41,9 +41,16 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * ({@code text.upper} of runtime/examples). The log is written by this program: N envelopes on the
  * {@code upper} topic of a fresh namespace and, for each, the output the live actor would have
  * produced on {@code reverse}, on a real broker (LocalKafka). Prints both rates, their ratio and
- * the load average before and after: figures taken with a load over 2 are void.
+ * the load average before and after: figures taken with a load over 2 are void, and the CPU this
+ * JVM and the runtime spent per envelope on each side.
  *
- * <p>Args: {@code [envelopes=5000] [concurrency=8]}. See benchmarks/README.md for the command.
+ * <p>Both sides are measured warm: before them, a replay of the first {@code warmup} envelopes and
+ * as many raw calls on the raw runtime. Measured cold, the replay (which ran first) paid the JIT
+ * for the {@code /invoke} client and the JSON code both sides share, and the raw calls found them
+ * compiled. {@code warmup} 0 measures as before.
+ *
+ * <p>Args: {@code [envelopes=5000] [concurrency=8] [warmup=min(envelopes, 2000)]}. See
+ * benchmarks/README.md for the command.
  */
 public final class ReplayEvalBench {
   private ReplayEvalBench() {}
@@ -51,6 +58,7 @@ public final class ReplayEvalBench {
   public static void main(String[] args) throws Exception {
     int n = args.length > 0 ? Integer.parseInt(args[0]) : 5000;
     int concurrency = args.length > 1 ? Integer.parseInt(args[1]) : 8;
+    int warmup = args.length > 2 ? Integer.parseInt(args[2]) : Math.min(n, 2000);
     Path root = Path.of(System.getProperty("taskmesh.root", ".")).toAbsolutePath().normalize();
     String loadBefore = load();
     Path work = Files.createTempDirectory("replay-eval-bench");
@@ -59,24 +67,13 @@ public final class ReplayEvalBench {
       String bootstrap = kafka.bootstrapServers();
       List<byte[]> bodies = writeLog(bootstrap, ns, n);
 
-      ReplayEval.Options o =
-          new ReplayEval.Options(
-              bootstrap,
-              ns,
-              "upper",
-              root.resolve("runtime"),
-              root.resolve("runtime/examples"),
-              "text.upper",
-              e -> true,
-              new ActorLog.Earliest(),
-              Long.MAX_VALUE,
-              concurrency,
-              Duration.ofSeconds(30),
-              null,
-              "python3",
-              null,
-              work.resolve("evals"),
-              null);
+      ReplayEval.Options o = options(root, bootstrap, ns, Long.MAX_VALUE, concurrency, work);
+      if (warmup > 0) {
+        // a first replay of the first envelopes and as many raw calls (below): the JIT compiles
+        // each side's code, and the /invoke client both share, before either is measured
+        ReplayEval.run(
+            options(root, bootstrap, ns, warmup, concurrency, work), line -> {}, (d, t, s) -> {});
+      }
       // CPU from the first envelope done to the last: this JVM, and the runtime's Python
       long[] first = new long[2];
       long[] last = new long[2];
@@ -98,11 +95,11 @@ public final class ReplayEvalBench {
       double replayJvm = (last[0] - first[0]) / 1e3 / replayed;
       double replayPy = (last[1] - first[1]) / 1e3 / replayed;
 
-      double[] raw = rawInvokeRate(root, work.resolve("raw"), bodies, concurrency);
+      double[] raw = rawInvokeRate(root, work.resolve("raw"), bodies, concurrency, warmup);
       double rawRate = raw[0];
       System.out.printf(
           Locale.ROOT,
-          "replay-eval: %d envelopes (equal %d), concurrency %d%n"
+          "replay-eval: %d envelopes (equal %d), concurrency %d, warm-up %d per side%n"
               + "  replayed:    %.0f envelopes/s (replay phase %.2f s; whole run %.2f s)%n"
               + "  raw /invoke: %.0f calls/s%n"
               + "  ratio:       %.2fx (target >= 0.8x)%n"
@@ -111,6 +108,7 @@ public final class ReplayEvalBench {
           r.summary().total(),
           r.summary().count(Summary.Verdict.EQUAL),
           concurrency,
+          warmup,
           replayRate,
           seconds(r.replaying()),
           seconds(r.took()),
@@ -126,6 +124,27 @@ public final class ReplayEvalBench {
       Candidate.deleteTree(work);
     }
     System.exit(0);
+  }
+
+  private static ReplayEval.Options options(
+      Path root, String bootstrap, String ns, long limit, int concurrency, Path work) {
+    return new ReplayEval.Options(
+        bootstrap,
+        ns,
+        "upper",
+        root.resolve("runtime"),
+        root.resolve("runtime/examples"),
+        "text.upper",
+        e -> true,
+        new ActorLog.Earliest(),
+        limit,
+        concurrency,
+        Duration.ofSeconds(30),
+        null,
+        "python3",
+        null,
+        work.resolve("evals"),
+        null);
   }
 
   /** N envelopes at upper and the live outputs at reverse; the invoke bodies for the baseline. */
@@ -180,9 +199,12 @@ public final class ReplayEvalBench {
     return bodies;
   }
 
-  /** The calls per second, and this JVM's and the runtime's CPU per call in microseconds. */
-  private static double[] rawInvokeRate(Path root, Path dir, List<byte[]> bodies, int concurrency)
-      throws Exception {
+  /**
+   * The calls per second, and this JVM's and the runtime's CPU per call in microseconds; the first
+   * {@code warmup} bodies are sent once before the measured calls.
+   */
+  private static double[] rawInvokeRate(
+      Path root, Path dir, List<byte[]> bodies, int concurrency, int warmup) throws Exception {
     try (RuntimeProcess rt =
             RuntimeProcess.startReady(
                 root.resolve("runtime"),
@@ -193,39 +215,50 @@ public final class ReplayEvalBench {
                 Duration.ofSeconds(60));
         RuntimeClient client = new RuntimeClient(rt.socketPath())) {
       ExecutorService pool = Executors.newFixedThreadPool(concurrency);
-      AtomicInteger next = new AtomicInteger();
-      AtomicInteger failed = new AtomicInteger();
-      long t0 = System.nanoTime();
-      long jvm0 = jvmCpuNanos();
-      long py0 = pythonCpuNanos();
-      List<Future<?>> workers = new ArrayList<>();
-      for (int w = 0; w < concurrency; w++) {
-        workers.add(
-            pool.submit(
-                () -> {
-                  for (int i = next.getAndIncrement();
-                      i < bodies.size();
-                      i = next.getAndIncrement()) {
-                    InvokeResult r =
-                        client.invoke(bodies.get(i), Duration.ofSeconds(30), fly -> {});
-                    if (!(r instanceof InvokeResult.Frames)) {
-                      failed.incrementAndGet();
-                    }
-                  }
-                }));
+      try {
+        calls(client, bodies.subList(0, Math.min(warmup, bodies.size())), concurrency, pool);
+        long t0 = System.nanoTime();
+        long jvm0 = jvmCpuNanos();
+        long py0 = pythonCpuNanos();
+        int failed = calls(client, bodies, concurrency, pool);
+        double rate = bodies.size() / ((System.nanoTime() - t0) / 1e9);
+        double jvm = (jvmCpuNanos() - jvm0) / 1e3 / bodies.size();
+        double py = (pythonCpuNanos() - py0) / 1e3 / bodies.size();
+        if (failed > 0) {
+          System.out.println("raw /invoke: " + failed + " calls failed");
+        }
+        return new double[] {rate, jvm, py};
+      } finally {
+        pool.shutdown();
       }
-      for (Future<?> f : workers) {
-        f.get();
-      }
-      double rate = bodies.size() / ((System.nanoTime() - t0) / 1e9);
-      double jvm = (jvmCpuNanos() - jvm0) / 1e3 / bodies.size();
-      double py = (pythonCpuNanos() - py0) / 1e3 / bodies.size();
-      pool.shutdown();
-      if (failed.get() > 0) {
-        System.out.println("raw /invoke: " + failed.get() + " calls failed");
-      }
-      return new double[] {rate, jvm, py};
     }
+  }
+
+  /** {@code bodies} through {@code /invoke} on {@code concurrency} workers; the failed calls. */
+  private static int calls(
+      RuntimeClient client, List<byte[]> bodies, int concurrency, ExecutorService pool)
+      throws Exception {
+    AtomicInteger next = new AtomicInteger();
+    AtomicInteger failed = new AtomicInteger();
+    List<Future<?>> workers = new ArrayList<>();
+    for (int w = 0; w < concurrency; w++) {
+      workers.add(
+          pool.submit(
+              () -> {
+                for (int i = next.getAndIncrement();
+                    i < bodies.size();
+                    i = next.getAndIncrement()) {
+                  InvokeResult r = client.invoke(bodies.get(i), Duration.ofSeconds(30), fly -> {});
+                  if (!(r instanceof InvokeResult.Frames)) {
+                    failed.incrementAndGet();
+                  }
+                }
+              }));
+    }
+    for (Future<?> f : workers) {
+      f.get();
+    }
+    return failed.get();
   }
 
   private static long jvmCpuNanos() {
