@@ -47,9 +47,11 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * <p>Both sides are measured warm: before them, a replay of the first {@code warmup} envelopes and
  * as many raw calls on the raw runtime. Measured cold, the replay (which ran first) paid the JIT
  * for the {@code /invoke} client and the JSON code both sides share, and the raw calls found them
- * compiled. {@code warmup} 0 measures as before.
+ * compiled. The warm-up is long enough for C2 to take the code run once per envelope (it waits for
+ * some thousands of calls): a shorter one leaves the shared code to be compiled during the measured
+ * replay again. {@code warmup} 0 measures as before.
  *
- * <p>Args: {@code [envelopes=5000] [concurrency=8] [warmup=min(envelopes, 2000)]}. See
+ * <p>Args: {@code [envelopes=5000] [concurrency=8] [warmup=min(envelopes, 10000)]}. See
  * benchmarks/README.md for the command.
  */
 public final class ReplayEvalBench {
@@ -58,7 +60,7 @@ public final class ReplayEvalBench {
   public static void main(String[] args) throws Exception {
     int n = args.length > 0 ? Integer.parseInt(args[0]) : 5000;
     int concurrency = args.length > 1 ? Integer.parseInt(args[1]) : 8;
-    int warmup = args.length > 2 ? Integer.parseInt(args[2]) : Math.min(n, 2000);
+    int warmup = args.length > 2 ? Integer.parseInt(args[2]) : Math.min(n, 10_000);
     Path root = Path.of(System.getProperty("taskmesh.root", ".")).toAbsolutePath().normalize();
     String loadBefore = load();
     Path work = Files.createTempDirectory("replay-eval-bench");
@@ -67,29 +69,28 @@ public final class ReplayEvalBench {
       String bootstrap = kafka.bootstrapServers();
       List<byte[]> bodies = writeLog(bootstrap, ns, n);
 
-      ReplayEval.Options o = options(root, bootstrap, ns, Long.MAX_VALUE, concurrency, work);
+      // CPU from the first envelope done to the last: this JVM, and the runtime's Python; one
+      // ticker for the warm-up and the measured replay, so the JIT's code for the first holds
+      long[] first = new long[2];
+      long[] last = new long[2];
+      ReplayEval.Progress cpu =
+          (done, total, s) -> {
+            if (done == 1) {
+              first[0] = jvmCpuNanos();
+              first[1] = pythonCpuNanos();
+            } else if (done == total) {
+              last[0] = jvmCpuNanos();
+              last[1] = pythonCpuNanos();
+            }
+          };
       if (warmup > 0) {
         // a first replay of the first envelopes and as many raw calls (below): the JIT compiles
         // each side's code, and the /invoke client both share, before either is measured
-        ReplayEval.run(
-            options(root, bootstrap, ns, warmup, concurrency, work), line -> {}, (d, t, s) -> {});
+        ReplayEval.run(options(root, bootstrap, ns, warmup, concurrency, work), line -> {}, cpu);
       }
-      // CPU from the first envelope done to the last: this JVM, and the runtime's Python
-      long[] first = new long[2];
-      long[] last = new long[2];
       ReplayEval.Result r =
           ReplayEval.run(
-              o,
-              line -> {},
-              (done, total, s) -> {
-                if (done == 1) {
-                  first[0] = jvmCpuNanos();
-                  first[1] = pythonCpuNanos();
-                } else if (done == total) {
-                  last[0] = jvmCpuNanos();
-                  last[1] = pythonCpuNanos();
-                }
-              });
+              options(root, bootstrap, ns, Long.MAX_VALUE, concurrency, work), line -> {}, cpu);
       double replayRate = r.summary().total() / seconds(r.replaying());
       long replayed = Math.max(1, r.summary().total() - 1);
       double replayJvm = (last[0] - first[0]) / 1e3 / replayed;
