@@ -254,19 +254,11 @@ public final class EvalRun {
         return;
       }
       highest = done;
-      String line =
-          String.format(
-              Locale.ROOT,
-              "replay-eval: %d/%d  equal %d  different %d  candidate errors %d",
-              done,
-              total,
-              s.count(Summary.Verdict.EQUAL),
-              s.count(Summary.Verdict.DIFFERENT),
-              s.count(Summary.Verdict.CANDIDATE_ERROR));
+      // the line is made only when it is shown: this runs once per envelope
       if (tty) {
         long now = System.nanoTime();
         if (done == total || now - lastDraw > 200_000_000L) {
-          err.print("\r" + bar(done, total) + " " + line + "\u001b[K");
+          err.print("\r" + bar(done, total) + " " + line(done, total, s) + "\u001b[K");
           err.flush();
           lastDraw = now;
           drawn = true;
@@ -275,9 +267,20 @@ public final class EvalRun {
         long tenth = total == 0 ? 10 : done * 10 / total;
         if (tenth != lastTenth) {
           lastTenth = tenth;
-          err.println(line);
+          err.println(line(done, total, s));
         }
       }
+    }
+
+    private static String line(long done, long total, Summary s) {
+      return String.format(
+          Locale.ROOT,
+          "replay-eval: %d/%d  equal %d  different %d  candidate errors %d",
+          done,
+          total,
+          s.count(Summary.Verdict.EQUAL),
+          s.count(Summary.Verdict.DIFFERENT),
+          s.count(Summary.Verdict.CANDIDATE_ERROR));
     }
 
     synchronized void end() {

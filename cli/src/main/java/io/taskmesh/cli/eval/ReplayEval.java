@@ -28,8 +28,8 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
@@ -208,6 +208,12 @@ public final class ReplayEval {
     }
   }
 
+  /**
+   * Runs the envelopes on {@code concurrency} workers, each taking the next envelope when it is
+   * done with one (as the raw calls of the benchmark do): no hand-off per envelope from a
+   * dispatching thread, and at most {@code concurrency} envelopes in flight. The first failure
+   * stops the workers from taking more; it is thrown when the envelopes in flight are done.
+   */
   private void replay(
       List<ActorLog.Input> received,
       Map<String, List<ActorLog.LiveOutput>> live,
@@ -217,35 +223,36 @@ public final class ReplayEval {
       Scorer scorer,
       Report report,
       Progress ticker) {
-    ExecutorService pool = Executors.newFixedThreadPool(o.concurrency());
-    Semaphore window = new Semaphore(o.concurrency() * 2);
+    AtomicInteger next = new AtomicInteger();
     AtomicReference<RuntimeException> failure = new AtomicReference<>();
     long total = received.size();
+    Runnable work =
+        () -> {
+          for (int i = next.getAndIncrement();
+              i < received.size() && failure.get() == null;
+              i = next.getAndIncrement()) {
+            ActorLog.Input in = received.get(i);
+            try {
+              ObjectNode entry =
+                  evaluate(
+                      in,
+                      live.getOrDefault(in.id(), List.of()),
+                      inputs,
+                      outputs,
+                      candidate,
+                      scorer);
+              report.envelope(entry);
+              ticker.update(done.incrementAndGet(), total, summary);
+            } catch (RuntimeException e) {
+              failure.compareAndSet(null, e);
+            }
+          }
+        };
+    int workers = (int) Math.min(o.concurrency(), Math.max(1, total));
+    ExecutorService pool = Executors.newFixedThreadPool(workers);
     try {
-      for (ActorLog.Input in : received) {
-        if (failure.get() != null) {
-          break;
-        }
-        window.acquireUninterruptibly();
-        pool.execute(
-            () -> {
-              try {
-                ObjectNode entry =
-                    evaluate(
-                        in,
-                        live.getOrDefault(in.id(), List.of()),
-                        inputs,
-                        outputs,
-                        candidate,
-                        scorer);
-                report.envelope(entry);
-                ticker.update(done.incrementAndGet(), total, summary);
-              } catch (RuntimeException e) {
-                failure.compareAndSet(null, e);
-              } finally {
-                window.release();
-              }
-            });
+      for (int w = 0; w < workers; w++) {
+        pool.execute(work);
       }
     } finally {
       pool.shutdown();
