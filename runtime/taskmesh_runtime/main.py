@@ -54,7 +54,27 @@ def check_handler(handler_path: str) -> int:
     return 0
 
 
+def _parent_to_watch() -> int:
+    """The process whose end stops us. Looked at first thing: a parent that dies while we start
+    (our handler's import may take long) would otherwise be seen as init's child from the start,
+    and never missed. The sidecar names itself in SVC_PARENT_PID; when that process is gone
+    already we return it, so the first check stops us. A parent other than the one named (a
+    wrapper between us, such as a python3 that is a script) is watched as it is."""
+    ppid = os.getppid()
+    named = os.environ.get("SVC_PARENT_PID", "").strip()
+    if not named.isdigit() or int(named) in (ppid, 0, 1):
+        return ppid
+    try:
+        os.kill(int(named), 0)
+    except ProcessLookupError:
+        return int(named)
+    except PermissionError:
+        pass
+    return ppid
+
+
 def main(argv: list[str] | None = None) -> int:
+    parent = _parent_to_watch()
     args = sys.argv[1:] if argv is None else argv
     if args and args != ["--check"]:
         return _fatal(f"unknown arguments {args!r}; the only one is --check", EXIT_CONFIG)
@@ -142,7 +162,6 @@ def main(argv: list[str] | None = None) -> int:
     # A runtime never outlives the process that started it: one that died without stopping us (a
     # kill -9, a crash, a close that gave up on a busy actor) leaves us re-parented, with nobody to
     # call us or stop us; we notice within a second and stop as on SIGTERM.
-    parent = os.getppid()
     while not stop.wait(PARENT_CHECK_S):
         if parent != 1 and os.getppid() != parent:
             log.warning("parent process %d is gone, shutting down", parent)

@@ -165,6 +165,47 @@ def test_stale_ready_file_and_socket_removed_before_the_handler_import(start_run
     assert rt.invoke(envelope({"fresh": True})).status == 200
 
 
+def test_a_runtime_whose_named_parent_died_before_it_looked_stops(tmp_path):
+    """The sidecar names itself (SVC_PARENT_PID). Killed while the runtime still started, it was
+    missed before: the runtime took init for its parent from the start and ran on."""
+    import subprocess
+    import sys
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait(10)  # reaped: its pid names no process now
+    rt_env = {k: v for k, v in os.environ.items() if not k.startswith("SVC_")}
+    rt_env.update({"SVC_HANDLER": "tm_handlers.echo", "SVC_SOCKET_DIR": str(tmp_path / "s"),
+                   "SVC_PARENT_PID": str(gone.pid), "PYTHONPATH": os.pathsep.join(sys.path)})
+    runtime = subprocess.Popen([sys.executable, "-m", "taskmesh_runtime"], env=rt_env,
+                               cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        out, _ = runtime.communicate(timeout=30)
+        assert runtime.returncode == 0
+        assert b"is gone, shutting down" in out
+        assert not (tmp_path / "s" / "svc-runtime.sock").exists()
+    finally:
+        if runtime.poll() is None:
+            runtime.kill()
+
+
+def test_a_runtime_named_a_live_parent_that_is_not_its_own_watches_its_own(tmp_path):
+    """A wrapper between the sidecar and the runtime (a python3 that is a script) makes the named
+    parent a grandparent: the runtime then watches the parent it has, and serves."""
+    import subprocess
+    import sys
+    rt_env = {k: v for k, v in os.environ.items() if not k.startswith("SVC_")}
+    rt_env.update({"SVC_HANDLER": "tm_handlers.echo", "SVC_SOCKET_DIR": str(tmp_path / "s"),
+                   "SVC_PARENT_PID": str(os.getppid()), "PYTHONPATH": os.pathsep.join(sys.path)})
+    runtime = subprocess.Popen([sys.executable, "-m", "taskmesh_runtime"], env=rt_env,
+                               cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    try:
+        wait_until(lambda: (tmp_path / "s" / "runtime-ready").exists(), 10, what="ready file")
+        assert runtime.poll() is None
+    finally:
+        runtime.terminate()
+        runtime.wait(10)
+
+
 def test_a_runtime_stops_when_the_process_that_started_it_dies(tmp_path):
     """A parent that dies without stopping it (kill -9) leaves the runtime re-parented: it stops
     within seconds and removes its socket, so no runtime outlives what started it."""

@@ -482,6 +482,15 @@ class ReplayEvalIT {
           () -> java.nio.file.Files.readString(log).contains("replaying..."),
           Duration.ofSeconds(120),
           "replay-eval never started replaying");
+      // the candidate runtime starts once every connector's pid is with the watchdog: killed
+      // earlier, between a connector's start and that hand-over, the connector is nobody's
+      Await.until(
+          () ->
+              ProcessHandle.of(replay.pid()).stream()
+                  .flatMap(ProcessHandle::descendants)
+                  .anyMatch(h -> commandLine(h).contains("taskmesh_runtime")),
+          Duration.ofSeconds(120),
+          "replay-eval started no candidate runtime");
 
       List<ProcessHandle> children =
           ProcessHandle.of(replay.pid()).stream().flatMap(ProcessHandle::descendants).toList();
@@ -505,7 +514,12 @@ class ReplayEvalIT {
           "the state connector outlived a replay-eval killed with -9");
       // nor anything else it started: the candidate runtime, the watchdog
       Await.until(
-          () -> children.stream().noneMatch(ProcessHandle::isAlive),
+          () ->
+              children.stream()
+                  .filter(ProcessHandle::isAlive)
+                  .map(h -> h.pid() + " " + commandLine(h))
+                  .toList(),
+          List::isEmpty,
           Duration.ofSeconds(60),
           "a child outlived a replay-eval killed with -9");
       assertThat(scratch).exists();

@@ -54,6 +54,8 @@ public final class RuntimeProcess implements AutoCloseable {
       env.put("SVC_HANDLER", handler);
       env.put("SVC_SOCKET_DIR", socketDir.toAbsolutePath().toString());
       env.put("PYTHONUNBUFFERED", "1");
+      // the runtime stops when this process is gone, also when it is gone before the runtime looks
+      env.put("SVC_PARENT_PID", Long.toString(ProcessHandle.current().pid()));
       env.putAll(extraEnv);
       String socketName = Env.of(env).string("SVC_SOCKET_NAME", SidecarConfig.DEFAULT_SOCKET_NAME);
       // a ready file left by a killed runtime would make the sidecar connect too early
