@@ -148,13 +148,12 @@ final class ReplayEvalCommand implements Callable<Integer> {
       throw new EvalFailure(2, e.getMessage());
     }
     Path configDir = (config != null ? config : root.resolve("examples")).toAbsolutePath();
-    DevConfig pipeline = null;
-    if (flow != null || Files.isDirectory(Path.of(candidate)) || !noState) {
-      try {
-        pipeline = DevConfig.load(configDir);
-      } catch (RuntimeException e) {
-        throw new EvalFailure(2, Main.Dev.describe(e));
-      }
+    // always: the live actor's handler, variables and mounts, and the flows, come from it
+    DevConfig pipeline;
+    try {
+      pipeline = DevConfig.load(configDir);
+    } catch (RuntimeException e) {
+      throw new EvalFailure(2, Main.Dev.describe(e));
     }
     Path handlerDir;
     String handler;
@@ -196,10 +195,10 @@ final class ReplayEvalCommand implements Callable<Integer> {
     }
     Path dataDir = (data != null ? data : root.resolve(".taskmesh")).toAbsolutePath();
     EvalState state = null;
+    // an actor that actors.yaml does not list gets no variables and no mounts
+    List<ActorSpec> actors = pipeline.actors();
+    ActorSpec live = actors.stream().filter(a -> a.name().equals(actor)).findFirst().orElse(null);
     if (!noState) {
-      // an actor that actors.yaml does not list, or lists without mounts, gets none
-      List<ActorSpec> actors = pipeline.actors();
-      ActorSpec live = actors.stream().filter(a -> a.name().equals(actor)).findFirst().orElse(null);
       if (live != null && !live.stateProxy().isEmpty()) {
         state = new EvalState(live, actors, dataDir);
       }
@@ -222,7 +221,8 @@ final class ReplayEvalCommand implements Callable<Integer> {
         failIf,
         dataDir.resolve("evals"),
         json,
-        state);
+        state,
+        live == null ? Map.of() : live.env());
   }
 
   private static Path root(Env vars) {

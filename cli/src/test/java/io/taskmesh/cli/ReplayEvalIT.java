@@ -14,6 +14,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -203,6 +204,58 @@ class ReplayEvalIT {
               assertThat(e.at("/candidate/traceback").asText()).contains("raise ValueError");
               assertThat(e.at("/live/outputs/0/payload/text").asText()).isNotEmpty();
             });
+  }
+
+  @Test
+  @Order(3)
+  void theCandidateHasTheLiveActorsOwnVariables(@TempDir Path config) throws Exception {
+    // the pipeline as the examples declare it, with a variable of upper's own (an API key, a
+    // model name): the candidate runs with it, as the live runtime does
+    String actors =
+        Files.readString(TestStacks.root().resolve("examples/actors.yaml"))
+            .replace(
+                "  upper:\n    handler: text.upper\n",
+                "  upper:\n    handler: text.upper\n    env:\n      GREETING: hello from actors.yaml\n");
+    assertThat(actors).contains("GREETING");
+    // the folders are relative to the file: from here they are the repository's
+    Files.writeString(
+        config.resolve("actors.yaml"),
+        actors.replace("dir: ../", "dir: " + TestStacks.root() + "/"));
+    Files.copy(TestStacks.root().resolve("examples/flows.yaml"), config.resolve("flows.yaml"));
+    Files.writeString(
+        config.resolve("env_echo.py"),
+        "import os\n\n\ndef upper(payload):\n"
+            + "    return {\"text\": payload.get(\"text\"), \"greeting\": os.environ.get(\"GREETING\")}\n");
+    Answer a =
+        run(
+            List.of(
+                "--actor",
+                "upper",
+                "--candidate",
+                "env_echo.upper",
+                "--candidate-dir",
+                config.toString(),
+                "--config",
+                config.toString(),
+                "--no-state",
+                "--from-offset",
+                fromOffset,
+                "--limit",
+                "2",
+                "--data",
+                data.toString(),
+                "--json"));
+
+    assertThat(a.exit).as(a.err).isZero();
+    JsonNode report = Json.MAPPER.readTree(Path.of(a.json().get("report").asText()).toFile());
+    assertThat(report.get("envelopes")).hasSize(2);
+    report
+        .get("envelopes")
+        .forEach(
+            e ->
+                assertThat(e.at("/candidate/outputs/0/payload/greeting").asText())
+                    .as(e.toString())
+                    .isEqualTo("hello from actors.yaml"));
   }
 
   @Test

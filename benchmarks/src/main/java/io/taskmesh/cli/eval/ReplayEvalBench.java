@@ -145,7 +145,8 @@ public final class ReplayEvalBench {
         "python3",
         null,
         work.resolve("evals"),
-        null);
+        null,
+        Map.of());
   }
 
   /** N envelopes at upper and the live outputs at reverse; the invoke bodies for the baseline. */

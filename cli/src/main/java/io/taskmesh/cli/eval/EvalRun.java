@@ -45,7 +45,8 @@ public final class EvalRun {
       String failIf,
       Path reportDir,
       boolean json,
-      CandidateState state) {}
+      CandidateState state,
+      Map<String, String> actorEnv) {}
 
   private EvalRun() {}
 
@@ -115,7 +116,8 @@ public final class EvalRun {
         r.python(),
         gate,
         r.reportDir(),
-        r.state());
+        r.state(),
+        r.actorEnv());
   }
 
   /** {@code 30s}, {@code 24h}, and days too: {@code 7d}. */

@@ -62,7 +62,8 @@ public final class ReplayEval {
       String python,
       Gate gate,
       Path reportDir,
-      CandidateState state) {}
+      CandidateState state,
+      Map<String, String> actorEnv) {}
 
   /** A row of the terminal table: an envelope that was not equal. */
   public record Row(String id, String verdict, String detail) {}
@@ -151,9 +152,13 @@ public final class ReplayEval {
         progress.accept("starting the state connectors of the candidate's mounts...");
         stateEnv = state.start(scratch.resolve("state"));
       }
+      // the live actor's own variables (actors.yaml env:), as its runtime has them, then the
+      // scratch mounts in place of the live ones
+      Map<String, String> candidateEnv = new java.util.HashMap<>(o.actorEnv());
+      candidateEnv.putAll(stateEnv);
       candidate =
           new Candidate(
-              o.runtimeDir(), o.handlerDir(), o.handler(), scratch.resolve("rt"), stateEnv);
+              o.runtimeDir(), o.handlerDir(), o.handler(), scratch.resolve("rt"), candidateEnv);
       running.set(candidate);
       candidate.start();
       if (o.scoreFunction() != null) {

@@ -30,7 +30,8 @@ class EvalRunTest {
         gate,
         Path.of("evals"),
         false,
-        null);
+        null,
+        Map.of());
   }
 
   @Test
