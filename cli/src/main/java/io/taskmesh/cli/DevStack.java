@@ -1,5 +1,6 @@
 package io.taskmesh.cli;
 
+import io.taskmesh.devkit.Closing;
 import io.taskmesh.devkit.LocalKafka;
 import io.taskmesh.devkit.LocalKafkaCluster;
 import io.taskmesh.devkit.LocalPostgres;
@@ -326,7 +327,7 @@ public final class DevStack implements AutoCloseable {
     } catch (RuntimeException | Error e) {
       // not kept yet: a Postgres that started meanwhile would outlive the failed start
       if (postgres != null) {
-        postgres.handle((pg, failed) -> pg).thenAccept(pg -> closeQuietly(pg)).join();
+        postgres.handle((pg, failed) -> pg).thenAccept(Closing::closeAll).join();
       }
       throw e;
     }
@@ -449,17 +450,6 @@ public final class DevStack implements AutoCloseable {
         throw err;
       }
       throw e;
-    }
-  }
-
-  private static void closeQuietly(AutoCloseable c) {
-    if (c == null) {
-      return;
-    }
-    try {
-      c.close();
-    } catch (Exception e) {
-      LOG.debug("closing {} after a failed start: {}", c, e.getMessage());
     }
   }
 
