@@ -80,22 +80,28 @@ export function cpuSeconds(pids) {
   return pids.map(stat).filter(Boolean).reduce((sum, s) => sum + s.ticks, 0) / CLK_TCK;
 }
 
-/** Resident and proportional set size of these processes, in MiB, and the processes' names. */
+/**
+ * Resident and proportional set size of these processes, in MiB, the processes' names, and the RSS
+ * of each (by the same names as the CPU split).
+ */
 export function memory(pids) {
   let rss = 0;
   let pss = 0;
   const names = [];
+  const rssMiBByProcess = {};
   for (const pid of pids) {
     try {
       const rollup = fs.readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
-      rss += Number(/^Rss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0);
+      const own = Number(/^Rss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0);
+      rss += own;
       pss += Number(/^Pss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0);
       names.push(fs.readFileSync(`/proc/${pid}/comm`, "utf8").trim());
+      rssMiBByProcess[`${pid} ${describe(pid)}`] = Number((own / 1024).toFixed(1));
     } catch {
       // gone meanwhile, or a kernel thread without maps
     }
   }
-  return { rssMiB: rss / 1024, pssMiB: pss / 1024, processes: names.length, names };
+  return { rssMiB: rss / 1024, pssMiB: pss / 1024, processes: names.length, names, rssMiBByProcess };
 }
 
 export function loadAverage() {

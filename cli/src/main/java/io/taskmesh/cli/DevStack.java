@@ -318,7 +318,8 @@ public final class DevStack implements AutoCloseable {
     CompletableFuture<LocalPostgres> postgres =
         o.databaseUrl() == null
             ? CompletableFuture.supplyAsync(
-                () -> LocalPostgres.start(o.dataDir().resolve("postgres"), 0),
+                () ->
+                    LocalPostgres.start(o.dataDir().resolve("postgres"), 0, LocalPostgres.ONE_USER),
                 r -> Threads.startDaemon("postgres-start", r))
             : null;
     String bootstrap;

@@ -41,6 +41,14 @@ public final class LocalPostgres implements AutoCloseable {
     return shared;
   }
 
+  /**
+   * Settings for a server that one developer's stack uses: 16 MB of shared buffers (the default 128
+   * MB is touched page by page into every backend's resident memory) and no logical replication
+   * launcher, a process nothing here uses.
+   */
+  public static final Map<String, String> ONE_USER =
+      Map.of("shared_buffers", "16MB", "max_logical_replication_workers", "0");
+
   public static LocalPostgres start(Path dataDir, int port) {
     return start(dataDir, port, Map.of());
   }

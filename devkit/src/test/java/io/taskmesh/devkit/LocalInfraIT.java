@@ -48,6 +48,32 @@ class LocalInfraIT {
     }
   }
 
+  @Test
+  void aOneUserPostgresRunsWithSmallBuffersAndNoReplicationLauncher() throws Exception {
+    java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("taskmesh-pg-one-user");
+    try (LocalPostgres pg = LocalPostgres.start(dir, 0, LocalPostgres.ONE_USER);
+        Connection c = DriverManager.getConnection(pg.jdbcUrl())) {
+      assertThat(setting(c, "SHOW shared_buffers")).isEqualTo("16MB");
+      assertThat(
+              setting(
+                  c,
+                  "SELECT count(*) FROM pg_stat_activity"
+                      + " WHERE backend_type = 'logical replication launcher'"))
+          .isEqualTo("0");
+      // the server still does what the stack asks of it
+      c.createStatement().execute("CREATE TABLE one_user_check (v text)");
+      c.createStatement().execute("INSERT INTO one_user_check VALUES ('x')");
+      assertThat(setting(c, "SELECT v FROM one_user_check")).isEqualTo("x");
+    }
+  }
+
+  private static String setting(Connection c, String sql) throws Exception {
+    try (ResultSet rs = c.createStatement().executeQuery(sql)) {
+      rs.next();
+      return rs.getString(1);
+    }
+  }
+
   private static void produce(LocalKafka kafka, String topic, String value) throws Exception {
     try (KafkaProducer<String, String> p =
         new KafkaProducer<>(

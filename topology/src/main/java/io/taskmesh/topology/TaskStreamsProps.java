@@ -57,6 +57,8 @@ final class TaskStreamsProps {
     p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
     p.put(StreamsConfig.STATE_DIR_CONFIG, config.stateDir().toString());
     p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+    // every store of the fold in this JVM shares one RocksDB budget (BoundedRocksDb)
+    p.put(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, BoundedRocksDb.class);
     // the record cache of the stores a replay caches (TaskTopology.build, cacheStates): it
     // collapses
     // the writes of a task's burst of events into one per commit; the live view's stores are
