@@ -11,6 +11,7 @@ import io.taskmesh.servicekit.KafkaProducers;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -116,6 +117,7 @@ final class TaskEventLog implements AutoCloseable {
       // "before_commit", figures in docs/bench/2026-11-27-figures-from-comments.md)
       producer =
           KafkaProducers.idempotent(bootstrapServers)
+              .set(ProducerConfig.LINGER_MS_CONFIG, 1)
               .create(new StringSerializer(), new ByteArraySerializer());
     }
     return producer;
