@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import logging
 import os
+import queue
 import socket
 import socketserver
+import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -29,8 +31,52 @@ class BadChunking(ValueError):
     """A broken Content-Length or chunked body (400)."""
 
 
+class ConnectionWorkers:
+    """Daemon threads that serve connections one after another.
+
+    The sidecar opens one connection per message (the spec), so a thread per connection, as
+    ThreadingMixIn starts, cost the creation and teardown of a thread on every message: most of
+    the runtime's CPU per call. A worker that has served a connection waits for the next one; a
+    new worker starts only when every worker is busy, so as many connections are served at once
+    as before. Daemon threads, as before: a shutdown never waits for a handler.
+    """
+
+    def __init__(self, serve) -> None:
+        self._serve = serve
+        self._connections: queue.SimpleQueue = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._idle = 0  # workers done with their last connection and not handed a new one yet
+        self._started = 0
+
+    def submit(self, request, client_address) -> None:
+        with self._lock:
+            if self._idle > 0:
+                self._idle -= 1
+            else:
+                self._started += 1
+                threading.Thread(target=self._work, name=f"runtime-conn-{self._started}",
+                                 daemon=True).start()
+        self._connections.put((request, client_address))
+
+    def started(self) -> int:
+        """Workers started so far (tests: reuse keeps this at the number served at once)."""
+        with self._lock:
+            return self._started
+
+    def _work(self) -> None:
+        while True:
+            request, client_address = self._connections.get()
+            try:
+                self._serve(request, client_address)
+            except BaseException:  # noqa: BLE001 - a worker outlives any one connection
+                log.exception("unexpected error while serving a connection")
+            finally:
+                with self._lock:
+                    self._idle += 1
+
+
 class UnixHTTPServer(ThreadingHTTPServer):
-    """ThreadingHTTPServer bound to an AF_UNIX stream socket."""
+    """An HTTP server on an AF_UNIX stream socket; connections are served by reused workers."""
 
     address_family = socket.AF_UNIX
     daemon_threads = True
@@ -44,7 +90,13 @@ class UnixHTTPServer(ThreadingHTTPServer):
         self.handler = handler
         self.validate = validate
         self.max_body = max_body
+        self.workers = ConnectionWorkers(self.process_request_thread)
         super().__init__(path, RuntimeRequestHandler)
+
+    def process_request(self, request, client_address) -> None:
+        # ThreadingMixIn's process_request_thread (serve, shut the connection down, report an
+        # error) on a worker instead of a new thread each time
+        self.workers.submit(request, client_address)
 
     def server_bind(self) -> None:
         # HTTPServer.server_bind assumes a (host, port) address.

@@ -133,3 +133,48 @@ def test_an_answer_to_a_caller_who_left_is_dropped_with_one_line(start_runtime, 
     wait_until(lambda: "invoke id=left-1: the caller left" in rt.stderr(), what="the dropped answer")
     assert "Traceback" not in rt.stderr()
     assert rt.invoke(envelope({"gate": str(gate)}, id_="next-1")).status == 200
+
+
+def test_one_connection_per_message_is_served_by_a_reused_worker(shared_runtime):
+    """The sidecar opens a connection per message; the runtime does not start a thread for each."""
+    rt = shared_runtime("tm_handlers.thread_name")
+    # as the sidecar asks: the server closes each connection after its answer
+    names = {rt.invoke(envelope({"i": i}), headers={"Connection": "close"})
+             .json()["frames"][0]["payload"]["thread"] for i in range(20)}
+    # a worker still finishing one connection (its log line) when the next arrives: a second one;
+    # a thread per connection would have been twenty
+    assert len(names) <= 3, names
+
+
+def test_connection_workers_start_only_when_all_are_busy():
+    import threading
+
+    from taskmesh_runtime.server import ConnectionWorkers
+
+    release = threading.Event()
+    served = []
+
+    def serve(request, client_address):
+        served.append(request)
+        if request.startswith("hold"):
+            release.wait(10)
+        if request == "raise":
+            raise SystemExit("a connection that ends its thread's work badly")
+
+    workers = ConnectionWorkers(serve)
+    for i in range(5):  # one after the other: one worker serves them all
+        workers.submit(f"seq-{i}", None)
+        wait_until(lambda: len(served) == i + 1)
+        wait_until(lambda: workers._idle == 1)
+    assert workers.started() == 1
+    workers.submit("raise", None)  # the worker survives it
+    wait_until(lambda: len(served) == 6 and workers._idle == 1)
+    for i in range(3):  # three at once: two more workers
+        workers.submit(f"hold-{i}", None)
+    wait_until(lambda: len(served) == 9)
+    assert workers.started() == 3
+    release.set()
+    wait_until(lambda: workers._idle == 3)
+    workers.submit("after", None)
+    wait_until(lambda: len(served) == 10)
+    assert workers.started() == 3

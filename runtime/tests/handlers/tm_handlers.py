@@ -119,3 +119,10 @@ def wait_gate(payload):
     while not os.path.exists(payload["gate"]) and time.monotonic() < deadline:
         time.sleep(0.01)
     return payload
+
+
+def thread_name(payload):
+    """Which of the runtime's threads served the call."""
+    import threading
+
+    return {"thread": threading.current_thread().name}
