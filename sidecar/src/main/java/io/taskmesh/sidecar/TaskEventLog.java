@@ -9,6 +9,8 @@ import io.taskmesh.schemas.Route;
 import io.taskmesh.schemas.TaskEvent;
 import io.taskmesh.servicekit.KafkaProducers;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -109,16 +111,10 @@ final class TaskEventLog implements AutoCloseable {
     }
   }
 
-  private synchronized KafkaProducer<String, byte[]> producer() {
+  /** The producer this log sends on (package-private: tests). */
+  synchronized KafkaProducer<String, byte[]> producer() {
     if (producer == null) {
-      // the preset's linger 0 matters here: received/processing leave at once and are written
-      // while the runtime runs, so the flush() before each commit finds nothing left to wait for
-      // (with 5 ms it was a whole produce round trip on every hop: SidecarBench step
-      // "before_commit", figures in docs/bench/2026-11-27-figures-from-comments.md)
-      producer =
-          KafkaProducers.idempotent(bootstrapServers)
-              .set(ProducerConfig.LINGER_MS_CONFIG, 1)
-              .create(new StringSerializer(), new ByteArraySerializer());
+      producer = acquire(bootstrapServers);
     }
     return producer;
   }
@@ -126,8 +122,62 @@ final class TaskEventLog implements AutoCloseable {
   @Override
   public synchronized void close() {
     if (producer != null) {
-      producer.close(Duration.ofSeconds(5));
+      release(bootstrapServers);
       producer = null;
     }
+  }
+
+  /**
+   * The progress producers of this JVM, one per broker list, and how many logs hold each. dev runs
+   * every sidecar in one JVM: one producer lets the actors' events share requests and one I/O
+   * thread instead of one each (a sidecar of its own process holds the only one).
+   */
+  private static final Map<String, Shared> SHARED = new HashMap<>();
+
+  private static final class Shared {
+    final KafkaProducer<String, byte[]> producer;
+    int holders;
+
+    Shared(KafkaProducer<String, byte[]> producer) {
+      this.producer = producer;
+    }
+  }
+
+  private static KafkaProducer<String, byte[]> acquire(String bootstrapServers) {
+    synchronized (SHARED) {
+      Shared shared = SHARED.computeIfAbsent(bootstrapServers, b -> new Shared(create(b)));
+      shared.holders++;
+      return shared.producer;
+    }
+  }
+
+  private static void release(String bootstrapServers) {
+    Shared last;
+    synchronized (SHARED) {
+      Shared shared = SHARED.get(bootstrapServers);
+      if (shared == null || --shared.holders > 0) {
+        return;
+      }
+      last = SHARED.remove(bootstrapServers);
+    }
+    last.producer.close(Duration.ofSeconds(5));
+  }
+
+  /** Producers open in this JVM (tests). */
+  static int sharedProducers() {
+    synchronized (SHARED) {
+      return SHARED.size();
+    }
+  }
+
+  private static KafkaProducer<String, byte[]> create(String bootstrapServers) {
+    // 1 ms of linger: received and processing, sent a few microseconds apart, leave as one request
+    // while the runtime runs, and the flush() before each commit finds nothing left to wait for
+    // (with linger 0 they were two requests, the second often still unanswered at the flush; with
+    // 5 ms the flush waited a whole produce round trip on every hop; figures in docs/bench/peer.md
+    // and docs/bench/2026-11-27-figures-from-comments.md)
+    return KafkaProducers.idempotent(bootstrapServers)
+        .set(ProducerConfig.LINGER_MS_CONFIG, 1)
+        .create(new StringSerializer(), new ByteArraySerializer());
   }
 }
