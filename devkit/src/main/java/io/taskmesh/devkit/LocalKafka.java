@@ -295,8 +295,8 @@ public final class LocalKafka implements AutoCloseable {
       // several brokers share one machine: a smaller heap each
       cmd.add(alone ? "-Xmx768m" : "-Xmx384m");
       cmd.add("-XX:+UseSerialGC");
-      // native memory the JIT and the network freed goes back to the system every 10 s: about
-      // 25 MB less resident after a load (docs/bench/peer.md)
+      // native memory the JIT and the network freed goes back to the system every 10 s (figures:
+      // docs/bench/peer.md)
       cmd.add("-XX:TrimNativeHeapInterval=10000");
     }
     cmd.add("-cp");
