@@ -89,7 +89,11 @@ final class EnvelopeProcessor implements ActorLoop.Handler {
       Envelope handled = withTraceparent(traced.envelope());
       // the log lines of this envelope name the trace it travels on (ActorLoop's scope ends it)
       LogContext.trace(handled.header(TraceHeaders.TRACEPARENT));
-      return traced.ended(bounded(handleValid(handled), handled));
+      // progress for the task event log is held while the call is short (HeldProgress)
+      HeldProgress held =
+          TaskEventLog.topicOf(handled) == null ? null : HeldProgress.start(events::sendNow);
+      Outcome o = bounded(handleValid(handled, held), handled);
+      return traced.ended(held == null ? o : held.prependTo(o));
     }
   }
 
@@ -116,7 +120,7 @@ final class EnvelopeProcessor implements ActorLoop.Handler {
     return new String(h.value(), StandardCharsets.UTF_8);
   }
 
-  private Outcome handleValid(Envelope e) {
+  private Outcome handleValid(Envelope e, HeldProgress held) {
     String crew = crewActorIn(e.route());
     if (crew != null) {
       return Outcome.done(
@@ -135,8 +139,8 @@ final class EnvelopeProcessor implements ActorLoop.Handler {
                       + config.actorName()
                       + "'")));
     }
-    progress(e, ActorState.RECEIVED, null);
-    return invokeWithPolicy(e);
+    progress(e, ActorState.RECEIVED, null, held);
+    return invokeWithPolicy(e, held);
   }
 
   /**
@@ -151,9 +155,11 @@ final class EnvelopeProcessor implements ActorLoop.Handler {
   }
 
   /** To the task event log when the envelope names one, else to the gateway over HTTP. */
-  private void progress(Envelope e, ActorState state, String message) {
+  private void progress(Envelope e, ActorState state, String message, HeldProgress held) {
     String topic = TaskEventLog.topicOf(e);
-    if (topic != null) {
+    if (topic != null && held != null) {
+      held.add(TaskEventLog.event(topic, e, e.route(), state, message));
+    } else if (topic != null) {
       events.sendNow(topic, e, e.route(), state, message);
     } else {
       reporter.progress(e, e.route(), state, message);
@@ -165,7 +171,7 @@ final class EnvelopeProcessor implements ActorLoop.Handler {
    * tried again after its backoff, a runtime crash after the runtime is back; every other answer is
    * the envelope's outcome.
    */
-  private Outcome invokeWithPolicy(Envelope e) {
+  private Outcome invokeWithPolicy(Envelope e, HeldProgress held) {
     Instant deadline = deadline(e);
     byte[] body = RuntimeClient.invokeBody(e);
     int crashes = 0;
@@ -175,7 +181,7 @@ final class EnvelopeProcessor implements ActorLoop.Handler {
         return deadlinePassed(e, attempt - 1);
       }
       Duration timeout = timeLeft.get();
-      progress(e, ActorState.PROCESSING, attempt > 1 ? "attempt " + attempt : null);
+      progress(e, ActorState.PROCESSING, attempt > 1 ? "attempt " + attempt : null, held);
       InvokeResult result =
           metrics.runtimeCall(
               () ->

@@ -70,22 +70,33 @@ final class TaskEventLog implements AutoCloseable {
 
   /** Sends now, not waiting; a failure is logged (progress is advisory, the route is not). */
   void sendNow(String topic, Envelope e, Route route, ActorState state, String message) {
+    sendNow(event(topic, e, route, state, message));
+  }
+
+  /** Sends {@link #event} now, not waiting; a failure is logged. */
+  void sendNow(Outcome.Output event) {
     ProducerRecord<String, byte[]> rec =
-        new ProducerRecord<>(topic, e.id(), progressEvent(e, route, state, message));
+        new ProducerRecord<>(event.topic(), event.key(), event.value());
     sentSinceFlush.set(true);
     producer()
         .send(
             rec,
             (md, ex) -> {
               if (ex != null) {
-                LOG.warn("{} progress for {} not written: {}", state, e.id(), ex.toString());
+                LOG.warn("progress for {} not written: {}", event.key(), ex.toString());
               }
             });
   }
 
+  /** A progress event as a record of the log, to send now or with the batch's transaction. */
+  static Outcome.Output event(
+      String topic, Envelope e, Route route, ActorState state, String message) {
+    return new Outcome.Output(topic, e.id(), progressEvent(e, route, state, message));
+  }
+
   /** The {@code completed} event as an output of the batch's transaction. */
   static Outcome.Output inTransaction(String topic, Envelope e, Route route, ActorState state) {
-    return new Outcome.Output(topic, e.id(), progressEvent(e, route, state, null));
+    return event(topic, e, route, state, null);
   }
 
   /**

@@ -79,6 +79,32 @@ class TaskEventLogIT {
   }
 
   @Test
+  void aLongCallShowsAsReceivedAndProcessingWhileItRuns() {
+    RuntimeProcess slow = mesh.runtime("testhandlers.slow");
+    mesh.sidecar(
+        slow,
+        mesh.config("slow", slow.socketDir()),
+        s -> {
+          throw new AssertionError("exit " + s);
+        });
+    String eventLog = mesh.namespace + ".task-events";
+    Envelope plain = mesh.envelope("s1", Map.of("sleep", 2), "slow");
+    Map<String, Object> headers = new LinkedHashMap<>(plain.headers());
+    headers.put(Envelope.TASK_EVENTS_HEADER, eventLog);
+    mesh.send(new Envelope(plain.id(), null, plain.route(), null, plain.payload(), headers));
+
+    List<ConsumerRecord<String, byte[]>> records = mesh.read(eventLog, 3, WAIT);
+    assertThat(records)
+        .extracting(r -> Json.read(r.value(), TaskEvent.class).progress().status())
+        .containsExactly(
+            ActorState.RECEIVED.wire(), ActorState.PROCESSING.wire(), ActorState.COMPLETED.wire());
+    // the first two were written when the hold ended, while the handler slept, not with completed
+    // at its commit (two seconds later)
+    assertThat(records.get(2).timestamp() - records.get(1).timestamp())
+        .isGreaterThan(HeldProgress.HOLD.toMillis() + 1000);
+  }
+
+  @Test
   void finalReportGoesToTheEventLogAndNotOverHttp() {
     mesh.sink();
     String eventLog = mesh.namespace + ".task-events";
