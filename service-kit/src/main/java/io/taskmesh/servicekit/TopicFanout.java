@@ -140,6 +140,26 @@ public final class TopicFanout<V> implements AutoCloseable {
     return () -> everyKey.remove(listener);
   }
 
+  /**
+   * Hands {@code value} to the subscribers of {@code key} now, on the caller's thread, before (or
+   * instead of) its record coming back from the topic: for a value this process wrote itself.
+   * Subscribers of every key get only the topic's copy. The topic's copy still follows, so
+   * subscribers of such keys must skip what they already have.
+   */
+  public void publishLocal(String key, V value) {
+    List<Consumer<V>> list = subscribers.get(key);
+    if (list == null) {
+      return;
+    }
+    for (Consumer<V> l : list) {
+      try {
+        l.accept(value);
+      } catch (RuntimeException e) {
+        LOG.warn("subscriber of {} on {} failed: {}", key, topic, e.toString());
+      }
+    }
+  }
+
   /** Subscriptions open now, over all keys. */
   public int subscriberCount() {
     return subscribers.values().stream().mapToInt(List::size).sum();

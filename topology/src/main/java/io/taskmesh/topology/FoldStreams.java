@@ -11,7 +11,11 @@ final class FoldStreams implements AutoCloseable {
   private final KafkaStreams streams;
   private final AutoCloseable meters;
 
-  FoldStreams(TaskViewConfig config, TaskTopics topics, boolean replay) {
+  /**
+   * @param folded gets each update the fold makes (the live view's own feed)
+   */
+  FoldStreams(
+      TaskViewConfig config, TaskTopics topics, boolean replay, TaskTopology.FoldedUpdates folded) {
     // a replay never fires a deadline (it would append to the log it reads); the live view fires
     // them on a partition once it has folded that partition's log up to its end
     FoldCaughtUp caughtUp = new FoldCaughtUp(topics.events().name());
@@ -22,7 +26,8 @@ final class FoldStreams implements AutoCloseable {
                     topics,
                     TaskTopology.DEFAULT_DEADLINE_SCAN,
                     replay,
-                    replay ? TaskTopology.DeadlineGate.NEVER : caughtUp)
+                    replay ? TaskTopology.DeadlineGate.NEVER : caughtUp,
+                    folded)
                 .build(),
             TaskStreamsProps.of(config, replay));
     caughtUp.bind(streams);

@@ -14,6 +14,12 @@ import org.apache.kafka.common.serialization.Deserializer;
  * it, not at the next exactly-once commit (up to commit.interval.ms + the commit later). Safe
  * because the fold is deterministic: an aborted batch is folded again from the same log into
  * updates with the same seq and content, and SSE sessions skip any seq they already sent.
+ *
+ * <p>The updates this replica's own fold makes reach its subscribers at once ({@link #folded}),
+ * without waiting for the fold's producer to send them (its linger) and the fan-out to read them
+ * back; the topic's copy that follows is skipped. Each subscription passes on only updates with a
+ * higher seq than the last it passed on, so a task's subscriber sees each update once and in order,
+ * whichever way it came.
  */
 final class KafkaUpdateFeed implements UpdateFeed, AutoCloseable {
   private final TopicFanout<TaskUpdate> fanout;
@@ -31,9 +37,14 @@ final class KafkaUpdateFeed implements UpdateFeed, AutoCloseable {
     fanout.start();
   }
 
+  /** An update this replica's fold made, for the task's subscribers now (the fold's thread). */
+  void folded(String taskId, TaskUpdate update) {
+    fanout.publishLocal(taskId, update);
+  }
+
   @Override
   public AutoCloseable subscribe(String taskId, Consumer<TaskUpdate> listener) {
-    return fanout.subscribe(taskId, listener);
+    return fanout.subscribe(taskId, new Newer(listener));
   }
 
   @Override
@@ -44,5 +55,27 @@ final class KafkaUpdateFeed implements UpdateFeed, AutoCloseable {
   @Override
   public void close() {
     fanout.close();
+  }
+
+  /**
+   * One task's subscription: passes on an update only when its seq is above the last passed on (the
+   * fold's own copy and the topic's arrive on two threads).
+   */
+  private static final class Newer implements Consumer<TaskUpdate> {
+    private final Consumer<TaskUpdate> listener;
+    private long last = Long.MIN_VALUE;
+
+    Newer(Consumer<TaskUpdate> listener) {
+      this.listener = listener;
+    }
+
+    @Override
+    public synchronized void accept(TaskUpdate u) {
+      if (u.seq() <= last) {
+        return;
+      }
+      last = u.seq();
+      listener.accept(u);
+    }
   }
 }

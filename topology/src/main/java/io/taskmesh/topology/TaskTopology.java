@@ -78,6 +78,19 @@ public final class TaskTopology {
     DeadlineGate NEVER = partition -> false;
   }
 
+  /**
+   * Where the fold hands each update it makes in this process, right after forwarding it to the
+   * update topic: the live view's own feed, which then need not wait for the record to be sent and
+   * read back.
+   */
+  @FunctionalInterface
+  public interface FoldedUpdates {
+    void folded(String taskId, TaskUpdate update);
+
+    /** Nobody in this process: a replay, tests. */
+    FoldedUpdates NONE = (taskId, update) -> {};
+  }
+
   public static StreamsBuilder build(StreamsBuilder builder, TaskTopics topics) {
     return build(builder, topics, DEFAULT_DEADLINE_SCAN, false);
   }
@@ -113,6 +126,20 @@ public final class TaskTopology {
       Duration deadlineScan,
       boolean cacheStates,
       DeadlineGate gate) {
+    return build(builder, topics, deadlineScan, cacheStates, gate, FoldedUpdates.NONE);
+  }
+
+  /**
+   * As {@link #build(StreamsBuilder, TaskTopics, Duration, boolean, DeadlineGate)}, handing each
+   * update to {@code folded} as well.
+   */
+  public static StreamsBuilder build(
+      StreamsBuilder builder,
+      TaskTopics topics,
+      Duration deadlineScan,
+      boolean cacheStates,
+      DeadlineGate gate,
+      FoldedUpdates folded) {
     String deadlines = deadlineStoreName(topics);
     StoreBuilder<KeyValueStore<String, TaskState>> states =
         Stores.keyValueStoreBuilder(
@@ -135,7 +162,9 @@ public final class TaskTopology {
                 topics.events().name(),
                 Consumed.with(topics.events().keySerde(), topics.events().valueSerde()))
             .process(
-                () -> new FoldProcessor(topics.storeName(), deadlines, history, deadlineScan, gate),
+                () ->
+                    new FoldProcessor(
+                        topics.storeName(), deadlines, history, deadlineScan, gate, folded),
                 topics.storeName(),
                 deadlines,
                 history);
@@ -176,6 +205,7 @@ public final class TaskTopology {
     private final String historyStoreName;
     private final Duration scanInterval;
     private final DeadlineGate gate;
+    private final FoldedUpdates folded;
 
     /** Set once the gate said this processor's partition is folded to its end. */
     private boolean caughtUp;
@@ -211,8 +241,10 @@ public final class TaskTopology {
         String deadlineStoreName,
         String historyStoreName,
         Duration scanInterval,
-        DeadlineGate gate) {
+        DeadlineGate gate,
+        FoldedUpdates folded) {
       this.gate = gate;
+      this.folded = folded;
       this.storeName = storeName;
       this.deadlineStoreName = deadlineStoreName;
       this.historyStoreName = historyStoreName;
@@ -282,6 +314,7 @@ public final class TaskTopology {
                   index(result.state());
                   TaskViewMetrics.folded(result.state(), result.update());
                   context.forward(record.withValue(new Output(result.update(), null)));
+                  folded.folded(record.key(), result.update());
                 });
       } catch (IllegalArgumentException bad) {
         // a malformed event must not stop the fold of every other task

@@ -28,8 +28,11 @@ public final class TaskView implements TaskQueries, TaskCommands, AutoCloseable 
   private TaskView(TaskViewConfig config, TaskTopics topics, boolean replay) {
     this.remote = new RemoteTaskQueries(config.internalToken());
     this.appender = new TaskEventAppender(config, topics);
-    this.fold = new FoldStreams(config, topics, replay);
     this.feed = new KafkaUpdateFeed(config.bootstrapServers(), topics.updates());
+    // the live view's subscribers get its own fold's updates at once (KafkaUpdateFeed)
+    this.fold =
+        new FoldStreams(
+            config, topics, replay, replay ? TaskTopology.FoldedUpdates.NONE : feed::folded);
     this.owners = new KeyOwners(fold.streams(), topics.storeName(), config.applicationServer());
     this.local = new LocalTaskStore(fold.streams(), topics);
   }

@@ -43,6 +43,7 @@ class TaskTopologyTest {
   private KeyValueStore<String, TaskState> store;
   private KeyValueStore<String, String> deadlines;
   private KeyValueStore<String, TaskUpdate> history;
+  private final List<String> folded = new java.util.concurrent.CopyOnWriteArrayList<>();
   @TempDir java.nio.file.Path stateDir;
 
   @BeforeEach
@@ -54,7 +55,16 @@ class TaskTopologyTest {
     // whose RocksDB locks then collide
     props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
     driver =
-        new TopologyTestDriver(TaskTopology.build(new StreamsBuilder(), topics).build(), props);
+        new TopologyTestDriver(
+            TaskTopology.build(
+                    new StreamsBuilder(),
+                    topics,
+                    TaskTopology.DEFAULT_DEADLINE_SCAN,
+                    false,
+                    TaskTopology.DeadlineGate.ALWAYS,
+                    (id, u) -> folded.add(id + " " + u.seq() + " " + u.status()))
+                .build(),
+            props);
     events =
         driver.createInputTopic(
             topics.events().name(),
@@ -73,6 +83,23 @@ class TaskTopologyTest {
   @AfterEach
   void tearDown() {
     driver.close();
+  }
+
+  @Test
+  void everyUpdateReachesTheFoldedHookAsItReachesTheUpdateTopic() {
+    Route route = Route.start("a", List.of("b"));
+    send(created("t1", route));
+    send(progress("t1", route, ActorState.RECEIVED));
+    send(created("t2", route));
+    send(progress("t1", route, ActorState.COMPLETED));
+    send(progress("t1", route, ActorState.RECEIVED)); // stale: no update, nothing folded
+
+    List<String> topic =
+        updates.readKeyValuesToList().stream()
+            .map(kv -> kv.key + " " + kv.value.seq() + " " + kv.value.status())
+            .toList();
+    assertThat(topic).hasSize(4);
+    assertThat(folded).containsExactlyElementsOf(topic);
   }
 
   @Test
