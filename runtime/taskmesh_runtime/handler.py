@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import copy
 import importlib
 import inspect
 import threading
 from typing import Any, Callable, Iterator
 
 from . import verbs
-from .envelope import dumps, frame_json
+from .envelope import dumps, frame_json, json_copy
 
 
 class HandlerLoadError(Exception):
@@ -272,8 +271,8 @@ class Invocation:
             "id": envelope["id"] if envelope["id"] is not None else "",
             "parent_id": envelope.get("parent_id", ""),
             "route": {"prev": list(route["prev"]), "curr": route["curr"], "next": list(route["next"])},
-            "headers": copy.deepcopy(envelope["headers"]),
-            "status": copy.deepcopy(envelope.get("status", {})),
+            "headers": json_copy(envelope["headers"]),
+            "status": json_copy(envelope.get("status", {})),
         }
         self.ctx = Context.over(self.state)
         self.streaming = False

@@ -10,6 +10,7 @@ from taskmesh_runtime.envelope import (
     EnvelopeError,
     error_details,
     frame_json,
+    json_copy,
     parse_envelope,
     shift_route,
     validate_envelope,
@@ -28,6 +29,15 @@ from taskmesh_runtime.handler import HandlerLoadError, Invocation, load_handler
 ])
 def test_shift_route(prev, curr, nxt, expected):
     assert shift_route(prev, curr, nxt) == expected
+
+
+def test_json_copy_is_equal_and_shares_nothing_mutable():
+    doc = json.loads('{"a": {"b": [1, {"c": "d"}]}, "e": null, "f": 1.5}')
+    copied = json_copy(doc)
+    assert copied == doc
+    copied["a"]["b"][1]["c"] = "changed"
+    copied["a"]["b"].append(2)
+    assert doc == {"a": {"b": [1, {"c": "d"}]}, "e": None, "f": 1.5}
 
 
 def test_shift_route_does_not_alias_inputs():
