@@ -81,9 +81,12 @@ class Runtime:
         fd, self.stderr_path = tempfile.mkstemp(prefix="tmrt-err-", dir="/tmp")
         os.close(fd)
         self._stderr = open(self.stderr_path, "w+")
+        # SIGINT as a terminal leaves it: a run started as a background job (CI in a script
+        # without job control) has it ignored, and the runtime keeps an ignored SIGINT ignored
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "taskmesh_runtime"], env=full_env, cwd=str(RUNTIME_DIR),
-            stdout=subprocess.DEVNULL, stderr=self._stderr)
+            stdout=subprocess.DEVNULL, stderr=self._stderr,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
     # lifecycle --------------------------------------------------------------------------------
 
