@@ -29,23 +29,8 @@ import org.junit.jupiter.api.Timeout;
 class KafkaUpdateFeedIT {
   private static final String BOOTSTRAP = LocalKafka.shared().bootstrapServers();
 
-  private static TaskUpdate update(String id, long seq) {
-    return new TaskUpdate(
-        id,
-        seq,
-        TaskStatus.RUNNING,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null);
+  private static TaskUpdate running(String id, long seq) {
+    return TaskUpdate.of(id, seq, TaskStatus.RUNNING, null, null);
   }
 
   @Test
@@ -64,11 +49,11 @@ class KafkaUpdateFeedIT {
                 topics.updates().valueSerde().serializer())) {
       feed.start();
       try (AutoCloseable sub = feed.subscribe("t1", u -> got.add(u.seq()))) {
-        feed.folded("t1", update("t1", 1));
-        feed.folded("t1", update("t1", 2));
+        feed.folded("t1", running("t1", 1));
+        feed.folded("t1", running("t1", 2));
         assertThat(got).containsExactly(1L, 2L); // at once, on this thread
         for (long seq = 1; seq <= 3; seq++) { // the fold's copies, then one only the topic has
-          producer.send(new ProducerRecord<>(name, "t1", update("t1", seq))).get();
+          producer.send(new ProducerRecord<>(name, "t1", running("t1", seq))).get();
         }
         Await.until(() -> got.size() >= 3, Duration.ofSeconds(60), "the topic's update");
         assertThat(got).containsExactly(1L, 2L, 3L);

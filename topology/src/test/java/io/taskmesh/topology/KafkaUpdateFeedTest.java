@@ -13,23 +13,9 @@ import org.junit.jupiter.api.Test;
  * the topic's copies of the same updates are {@link KafkaUpdateFeedIT}'s.
  */
 class KafkaUpdateFeedTest {
-  private static TaskUpdate update(String id, long seq) {
-    return new TaskUpdate(
-        id,
-        seq,
-        TaskStatus.RUNNING,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null);
+
+  private static TaskUpdate running(String id, long seq) {
+    return TaskUpdate.of(id, seq, TaskStatus.RUNNING, null, null);
   }
 
   @Test
@@ -40,14 +26,14 @@ class KafkaUpdateFeedTest {
       List<Long> other = new CopyOnWriteArrayList<>();
       try (AutoCloseable sub = feed.subscribe("t1", u -> got.add(u.seq()));
           AutoCloseable sub2 = feed.subscribe("t2", u -> other.add(u.seq()))) {
-        feed.folded("t1", update("t1", 1));
-        feed.folded("t1", update("t1", 2));
-        feed.folded("t1", update("t1", 2)); // the same update again (re-folded after an abort)
-        feed.folded("t1", update("t1", 1)); // an older one arriving late
-        feed.folded("t1", update("t1", 3));
-        feed.folded("t9", update("t9", 1)); // nobody listens
+        feed.folded("t1", running("t1", 1));
+        feed.folded("t1", running("t1", 2));
+        feed.folded("t1", running("t1", 2)); // the same update again (re-folded after an abort)
+        feed.folded("t1", running("t1", 1)); // an older one arriving late
+        feed.folded("t1", running("t1", 3));
+        feed.folded("t9", running("t9", 1)); // nobody listens
       }
-      feed.folded("t1", update("t1", 4)); // unsubscribed
+      feed.folded("t1", running("t1", 4)); // unsubscribed
       assertThat(got).containsExactly(1L, 2L, 3L);
       assertThat(other).isEmpty();
     }
