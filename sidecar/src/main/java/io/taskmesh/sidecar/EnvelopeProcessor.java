@@ -154,13 +154,13 @@ final class EnvelopeProcessor implements ActorLoop.Handler {
     events.flush();
   }
 
-  /** To the task event log when the envelope names one, else to the gateway over HTTP. */
+  /**
+   * To the task event log when the envelope names one (then {@code held} is its hold), else to the
+   * gateway over HTTP.
+   */
   private void progress(Envelope e, ActorState state, String message, HeldProgress held) {
-    String topic = TaskEventLog.topicOf(e);
-    if (topic != null && held != null) {
-      held.add(TaskEventLog.event(topic, e, e.route(), state, message));
-    } else if (topic != null) {
-      events.sendNow(topic, e, e.route(), state, message);
+    if (held != null) {
+      held.add(TaskEventLog.event(TaskEventLog.topicOf(e), e, e.route(), state, message));
     } else {
       reporter.progress(e, e.route(), state, message);
     }

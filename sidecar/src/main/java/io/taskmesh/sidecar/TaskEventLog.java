@@ -68,12 +68,10 @@ final class TaskEventLog implements AutoCloseable {
     return Json.bytes(TaskEvent.progress(e.id(), ProgressReport.routeForm(route, state, message)));
   }
 
-  /** Sends now, not waiting; a failure is logged (progress is advisory, the route is not). */
-  void sendNow(String topic, Envelope e, Route route, ActorState state, String message) {
-    sendNow(event(topic, e, route, state, message));
-  }
-
-  /** Sends {@link #event} now, not waiting; a failure is logged. */
+  /**
+   * Sends {@link #event} now, not waiting; a failure is logged (progress is advisory, the route is
+   * not).
+   */
   void sendNow(Outcome.Output event) {
     ProducerRecord<String, byte[]> rec =
         new ProducerRecord<>(event.topic(), event.key(), event.value());
