@@ -24,6 +24,7 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -104,6 +105,7 @@ final class ActorLoop implements AutoCloseable {
   private final Map<TopicPartition, Long> premarked = new HashMap<>();
 
   private ExecutorService workers;
+  private ScheduledExecutorService offsetSender;
   private KafkaConsumer<String, byte[]> consumer;
   private KafkaProducer<String, byte[]> producer;
   private Thread thread;
@@ -131,6 +133,7 @@ final class ActorLoop implements AutoCloseable {
         config.concurrency() > 1
             ? Threads.fixedPool(config.actorName() + "-worker", config.concurrency())
             : null;
+    offsetSender = Threads.scheduler("actor-" + config.actorName() + "-offsets");
     consumer.subscribe(List.of(config.inputTopic()), new Rebalance());
     thread = new Thread(this::run, "actor-" + config.actorName());
     thread.start();
@@ -220,11 +223,18 @@ final class ActorLoop implements AutoCloseable {
     metrics.batch(records.count());
     markDeliveries(plan.marks, metrics);
 
+    EarlyOffsets early =
+        EarlyOffsets.begin(
+            producer,
+            offsetSender,
+            BatchResult.ifAllHandled(plan),
+            consumer.groupMetadata(),
+            config.transactionTimeout().dividedBy(2));
     long handleStart = System.nanoTime();
     Map<TopicPartition, List<Outcome>> outcomes = handleAll(plan.records);
     metrics.step("handle", handleStart);
     BatchResult result = BatchResult.of(plan, outcomes);
-    if (!commit(result.outputs, result.offsets)) {
+    if (!commit(result.outputs, result.offsets, early)) {
       return running.get();
     }
     rememberCommitted(result.offsets);
@@ -429,8 +439,11 @@ final class ActorLoop implements AutoCloseable {
    * rewound).
    */
   private boolean commit(
-      List<Outcome.Output> outputs, Map<TopicPartition, OffsetAndMetadata> offsets) {
+      List<Outcome.Output> outputs,
+      Map<TopicPartition, OffsetAndMetadata> offsets,
+      EarlyOffsets early) {
     if (outputs.isEmpty() && offsets.isEmpty()) {
+      early.claim(offsets); // the early offsets are never none: this aborts its transaction
       return true;
     }
     admin.ensure(
@@ -446,7 +459,7 @@ final class ActorLoop implements AutoCloseable {
     // it, and exiting would leave every envelope of this actor waiting for a supervisor
     for (int attempt = 1; ; attempt++) {
       try {
-        transact(outputs, offsets, metrics);
+        transact(outputs, offsets, metrics, attempt == 1 ? early : null);
         return true;
       } catch (AuthorizationException denied) {
         throw denied; // no new producer gets permissions this one lacks
@@ -480,9 +493,13 @@ final class ActorLoop implements AutoCloseable {
   private void transact(
       List<Outcome.Output> outputs,
       Map<TopicPartition, OffsetAndMetadata> offsets,
-      SidecarMetrics metrics) {
+      SidecarMetrics metrics,
+      EarlyOffsets early) {
     long started = System.nanoTime();
-    producer.beginTransaction();
+    boolean sentEarly = early != null && early.claim(offsets);
+    if (!sentEarly) {
+      producer.beginTransaction();
+    }
     for (Outcome.Output o : outputs) {
       ProducerRecord<String, byte[]> rec = new ProducerRecord<>(o.topic(), o.key(), o.value());
       o.headers().forEach((k, v) -> rec.headers().add(k, v.getBytes(StandardCharsets.UTF_8)));
@@ -490,7 +507,11 @@ final class ActorLoop implements AutoCloseable {
     }
     metrics.step("send", started);
     long offsetsStart = System.nanoTime();
-    producer.sendOffsetsToTransaction(offsets, consumer.groupMetadata());
+    if (sentEarly) {
+      early.awaitSent();
+    } else {
+      producer.sendOffsetsToTransaction(offsets, consumer.groupMetadata());
+    }
     metrics.step("offsets", offsetsStart);
     long commitStart = System.nanoTime();
     producer.commitTransaction();
@@ -634,6 +655,7 @@ final class ActorLoop implements AutoCloseable {
     if (workers != null) {
       workers.shutdownNow();
     }
+    offsetSender.shutdownNow();
     try {
       producer.close(Duration.ofSeconds(5));
     } catch (RuntimeException e) {

@@ -50,6 +50,14 @@ final class BatchResult {
     return result;
   }
 
+  /** The offsets the batch of {@code plan} commits when every one of its records is handled. */
+  static Map<TopicPartition, OffsetAndMetadata> ifAllHandled(BatchPlan plan) {
+    Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>(plan.deadOffsets);
+    plan.records.forEach(
+        (tp, list) -> offsets.put(tp, ActorLoop.premark(list.get(list.size() - 1).offset() + 1)));
+    return offsets;
+  }
+
   /** Takes one partition's outcomes in order; returns the offset to resume that partition at. */
   private long take(List<ConsumerRecord<String, byte[]>> list, List<Outcome> results) {
     long next = list.get(0).offset();

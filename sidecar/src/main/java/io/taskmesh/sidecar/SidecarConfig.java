@@ -219,6 +219,30 @@ public record SidecarConfig(
         startupRetryTimeout);
   }
 
+  /** The same config with {@code SVC_TRANSACTION_TIMEOUT} set to {@code timeout}. */
+  public SidecarConfig withTransactionTimeout(Duration timeout) {
+    return new SidecarConfig(
+        bootstrapServers,
+        namespace,
+        actorName,
+        socketDir,
+        socketName,
+        gatewayUrl,
+        actorTimeout,
+        maxAttempts,
+        backoff,
+        retryOn,
+        concurrency,
+        maxDeliveries,
+        maxPollRecords,
+        partitions,
+        replicationFactor,
+        instanceId,
+        staticMember,
+        timeout,
+        startupRetryTimeout);
+  }
+
   public SidecarConfig withConcurrency(int n) {
     return new SidecarConfig(
         bootstrapServers,

@@ -54,4 +54,20 @@ class BatchResultTest {
     assertThat(r.exitUncommitted).isTrue();
     assertThat(plan.rewind).containsEntry(TP, 10L);
   }
+
+  @Test
+  void theOffsetsSentBeforeHandlingAreWhatABatchHandledWholeCommits() {
+    BatchPlan plan = planOf(10, 11);
+    BatchResult r = BatchResult.of(plan, Map.of(TP, List.of(Outcome.done(OUT), Outcome.done(OUT))));
+    assertThat(BatchResult.ifAllHandled(plan)).isEqualTo(r.offsets);
+  }
+
+  @Test
+  void theOffsetsSentBeforeHandlingAreNotWhatABatchThatStoppedCommits() {
+    BatchPlan plan = planOf(10, 11, 12);
+    BatchResult r =
+        BatchResult.of(
+            plan, Map.of(TP, Arrays.asList(Outcome.done(OUT), Outcome.doneThenExit(OUT), null)));
+    assertThat(BatchResult.ifAllHandled(plan)).isNotEqualTo(r.offsets);
+  }
 }

@@ -105,6 +105,25 @@ class TaskEventLogIT {
   }
 
   @Test
+  void aCallLongerThanHalfTheTransactionTimeoutStillHandsItsEnvelopeOnOnce() {
+    RuntimeProcess slow = mesh.runtime("testhandlers.slow");
+    // the batch's early transaction is aborted after a second, before the coordinator's two
+    // seconds would fence the producer: the batch then commits in a transaction of its own
+    mesh.sidecar(
+        slow,
+        mesh.config("slow-tx", slow.socketDir()).withTransactionTimeout(Duration.ofSeconds(2)),
+        s -> {
+          throw new AssertionError("exit " + s);
+        });
+    mesh.send(mesh.envelope("long", Map.of("sleep", 3), "slow-tx", "after-tx"));
+    mesh.send(mesh.envelope("short", Map.of("sleep", 0), "slow-tx", "after-tx"));
+
+    assertThat(mesh.read(mesh.topic("after-tx"), 2, WAIT))
+        .extracting(ConsumerRecord::key)
+        .containsExactly("long", "short");
+  }
+
+  @Test
   void finalReportGoesToTheEventLogAndNotOverHttp() {
     mesh.sink();
     String eventLog = mesh.namespace + ".task-events";
