@@ -88,6 +88,12 @@ final class InMemoryTaskView implements TaskQueries, TaskCommands, UpdateFeed {
     return Optional.ofNullable(tasks.get(taskId));
   }
 
+  /** As the Kafka view's: the state alone, its history left out. */
+  @Override
+  public Optional<TaskState> getWithoutHistory(String taskId) {
+    return get(taskId).map(s -> s.withHistory(List.of()));
+  }
+
   @Override
   public List<TaskState> localTasksOf(String owner) {
     return tasksOf(owner);

@@ -69,6 +69,24 @@ class TaskFollowerTest {
   }
 
   @Test
+  void aFinalStateForAnAnswerIsReadWithoutItsHistoryAndAnUntilStateWithIt() throws Exception {
+    view.append(TaskEvents.created("t3", "alice"));
+    view.append(TaskEvent.canceled("t3", "test"));
+
+    TaskState answered =
+        follower.finalState("t3", TaskFollower.ownedBy("alice")).get(5, TimeUnit.SECONDS).get();
+    TaskState whole =
+        follower
+            .until("t3", TaskFollower.ownedBy("alice"), TaskState::isFinal, Duration.ZERO)
+            .get(5, TimeUnit.SECONDS)
+            .get();
+
+    assertThat(answered.status()).isEqualTo(TaskStatus.CANCELED);
+    assertThat(answered.history()).isEmpty();
+    assertThat(whole.history()).hasSize(2);
+  }
+
+  @Test
   void untilIsSatisfiedAtOnceByAStateThatAlreadyHoldsIt() throws Exception {
     view.append(TaskEvents.created("t2", null));
     view.append(TaskEvent.canceled("t2", "test"));

@@ -29,6 +29,11 @@ final class LocalTaskStore {
 
   /** One task with its history; {@code partition} null: whichever local partition holds it. */
   Optional<TaskState> get(String taskId, Integer partition) {
+    return get(taskId, partition, true);
+  }
+
+  /** One task, with its history or without it (an empty list: no range read of the history). */
+  Optional<TaskState> get(String taskId, Integer partition, boolean withHistory) {
     try {
       StoreQueryParameters<ReadOnlyKeyValueStore<String, TaskState>> params =
           StoreQueryParameters.fromNameAndType(
@@ -41,8 +46,10 @@ final class LocalTaskStore {
         historyParams = historyParams.withPartition(partition);
       }
       TaskState s = streams.store(params).get(taskId);
-      return Optional.ofNullable(
-          s == null ? null : TaskHistory.attach(streams.store(historyParams), s));
+      if (s == null || !withHistory) {
+        return Optional.ofNullable(s);
+      }
+      return Optional.of(TaskHistory.attach(streams.store(historyParams), s));
     } catch (InvalidStateStoreException e) {
       throw new ViewUnavailableException("task view is rebalancing, retry shortly", e);
     }

@@ -3,9 +3,13 @@ package io.taskmesh.topology;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
+import com.fasterxml.jackson.databind.ObjectWriter;
 import com.fasterxml.jackson.dataformat.smile.databind.SmileMapper;
+import com.fasterxml.jackson.module.blackbird.BlackbirdModule;
 import io.taskmesh.schemas.Json;
 import java.io.IOException;
+import java.lang.reflect.Modifier;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serializer;
@@ -21,6 +25,7 @@ import org.apache.kafka.common.serialization.Serializer;
 final class SmileSerde<T> implements Serde<T> {
   private static final ObjectMapper SMILE =
       SmileMapper.builder()
+          .addModule(new BlackbirdModule())
           .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
           .defaultPropertyInclusion(
               JsonInclude.Value.construct(
@@ -29,8 +34,15 @@ final class SmileSerde<T> implements Serde<T> {
 
   private final Class<T> type;
 
+  // made once for the type: the mapper's own calls resolve it and look its (de)serializer up on
+  // every value. A type that is not final writes through the mapper, by each value's own class.
+  private final ObjectReader reader;
+  private final ObjectWriter writer;
+
   SmileSerde(Class<T> type) {
     this.type = type;
+    this.reader = SMILE.readerFor(type);
+    this.writer = Modifier.isFinal(type.getModifiers()) ? SMILE.writerFor(type) : SMILE.writer();
   }
 
   @Override
@@ -40,7 +52,7 @@ final class SmileSerde<T> implements Serde<T> {
         return null;
       }
       try {
-        return SMILE.writeValueAsBytes(value);
+        return writer.writeValueAsBytes(value);
       } catch (IOException e) {
         throw new IllegalArgumentException(
             "cannot serialize a " + type.getSimpleName() + ": " + e.getMessage(), e);
@@ -58,7 +70,7 @@ final class SmileSerde<T> implements Serde<T> {
         return Json.read(bytes, type);
       }
       try {
-        return SMILE.readValue(bytes, type);
+        return reader.readValue(bytes);
       } catch (IOException e) {
         throw new IllegalArgumentException(
             "invalid stored " + type.getSimpleName() + ": " + e.getMessage(), e);

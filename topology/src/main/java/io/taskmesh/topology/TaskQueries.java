@@ -16,6 +16,15 @@ public interface TaskQueries {
   Optional<TaskState> get(String taskId);
 
   /**
+   * As {@link #get}, for a reader that acts on the state only: the history may be left out (an
+   * empty list), which spares reading it. A replica that forwards to another owner may still return
+   * it whole.
+   */
+  default Optional<TaskState> getWithoutHistory(String taskId) {
+    return get(taskId);
+  }
+
+  /**
    * The task from this replica's own store only (what an owner answers to a forwarded query).
    *
    * @throws ViewUnavailableException when this replica is not (or not yet) the key's owner

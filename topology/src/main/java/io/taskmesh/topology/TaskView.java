@@ -88,6 +88,18 @@ public final class TaskView implements TaskQueries, TaskCommands, AutoCloseable 
   }
 
   @Override
+  public Optional<TaskState> getWithoutHistory(String taskId) {
+    if (owners.single()) {
+      return local.get(taskId, null, false);
+    }
+    KeyQueryMetadata md = owners.of(taskId);
+    if (owners.isSelf(md.activeHost())) {
+      return local.get(taskId, md.partition(), false);
+    }
+    return remote.get(md.activeHost(), taskId);
+  }
+
+  @Override
   public Optional<TaskState> getLocal(String taskId) {
     if (owners.single()) {
       return local.get(taskId, null);

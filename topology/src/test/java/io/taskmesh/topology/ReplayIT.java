@@ -63,6 +63,10 @@ class ReplayIT {
         writeTask(view, "t" + i, i);
       }
       before = awaitSettled(view);
+      // a reader of the state alone (an MCP answer) gets it without the history's range read
+      TaskState whole = view.get("t0").orElseThrow();
+      assertThat(whole.history()).isNotEmpty();
+      assertThat(view.getWithoutHistory("t0")).contains(whole.withHistory(List.of()));
       assertThatThrownBy(() -> TaskReplay.reset(config, Duration.ofSeconds(30)))
           .as("a running replica blocks the reset")
           .hasMessageContaining("stop every gateway");

@@ -63,41 +63,52 @@ public final class TaskFollower {
    */
   public AutoCloseable states(
       String id, Predicate<TaskState> visible, Consumer<TaskState> listener) {
-    return states(id, visible, listener, TaskFollower::everyUpdate);
+    return states(id, visible, listener, TaskFollower::everyUpdate, true);
   }
 
   /**
-   * As {@link #states}, reading the store again only after the updates that pass {@code readAfter}:
-   * for a listener that acts on some states only (a final one, a pause), which an update says by
-   * itself. Each read is a store read of the whole state with its history, and a task has an update
+   * As {@link #states}, reading the store again only after the updates that pass {@code readAfter},
+   * and each time the state without its history (an empty list): for a listener that acts on some
+   * states only (a final one, a pause), which an update says by itself, and never on the history. A
+   * read with the history is a range read of every update the task had, and a task has an update
    * per progress report.
    */
-  public AutoCloseable states(
+  public AutoCloseable statesWithoutHistory(
       String id,
       Predicate<TaskState> visible,
       Consumer<TaskState> listener,
       Predicate<TaskUpdate> readAfter) {
-    AutoCloseable sub = afterEachUpdate(id, visible, listener, readAfter);
-    reads.execute(() -> read(id, visible, listener));
+    return states(id, visible, listener, readAfter, false);
+  }
+
+  private AutoCloseable states(
+      String id,
+      Predicate<TaskState> visible,
+      Consumer<TaskState> listener,
+      Predicate<TaskUpdate> readAfter,
+      boolean withHistory) {
+    AutoCloseable sub = afterEachUpdate(id, visible, listener, readAfter, withHistory);
+    reads.execute(() -> read(id, visible, listener, withHistory));
     return sub;
   }
 
   /** As {@link #states}, without the state the task has now: only what each update leaves. */
   public AutoCloseable afterEachUpdate(
       String id, Predicate<TaskState> visible, Consumer<TaskState> listener) {
-    return afterEachUpdate(id, visible, listener, TaskFollower::everyUpdate);
+    return afterEachUpdate(id, visible, listener, TaskFollower::everyUpdate, true);
   }
 
   private AutoCloseable afterEachUpdate(
       String id,
       Predicate<TaskState> visible,
       Consumer<TaskState> listener,
-      Predicate<TaskUpdate> readAfter) {
+      Predicate<TaskUpdate> readAfter,
+      boolean withHistory) {
     return feed.subscribe(
         id,
         u -> {
           if (readAfter.test(u)) {
-            reads.execute(() -> read(id, visible, listener));
+            reads.execute(() -> read(id, visible, listener, withHistory));
           }
         });
   }
@@ -131,19 +142,20 @@ public final class TaskFollower {
    */
   public CompletableFuture<Optional<TaskState>> until(
       String id, Predicate<TaskState> visible, Predicate<TaskState> until, Duration timeout) {
-    return until(id, visible, until, timeout, TaskFollower::everyUpdate);
+    return until(id, visible, until, timeout, TaskFollower::everyUpdate, true);
   }
 
   /**
    * As {@link #until}, reading the store after the updates that pass {@code readAfter} only: those
-   * after which the state may satisfy {@code until}.
+   * after which the state may satisfy {@code until}; with or without the history.
    */
   private CompletableFuture<Optional<TaskState>> until(
       String id,
       Predicate<TaskState> visible,
       Predicate<TaskState> until,
       Duration timeout,
-      Predicate<TaskUpdate> readAfter) {
+      Predicate<TaskUpdate> readAfter,
+      boolean withHistory) {
     CompletableFuture<Optional<TaskState>> done = new CompletableFuture<>();
     AutoCloseable sub =
         states(
@@ -154,13 +166,14 @@ public final class TaskFollower {
                 done.complete(Optional.of(s));
               }
             },
-            readAfter);
+            readAfter,
+            withHistory);
     done.whenComplete((s, e) -> Subscriptions.closeQuietly(sub));
     if (!timeout.isZero() && !timeout.isNegative()) {
       timers.schedule(
           () -> {
             if (!done.isDone()) {
-              done.complete(readNow(id).filter(visible));
+              done.complete(readNow(id, withHistory).filter(visible));
             }
           },
           timeout.toMillis(),
@@ -169,11 +182,14 @@ public final class TaskFollower {
     return done;
   }
 
-  /** Completes once the task is final (at once when it already is). */
+  /**
+   * Completes once the task is final (at once when it already is), with its state without the
+   * history (an empty list): for a caller that answers with the result or the error.
+   */
   public CompletableFuture<Optional<TaskState>> finalState(
       String id, Predicate<TaskState> visible) {
     // a state is final only once a final update was folded: the others need no read
-    return until(id, visible, TaskState::isFinal, Duration.ZERO, TaskFollower::mayBeFinal);
+    return until(id, visible, TaskState::isFinal, Duration.ZERO, TaskFollower::mayBeFinal, false);
   }
 
   /**
@@ -194,7 +210,7 @@ public final class TaskFollower {
     AutoCloseable sub = feed.subscribe(id, ordered::live);
     reads.execute(
         () -> {
-          Optional<TaskState> state = readNow(id).filter(visible);
+          Optional<TaskState> state = readNow(id, true).filter(visible);
           onState.accept(state);
           ordered.replay(
               withHistory ? state.map(TaskState::history).orElse(List.of()) : List.of(),
@@ -203,13 +219,14 @@ public final class TaskFollower {
     return sub;
   }
 
-  private void read(String id, Predicate<TaskState> visible, Consumer<TaskState> then) {
-    readNow(id).filter(visible).ifPresent(then);
+  private void read(
+      String id, Predicate<TaskState> visible, Consumer<TaskState> then, boolean withHistory) {
+    readNow(id, withHistory).filter(visible).ifPresent(then);
   }
 
-  private Optional<TaskState> readNow(String id) {
+  private Optional<TaskState> readNow(String id, boolean withHistory) {
     try {
-      return store.get(id);
+      return withHistory ? store.get(id) : store.getWithoutHistory(id);
     } catch (RuntimeException e) {
       LOG.debug("task {} not readable: {}", id, e.getMessage());
       return Optional.empty();

@@ -221,7 +221,7 @@ final class McpTasks {
     // the stored state first (updates folded before the subscription), then the state after each
     // update that can make it final or paused: onState acts on no other
     AutoCloseable watching =
-        follower.states(
+        follower.statesWithoutHistory(
             id,
             TaskFollower.ownedBy(owner),
             onState,
