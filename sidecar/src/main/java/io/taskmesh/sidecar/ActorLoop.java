@@ -25,6 +25,7 @@ import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -133,7 +134,13 @@ final class ActorLoop implements AutoCloseable {
         config.concurrency() > 1
             ? Threads.fixedPool(config.actorName() + "-worker", config.concurrency())
             : null;
-    offsetSender = Threads.scheduler("actor-" + config.actorName() + "-offsets");
+    ScheduledThreadPoolExecutor sender =
+        new ScheduledThreadPoolExecutor(
+            1, Threads.daemon("actor-" + config.actorName() + "-offsets"));
+    // every batch schedules its limit and nearly every one cancels it: dropped at once, not left
+    // queued for half the transaction timeout to wake the thread when it is due
+    sender.setRemoveOnCancelPolicy(true);
+    offsetSender = sender;
     consumer.subscribe(List.of(config.inputTopic()), new Rebalance());
     thread = new Thread(this::run, "actor-" + config.actorName());
     thread.start();
