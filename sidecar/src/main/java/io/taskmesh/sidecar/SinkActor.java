@@ -21,10 +21,19 @@ import org.slf4j.LoggerFactory;
  * ({@code succeeded} with the payload as result when the route ended, else {@code failed} with the
  * error), then hands the envelope to {@code x-sump} in the same transaction as its offset. The
  * report goes into the task event log the envelope names ({@code x-svc-task-events}), in that
- * transaction too; without one, to the gateway over HTTP.
+ * transaction too; without one, to the gateway over HTTP. An envelope whose route ended at an actor
+ * comes with its final already in the log, written with it ({@link #FINAL_WRITTEN_HEADER}): x-sink
+ * then only hands it on.
  */
 public final class SinkActor implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(SinkActor.class);
+
+  /**
+   * Record header of an envelope whose final event the actor that ended its route already wrote
+   * into the task event log, in the transaction that handed the envelope here (decision 0018); its
+   * value is that actor's name. x-sink then writes no final of its own.
+   */
+  static final String FINAL_WRITTEN_HEADER = "x-svc-final-written";
 
   private final SidecarConfig config;
   private final GatewayReporter reporter;
@@ -86,16 +95,10 @@ public final class SinkActor implements AutoCloseable {
 
   private Outcome report(Envelope e, ConsumerRecord<String, byte[]> record, Outcome.Output toSump) {
     FinalReport report = finalReport(e, Topics.SINK);
-    List<Outcome.Output> outputs = List.of(toSump);
-    String eventLog = TaskEventLog.topicOf(e);
-    Outcome.Output finalEvent =
-        eventLog == null ? null : TaskEventLog.finalEvent(eventLog, e, report);
-    if (finalEvent != null) {
-      // into the task event log with x-sump's envelope and the offset, in one transaction
-      outputs = List.of(finalEvent, toSump);
-    } else {
-      reporter.finalReport(e, report);
-    }
+    List<Outcome.Output> outputs =
+        record.headers().lastHeader(FINAL_WRITTEN_HEADER) != null
+            ? List.of(toSump) // written already, with the envelope that brought it here
+            : withFinal(e, report, toSump);
     SidecarMetrics.of(Topics.SINK).envelope("ok");
     if (!hooks.enabled()) {
       return Outcome.done(outputs);
@@ -103,6 +106,21 @@ public final class SinkActor implements AutoCloseable {
     // hooks after the commit: they never hold back the final report, x-sump or the next envelope
     byte[] body = record.value();
     return Outcome.doneThen(outputs, () -> hooks.dispatch(e.id(), report.status(), body));
+  }
+
+  /**
+   * The final event into the task event log the envelope names, with x-sump's envelope and the
+   * offset in one transaction; without a log (or for a final over the record limit), over HTTP.
+   */
+  private List<Outcome.Output> withFinal(Envelope e, FinalReport report, Outcome.Output toSump) {
+    String eventLog = TaskEventLog.topicOf(e);
+    Outcome.Output finalEvent =
+        eventLog == null ? null : TaskEventLog.finalEvent(eventLog, e, report);
+    if (finalEvent != null) {
+      return List.of(finalEvent, toSump);
+    }
+    reporter.finalReport(e, report);
+    return List.of(toSump);
   }
 
   /** succeeded when the phase says so or the route ended without a failure; else failed. */

@@ -8,11 +8,14 @@ import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.Route;
 import io.taskmesh.schemas.TaskEvent;
 import io.taskmesh.schemas.TaskStatus;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.header.Header;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -20,8 +23,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * Progress into the task event log named by {@code x-svc-task-events}: real broker, real runtimes,
  * two actors. The events are the gateway's own progress task events, in order, none posted over
- * HTTP, and an envelope without the header still reports over HTTP. x-sink's final report goes the
- * same way.
+ * HTTP, and an envelope without the header still reports over HTTP. The final event of a route that
+ * ends goes the same way: with the envelope to x-sink, or from x-sink when no actor wrote it.
  */
 @Timeout(120)
 class TaskEventLogIT {
@@ -51,13 +54,26 @@ class TaskEventLogIT {
     mesh.send(new Envelope(plain.id(), null, plain.route(), null, plain.payload(), headers));
     mesh.send(mesh.envelope("h1", Map.of("text", "cd"), "upper", "reverse"));
 
-    List<Envelope> done = mesh.envelopes(mesh.topic("x-sink"), 2, WAIT);
-    assertThat(done).extracting(Envelope::id).containsExactlyInAnyOrder("t1", "h1");
-    // completed is committed with the routed envelope, so all six are there once x-sink has it
-    List<ConsumerRecord<String, byte[]>> records = mesh.read(eventLog, 6, WAIT);
+    List<ConsumerRecord<String, byte[]>> done = mesh.read(mesh.topic("x-sink"), 2, WAIT);
+    assertThat(done).extracting(ConsumerRecord::key).containsExactlyInAnyOrder("t1", "h1");
+    // the last actor wrote t1's final with the envelope it handed to x-sink, and says so; h1 has
+    // no log, so x-sink reports its final over HTTP as before
+    assertThat(done)
+        .extracting(r -> r.key() + " " + finalWrittenBy(r))
+        .containsExactlyInAnyOrder("t1 reverse", "h1 null");
+    // completed and the final are committed with the routed envelope, so all seven are there once
+    // x-sink has it
+    List<ConsumerRecord<String, byte[]>> records = mesh.read(eventLog, 7, WAIT);
     List<TaskEvent> events =
         records.stream().map(r -> Json.read(r.value(), TaskEvent.class)).toList();
     assertThat(records).allSatisfy(r -> assertThat(r.key()).isEqualTo("t1"));
+    assertThat(events).hasSize(7);
+    TaskEvent last = events.get(6);
+    assertThat(last.type()).isEqualTo(TaskEvent.FINAL);
+    assertThat(last.finalReport().status()).isEqualTo(TaskStatus.SUCCEEDED);
+    assertThat(last.finalReport().result().path("text").asText()).isEqualTo("BA");
+    assertThat(last.finalReport().currentActorName()).isEqualTo("x-sink");
+    events = events.subList(0, 6);
     assertThat(events)
         .allSatisfy(
             e -> {
@@ -93,11 +109,18 @@ class TaskEventLogIT {
     headers.put(Envelope.TASK_EVENTS_HEADER, eventLog);
     mesh.send(new Envelope(plain.id(), null, plain.route(), null, plain.payload(), headers));
 
-    List<ConsumerRecord<String, byte[]>> records = mesh.read(eventLog, 3, WAIT);
+    List<ConsumerRecord<String, byte[]>> records = mesh.read(eventLog, 4, WAIT);
     assertThat(records)
-        .extracting(r -> Json.read(r.value(), TaskEvent.class).progress().status())
+        .extracting(
+            r -> {
+              TaskEvent event = Json.read(r.value(), TaskEvent.class);
+              return event.progress() == null ? event.type() : event.progress().status();
+            })
         .containsExactly(
-            ActorState.RECEIVED.wire(), ActorState.PROCESSING.wire(), ActorState.COMPLETED.wire());
+            ActorState.RECEIVED.wire(),
+            ActorState.PROCESSING.wire(),
+            ActorState.COMPLETED.wire(),
+            TaskEvent.FINAL);
     // the first two were written when the hold ended, while the handler slept, not with completed
     // at its commit (two seconds later)
     assertThat(records.get(2).timestamp() - records.get(1).timestamp())
@@ -139,6 +162,14 @@ class TaskEventLogIT {
         mesh.topic("x-sink"),
         "h2",
         Json.bytes(new Envelope("h2", null, ended, null, plain.payload(), plain.headers())));
+    // its final already written by the actor that ended its route: x-sink writes none
+    ProducerRecord<String, byte[]> written =
+        new ProducerRecord<>(
+            mesh.topic("x-sink"),
+            "w3",
+            Json.bytes(new Envelope("w3", null, ended, null, plain.payload(), headers)));
+    written.headers().add(SinkActor.FINAL_WRITTEN_HEADER, "upper".getBytes(StandardCharsets.UTF_8));
+    mesh.send(written);
 
     List<ConsumerRecord<String, byte[]>> records = mesh.read(eventLog, 1, WAIT);
     assertThat(records).hasSize(1);
@@ -149,11 +180,21 @@ class TaskEventLogIT {
     assertThat(event.finalReport().status()).isEqualTo(TaskStatus.SUCCEEDED);
     assertThat(event.finalReport().result().path("text").asText()).isEqualTo("DCBA");
     assertThat(event.finalReport().currentActorName()).isEqualTo("x-sink");
-    // both reach x-sump: the one with the log once its final is committed with it
-    assertThat(mesh.envelopes(mesh.topic("x-sump"), 2, WAIT))
+    // all reach x-sump: the one with the log once its final is committed with it
+    assertThat(mesh.envelopes(mesh.topic("x-sump"), 3, WAIT))
         .extracting(Envelope::id)
-        .containsExactlyInAnyOrder("f1", "h2");
+        .containsExactlyInAnyOrder("f1", "h2", "w3");
+    assertThat(mesh.read(eventLog, 1, WAIT))
+        .as("no second final for w3, neither in the log nor over HTTP")
+        .extracting(ConsumerRecord::key)
+        .containsExactly("f1");
     assertThat(mesh.gateway.calls("f1", "final")).isEmpty();
     assertThat(mesh.gateway.calls("h2", "final")).hasSize(1);
+    assertThat(mesh.gateway.calls("w3", "final")).isEmpty();
+  }
+
+  private static String finalWrittenBy(ConsumerRecord<String, byte[]> r) {
+    Header h = r.headers().lastHeader(SinkActor.FINAL_WRITTEN_HEADER);
+    return h == null ? "null" : new String(h.value(), StandardCharsets.UTF_8);
   }
 }

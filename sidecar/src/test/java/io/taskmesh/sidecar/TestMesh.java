@@ -191,8 +191,12 @@ final class TestMesh implements AutoCloseable {
   }
 
   void send(String topic, String key, byte[] value) {
+    send(new ProducerRecord<>(topic, key, value));
+  }
+
+  void send(ProducerRecord<String, byte[]> record) {
     try {
-      producer.send(new ProducerRecord<>(topic, key, value)).get();
+      producer.send(record).get();
     } catch (Exception ex) {
       throw new IllegalStateException(ex);
     }
