@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
+import time
 
 
 class JsonFormatter(logging.Formatter):
@@ -27,10 +28,27 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(out, ensure_ascii=False)
 
 
+class TextFormatter(logging.Formatter):
+    """``asctime level logger: message``, the date and time part of asctime formatted once per
+    second: logging formats it anew for every record, and the runtime writes one line per call."""
+
+    def __init__(self) -> None:
+        super().__init__("%(asctime)s %(levelname)s %(name)s: %(message)s")
+        self._second: tuple[int, str] = (-1, "")  # one tuple: threads read a consistent pair
+
+    def formatTime(self, record: logging.LogRecord, datefmt: str | None = None) -> str:
+        second, text = self._second
+        if second != int(record.created):
+            second = int(record.created)
+            text = time.strftime(self.default_time_format, self.converter(second))
+            self._second = (second, text)
+        return self.default_msec_format % (text, record.msecs)
+
+
 def configure_logging(level: str, log_format: str) -> None:
     handler = logging.StreamHandler(sys.stderr)
     if log_format.strip().lower() == "json":
         handler.setFormatter(JsonFormatter())
     else:
-        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        handler.setFormatter(TextFormatter())
     logging.basicConfig(level=getattr(logging, level), handlers=[handler])

@@ -143,9 +143,7 @@ def main(argv: list[str] | None = None) -> int:
         return _fatal(f"cannot chmod {cfg.socket_path!r} to {oct(cfg.socket_chmod)} "
                       f"(SVC_SOCKET_CHMOD): {exc}", EXIT_SOCKET)
 
-    serving = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.5},
-                               name="taskmesh-http", daemon=True)
-    serving.start()
+    server.start()
 
     # 5. ready file last (skipped when a signal already asked us to stop)
     try:

@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import logging
 import os
-import queue
 import socket
-import socketserver
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from .envelope import (
     EnvelopeError,
@@ -19,8 +16,16 @@ from .envelope import (
     processing_error_body,
 )
 from .handler import Handler, Invocation
+from .http1 import CONTINUE, HTTP_09, Request, RequestError, SocketReader, read_request, response_head
 
 log = logging.getLogger("taskmesh_runtime")
+
+# Socket read/write timeout: an idle keep-alive connection frees its thread after this.
+# (Time spent inside the handler does not count: no socket operation happens then.)
+IDLE_TIMEOUT_S = 600
+# A Unix-socket connect() fails with EAGAIN once the backlog is full instead of waiting, so a
+# burst of clients needs room to queue.
+BACKLOG = 128
 
 
 class BodyTooLarge(ValueError):
@@ -31,120 +36,153 @@ class BadChunking(ValueError):
     """A broken Content-Length or chunked body (400)."""
 
 
-class ConnectionWorkers:
-    """Daemon threads that serve connections one after another.
+class Acceptors:
+    """Daemon threads that each accept a connection on the listening socket and serve it
+    themselves, then go back to accept().
 
-    The sidecar opens one connection per message (the spec), so a thread per connection, as
-    ThreadingMixIn starts, cost the creation and teardown of a thread on every message: most of
-    the runtime's CPU per call. A worker that has served a connection waits for the next one; a
-    new worker starts only when every worker is busy, so as many connections are served at once
-    as before. Daemon threads, as before: a shutdown never waits for a handler.
+    The sidecar opens one connection per message (the spec). A thread per connection cost the
+    creation of a thread on every message; one thread accepting and handing connections to
+    workers cost a wake-up of a second thread on every message. Here the kernel wakes one of the
+    threads waiting in accept() and that thread does the whole exchange. One thread is always
+    kept waiting: the thread that takes the last waiting place starts another before it serves,
+    so as many connections are served at once as arrive. Daemon threads: a shutdown never waits
+    for a handler.
     """
 
-    def __init__(self, serve) -> None:
+    def __init__(self, listener: socket.socket, serve) -> None:
+        self._listener = listener
         self._serve = serve
-        self._connections: queue.SimpleQueue = queue.SimpleQueue()
         self._lock = threading.Lock()
-        self._idle = 0  # workers done with their last connection and not handed a new one yet
+        self._waiting = 0  # threads in (or on their way to) accept()
         self._started = 0
+        self._closing = False
 
-    def submit(self, request, client_address) -> None:
+    def start(self) -> None:
         with self._lock:
-            if self._idle > 0:
-                self._idle -= 1
-            else:
-                self._started += 1
-                threading.Thread(target=self._work, name=f"runtime-conn-{self._started}",
-                                 daemon=True).start()
-        self._connections.put((request, client_address))
+            self._start_one()
 
     def started(self) -> int:
-        """Workers started so far (tests: reuse keeps this at the number served at once)."""
+        """Threads started so far (tests: this stays at the number served at once, plus one)."""
         with self._lock:
             return self._started
 
-    def _work(self) -> None:
+    def close(self) -> None:
+        """Stop accepting: threads waiting in accept() return, busy ones end after their
+        connection."""
+        self._closing = True
+        try:
+            self._listener.shutdown(socket.SHUT_RDWR)  # wakes every accept() with EINVAL
+        except OSError:
+            pass
+
+    def _start_one(self) -> None:  # with the lock held
+        self._started += 1
+        self._waiting += 1
+        threading.Thread(target=self._run, name=f"runtime-conn-{self._started}",
+                         daemon=True).start()
+
+    def _run(self) -> None:
         while True:
-            request, client_address = self._connections.get()
             try:
-                self._serve(request, client_address)
-            except BaseException:  # noqa: BLE001 - a worker outlives any one connection
+                conn, _ = self._listener.accept()
+            except OSError as exc:
+                if self._closing:
+                    return
+                log.warning("accept() failed: %s", exc)
+                time.sleep(0.1)  # e.g. out of file descriptors: do not spin
+                continue
+            with self._lock:
+                self._waiting -= 1
+                if self._waiting == 0:
+                    self._start_one()
+            try:
+                self._serve(conn)
+            except BaseException:  # noqa: BLE001 - a thread outlives any one connection
                 log.exception("unexpected error while serving a connection")
-            finally:
-                with self._lock:
-                    self._idle += 1
+            # counted as waiting before the client sees the end of its connection: a client that
+            # then connects again at once must not make a waiting thread start another
+            with self._lock:
+                self._waiting += 1
+            conn.close()
 
 
-class UnixHTTPServer(ThreadingHTTPServer):
-    """An HTTP server on an AF_UNIX stream socket; connections are served by reused workers."""
-
-    address_family = socket.AF_UNIX
-    daemon_threads = True
-    block_on_close = False
-    allow_reuse_address = False
-    # socketserver's default backlog (5) makes a Unix-socket connect() fail with EAGAIN under
-    # a small burst of clients instead of queueing them.
-    request_queue_size = 128
+class UnixHTTPServer:
+    """The runtime's HTTP server on an AF_UNIX stream socket."""
 
     def __init__(self, path: str, handler: Handler, *, validate: bool, max_body: int):
         self.handler = handler
         self.validate = validate
         self.max_body = max_body
-        self.workers = ConnectionWorkers(self.process_request_thread)
-        super().__init__(path, RuntimeRequestHandler)
-
-    def process_request(self, request, client_address) -> None:
-        # ThreadingMixIn's process_request_thread (serve, shut the connection down, report an
-        # error) on a worker instead of a new thread each time
-        self.workers.submit(request, client_address)
-
-    def server_bind(self) -> None:
-        # HTTPServer.server_bind assumes a (host, port) address.
-        socketserver.TCPServer.server_bind(self)
-        self.server_name = "localhost"
-        self.server_port = 0
-
-    def handle_error(self, request, client_address) -> None:
-        log.exception("unexpected error while serving a connection")
-
-
-class RuntimeRequestHandler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    server_version = "taskmesh-runtime"
-    # Socket read/write timeout: an idle keep-alive connection frees its thread after this.
-    # (Time spent inside the handler does not count: no socket operation happens then.)
-    timeout = 600
-    server: UnixHTTPServer
-
-    # -- http.server plumbing ------------------------------------------------------------------
-
-    def version_string(self) -> str:
-        return self.server_version
-
-    def address_string(self) -> str:  # the peer of a Unix socket has no address
-        return "unix"
-
-    def log_message(self, format: str, *args) -> None:  # noqa: A002 - signature from base
-        log.debug("%s " + format, self.address_string(), *args)
-
-    def log_request(self, code="-", size="-") -> None:
-        log.debug('"%s" %s', self.requestline, code)
-
-    def __getattr__(self, name: str):
-        # Any method without a do_X answers 404 (405 on /invoke and /healthz) instead of 501.
-        if name.startswith("do_"):
-            return self._no_route
-        raise AttributeError(name)
-
-    def send_error(self, code, message=None, explain=None) -> None:
-        """Errors raised by http.server itself (bad request line, huge headers, ...) as JSON."""
-        self.close_connection = True
-        body = {"error": "bad_request" if code < 500 else "server_error",
-                "details": {"message": message or self.responses.get(code, ("",))[0]}}
-        if code == 404:
-            body = {"error": "not_found"}
+        self.socket = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
-            self._send_json(code, body)
+            self.socket.bind(path)
+            self.socket.listen(BACKLOG)
+        except OSError:
+            self.socket.close()
+            raise
+        self.acceptors = Acceptors(self.socket, self.serve_connection)
+
+    def start(self) -> None:
+        self.acceptors.start()
+
+    def shutdown(self) -> None:
+        self.acceptors.close()
+
+    def server_close(self) -> None:
+        self.socket.close()
+
+    def serve_connection(self, conn: socket.socket) -> None:
+        conn.settimeout(IDLE_TIMEOUT_S)
+        Connection(conn, self).serve()
+
+
+class Connection:
+    """The requests of one accepted connection, answered one after another."""
+
+    def __init__(self, sock: socket.socket, server: UnixHTTPServer):
+        self.sock = sock
+        self.server = server
+        self.reader = SocketReader(sock)
+        self.request: Request | None = None
+        self.close_connection = True
+
+    def serve(self) -> None:
+        try:
+            while self._serve_one() and not self.close_connection:
+                pass
+        except TimeoutError:
+            log.debug("connection idle for %d s: closed", IDLE_TIMEOUT_S)
+
+    def _serve_one(self) -> bool:
+        """Read and answer one request; False when there was none."""
+        self.close_connection = True
+        self.request = None
+        try:
+            request = read_request(self.reader)
+        except RequestError as exc:
+            self._send_request_error(exc)
+            return False
+        if request is None:
+            return False
+        self.request = request
+        self.close_connection = request.close
+        if request.expects_continue:
+            self.sock.sendall(CONTINUE)
+        if request.method == "POST":
+            self._post()
+        elif request.method == "GET":
+            self._get()
+        else:
+            self._no_route()
+        return True
+
+    def _send_request_error(self, exc: RequestError) -> None:
+        """A request head we refuse: a JSON error, then the connection is closed."""
+        log.debug("request head refused: %d %s", exc.status, exc.message)
+        body = {"error": "bad_request" if exc.status < 500 else "server_error",
+                "details": {"message": exc.message}}
+        try:
+            self._send_json(exc.status, body)
         except OSError:
             pass
 
@@ -152,18 +190,21 @@ class RuntimeRequestHandler(BaseHTTPRequestHandler):
 
     def _send_bytes(self, status: int, body: bytes, content_type: str | None,
                     extra: dict | None = None) -> None:
-        self.send_response(status)
-        if content_type:
-            self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(body)))
-        for k, v in (extra or {}).items():
-            self.send_header(k, v)
+        request = self.request
+        if request is not None:
+            log.debug('"%s %s" %s', request.method, request.target, status)
+        if request is not None and request.version == HTTP_09:
+            self.sock.sendall(body)  # HTTP/0.9: the body alone
+            return
+        fields = [("Content-Type", content_type)] if content_type else []
+        fields.append(("Content-Length", str(len(body))))
+        fields.extend((extra or {}).items())
         if self.close_connection:
-            self.send_header("Connection", "close")
-        self.end_headers()
-        if body and self.command != "HEAD":
-            self.wfile.write(body)
-        self.wfile.flush()
+            fields.append(("Connection", "close"))
+        answer = response_head(status, fields)
+        if request is None or request.method != "HEAD":
+            answer += body
+        self.sock.sendall(answer)  # one send: head and body reach the client together
 
     def _send_json(self, status: int, obj, extra: dict | None = None) -> None:
         self._send_bytes(status, dumps(obj).encode("utf-8"), "application/json", extra)
@@ -171,11 +212,8 @@ class RuntimeRequestHandler(BaseHTTPRequestHandler):
     def _send_json_text(self, status: int, text: str) -> None:
         self._send_bytes(status, text.encode("utf-8"), "application/json")
 
-    def _path(self) -> str:
-        return self.path.split("?", 1)[0]
-
     def _no_route(self) -> None:
-        path = self._path()
+        path = self.request.path
         self._drain_body()
         if path == "/invoke":
             self._send_json(405, {"error": "method_not_allowed"}, {"Allow": "POST"})
@@ -188,12 +226,13 @@ class RuntimeRequestHandler(BaseHTTPRequestHandler):
 
     def _read_body(self) -> bytes:
         max_body = self.server.max_body
-        te = self.headers.get("Transfer-Encoding")
+        headers = self.request.headers
+        te = headers.get("transfer-encoding")
         if te is not None:
             if te.strip().lower() != "chunked":
                 raise BadChunking(f"unsupported Transfer-Encoding {te!r}")
             return self._read_chunked(max_body)
-        cl = self.headers.get("Content-Length")
+        cl = headers.get("content-length")
         if cl is None:
             return b""
         try:
@@ -204,7 +243,7 @@ class RuntimeRequestHandler(BaseHTTPRequestHandler):
             raise BadChunking(f"bad Content-Length {cl!r}") from None
         if length > max_body:
             raise BodyTooLarge(f"body of {length} bytes exceeds the limit of {max_body} bytes")
-        body = self.rfile.read(length)
+        body = self.reader.read(length)
         if len(body) != length:
             raise BadChunking("connection closed before the whole body was received")
         return body
@@ -213,7 +252,7 @@ class RuntimeRequestHandler(BaseHTTPRequestHandler):
         parts: list[bytes] = []
         total = 0
         while True:
-            line = self.rfile.readline(1024)
+            line = self.reader.readline(1024)
             if not line.endswith(b"\n"):
                 raise BadChunking("bad chunk size line")
             size_text = line.split(b";", 1)[0].strip()
@@ -228,37 +267,38 @@ class RuntimeRequestHandler(BaseHTTPRequestHandler):
             total += size
             if total > max_body:
                 raise BodyTooLarge(f"body exceeds the limit of {max_body} bytes")
-            data = self.rfile.read(size)
+            data = self.reader.read(size)
             if len(data) != size:
                 raise BadChunking("connection closed inside a chunk")
             parts.append(data)
-            if self.rfile.readline(1024).strip():
+            if self.reader.readline(1024).strip():
                 raise BadChunking("missing CRLF after chunk data")
         # trailers, up to the empty line
         while True:
-            line = self.rfile.readline(8192)
+            line = self.reader.readline(8192)
             if not line or line in (b"\r\n", b"\n"):
                 break
         return b"".join(parts)
 
     def _drain_body(self) -> None:
         """Consume a request body we do not use, so keep-alive stays in sync."""
+        headers = self.request.headers
         try:
-            if self.headers.get("Transfer-Encoding") or self.headers.get("Content-Length"):
+            if headers.get("transfer-encoding") or headers.get("content-length"):
                 self._read_body()
         except (BodyTooLarge, BadChunking):
             self.close_connection = True
 
     # -- routes ----------------------------------------------------------------------------------
 
-    def do_GET(self) -> None:
-        if self._path() == "/healthz":
+    def _get(self) -> None:
+        if self.request.path == "/healthz":
             self._send_json(200, {"status": "ready"})
         else:
             self._no_route()
 
-    def do_POST(self) -> None:
-        if self._path() != "/invoke":
+    def _post(self) -> None:
+        if self.request.path != "/invoke":
             self._no_route()
             return
         started = time.monotonic()
@@ -324,12 +364,10 @@ class RuntimeRequestHandler(BaseHTTPRequestHandler):
         ``{"payload": obj}``), ``downstream`` (one frame), ``error`` (``{"error", "details"}``)
         and, always last, ``done`` (``{}``). No ``downstream`` before ``done`` is the 204 case."""
         self.close_connection = True
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Cache-Control", "no-cache")
-        self.send_header("Connection", "close")
-        self.end_headers()
-        self.wfile.flush()
+        log.debug('"%s %s" 200', self.request.method, self.request.target)
+        self.sock.sendall(response_head(200, [("Content-Type", "text/event-stream"),
+                                              ("Cache-Control", "no-cache"),
+                                              ("Connection", "close")]))
         counts = {"upstream": 0, "downstream": 0}
         events = inv.events()
         try:
@@ -355,8 +393,7 @@ class RuntimeRequestHandler(BaseHTTPRequestHandler):
             inv.close()
 
     def _event(self, name: str, data: str) -> None:
-        self.wfile.write(f"event: {name}\ndata: {data}\n\n".encode("utf-8"))
-        self.wfile.flush()
+        self.sock.sendall(f"event: {name}\ndata: {data}\n\n".encode("utf-8"))
 
 
 def _ms(started: float) -> float:

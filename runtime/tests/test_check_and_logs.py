@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 
 from conftest import EXAMPLES_DIR, HANDLERS_DIR, RUNTIME_DIR, Runtime, envelope
 
@@ -76,5 +77,33 @@ def test_text_log_format_is_the_default():
         first = rt.stderr().splitlines()[0]
         assert " INFO taskmesh_runtime" in first
         assert not first.startswith("{")
+    finally:
+        rt.stop()
+
+
+def test_text_log_lines_carry_local_time_with_milliseconds():
+    """The per-call line, its time formatted once a second, reads as logging's own asctime."""
+    import datetime
+    import re
+
+    rt = Runtime("tm_handlers.echo").wait_ready()
+    try:
+        for i in range(3):
+            assert rt.invoke(envelope({"x": i}, id_=f"t-{i}")).status == 200
+            time.sleep(0.6)  # so the calls fall into at least two different seconds
+        rt.signal()
+        assert rt.wait_exit() == 0
+        calls = [line for line in rt.stderr().splitlines() if "invoke id=t-" in line]
+        assert len(calls) == 3
+        stamps = []
+        for line in calls:
+            match = re.fullmatch(r"(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) INFO taskmesh_runtime: "
+                                 r"invoke id=t-\d -> 200 frames=1 \(\d+\.\d ms\)", line)
+            assert match, line
+            stamps.append(datetime.datetime.strptime(match[1], "%Y-%m-%d %H:%M:%S,%f"))
+        assert abs((datetime.datetime.now() - stamps[0]).total_seconds()) < 10
+        # a second's text reused past its second would put a line before the one it follows
+        gaps = [(b - a).total_seconds() for a, b in zip(stamps, stamps[1:])]
+        assert all(0.5 < gap < 3 for gap in gaps), gaps
     finally:
         rt.stop()
