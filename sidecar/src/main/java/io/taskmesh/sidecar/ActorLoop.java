@@ -28,6 +28,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.consumer.CloseOptions;
+import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -44,6 +45,7 @@ import org.apache.kafka.common.errors.InvalidPidMappingException;
 import org.apache.kafka.common.errors.InvalidProducerEpochException;
 import org.apache.kafka.common.errors.OutOfOrderSequenceException;
 import org.apache.kafka.common.errors.ProducerFencedException;
+import org.apache.kafka.common.errors.RebalanceInProgressException;
 import org.apache.kafka.common.errors.UnknownProducerIdException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.header.Header;
@@ -92,6 +94,16 @@ final class ActorLoop implements AutoCloseable {
      * them.
      */
     default void beforeCommit() {}
+
+    /**
+     * True for a handler whose outcomes never carry an output (x-sump): with nothing to make atomic
+     * with its offsets, a batch of it commits them through the consumer, without a transaction (one
+     * request instead of a transaction's three and its marker). Dead letters are still written in a
+     * transaction with their offsets.
+     */
+    default boolean routesNothing() {
+      return false;
+    }
   }
 
   private final SidecarConfig config;
@@ -231,12 +243,14 @@ final class ActorLoop implements AutoCloseable {
     markDeliveries(plan.marks, metrics);
 
     EarlyOffsets early =
-        EarlyOffsets.begin(
-            producer,
-            offsetSender,
-            BatchResult.ifAllHandled(plan),
-            consumer.groupMetadata(),
-            config.transactionTimeout().dividedBy(2));
+        handler.routesNothing()
+            ? null
+            : EarlyOffsets.begin(
+                producer,
+                offsetSender,
+                BatchResult.ifAllHandled(plan),
+                consumer.groupMetadata(),
+                config.transactionTimeout().dividedBy(2));
     long handleStart = System.nanoTime();
     Map<TopicPartition, List<Outcome>> outcomes = handleAll(plan.records);
     metrics.step("handle", handleStart);
@@ -442,13 +456,17 @@ final class ActorLoop implements AutoCloseable {
   }
 
   /**
-   * One transaction: every output plus the offsets. @return false when it was aborted (batch
+   * One transaction: every output plus the offsets; the offsets alone, without one, for a handler
+   * that routes nothing ({@code early} is null then). @return false when it was aborted (batch
    * rewound).
    */
   private boolean commit(
       List<Outcome.Output> outputs,
       Map<TopicPartition, OffsetAndMetadata> offsets,
       EarlyOffsets early) {
+    if (early == null && outputs.isEmpty()) {
+      return commitOffsetsOnly(offsets);
+    }
     if (outputs.isEmpty() && offsets.isEmpty()) {
       early.claim(offsets); // the early offsets are never none: this aborts its transaction
       return true;
@@ -495,6 +513,31 @@ final class ActorLoop implements AutoCloseable {
         replaceProducer();
       }
     }
+  }
+
+  /**
+   * The batch's offsets through the consumer. A commit refused because the group moved on (this
+   * member lost the partitions) leaves the batch to their new owner, as an aborted transaction
+   * would. @return false then
+   */
+  private boolean commitOffsetsOnly(Map<TopicPartition, OffsetAndMetadata> offsets) {
+    if (offsets.isEmpty()) {
+      return true;
+    }
+    long started = System.nanoTime();
+    try {
+      consumer.commitSync(offsets);
+    } catch (CommitFailedException | RebalanceInProgressException e) {
+      LOG.warn(
+          "{}: offsets not committed, the batch will be handled again: {}",
+          config.actorName(),
+          e.toString());
+      offsets.keySet().forEach(premarked::remove);
+      rewindToCommitted(offsets.keySet());
+      return false;
+    }
+    SidecarMetrics.of(config.actorName()).committed(started);
+    return true;
   }
 
   private void transact(

@@ -45,7 +45,22 @@ public final class SumpActor implements AutoCloseable {
     admin = new TopicCreator(config.bootstrapServers());
     KafkaStart.await(admin, config);
     admin.ensure(List.of(config.inputTopic(), config.deadLetterTopic()), config.topicSpec());
-    loop = new ActorLoop(config, this::handle, exitHook, admin);
+    loop =
+        new ActorLoop(
+            config,
+            new ActorLoop.Handler() {
+              @Override
+              public Outcome handle(ConsumerRecord<String, byte[]> record) {
+                return SumpActor.this.handle(record);
+              }
+
+              @Override
+              public boolean routesNothing() {
+                return true; // counts, logs and reports: its offsets need no transaction
+              }
+            },
+            exitHook,
+            admin);
     loop.start();
   }
 
