@@ -416,6 +416,17 @@ class TaskTopologyTest {
     assertThat(store.get("u1").status()).isEqualTo(PENDING);
   }
 
+  @Test
+  void aDeadlineKeyIsTheTimeInSixteenDigitsThenTheIdAsStoresWrittenBeforeHaveIt() {
+    for (long ms :
+        new long[] {0L, 7L, 1_764_000_000_000L, 9_999_999_999_999_999L, Long.MAX_VALUE}) {
+      assertThat(TaskTopology.deadlineKey(ms, "t-1"))
+          .isEqualTo(String.format("%016d|%s", ms, "t-1"));
+      assertThat(TaskTopology.deadlineOf(TaskTopology.deadlineKey(ms, "t-1"))).isEqualTo(ms);
+    }
+    assertThat(TaskTopology.deadlineKey(999, "b")).isLessThan(TaskTopology.deadlineKey(1000, "a"));
+  }
+
   private static TaskEvent createdWithDeadline(String id, Route route, Instant deadline) {
     return TaskEvent.created(
         id,
