@@ -104,7 +104,19 @@ final class ActorLoop implements AutoCloseable {
     default boolean routesNothing() {
       return false;
     }
+
+    /**
+     * How long a fetch may wait for more records (up to {@link #GATHER_BYTES}) before the broker
+     * answers: zero for an actor a caller waits on, whose fetch answers with the first record; a
+     * crew actor no answer waits on gathers fuller batches, so fewer transactions per task.
+     */
+    default Duration gathersFor() {
+      return Duration.ZERO;
+    }
   }
+
+  /** What a gathering fetch waits for at most: some hundred envelopes of the usual size. */
+  static final int GATHER_BYTES = 64 * 1024;
 
   private final SidecarConfig config;
   private final Handler handler;
@@ -628,6 +640,11 @@ final class ActorLoop implements AutoCloseable {
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, config.maxPollRecords());
+    if (!handler.gathersFor().isZero()) {
+      // the broker answers a fetch once it has this much, or when the gathering time is up
+      p.put(ConsumerConfig.FETCH_MIN_BYTES_CONFIG, GATHER_BYTES);
+      p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, (int) handler.gathersFor().toMillis());
+    }
     // a crashed member holds its partitions until this expires (unless replaced by static
     // membership)
     p.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 10_000);

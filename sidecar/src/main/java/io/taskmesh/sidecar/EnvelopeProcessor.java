@@ -382,22 +382,21 @@ final class EnvelopeProcessor implements ActorLoop.Handler {
     List<Envelope> children =
         envelopes.size() > 1 ? envelopes.subList(1, envelopes.size()) : List.of();
     if (!reporter.registerChildren(in, children)) {
-      return List.of(
-          toSink(
-              failed(
-                  in,
-                  attempt,
-                  Reasons.CHILD_REGISTRATION_FAILED,
-                  "the gateway did not register the "
-                      + (envelopes.size() - 1)
-                      + " fan-out children; none was routed")));
+      return toSink(
+          failed(
+              in,
+              attempt,
+              Reasons.CHILD_REGISTRATION_FAILED,
+              "the gateway did not register the "
+                  + (envelopes.size() - 1)
+                  + " fan-out children; none was routed"));
     }
     List<Outcome.Output> out = new ArrayList<>();
     for (Envelope child : envelopes) {
       Route route = child.route();
       String crew = crewActorIn(route);
       if (crew != null) {
-        out.add(
+        out.addAll(
             toSink(
                 failed(
                     child,
@@ -410,8 +409,7 @@ final class EnvelopeProcessor implements ActorLoop.Handler {
         out.add(new Outcome.Output(config.topicOf(Topics.PAUSE), child.id(), Json.bytes(paused)));
       } else if (route.exhausted()) {
         out.addAll(
-            routeEnded(
-                child.withStatus(status(child, EnvelopePhase.SUCCEEDED, attempt, null, null))));
+            toSink(child.withStatus(status(child, EnvelopePhase.SUCCEEDED, attempt, null, null))));
       } else {
         Envelope next =
             child.withStatus(status(child, EnvelopePhase.PROCESSING, attempt, null, null));
@@ -457,7 +455,7 @@ final class EnvelopeProcessor implements ActorLoop.Handler {
         in.status() == null || in.status().attempt() == null
             ? 1
             : Math.max(1, in.status().attempt());
-    Outcome.Output failure =
+    List<Outcome.Output> failure =
         toSink(
             failed(
                 in,
@@ -484,24 +482,20 @@ final class EnvelopeProcessor implements ActorLoop.Handler {
         + " characters in all)";
   }
 
-  private Outcome.Output toSink(Envelope e) {
-    return new Outcome.Output(config.topicOf(Topics.SINK), e.id(), Json.bytes(e));
-  }
-
   /**
-   * A route that ended with the handler's success: to x-sink, and, when the envelope names a task
-   * event log, its final event too, in this batch's transaction (decision 0018). A waiting caller
-   * then has its answer one hop earlier, at this commit rather than x-sink's; x-sink, told by the
-   * header, hands the envelope on to its hooks and x-sump without writing the final again.
+   * An envelope to x-sink, and, when it names a task event log, its final event before it, in this
+   * batch's transaction (decision 0018): a waiting caller has its answer, or its failure, at this
+   * commit rather than x-sink's; x-sink, told by the header, hands the envelope on to its hooks and
+   * x-sump without writing the final again.
    */
-  private List<Outcome.Output> routeEnded(Envelope e) {
+  private List<Outcome.Output> toSink(Envelope e) {
     String eventLog = TaskEventLog.topicOf(e);
     Outcome.Output finalEvent =
         eventLog == null
             ? null
             : TaskEventLog.finalEvent(eventLog, e, SinkActor.finalReport(e, Topics.SINK));
     if (finalEvent == null) {
-      return List.of(toSink(e));
+      return List.of(new Outcome.Output(config.topicOf(Topics.SINK), e.id(), Json.bytes(e)));
     }
     Outcome.Output toSink =
         new Outcome.Output(

@@ -64,7 +64,11 @@ record Outcome(List<Output> outputs, Kind kind, Runnable afterCommit, Failure fa
   }
 
   static Outcome doneThenExit(Output output) {
-    return new Outcome(List.of(output), Kind.DONE_THEN_EXIT);
+    return doneThenExit(List.of(output));
+  }
+
+  static Outcome doneThenExit(List<Output> outputs) {
+    return new Outcome(List.copyOf(outputs), Kind.DONE_THEN_EXIT);
   }
 
   static Outcome exitUncommitted() {

@@ -3,6 +3,7 @@ package io.taskmesh.sidecar;
 import io.taskmesh.schemas.Envelope;
 import io.taskmesh.schemas.Topics;
 import io.taskmesh.servicekit.TopicCreator;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.TimeUnit;
@@ -26,6 +27,10 @@ public final class SumpActor implements AutoCloseable {
   private final AtomicLong failed = new AtomicLong();
   private final ConcurrentSkipListMap<String, AtomicLong> failedByReason =
       new ConcurrentSkipListMap<>();
+
+  /** How long x-sump's fetches gather envelopes ({@link ActorLoop.Handler#gathersFor}). */
+  static final Duration GATHER = Duration.ofMillis(200);
+
   private static final long LOG_EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
   private volatile long lastLog = System.nanoTime();
   private volatile long loggedTotal;
@@ -57,6 +62,11 @@ public final class SumpActor implements AutoCloseable {
               @Override
               public boolean routesNothing() {
                 return true; // counts, logs and reports: its offsets need no transaction
+              }
+
+              @Override
+              public Duration gathersFor() {
+                return GATHER; // the last layer: nobody waits on it
               }
             },
             exitHook,

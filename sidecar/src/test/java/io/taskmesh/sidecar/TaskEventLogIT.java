@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.taskmesh.schemas.ActorState;
 import io.taskmesh.schemas.Envelope;
+import io.taskmesh.schemas.FinalReport;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.Route;
 import io.taskmesh.schemas.TaskEvent;
@@ -92,6 +93,30 @@ class TaskEventLogIT {
     assertThat(events).extracting(TaskEvent::eventId).doesNotHaveDuplicates();
     assertThat(mesh.gateway.calls("t1", "progress")).isEmpty();
     assertThat(mesh.gateway.calls("h1", "progress")).hasSize(6);
+  }
+
+  @Test
+  void aHandlersFailureHasItsFinalWrittenWithTheEnvelopeItHandsToXSink() {
+    mesh.sidecar("boom", "testhandlers.boom");
+    String eventLog = mesh.namespace + ".task-events";
+    Envelope plain = mesh.envelope("b1", Map.of(), "boom", "after");
+    Map<String, Object> headers = new LinkedHashMap<>(plain.headers());
+    headers.put(Envelope.TASK_EVENTS_HEADER, eventLog);
+    mesh.send(new Envelope(plain.id(), null, plain.route(), null, plain.payload(), headers));
+
+    List<ConsumerRecord<String, byte[]>> sunk = mesh.read(mesh.topic("x-sink"), 1, WAIT);
+    assertThat(sunk).extracting(TaskEventLogIT::finalWrittenBy).containsExactly("boom");
+    List<TaskEvent> events =
+        mesh.read(eventLog, 3, WAIT).stream()
+            .map(r -> Json.read(r.value(), TaskEvent.class))
+            .toList();
+    assertThat(events).extracting(TaskEvent::type).last().isEqualTo(TaskEvent.FINAL);
+    FinalReport failed = events.get(events.size() - 1).finalReport();
+    assertThat(failed.status()).isEqualTo(TaskStatus.FAILED);
+    assertThat(failed.error()).isEqualTo("ValueError: boom");
+    assertThat(failed.errorDetails().actor()).isEqualTo("boom");
+    assertThat(failed.errorDetails().traceback()).contains("ValueError: boom");
+    assertThat(mesh.gateway.calls("b1", "final")).isEmpty();
   }
 
   @Test
@@ -193,6 +218,7 @@ class TaskEventLogIT {
     assertThat(mesh.gateway.calls("w3", "final")).isEmpty();
   }
 
+  /** Who wrote the final of an envelope on x-sink's topic, by its header ("null": nobody). */
   private static String finalWrittenBy(ConsumerRecord<String, byte[]> r) {
     Header h = r.headers().lastHeader(SinkActor.FINAL_WRITTEN_HEADER);
     return h == null ? "null" : new String(h.value(), StandardCharsets.UTF_8);
