@@ -29,7 +29,7 @@ public final class SumpActor implements AutoCloseable {
       new ConcurrentSkipListMap<>();
 
   /** How long x-sump's fetches gather envelopes ({@link ActorLoop.Handler#gathersFor}). */
-  static final Duration GATHER = Duration.ofMillis(200);
+  static final Duration GATHER = Duration.ofMillis(500);
 
   private static final long LOG_EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
   private volatile long lastLog = System.nanoTime();
