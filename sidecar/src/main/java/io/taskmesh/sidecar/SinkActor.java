@@ -9,7 +9,6 @@ import io.taskmesh.schemas.FinalReport;
 import io.taskmesh.schemas.Json;
 import io.taskmesh.schemas.Topics;
 import io.taskmesh.servicekit.TopicCreator;
-import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -35,14 +34,6 @@ public final class SinkActor implements AutoCloseable {
    * value is that actor's name. x-sink then writes no final of its own.
    */
   static final String FINAL_WRITTEN_HEADER = "x-svc-final-written";
-
-  /**
-   * How long x-sink's fetches gather envelopes ({@link ActorLoop.Handler#gathersFor}): the final of
-   * a task with an event log is written before x-sink has the envelope, so no answer waits on this;
-   * a final x-sink still reports itself (an envelope without a log, a dead letter) comes at most
-   * this much later.
-   */
-  static final Duration GATHER = Duration.ofMillis(100);
 
   private final SidecarConfig config;
   private final GatewayReporter reporter;
@@ -85,22 +76,7 @@ public final class SinkActor implements AutoCloseable {
     admin.ensure(
         List.of(config.inputTopic(), config.topicOf(Topics.SUMP), config.deadLetterTopic()),
         config.topicSpec());
-    loop =
-        new ActorLoop(
-            config,
-            new ActorLoop.Handler() {
-              @Override
-              public Outcome handle(ConsumerRecord<String, byte[]> record) {
-                return SinkActor.this.handle(record);
-              }
-
-              @Override
-              public Duration gathersFor() {
-                return GATHER;
-              }
-            },
-            exitHook,
-            admin);
+    loop = new ActorLoop(config, this::handle, exitHook, admin);
     loop.start();
   }
 
