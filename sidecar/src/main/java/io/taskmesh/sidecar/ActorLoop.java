@@ -504,13 +504,7 @@ final class ActorLoop implements AutoCloseable {
         if (!needsNewProducer(e)) {
           try {
             producer.abortTransaction();
-            LOG.warn(
-                "{}: transaction aborted, batch will be handled again: {}",
-                config.actorName(),
-                e.toString());
-            offsets.keySet().forEach(premarked::remove);
-            rewindToCommitted(offsets.keySet());
-            return false;
+            return handleAgain(offsets, "transaction aborted", e);
           } catch (KafkaException abortFailed) {
             e.addSuppressed(abortFailed); // the producer is unusable: replace it below
           }
@@ -540,16 +534,22 @@ final class ActorLoop implements AutoCloseable {
     try {
       consumer.commitSync(offsets);
     } catch (CommitFailedException | RebalanceInProgressException e) {
-      LOG.warn(
-          "{}: offsets not committed, the batch will be handled again: {}",
-          config.actorName(),
-          e.toString());
-      offsets.keySet().forEach(premarked::remove);
-      rewindToCommitted(offsets.keySet());
-      return false;
+      return handleAgain(offsets, "offsets not committed", e);
     }
     SidecarMetrics.of(config.actorName()).committed(started);
     return true;
+  }
+
+  /**
+   * The batch committed nothing: its partitions go back to their committed offsets, and the batch
+   * is handled again (here, or by the partitions' new owner). @return false, for the caller
+   */
+  private boolean handleAgain(
+      Map<TopicPartition, OffsetAndMetadata> offsets, String what, RuntimeException why) {
+    LOG.warn("{}: {}, batch will be handled again: {}", config.actorName(), what, why.toString());
+    offsets.keySet().forEach(premarked::remove);
+    rewindToCommitted(offsets.keySet());
+    return false;
   }
 
   private void transact(
