@@ -7,6 +7,7 @@ import io.taskmesh.schemas.EnvelopeStatus;
 import io.taskmesh.schemas.ErrorDetails;
 import io.taskmesh.schemas.FinalReport;
 import io.taskmesh.schemas.Json;
+import io.taskmesh.schemas.TaskStatus;
 import io.taskmesh.schemas.Topics;
 import io.taskmesh.servicekit.TopicCreator;
 import java.util.LinkedHashMap;
@@ -94,18 +95,18 @@ public final class SinkActor implements AutoCloseable {
   }
 
   private Outcome report(Envelope e, ConsumerRecord<String, byte[]> record, Outcome.Output toSump) {
-    FinalReport report = finalReport(e, Topics.SINK);
     List<Outcome.Output> outputs =
         record.headers().lastHeader(FINAL_WRITTEN_HEADER) != null
             ? List.of(toSump) // written already, with the envelope that brought it here
-            : withFinal(e, report, toSump);
+            : withFinal(e, finalReport(e, Topics.SINK), toSump);
     SidecarMetrics.of(Topics.SINK).envelope("ok");
     if (!hooks.enabled()) {
       return Outcome.done(outputs);
     }
     // hooks after the commit: they never hold back the final report, x-sump or the next envelope
     byte[] body = record.value();
-    return Outcome.doneThen(outputs, () -> hooks.dispatch(e.id(), report.status(), body));
+    TaskStatus status = succeeded(e) ? TaskStatus.SUCCEEDED : TaskStatus.FAILED;
+    return Outcome.doneThen(outputs, () -> hooks.dispatch(e.id(), status, body));
   }
 
   /**
