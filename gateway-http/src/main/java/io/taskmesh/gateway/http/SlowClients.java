@@ -10,6 +10,7 @@ import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.handler.EagerContentHandler;
 import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.thread.Scheduler;
 
 /**
  * Keeps slow or stalled clients from holding the gateway's server threads (issue 33 item 1: 300
@@ -58,28 +59,33 @@ public final class SlowClients {
         return super.handle(request, response, callback);
       }
       AtomicBoolean complete = new AtomicBoolean();
+      // cancelled once the body is in: left to fire, every request of a busy minute would wake
+      // the scheduler 30 s later, when the gateway may long be idle
+      Scheduler.Task deadline =
+          request
+              .getComponents()
+              .getScheduler()
+              .schedule(
+                  () -> {
+                    if (!complete.get()) {
+                      request.getConnectionMetaData().getConnection().getEndPoint().close();
+                    }
+                  },
+                  BODY_DEADLINE_MS,
+                  TimeUnit.MILLISECONDS);
       Request watched =
           new Request.Wrapper(request) {
             @Override
             public Content.Chunk read() {
               Content.Chunk chunk = super.read();
-              if (chunk != null && (chunk.isLast() || Content.Chunk.isFailure(chunk))) {
-                complete.set(true);
+              if (chunk != null
+                  && (chunk.isLast() || Content.Chunk.isFailure(chunk))
+                  && complete.compareAndSet(false, true)) {
+                deadline.cancel();
               }
               return chunk;
             }
           };
-      request
-          .getComponents()
-          .getScheduler()
-          .schedule(
-              () -> {
-                if (!complete.get()) {
-                  request.getConnectionMetaData().getConnection().getEndPoint().close();
-                }
-              },
-              BODY_DEADLINE_MS,
-              TimeUnit.MILLISECONDS);
       return super.handle(watched, response, callback);
     }
 
