@@ -79,10 +79,19 @@ final class ActorLoop implements AutoCloseable {
   /**
    * How long one poll may block with nothing to read. A poll returns as soon as a fetch brings
    * records, so this only decides how often an idle actor's thread wakes up; {@link #close()} wakes
-   * a waiting poll at once. The fetch itself keeps Kafka's default wait: a longer one would delay
-   * the first fetch after a seek or a rebalance.
+   * a waiting poll at once.
    */
   static final Duration IDLE_POLL = Duration.ofSeconds(5);
+
+  /**
+   * How long the broker may hold an idle actor's fetch (Kafka's default is 500 ms). A fetch is
+   * answered as soon as a record is committed on one of its partitions, so a task never waits for
+   * it; it only decides how often an idle actor asks, and each ask is a request the broker handles
+   * (the largest part of an idle stack's CPU with the default). The price: the first fetch after a
+   * seek (a redelivered record handled alone) or after a rebalance can wait for the one still held,
+   * so at most this long.
+   */
+  static final Duration IDLE_FETCH_WAIT = Duration.ofSeconds(2);
 
   /** Handles one record; runs on a worker thread when concurrency is above 1. */
   @FunctionalInterface
@@ -644,6 +653,8 @@ final class ActorLoop implements AutoCloseable {
       // the broker answers a fetch once it has this much, or when the gathering time is up
       p.put(ConsumerConfig.FETCH_MIN_BYTES_CONFIG, GATHER_BYTES);
       p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, (int) handler.gathersFor().toMillis());
+    } else {
+      p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, (int) IDLE_FETCH_WAIT.toMillis());
     }
     // a crashed member holds its partitions until this expires (unless replaced by static
     // membership)
