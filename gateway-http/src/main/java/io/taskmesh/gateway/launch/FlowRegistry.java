@@ -35,6 +35,16 @@ public final class FlowRegistry {
   private final List<Consumer<Map<String, FlowConfig>>> listeners = new CopyOnWriteArrayList<>();
   private volatile Map<String, FlowConfig> flows = Map.of();
 
+  /**
+   * The bytes of the last read that was decided on (applied, unchanged or refused; null: no file).
+   * The file is polled every few seconds for ever, and parsing YAML is most of a poll's cost: the
+   * same bytes again are not parsed again.
+   */
+  private byte[] decided;
+
+  private boolean decidedOnce;
+  private int parses;
+
   private FlowRegistry(Path file) {
     this.file = file;
   }
@@ -60,10 +70,16 @@ public final class FlowRegistry {
 
   private synchronized boolean reload(boolean settle) {
     Map<String, FlowConfig> next;
+    byte[] seen = null;
     try {
-      byte[] seen = read();
+      seen = read();
+      if (decidedOnce && Arrays.equals(seen, decided)) {
+        return false;
+      }
+      parses++;
       next = seen == null ? Map.of() : parse(seen, String.valueOf(file));
       if (next.equals(flows)) {
+        decide(seen);
         return false;
       }
       if (settle && !settled(seen)) {
@@ -72,12 +88,24 @@ public final class FlowRegistry {
       }
     } catch (IllegalArgumentException e) {
       LOG.warn("flow config {} is invalid, keeping the last good one: {}", file, e.getMessage());
+      decide(seen);
       return false;
     }
+    decide(seen);
     flows = Collections.unmodifiableMap(new LinkedHashMap<>(next));
     LOG.info("flow config loaded: {}", flows.keySet());
     listeners.forEach(l -> l.accept(flows));
     return true;
+  }
+
+  private void decide(byte[] seen) {
+    decided = seen;
+    decidedOnce = true;
+  }
+
+  /** How many times the file was parsed (tests: an unchanged file is not parsed again). */
+  synchronized int parses() {
+    return parses;
   }
 
   /** True when the file still reads {@code seen} after {@link #SETTLE_MS}. */

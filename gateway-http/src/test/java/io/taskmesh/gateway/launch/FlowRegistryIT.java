@@ -30,7 +30,9 @@ class FlowRegistryIT {
     assertThat(registry.reload()).isTrue();
     assertThat(registry.tool("a")).isPresent();
 
+    int parses = registry.parses();
     assertThat(registry.reload()).as("unchanged file").isFalse();
+    assertThat(registry.parses()).as("the same bytes are not parsed again").isEqualTo(parses);
 
     Files.writeString(
         file,
@@ -45,6 +47,8 @@ class FlowRegistryIT {
 
     Files.writeString(file, "flows: [");
     assertThat(registry.reload()).isFalse();
+    assertThat(registry.all()).containsOnlyKeys("a", "b");
+    assertThat(registry.reload()).as("still invalid").isFalse();
     assertThat(registry.all()).containsOnlyKeys("a", "b");
 
     Files.writeString(
