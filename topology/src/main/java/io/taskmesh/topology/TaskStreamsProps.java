@@ -29,9 +29,6 @@ final class TaskStreamsProps {
   /** Replay: large batches of updates and changelog records, which lz4 does shrink. */
   static final String REPLAY_COMPRESSION = "lz4";
 
-  /** How long the fold's thread waits in one poll when no event comes. */
-  static final long IDLE_POLL_MS = 1000;
-
   private TaskStreamsProps() {}
 
   /** The live view's Streams settings ({@link #of(TaskViewConfig, boolean)}). */
@@ -85,14 +82,6 @@ final class TaskStreamsProps {
         StreamsConfig.topicPrefix(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG),
         TopicCreator.Spec.minInsyncReplicas(config.replicationFactor()));
     p.put(StreamsConfig.consumerPrefix(ConsumerConfig.MAX_POLL_RECORDS_CONFIG), 2000);
-    // An idle fold: its thread's loop ran every poll.ms (100 ms by default), each turn half a
-    // millisecond of Streams' bookkeeping, and its fetch asked the broker twice a second. A poll
-    // and a fetch return as soon as an event is there, so neither wait delays a fold; what waits
-    // longer is only what runs between polls when nothing comes: the commit of the last events
-    // (at most IDLE_POLL_MS after the commit interval) and a due deadline's scan (its
-    // punctuation, at most IDLE_POLL_MS late)
-    p.put(StreamsConfig.POLL_MS_CONFIG, IDLE_POLL_MS);
-    p.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG), 2000);
     // a replica that dies without leaving (kill -9, lost node) hands its partitions over after
     // 10 s instead of the default 45 s; its tasks answer 503 meanwhile
     p.put(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), 10_000);
