@@ -36,13 +36,12 @@ public final class FlowRegistry {
   private volatile Map<String, FlowConfig> flows = Map.of();
 
   /**
-   * The bytes of the last read that was decided on (applied, unchanged or refused; null: no file).
-   * The file is polled every few seconds for ever, and parsing YAML is most of a poll's cost: the
-   * same bytes again are not parsed again.
+   * The bytes of the last read that was decided on (applied, unchanged or refused; null: no file,
+   * which is also where a registry starts: no flows). The file is polled every few seconds for
+   * ever, and parsing YAML is most of a poll's cost: the same bytes again are not parsed again.
    */
   private byte[] decided;
 
-  private boolean decidedOnce;
   private int parses;
 
   private FlowRegistry(Path file) {
@@ -73,13 +72,13 @@ public final class FlowRegistry {
     byte[] seen = null;
     try {
       seen = read();
-      if (decidedOnce && Arrays.equals(seen, decided)) {
+      if (Arrays.equals(seen, decided)) {
         return false;
       }
       parses++;
       next = seen == null ? Map.of() : parse(seen, String.valueOf(file));
       if (next.equals(flows)) {
-        decide(seen);
+        decided = seen;
         return false;
       }
       if (settle && !settled(seen)) {
@@ -88,19 +87,16 @@ public final class FlowRegistry {
       }
     } catch (IllegalArgumentException e) {
       LOG.warn("flow config {} is invalid, keeping the last good one: {}", file, e.getMessage());
-      decide(seen);
+      if (seen != null) { // a file that could not be read is not decided on: read it next time
+        decided = seen;
+      }
       return false;
     }
-    decide(seen);
+    decided = seen;
     flows = Collections.unmodifiableMap(new LinkedHashMap<>(next));
     LOG.info("flow config loaded: {}", flows.keySet());
     listeners.forEach(l -> l.accept(flows));
     return true;
-  }
-
-  private void decide(byte[] seen) {
-    decided = seen;
-    decidedOnce = true;
   }
 
   /** How many times the file was parsed (tests: an unchanged file is not parsed again). */
