@@ -13,10 +13,13 @@ const { values: opt } = parseArgs({
     clients: { type: "string", default: "32" },
     seconds: { type: "string", default: "30" },
     idle: { type: "string", default: "30" },
-    // seconds of the 32-client load, not measured, before a mode's figures: both systems are
-    // measured in their steady state (a JVM compiles its hot paths in its first thousands of
-    // tasks); the first tasks after the first answer are reported apart ("cold")
+    // the warm-up, not measured, before a mode's figures: the 32-client load in rounds of
+    // --warmup-round seconds, at least --warmup and at most --warmup-max seconds, until the CPU per
+    // task has stopped falling (see warmUp); the first tasks after the first answer are reported
+    // apart ("cold"). --warmup 0: none.
     warmup: { type: "string", default: "30" },
+    "warmup-max": { type: "string", default: "300" },
+    "warmup-round": { type: "string", default: "10" },
     only: { type: "string" },
     json: { type: "string" },
     // how long to wait, at most, for the load average to fall below 1.5 before each system
@@ -28,6 +31,12 @@ const CLIENTS = Number(opt.clients);
 const SECONDS = Number(opt.seconds);
 const IDLE = Number(opt.idle);
 const WARMUP = Number(opt.warmup);
+const WARMUP_MAX = Math.max(WARMUP, Number(opt["warmup-max"]));
+const WARMUP_ROUND = Number(opt["warmup-round"]);
+/** A round whose CPU per task is not below the lowest so far by this much is "flat". */
+const SETTLED_WITHIN = 0.03;
+/** Flat rounds in a row that end the warm-up. */
+const FLAT_ROUNDS = 2;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** What the three steps make of {@code text} (runtime/examples/text.py). */
@@ -120,12 +129,44 @@ async function concurrent(system, call, seconds = SECONDS) {
   };
 }
 
+/**
+ * Runs the 32-client load in rounds until the system is in its steady state: at least WARMUP
+ * seconds, then until FLAT_ROUNDS rounds in a row have not lowered the CPU per task by more than
+ * SETTLED_WITHIN, or WARMUP_MAX seconds. The same rule for both systems: a JVM's compilers keep
+ * working (and its code keeps getting faster) for longer than 30 s on 2 cores, a native server
+ * settles at once. Returns how long it took and each round's CPU per task, which the table shows.
+ */
+async function warmUp(system, call) {
+  const t0 = Date.now();
+  const cpuMsPerTaskByRound = [];
+  let lowest = Infinity;
+  let flat = 0;
+  for (;;) {
+    const round = await concurrent(system, call, WARMUP_ROUND);
+    cpuMsPerTaskByRound.push(Number(round.cpuMsPerTask.toFixed(2)));
+    flat = round.cpuMsPerTask < lowest * (1 - SETTLED_WITHIN) ? 0 : flat + 1;
+    lowest = Math.min(lowest, round.cpuMsPerTask);
+    const seconds = (Date.now() - t0) / 1000;
+    if ((seconds >= WARMUP && flat >= FLAT_ROUNDS) || seconds >= WARMUP_MAX) {
+      return { warmupSeconds: seconds, warmupCpuMsPerTaskByRound: cpuMsPerTaskByRound };
+    }
+  }
+}
+
 async function idle(system) {
   await sleep(5000); // let what the load left behind settle (commits, flushes)
   const pids = system.pids();
   const cpu0 = cpuSeconds(pids);
+  const byProcess0 = cpuByProcess(pids);
   await sleep(IDLE * 1000);
-  return (cpuSeconds(system.pids()) - cpu0) / IDLE;
+  const idleCoresByProcess = {};
+  for (const [key, seconds] of Object.entries(cpuByProcess(system.pids()))) {
+    const cores = (seconds - (byProcess0[key] ?? 0)) / IDLE;
+    if (cores >= 0.0005) {
+      idleCoresByProcess[key] = Number(cores.toFixed(4));
+    }
+  }
+  return { idleCores: (cpuSeconds(system.pids()) - cpu0) / IDLE, idleCoresByProcess };
 }
 
 /**
@@ -152,16 +193,15 @@ async function measure(make, work) {
     for (const [mode, call] of modes) {
       // the first 50 tasks one after the other, timed apart: what a user meets right after a start
       const cold = await sequential(call, 50);
-      if (WARMUP > 0) {
-        await concurrent(system, call, WARMUP); // warm-up, not counted
-      }
+      const warm = WARMUP > 0 ? await warmUp(system, call) : { warmupSeconds: 0 };
       out.modes[mode] = {
         coldP50: cold.p50,
+        ...warm,
         ...(await sequential(call)),
         ...(await concurrent(system, call)),
       };
     }
-    out.idleCores = await idle(system);
+    Object.assign(out, await idle(system));
     out.memory = memory(system.pids());
   } finally {
     await system.stop();
@@ -189,6 +229,7 @@ const rows = [
   ["one task in flight, p90 ms", (r, m) => r?.modes[m]?.p90, 1, "", true],
   ["one task in flight, p99 ms", (r, m) => r?.modes[m]?.p99, 1, "", true],
   ["first 50 tasks after the first answer, p50 ms", (r, m) => r?.modes[m]?.coldP50, 1, "", true],
+  ["warm-up until the CPU per task settled, s", (r, m) => r?.modes[m]?.warmupSeconds, 0, "", true],
   [`${CLIENTS} clients, tasks/s`, (r, m) => r?.modes[m]?.tasksPerSecond, 1, ">= 1.0x", true],
   ["CPU per task, ms (all processes)", (r, m) => r?.modes[m]?.cpuMsPerTask, 2, "<= 1.0x", true],
   [`CPU with nothing to do, cores (${IDLE} s)`, (r) => r?.idleCores, 3, "<= 0.05 cores"],
@@ -219,11 +260,15 @@ for (const [name, r] of Object.entries(results)) {
   );
   console.log(`${name}: processes ${r.memory.names.join(", ")}`);
   console.log(`${name}: RSS MiB by process: ${JSON.stringify(r.memory.rssMiBByProcess)}`);
+  console.log(`${name}: idle cores by process: ${JSON.stringify(r.idleCoresByProcess)}`);
 }
 for (const [name, r] of Object.entries(results)) {
   for (const [mode, m] of Object.entries(r.modes)) {
     const split = Object.entries(m.cpuMsPerTaskByProcess).sort((a, b) => b[1] - a[1]);
     console.log(`${name} ${mode}: CPU ms per task by process: ${JSON.stringify(Object.fromEntries(split))}`);
+    if (m.warmupCpuMsPerTaskByRound) {
+      console.log(`${name} ${mode}: warm-up, CPU ms per task of each ${WARMUP_ROUND} s round: ${m.warmupCpuMsPerTaskByRound.join(", ")}`);
+    }
   }
 }
 console.log(`every answer checked; logs under ${work}`);

@@ -267,6 +267,13 @@ public final class LocalKafka implements AutoCloseable {
             // broker's resident memory in a dev stack. 16 MiB maps about 700,000 keys per pass; a
             // topic with more is cleaned in several passes
             "log.cleaner.dedupe.buffer.size=16777216",
+            // request handling sized for a local node, not a server room: Kafka's defaults (8 I/O
+            // and 3 network threads, for the broker's listener and the controller's alike) are 24
+            // threads that each wake every 300 ms with nothing to do, a quarter of an idle dev
+            // stack's CPU; every request handler is asynchronous (purgatories, the coordinators'
+            // own threads), so two of them keep two cores busy
+            "num.io.threads=2",
+            "num.network.threads=1",
             // a test's own settings: a later line wins when the file is read
             overrides.entrySet().stream()
                 .map(e -> e.getKey() + "=" + e.getValue())
