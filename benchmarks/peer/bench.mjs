@@ -95,6 +95,11 @@ async function sequential(call, count = SEQUENTIAL) {
   return { p50: percentile(ms, 0.5), p90: percentile(ms, 0.9), p99: percentile(ms, 0.99) };
 }
 
+/** Each process's CPU seconds since {@code before} (a {@link cpuByProcess} of earlier), as entries. */
+function cpuSecondsSince(before, system) {
+  return Object.entries(cpuByProcess(system.pids())).map(([key, s]) => [key, s - (before[key] ?? 0)]);
+}
+
 async function concurrent(system, call, seconds = SECONDS) {
   const pids = system.pids();
   const cpu0 = cpuSeconds(pids);
@@ -115,8 +120,8 @@ async function concurrent(system, call, seconds = SECONDS) {
   const cpu = cpuSeconds(system.pids()) - cpu0;
   // the same figure split by process (ms per task): which part of the system the CPU goes to
   const split = {};
-  for (const [key, seconds] of Object.entries(cpuByProcess(system.pids()))) {
-    const ms = ((seconds - (byProcess0[key] ?? 0)) * 1000) / done;
+  for (const [key, seconds] of cpuSecondsSince(byProcess0, system)) {
+    const ms = (seconds * 1000) / done;
     if (ms >= 0.005) {
       split[key] = Number(ms.toFixed(2));
     }
@@ -160,8 +165,8 @@ async function idle(system) {
   const byProcess0 = cpuByProcess(pids);
   await sleep(IDLE * 1000);
   const idleCoresByProcess = {};
-  for (const [key, seconds] of Object.entries(cpuByProcess(system.pids()))) {
-    const cores = (seconds - (byProcess0[key] ?? 0)) / IDLE;
+  for (const [key, seconds] of cpuSecondsSince(byProcess0, system)) {
+    const cores = seconds / IDLE;
     if (cores >= 0.0005) {
       idleCoresByProcess[key] = Number(cores.toFixed(4));
     }
