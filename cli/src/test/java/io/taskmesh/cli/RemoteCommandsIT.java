@@ -170,6 +170,8 @@ class RemoteCommandsIT {
     bin.resolve("taskmesh").toFile().setExecutable(true);
     try (TmuxSession tmux = TmuxSession.start(120, 40)) {
       tmux.type("cd '" + bin + "' && clear");
+      // keys typed before the prompt is back are echoed twice and wrap: wait for a bare prompt
+      tmux.awaitPrompt();
       tmux.type(
           "./taskmesh call tokens --arg 'text=streamed words reach the screen' --url "
               + base
@@ -186,8 +188,7 @@ class RemoteCommandsIT {
               "EXIT=0");
 
       tmux.type("clear");
-      // the next wait looks for EXIT=: first let the clear take the last command's one away
-      tmux.awaitScreen(s -> !EXITED.matcher(s).find(), Duration.ofSeconds(30));
+      tmux.awaitPrompt();
       tmux.type("./taskmesh call shout --arg 'text=abc def' --url " + base + "; echo EXIT=$?");
       String shoutScreen = tmux.awaitScreen(s -> EXITED.matcher(s).find(), Duration.ofSeconds(90));
       assertThat(shoutScreen)
@@ -281,6 +282,11 @@ class RemoteCommandsIT {
       } catch (Exception e) {
         throw new IllegalStateException(e);
       }
+    }
+
+    /** Waits until the screen holds nothing but the shell's prompt, as after a clear. */
+    void awaitPrompt() {
+      awaitScreen(s -> s.strip().equals("$"), Duration.ofSeconds(30));
     }
 
     String awaitScreen(java.util.function.Predicate<String> shows, Duration timeout) {
