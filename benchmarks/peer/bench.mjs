@@ -36,7 +36,7 @@ const WARMUP_ROUND = Number(opt["warmup-round"]);
 /** A round whose CPU per task is not below the lowest so far by this much is "flat". */
 const SETTLED_WITHIN = 0.03;
 /** Flat rounds in a row that end the warm-up. */
-const FLAT_ROUNDS = 2;
+const FLAT_ROUNDS = 3;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** What the three steps make of {@code text} (runtime/examples/text.py). */
@@ -91,8 +91,57 @@ async function sequential(call, count = SEQUENTIAL) {
     ms.push(performance.now() - t0);
     check(text, answer);
   }
+  const inOrder = ms.map((v) => Number(v.toFixed(1)));
   ms.sort((a, b) => a - b);
-  return { p50: percentile(ms, 0.5), p90: percentile(ms, 0.9), p99: percentile(ms, 0.99) };
+  return { p50: percentile(ms, 0.5), p90: percentile(ms, 0.9), p99: percentile(ms, 0.99), inOrder };
+}
+
+/** Sum and count of each of a system's own timers (seconds), from Prometheus text: {series: [sum, count]}. */
+function timers(text) {
+  const out = {};
+  for (const line of text.split("\n")) {
+    const m = /^(taskmesh_\w+_seconds)_(sum|count)(\{[^}]*\})? (\S+)$/.exec(line);
+    if (m) {
+      const series = `${m[1]}${m[3] ?? ""}`;
+      out[series] ??= [0, 0];
+      out[series][m[2] === "sum" ? 0 : 1] = Number(m[4]);
+    }
+  }
+  return out;
+}
+
+/**
+ * The one-in-flight phase, and where its time went: each process's CPU per task over it, and for a
+ * system that exposes its timers, each timer's mean over it (ms) and how many times it ran per task.
+ * A run whose p50 is off can then be told apart by the hop or the process that changed.
+ */
+async function sequentialExplained(system, call) {
+  const before = cpuByProcess(system.pids());
+  const timers0 = system.metrics ? timers(await system.metrics()) : null;
+  const result = await sequential(call);
+  const cpu = {};
+  for (const [key, seconds] of cpuSecondsSince(before, system)) {
+    const ms = (seconds * 1000) / SEQUENTIAL;
+    if (ms >= 0.005) {
+      cpu[key] = Number(ms.toFixed(2));
+    }
+  }
+  const { inOrder, ...figures } = result;
+  const out = { ...figures, sequentialMsInOrder: inOrder, sequentialCpuMsPerTaskByProcess: cpu };
+  if (timers0) {
+    const means = {};
+    for (const [series, [sum, count]] of Object.entries(timers(await system.metrics()))) {
+      const [sum0, count0] = timers0[series] ?? [0, 0];
+      if (count > count0) {
+        means[series] = {
+          meanMs: Number(((1000 * (sum - sum0)) / (count - count0)).toFixed(3)),
+          perTask: Number(((count - count0) / SEQUENTIAL).toFixed(2)),
+        };
+      }
+    }
+    out.sequentialTimers = means;
+  }
+  return out;
 }
 
 /** Each process's CPU seconds since {@code before} (a {@link cpuByProcess} of earlier), as entries. */
@@ -202,7 +251,7 @@ async function measure(make, work) {
       out.modes[mode] = {
         coldP50: cold.p50,
         ...warm,
-        ...(await sequential(call)),
+        ...(await sequentialExplained(system, call)),
         ...(await concurrent(system, call)),
       };
     }
@@ -271,6 +320,12 @@ for (const [name, r] of Object.entries(results)) {
   for (const [mode, m] of Object.entries(r.modes)) {
     const split = Object.entries(m.cpuMsPerTaskByProcess).sort((a, b) => b[1] - a[1]);
     console.log(`${name} ${mode}: CPU ms per task by process: ${JSON.stringify(Object.fromEntries(split))}`);
+    if (m.sequentialCpuMsPerTaskByProcess) {
+      console.log(`${name} ${mode}: one in flight, CPU ms per task by process: ${JSON.stringify(m.sequentialCpuMsPerTaskByProcess)}`);
+    }
+    for (const [series, t] of Object.entries(m.sequentialTimers ?? {}).filter(([, t]) => t.meanMs >= 0.5)) {
+      console.log(`${name} ${mode}: one in flight, ${series}: mean ${t.meanMs} ms, ${t.perTask} per task`);
+    }
     if (m.warmupCpuMsPerTaskByRound) {
       console.log(`${name} ${mode}: warm-up, CPU ms per task of each ${WARMUP_ROUND} s round: ${m.warmupCpuMsPerTaskByRound.join(", ")}`);
     }

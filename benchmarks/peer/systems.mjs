@@ -124,6 +124,8 @@ export async function taskmesh(work) {
     log,
     readyLine: () => ready,
     pids: () => members([child.pid], postgresPid()),
+    // the dev stack's own timers (Prometheus text): where a phase's time went, hop by hop
+    metrics: async () => (await fetch(`${base}/metrics`)).text(),
     modes: {
       pipeline: async (text) => {
         // MCP 2026-07-28, sessionless: one POST that answers with the flow's result
