@@ -40,6 +40,7 @@ import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
@@ -48,6 +49,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -376,39 +378,45 @@ public final class DevStack implements AutoCloseable {
 
     GatewayReporter reporter = new GatewayReporter(meshGatewayUrl);
     keep(reporter);
-    // crew actors: x-sink (final report, hooks from SVC_SINK_HOOKS), x-sump, x-pause (park +
-    // resume)
-    CrewConfig crew = CrewConfig.fromEnv(System.getenv());
-    ExitHook logOnly = status -> LOG.error("a crew actor asked to exit {}", status);
     ParallelClose crewGroup = new ParallelClose("crew actors");
     keep(crewGroup);
-    SinkActor sink =
-        new SinkActor(
-            SidecarConfig.fromEnv(actorEnv(bootstrap, o, Topics.SINK, o.dataDir(), Map.of())),
-            crew,
-            reporter,
-            logOnly);
-    sink.start();
-    crewGroup.add(sink);
-    SumpActor sump =
-        new SumpActor(
-            SidecarConfig.fromEnv(actorEnv(bootstrap, o, Topics.SUMP, o.dataDir(), Map.of())),
-            reporter,
-            logOnly);
-    sump.start();
-    crewGroup.add(sump);
-    PauseActor pause =
-        new PauseActor(
-            SidecarConfig.fromEnv(actorEnv(bootstrap, o, Topics.PAUSE, o.dataDir(), Map.of())),
-            crew,
-            reporter,
-            logOnly);
-    pause.start();
-    crewGroup.add(pause);
     stateProxy = new DevStateProxy(o.dataDir(), say, childStarted);
     keep(stateProxy);
     keep(actorGroup);
-    startActors(o, bootstrap, reporter, say);
+    startActors(o, bootstrap, reporter, crewStarts(o, bootstrap, reporter, crewGroup), say);
+  }
+
+  /**
+   * The crew actors' starts: x-sink (final report, hooks from SVC_SINK_HOOKS), x-sump, x-pause
+   * (park + resume). Each mostly waits on the broker (its topics, x-pause's read of what is
+   * parked), so they run beside the declared actors' starts; each joins {@code crewGroup} once
+   * started.
+   */
+  private List<Callable<String>> crewStarts(
+      Options o, String bootstrap, GatewayReporter reporter, ParallelClose crewGroup) {
+    CrewConfig crew = CrewConfig.fromEnv(System.getenv());
+    ExitHook logOnly = status -> LOG.error("a crew actor asked to exit {}", status);
+    Function<String, SidecarConfig> config =
+        topic -> SidecarConfig.fromEnv(actorEnv(bootstrap, o, topic, o.dataDir(), Map.of()));
+    return List.of(
+        () -> {
+          SinkActor sink = new SinkActor(config.apply(Topics.SINK), crew, reporter, logOnly);
+          sink.start();
+          crewGroup.add(sink);
+          return Topics.SINK;
+        },
+        () -> {
+          SumpActor sump = new SumpActor(config.apply(Topics.SUMP), reporter, logOnly);
+          sump.start();
+          crewGroup.add(sump);
+          return Topics.SUMP;
+        },
+        () -> {
+          PauseActor pause = new PauseActor(config.apply(Topics.PAUSE), crew, reporter, logOnly);
+          pause.start();
+          crewGroup.add(pause);
+          return Topics.PAUSE;
+        });
   }
 
   /** The broker (or brokers) dev starts, unless it was given {@code --kafka}; its bootstrap. */
@@ -460,19 +468,31 @@ public final class DevStack implements AutoCloseable {
   /**
    * Starts every declared actor, {@link #ACTOR_STARTS} at a time: each waits mostly on its
    * runtime's interpreter and its consumer's group join, so in a row they cost the sum and side by
-   * side about the longest. The lines are said in the declared order. The first failure stops the
-   * starts still running (an actor that started is closed with the stack); a stop request
-   * interrupts them all.
+   * side about the longest. The crew's starts run beside them, each on a thread of its own. The
+   * lines are said in the declared order. The first failure stops the starts still running (an
+   * actor that started is closed with the stack); a stop request interrupts them all.
    */
   private void startActors(
-      Options o, String bootstrap, GatewayReporter reporter, Consumer<String> say) {
+      Options o,
+      String bootstrap,
+      GatewayReporter reporter,
+      List<Callable<String>> crew,
+      Consumer<String> say) {
     List<ActorSpec> declared = o.config().actors();
+    // the crew's starts wait on the broker, not on a CPU: threads of their own beside the pool's
     ExecutorService starts =
-        Threads.fixedPool("actor-start", Math.max(1, Math.min(ACTOR_STARTS, declared.size())));
+        Threads.fixedPool(
+            "actor-start", crew.size() + Math.max(1, Math.min(ACTOR_STARTS, declared.size())));
+    List<Future<String>> crewStarted = new ArrayList<>();
     List<Future<ActorSpec>> started = new ArrayList<>();
     try {
+      crew.forEach(c -> crewStarted.add(starts.submit(c)));
       for (ActorSpec d : declared) {
         started.add(starts.submit(() -> startActor(o, bootstrap, reporter, d)));
+      }
+      for (Future<String> f : crewStarted) {
+        interruptible(() -> awaitStart(f));
+        checkStopping();
       }
       for (Future<ActorSpec> f : started) {
         ActorSpec spec = interruptible(() -> awaitStart(f));
@@ -502,7 +522,7 @@ public final class DevStack implements AutoCloseable {
   }
 
   /** The actor's start as its own failure: the cause, not the executor's wrapper. */
-  private static ActorSpec awaitStart(Future<ActorSpec> start) {
+  private static <T> T awaitStart(Future<T> start) {
     try {
       return start.get();
     } catch (InterruptedException e) {

@@ -8,11 +8,14 @@ import io.taskmesh.gateway.launch.FlowRegistry;
 import io.taskmesh.gateway.launch.TaskLauncher;
 import io.taskmesh.gateway.oauth.OAuth;
 import io.taskmesh.servicekit.StartupRetry;
+import io.taskmesh.servicekit.Threads;
 import io.taskmesh.servicekit.TopicCreator;
 import io.taskmesh.topology.TaskView;
 import io.taskmesh.topology.TaskViewConfig;
 import io.taskmesh.topology.TaskViewMetrics;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -69,19 +72,22 @@ public final class Gateway implements AutoCloseable {
     TaskViewMetrics.flowsLoaded(flows.all().keySet());
     flows.onChange(loaded -> TaskViewMetrics.flowsLoaded(loaded.keySet()));
     awaitBroker(config);
-    TaskView view =
-        TaskView.start(
-            new TaskViewConfig(
-                config.bootstrapServers(),
-                config.applicationId(),
-                config.stateDir(),
-                config.taskPartitions(),
-                config.replicationFactor(),
-                advertised,
-                config.internalToken(),
-                tasks.eventsRetentionMs()),
-            tasks.topics(),
-            Duration.ofSeconds(60));
+    CompletableFuture<PushConfigStore> pushConfigsStart = startPushConfigs(config);
+    TaskView view;
+    try {
+      view = startTaskView(config, tasks, advertised);
+    } catch (RuntimeException | Error e) {
+      // the other start goes on by itself: what it started must not outlive this failed one
+      pushConfigsStart.handle((started, failed) -> started).thenAccept(Gateway::closeQuietly);
+      throw e;
+    }
+    PushConfigStore pushConfigs;
+    try {
+      pushConfigs = joined(pushConfigsStart);
+    } catch (RuntimeException | Error e) {
+      view.close();
+      throw e;
+    }
     if (config.clientAuthEnabled()
         && config.internalToken() == null
         && tasks.applicationServer() != null) {
@@ -98,14 +104,6 @@ public final class Gateway implements AutoCloseable {
         config.databaseUrl() == null
             ? new FlyBus()
             : new FlyBus(config.databaseUrl(), config.mode().servesApi(), config.namespace());
-    PushConfigStore pushConfigs =
-        config.mode().servesApi()
-            ? KafkaPushConfigs.start(
-                config.bootstrapServers(),
-                pushConfigTopic(config),
-                TopicCreator.Spec.of(config.taskPartitions(), config.replicationFactor()),
-                Duration.ofSeconds(60))
-            : PushConfigStore.inMemory();
     GatewayApp app =
         new GatewayApp(
             config,
@@ -128,6 +126,66 @@ public final class Gateway implements AutoCloseable {
       app.pollFlowConfig(config.configPollInterval());
     }
     return new Gateway(view, dispatcher, app, fly, oauth, pushConfigs);
+  }
+
+  /**
+   * The push configs' catch-up, on a thread of its own: it runs beside the task view's start, as
+   * each mostly waits on the broker.
+   */
+  private static CompletableFuture<PushConfigStore> startPushConfigs(GatewayConfig config) {
+    if (!config.mode().servesApi()) {
+      return CompletableFuture.completedFuture(PushConfigStore.inMemory());
+    }
+    return CompletableFuture.supplyAsync(
+        () ->
+            KafkaPushConfigs.start(
+                config.bootstrapServers(),
+                pushConfigTopic(config),
+                TopicCreator.Spec.of(config.taskPartitions(), config.replicationFactor()),
+                Duration.ofSeconds(60)),
+        r -> Threads.startDaemon("push-configs-start", r));
+  }
+
+  private static TaskView startTaskView(
+      GatewayConfig config, TaskSettings tasks, String advertised) {
+    return TaskView.start(
+        new TaskViewConfig(
+            config.bootstrapServers(),
+            config.applicationId(),
+            config.stateDir(),
+            config.taskPartitions(),
+            config.replicationFactor(),
+            advertised,
+            config.internalToken(),
+            tasks.eventsRetentionMs()),
+        tasks.topics(),
+        Duration.ofSeconds(60));
+  }
+
+  /** What a start step running beside another returned, or its own failure (not a wrapper). */
+  private static <T> T joined(CompletableFuture<T> step) {
+    try {
+      return step.join();
+    } catch (CompletionException e) {
+      if (e.getCause() instanceof RuntimeException r) {
+        throw r;
+      }
+      if (e.getCause() instanceof Error err) {
+        throw err;
+      }
+      throw e;
+    }
+  }
+
+  private static void closeQuietly(AutoCloseable started) {
+    if (started == null) {
+      return;
+    }
+    try {
+      started.close();
+    } catch (Exception e) {
+      LOG.warn("closing what a failed start left: {}", e.toString());
+    }
   }
 
   private static void awaitBroker(GatewayConfig config) {
