@@ -74,10 +74,16 @@ final class DevStateProxy implements AutoCloseable {
   /**
    * Starts the actor's connectors; answers the variables its runtime needs (none without mounts).
    */
-  synchronized Map<String, String> startMounts(ActorSpec actor) {
+  Map<String, String> startMounts(ActorSpec actor) {
+    // not under the lock: an actor without mounts must not wait while another's start runs a
+    // local S3 server up (seconds; the actors start side by side)
     if (actor.stateProxy().isEmpty()) {
       return Map.of();
     }
+    return startConnectors(actor);
+  }
+
+  private synchronized Map<String, String> startConnectors(ActorSpec actor) {
     Path socketDir = dataDir.resolve("state").resolve(actor.name());
     for (StateMount mount : actor.stateProxy()) {
       Map<String, String> env = connectorEnv(mount, socketDir);
