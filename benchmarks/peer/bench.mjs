@@ -20,6 +20,9 @@ const { values: opt } = parseArgs({
     warmup: { type: "string", default: "30" },
     "warmup-max": { type: "string", default: "300" },
     "warmup-round": { type: "string", default: "10" },
+    // before the one-in-flight phase, the same pattern unmeasured, in rounds of this many tasks,
+    // until the p50 of a round has stopped falling (see settleOneInFlight); 0: none
+    "sequential-warmup": { type: "string", default: "50" },
     only: { type: "string" },
     json: { type: "string" },
     // how long to wait, at most, for the load average to fall below 1.5 before each system
@@ -33,6 +36,9 @@ const IDLE = Number(opt.idle);
 const WARMUP = Number(opt.warmup);
 const WARMUP_MAX = Math.max(WARMUP, Number(opt["warmup-max"]));
 const WARMUP_ROUND = Number(opt["warmup-round"]);
+const SEQUENTIAL_ROUND = Number(opt["sequential-warmup"]);
+/** The one-in-flight rounds end by this many tasks at the most. */
+const SEQUENTIAL_WARMUP_MAX = 20 * SEQUENTIAL_ROUND;
 /** A round whose CPU per task is not below the lowest so far by this much is "flat". */
 const SETTLED_WITHIN = 0.03;
 /** Flat rounds in a row that end the warm-up. */
@@ -111,13 +117,38 @@ function timers(text) {
 }
 
 /**
+ * Tasks one after the other, unmeasured, in rounds of SEQUENTIAL_ROUND, until FLAT_ROUNDS rounds
+ * in a row have not lowered the p50 by more than SETTLED_WITHIN below the lowest round so far (at
+ * most SEQUENTIAL_WARMUP_MAX tasks). Right after the 32-client load a JVM deoptimizes and
+ * recompiles the paths one task alone takes (decision 0019): this phase's own warm-up, the same
+ * rule for both systems. Returns each round's p50, which the output shows.
+ */
+async function settleOneInFlight(call) {
+  const p50ByRound = [];
+  if (SEQUENTIAL_ROUND <= 0) {
+    return p50ByRound;
+  }
+  let lowest = Infinity;
+  let flat = 0;
+  while (flat < FLAT_ROUNDS && p50ByRound.length * SEQUENTIAL_ROUND < SEQUENTIAL_WARMUP_MAX) {
+    const { p50 } = await sequential(call, SEQUENTIAL_ROUND);
+    p50ByRound.push(Number(p50.toFixed(1)));
+    flat = p50 < lowest * (1 - SETTLED_WITHIN) ? 0 : flat + 1;
+    lowest = Math.min(lowest, p50);
+  }
+  return p50ByRound;
+}
+
+/**
  * The one-in-flight phase, and where its time went: each process's CPU per task over it, and for a
  * system that exposes its timers, each timer's mean over it (ms) and how many times it ran per task.
  * A run whose p50 is off can then be told apart by the hop or the process that changed.
  */
 async function sequentialExplained(system, call) {
+  const sequentialWarmupP50ByRound = await settleOneInFlight(call);
   const before = cpuByProcess(system.pids());
   const timers0 = system.metrics ? timers(await system.metrics()) : null;
+  const sequentialAt = new Date().toISOString(); // to find the phase in a system's own logs
   const result = await sequential(call);
   const cpu = {};
   for (const [key, seconds] of cpuSecondsSince(before, system)) {
@@ -127,7 +158,13 @@ async function sequentialExplained(system, call) {
     }
   }
   const { inOrder, ...figures } = result;
-  const out = { ...figures, sequentialMsInOrder: inOrder, sequentialCpuMsPerTaskByProcess: cpu };
+  const out = {
+    ...figures,
+    sequentialWarmupP50ByRound,
+    sequentialAt,
+    sequentialMsInOrder: inOrder,
+    sequentialCpuMsPerTaskByProcess: cpu,
+  };
   if (timers0) {
     const means = {};
     for (const [series, [sum, count]] of Object.entries(timers(await system.metrics()))) {
@@ -284,6 +321,16 @@ const rows = [
   ["one task in flight, p99 ms", (r, m) => r?.modes[m]?.p99, 1, "", true],
   ["first 50 tasks after the first answer, p50 ms", (r, m) => r?.modes[m]?.coldP50, 1, "", true],
   ["warm-up until the CPU per task settled, s", (r, m) => r?.modes[m]?.warmupSeconds, 0, "", true],
+  [
+    "then one in flight until its p50 settled, tasks",
+    (r, m) => {
+      const rounds = r?.modes[m]?.sequentialWarmupP50ByRound;
+      return rounds === undefined ? undefined : rounds.length * SEQUENTIAL_ROUND;
+    },
+    0,
+    "",
+    true,
+  ],
   [`${CLIENTS} clients, tasks/s`, (r, m) => r?.modes[m]?.tasksPerSecond, 1, ">= 1.0x", true],
   ["CPU per task, ms (all processes)", (r, m) => r?.modes[m]?.cpuMsPerTask, 2, "<= 1.0x", true],
   [`CPU with nothing to do, cores (${IDLE} s)`, (r) => r?.idleCores, 3, "<= 0.05 cores"],
@@ -320,6 +367,9 @@ for (const [name, r] of Object.entries(results)) {
   for (const [mode, m] of Object.entries(r.modes)) {
     const split = Object.entries(m.cpuMsPerTaskByProcess).sort((a, b) => b[1] - a[1]);
     console.log(`${name} ${mode}: CPU ms per task by process: ${JSON.stringify(Object.fromEntries(split))}`);
+    if (m.sequentialWarmupP50ByRound?.length) {
+      console.log(`${name} ${mode}: one in flight before the measured tasks, p50 ms of each ${SEQUENTIAL_ROUND}-task round: ${m.sequentialWarmupP50ByRound.join(", ")}`);
+    }
     if (m.sequentialCpuMsPerTaskByProcess) {
       console.log(`${name} ${mode}: one in flight, CPU ms per task by process: ${JSON.stringify(m.sequentialCpuMsPerTaskByProcess)}`);
     }
