@@ -42,7 +42,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -336,7 +335,7 @@ public final class DevStack implements AutoCloseable {
     }
     String databaseUrl = o.databaseUrl();
     if (postgres != null) {
-      LocalPostgres pg = interruptible(() -> joined(postgres));
+      LocalPostgres pg = interruptible(() -> Threads.joined(postgres));
       keep(pg);
       childStarted.run();
       databaseUrl = pg.jdbcUrl();
@@ -445,21 +444,6 @@ public final class DevStack implements AutoCloseable {
     kafkaBootstrap = bootstrap;
     say.accept("kafka: " + bootstrap + " (topic replication factor " + o.replicationFactor() + ")");
     return bootstrap;
-  }
-
-  /** What a start step running beside another returned, or its own failure (not a wrapper). */
-  private static <T> T joined(CompletableFuture<T> step) {
-    try {
-      return step.join();
-    } catch (CompletionException e) {
-      if (e.getCause() instanceof RuntimeException r) {
-        throw r;
-      }
-      if (e.getCause() instanceof Error err) {
-        throw err;
-      }
-      throw e;
-    }
   }
 
   /** How many actors start at once: their runtimes' imports and sidecars' joins overlap. */

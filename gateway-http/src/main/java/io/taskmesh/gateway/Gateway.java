@@ -15,7 +15,6 @@ import io.taskmesh.topology.TaskViewConfig;
 import io.taskmesh.topology.TaskViewMetrics;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -83,7 +82,7 @@ public final class Gateway implements AutoCloseable {
     }
     PushConfigStore pushConfigs;
     try {
-      pushConfigs = joined(pushConfigsStart);
+      pushConfigs = Threads.joined(pushConfigsStart);
     } catch (RuntimeException | Error e) {
       view.close();
       throw e;
@@ -160,21 +159,6 @@ public final class Gateway implements AutoCloseable {
             tasks.eventsRetentionMs()),
         tasks.topics(),
         Duration.ofSeconds(60));
-  }
-
-  /** What a start step running beside another returned, or its own failure (not a wrapper). */
-  private static <T> T joined(CompletableFuture<T> step) {
-    try {
-      return step.join();
-    } catch (CompletionException e) {
-      if (e.getCause() instanceof RuntimeException r) {
-        throw r;
-      }
-      if (e.getCause() instanceof Error err) {
-        throw err;
-      }
-      throw e;
-    }
   }
 
   private static void closeQuietly(AutoCloseable started) {

@@ -1,5 +1,7 @@
 package io.taskmesh.servicekit;
 
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -31,6 +33,24 @@ public final class Threads {
     Thread t = newDaemon(name, body);
     t.start();
     return t;
+  }
+
+  /**
+   * What a step run on another thread (a start beside another) returned, or its own failure: the
+   * cause, not the {@link CompletionException} that wraps it.
+   */
+  public static <T> T joined(CompletableFuture<T> step) {
+    try {
+      return step.join();
+    } catch (CompletionException e) {
+      if (e.getCause() instanceof RuntimeException r) {
+        throw r;
+      }
+      if (e.getCause() instanceof Error err) {
+        throw err;
+      }
+      throw e;
+    }
   }
 
   public static ExecutorService fixedPool(String name, int threads) {
